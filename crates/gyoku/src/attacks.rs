@@ -1,0 +1,351 @@
+//! Attack tables, built at compile time, and slider attacks.
+//!
+//! Step pieces read a table. Sliders walk their rays with two bit tricks on the `u128`:
+//! on a ray of increasing indices the nearest blocker is the lowest set bit
+//! (`b ^ (b - 1)` keeps everything up to it); on a ray of decreasing indices it is the
+//! highest set bit (found with `leading_zeros`). Neither needs a lookup table.
+
+use crate::{Bitboard, Color, Role, Square};
+
+const fn bit(file: i32, rank: i32) -> u128 {
+    if file >= 0 && file < 9 && rank >= 0 && rank < 9 {
+        1u128 << (file * 9 + rank)
+    } else {
+        0
+    }
+}
+
+/// Steps as (file delta, rank delta) for Black; White's are mirrored in rank.
+const PAWN_STEPS: &[(i32, i32)] = &[(0, -1)];
+const KNIGHT_STEPS: &[(i32, i32)] = &[(-1, -2), (1, -2)];
+const SILVER_STEPS: &[(i32, i32)] = &[(-1, -1), (0, -1), (1, -1), (-1, 1), (1, 1)];
+const GOLD_STEPS: &[(i32, i32)] = &[(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (0, 1)];
+const KING_STEPS: &[(i32, i32)] = &[
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (-1, 0),
+    (1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+];
+
+const fn step_table(steps: &[(i32, i32)], color: Color) -> [Bitboard; 81] {
+    let mut table = [Bitboard::EMPTY; 81];
+    let mut sq = 0;
+    while sq < 81 {
+        let (f, r) = ((sq / 9) as i32, (sq % 9) as i32);
+        let mut bb = 0u128;
+        let mut i = 0;
+        while i < steps.len() {
+            let (df, dr) = steps[i];
+            let dr = match color {
+                Color::Black => dr,
+                Color::White => -dr,
+            };
+            bb |= bit(f + df, r + dr);
+            i += 1;
+        }
+        table[sq] = Bitboard(bb);
+        sq += 1;
+    }
+    table
+}
+
+static PAWN: [[Bitboard; 81]; 2] = [
+    step_table(PAWN_STEPS, Color::Black),
+    step_table(PAWN_STEPS, Color::White),
+];
+static KNIGHT: [[Bitboard; 81]; 2] = [
+    step_table(KNIGHT_STEPS, Color::Black),
+    step_table(KNIGHT_STEPS, Color::White),
+];
+static SILVER: [[Bitboard; 81]; 2] = [
+    step_table(SILVER_STEPS, Color::Black),
+    step_table(SILVER_STEPS, Color::White),
+];
+static GOLD: [[Bitboard; 81]; 2] = [
+    step_table(GOLD_STEPS, Color::Black),
+    step_table(GOLD_STEPS, Color::White),
+];
+static KING: [Bitboard; 81] = step_table(KING_STEPS, Color::Black);
+
+/// Ray directions. The first four increase the square index, the last four decrease it.
+const DIRS: [(i32, i32); 8] = [
+    (0, 1),   // +1: toward rank 9
+    (1, 0),   // +9: toward file 9
+    (1, -1),  // +8
+    (1, 1),   // +10
+    (0, -1),  // -1: toward rank 1
+    (-1, 0),  // -9
+    (-1, 1),  // -8
+    (-1, -1), // -10
+];
+const DOWN: usize = 0;
+const LEFT: usize = 1;
+const LEFT_UP: usize = 2;
+const LEFT_DOWN: usize = 3;
+const UP: usize = 4;
+const RIGHT: usize = 5;
+const RIGHT_DOWN: usize = 6;
+const RIGHT_UP: usize = 7;
+
+const fn ray_tables() -> [[Bitboard; 81]; 8] {
+    let mut table = [[Bitboard::EMPTY; 81]; 8];
+    let mut d = 0;
+    while d < 8 {
+        let (df, dr) = DIRS[d];
+        let mut sq = 0;
+        while sq < 81 {
+            let (mut f, mut r) = ((sq / 9) as i32, (sq % 9) as i32);
+            let mut bb = 0u128;
+            loop {
+                f += df;
+                r += dr;
+                let b = bit(f, r);
+                if b == 0 {
+                    break;
+                }
+                bb |= b;
+            }
+            table[d][sq] = Bitboard(bb);
+            sq += 1;
+        }
+        d += 1;
+    }
+    table
+}
+
+static RAYS: [[Bitboard; 81]; 8] = ray_tables();
+
+const fn line_tables(strict_between: bool) -> [[Bitboard; 81]; 81] {
+    let rays = ray_tables();
+    let mut table = [[Bitboard::EMPTY; 81]; 81];
+    let mut a = 0;
+    while a < 81 {
+        let mut d = 0;
+        while d < 8 {
+            let opposite = (d + 4) % 8;
+            let mut b = rays[d][a].0;
+            while b != 0 {
+                let s = b.trailing_zeros() as usize;
+                b &= b - 1;
+                table[a][s] = if strict_between {
+                    Bitboard(rays[d][a].0 & rays[opposite][s].0)
+                } else {
+                    Bitboard(rays[d][a].0 | rays[opposite][a].0 | (1u128 << a))
+                };
+            }
+            d += 1;
+        }
+        a += 1;
+    }
+    table
+}
+
+static BETWEEN: [[Bitboard; 81]; 81] = line_tables(true);
+static LINE: [[Bitboard; 81]; 81] = line_tables(false);
+
+/// The squares strictly between `a` and `b` when they share a file, rank or diagonal;
+/// empty otherwise.
+#[inline]
+pub fn between(a: Square, b: Square) -> Bitboard {
+    BETWEEN[a.index()][b.index()]
+}
+
+/// The whole line (file, rank or diagonal, edge to edge) through `a` and `b`, both
+/// included; empty when they are not aligned or equal.
+#[inline]
+pub fn line(a: Square, b: Square) -> Bitboard {
+    LINE[a.index()][b.index()]
+}
+
+#[inline]
+fn ray_up_index(dir: usize, sq: Square, occupied: Bitboard) -> Bitboard {
+    let ray = RAYS[dir][sq.index()].0;
+    let blockers = occupied.0 & ray;
+    Bitboard(ray & (blockers ^ blockers.wrapping_sub(1)))
+}
+
+#[inline]
+fn ray_down_index(dir: usize, sq: Square, occupied: Bitboard) -> Bitboard {
+    let ray = RAYS[dir][sq.index()].0;
+    let blockers = (occupied.0 & ray) | 1;
+    Bitboard(ray & (u128::MAX << (127 - blockers.leading_zeros())))
+}
+
+/// Squares a pawn of `color` on `sq` attacks.
+#[inline]
+pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
+    PAWN[color.index()][sq.index()]
+}
+
+/// Squares a knight of `color` on `sq` attacks.
+#[inline]
+pub fn knight_attacks(color: Color, sq: Square) -> Bitboard {
+    KNIGHT[color.index()][sq.index()]
+}
+
+/// Squares a silver of `color` on `sq` attacks.
+#[inline]
+pub fn silver_attacks(color: Color, sq: Square) -> Bitboard {
+    SILVER[color.index()][sq.index()]
+}
+
+/// Squares a gold (or a piece that moves as gold) of `color` on `sq` attacks.
+#[inline]
+pub fn gold_attacks(color: Color, sq: Square) -> Bitboard {
+    GOLD[color.index()][sq.index()]
+}
+
+/// Squares a king on `sq` attacks.
+#[inline]
+pub fn king_attacks(sq: Square) -> Bitboard {
+    KING[sq.index()]
+}
+
+/// Squares a lance of `color` on `sq` attacks, given the occupied squares.
+#[inline]
+pub fn lance_attacks(color: Color, sq: Square, occupied: Bitboard) -> Bitboard {
+    match color {
+        Color::Black => ray_down_index(UP, sq, occupied),
+        Color::White => ray_up_index(DOWN, sq, occupied),
+    }
+}
+
+/// Squares a bishop on `sq` attacks, given the occupied squares.
+#[inline]
+pub fn bishop_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
+    ray_up_index(LEFT_UP, sq, occupied)
+        | ray_up_index(LEFT_DOWN, sq, occupied)
+        | ray_down_index(RIGHT_DOWN, sq, occupied)
+        | ray_down_index(RIGHT_UP, sq, occupied)
+}
+
+/// Squares a rook on `sq` attacks, given the occupied squares.
+#[inline]
+pub fn rook_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
+    ray_up_index(DOWN, sq, occupied)
+        | ray_up_index(LEFT, sq, occupied)
+        | ray_down_index(UP, sq, occupied)
+        | ray_down_index(RIGHT, sq, occupied)
+}
+
+/// Squares a lance of `color` on `sq` would attack on an empty board.
+#[inline]
+pub fn lance_rays(color: Color, sq: Square) -> Bitboard {
+    match color {
+        Color::Black => RAYS[UP][sq.index()],
+        Color::White => RAYS[DOWN][sq.index()],
+    }
+}
+
+/// Squares a bishop on `sq` would attack on an empty board.
+#[inline]
+pub fn bishop_rays(sq: Square) -> Bitboard {
+    let i = sq.index();
+    RAYS[LEFT_UP][i] | RAYS[LEFT_DOWN][i] | RAYS[RIGHT_DOWN][i] | RAYS[RIGHT_UP][i]
+}
+
+/// Squares a rook on `sq` would attack on an empty board.
+#[inline]
+pub fn rook_rays(sq: Square) -> Bitboard {
+    let i = sq.index();
+    RAYS[DOWN][i] | RAYS[LEFT][i] | RAYS[UP][i] | RAYS[RIGHT][i]
+}
+
+/// Squares a piece of `color` and `role` on `sq` attacks, given the occupied squares.
+///
+/// ```
+/// use gyoku::{attacks, Bitboard, Color, Role, Square};
+/// let sq: Square = "5e".parse().unwrap();
+/// assert_eq!(attacks::attacks(Color::Black, Role::Dragon, sq, Bitboard::EMPTY).count(), 20);
+/// assert_eq!(attacks::attacks(Color::White, Role::Knight, sq, Bitboard::EMPTY).count(), 2);
+/// ```
+#[inline]
+pub fn attacks(color: Color, role: Role, sq: Square, occupied: Bitboard) -> Bitboard {
+    match role {
+        Role::Pawn => pawn_attacks(color, sq),
+        Role::Lance => lance_attacks(color, sq, occupied),
+        Role::Knight => knight_attacks(color, sq),
+        Role::Silver => silver_attacks(color, sq),
+        Role::Gold | Role::ProPawn | Role::ProLance | Role::ProKnight | Role::ProSilver => {
+            gold_attacks(color, sq)
+        }
+        Role::Bishop => bishop_attacks(sq, occupied),
+        Role::Rook => rook_attacks(sq, occupied),
+        Role::King => king_attacks(sq),
+        Role::Horse => bishop_attacks(sq, occupied) | king_attacks(sq),
+        Role::Dragon => rook_attacks(sq, occupied) | king_attacks(sq),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Slider attacks walked square by square, to check the bit tricks against.
+    fn walk(sq: Square, dirs: &[(i32, i32)], occupied: Bitboard) -> Bitboard {
+        let mut bb = Bitboard::EMPTY;
+        for &(df, dr) in dirs {
+            let (mut f, mut r) = (sq.file() as i32, sq.rank() as i32);
+            loop {
+                f += df;
+                r += dr;
+                let Some(s) = Square::new(f as u8, r as u8).filter(|_| f >= 1 && r >= 1) else {
+                    break;
+                };
+                bb = bb.with(s);
+                if occupied.contains(s) {
+                    break;
+                }
+            }
+        }
+        bb
+    }
+
+    #[test]
+    fn sliders_match_a_plain_walk() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2000 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let a = seed;
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let occ = Bitboard(((a as u128) << 64 | seed as u128) & (a as u128 | 0xffff))
+                & Bitboard::FULL;
+            for sq in Square::all() {
+                let rook = walk(sq, &[(0, 1), (0, -1), (1, 0), (-1, 0)], occ);
+                assert_eq!(rook_attacks(sq, occ), rook, "rook {sq}");
+                let bishop = walk(sq, &[(1, 1), (1, -1), (-1, 1), (-1, -1)], occ);
+                assert_eq!(bishop_attacks(sq, occ), bishop, "bishop {sq}");
+                assert_eq!(lance_attacks(Color::Black, sq, occ), walk(sq, &[(0, -1)], occ));
+                assert_eq!(lance_attacks(Color::White, sq, occ), walk(sq, &[(0, 1)], occ));
+            }
+        }
+    }
+
+    #[test]
+    fn between_and_line() {
+        let a: Square = "9a".parse().unwrap();
+        let b: Square = "1i".parse().unwrap();
+        assert_eq!(between(a, b).count(), 7);
+        assert_eq!(line(a, b).count(), 9);
+        let c: Square = "8c".parse().unwrap();
+        assert!(between(a, c).is_empty());
+        assert!(line(a, c).is_empty());
+        assert_eq!(between(a, a), Bitboard::EMPTY);
+        let d: Square = "5a".parse().unwrap();
+        assert_eq!(line(d, a), Bitboard::rank(1));
+    }
+
+    #[test]
+    fn step_tables() {
+        let sq: Square = "5e".parse().unwrap();
+        assert_eq!(gold_attacks(Color::Black, sq).count(), 6);
+        assert_eq!(silver_attacks(Color::White, sq).count(), 5);
+        assert_eq!(pawn_attacks(Color::Black, sq), Bitboard::from_square("5d".parse().unwrap()));
+        assert!(knight_attacks(Color::Black, "5b".parse().unwrap()).is_empty());
+        assert_eq!(king_attacks("1a".parse().unwrap()).count(), 3);
+    }
+}

@@ -1,0 +1,209 @@
+//! Piece placement: a mailbox and bitboards kept in step.
+
+use std::fmt;
+
+use crate::attacks;
+use crate::{Bitboard, Color, Piece, Role, Square};
+
+/// Where the pieces stand: for each square the piece on it, and a bitboard per side and
+/// per kind (plus one for all pieces that move as gold).
+///
+/// ```
+/// use gyoku::{Board, Color, Piece, Role, Square};
+/// let mut board = Board::empty();
+/// let sq: Square = "5i".parse().unwrap();
+/// board.set(sq, Some(Piece::new(Color::Black, Role::King)));
+/// assert_eq!(board.king_of(Color::Black), Some(sq));
+/// assert_eq!(board.occupied().count(), 1);
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Board {
+    squares: [Option<Piece>; 81],
+    by_color: [Bitboard; 2],
+    by_role: [Bitboard; 14],
+    golds: Bitboard,
+}
+
+const fn moves_as_gold(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Gold | Role::ProPawn | Role::ProLance | Role::ProKnight | Role::ProSilver
+    )
+}
+
+impl Board {
+    /// A board with no pieces.
+    pub const fn empty() -> Board {
+        Board {
+            squares: [None; 81],
+            by_color: [Bitboard::EMPTY; 2],
+            by_role: [Bitboard::EMPTY; 14],
+            golds: Bitboard::EMPTY,
+        }
+    }
+
+    /// The piece on `sq`.
+    #[inline]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        self.squares[sq.index()]
+    }
+
+    /// Puts `piece` on `sq` (or empties it with `None`), replacing what stood there.
+    pub fn set(&mut self, sq: Square, piece: Option<Piece>) {
+        if let Some(old) = self.squares[sq.index()] {
+            self.remove_piece(sq, old);
+        }
+        if let Some(new) = piece {
+            self.put_piece(sq, new);
+        }
+    }
+
+    /// Places `piece` on the empty square `sq`.
+    #[inline]
+    pub(crate) fn put_piece(&mut self, sq: Square, piece: Piece) {
+        debug_assert!(self.squares[sq.index()].is_none());
+        let bb = Bitboard::from_square(sq);
+        self.squares[sq.index()] = Some(piece);
+        self.by_color[piece.color.index()] ^= bb;
+        self.by_role[piece.role.index()] ^= bb;
+        if moves_as_gold(piece.role) {
+            self.golds ^= bb;
+        }
+    }
+
+    /// Takes `piece`, which stands on `sq`, off the board.
+    #[inline]
+    pub(crate) fn remove_piece(&mut self, sq: Square, piece: Piece) {
+        debug_assert_eq!(self.squares[sq.index()], Some(piece));
+        let bb = Bitboard::from_square(sq);
+        self.squares[sq.index()] = None;
+        self.by_color[piece.color.index()] ^= bb;
+        self.by_role[piece.role.index()] ^= bb;
+        if moves_as_gold(piece.role) {
+            self.golds ^= bb;
+        }
+    }
+
+    /// All occupied squares.
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color[0] | self.by_color[1]
+    }
+
+    /// The squares of `color`'s pieces.
+    #[inline]
+    pub fn by_color(&self, color: Color) -> Bitboard {
+        self.by_color[color.index()]
+    }
+
+    /// The squares of pieces of `role`, both sides.
+    #[inline]
+    pub fn by_role(&self, role: Role) -> Bitboard {
+        self.by_role[role.index()]
+    }
+
+    /// The squares of `piece`.
+    #[inline]
+    pub fn by_piece(&self, piece: Piece) -> Bitboard {
+        self.by_role[piece.role.index()] & self.by_color[piece.color.index()]
+    }
+
+    /// Pieces that move as gold: gold and the four promoted small pieces, both sides.
+    #[inline]
+    pub fn golds(&self) -> Bitboard {
+        self.golds
+    }
+
+    /// Bishops and horses, both sides.
+    #[inline]
+    pub fn bishops(&self) -> Bitboard {
+        self.by_role[Role::Bishop.index()] | self.by_role[Role::Horse.index()]
+    }
+
+    /// Rooks and dragons, both sides.
+    #[inline]
+    pub fn rooks(&self) -> Bitboard {
+        self.by_role[Role::Rook.index()] | self.by_role[Role::Dragon.index()]
+    }
+
+    /// Kings, horses and dragons (the pieces with the king's step), both sides.
+    #[inline]
+    pub fn king_steppers(&self) -> Bitboard {
+        self.by_role[Role::King.index()]
+            | self.by_role[Role::Horse.index()]
+            | self.by_role[Role::Dragon.index()]
+    }
+
+    /// The square of `color`'s king, if it has one (the first, if it has several).
+    #[inline]
+    pub fn king_of(&self, color: Color) -> Option<Square> {
+        (self.by_role[Role::King.index()] & self.by_color[color.index()]).first()
+    }
+
+    /// The pieces of `attacker` that attack `sq`, with `occupied` as the blockers.
+    #[inline]
+    pub fn attackers_to(&self, sq: Square, attacker: Color, occupied: Bitboard) -> Bitboard {
+        let defender = !attacker;
+        let them = self.by_color(attacker);
+        let step = (attacks::pawn_attacks(defender, sq) & self.by_role(Role::Pawn))
+            | (attacks::knight_attacks(defender, sq) & self.by_role(Role::Knight))
+            | (attacks::silver_attacks(defender, sq) & self.by_role(Role::Silver))
+            | (attacks::gold_attacks(defender, sq) & self.golds)
+            | (attacks::king_attacks(sq) & self.king_steppers());
+        let slide = (attacks::lance_attacks(defender, sq, occupied) & self.by_role(Role::Lance))
+            | (attacks::bishop_attacks(sq, occupied) & self.bishops())
+            | (attacks::rook_attacks(sq, occupied) & self.rooks());
+        (step | slide) & them
+    }
+
+    /// Whether any piece of `attacker` attacks `sq`, with `occupied` as the blockers.
+    #[inline]
+    pub fn is_attacked(&self, sq: Square, attacker: Color, occupied: Bitboard) -> bool {
+        let defender = !attacker;
+        let them = self.by_color(attacker);
+        let step = (attacks::pawn_attacks(defender, sq) & self.by_role(Role::Pawn))
+            | (attacks::knight_attacks(defender, sq) & self.by_role(Role::Knight))
+            | (attacks::silver_attacks(defender, sq) & self.by_role(Role::Silver))
+            | (attacks::gold_attacks(defender, sq) & self.golds)
+            | (attacks::king_attacks(sq) & self.king_steppers());
+        if (step & them).is_nonempty() {
+            return true;
+        }
+        let lances = self.by_role(Role::Lance) & them;
+        let bishops = self.bishops() & them;
+        let rooks = self.rooks() & them;
+        ((lances & attacks::lance_rays(defender, sq)).is_nonempty()
+            && (attacks::lance_attacks(defender, sq, occupied) & lances).is_nonempty())
+            || ((bishops & attacks::bishop_rays(sq)).is_nonempty()
+                && (attacks::bishop_attacks(sq, occupied) & bishops).is_nonempty())
+            || ((rooks & attacks::rook_rays(sq)).is_nonempty()
+                && (attacks::rook_attacks(sq, occupied) & rooks).is_nonempty())
+    }
+
+    /// Every piece on the board with its square, in square order.
+    pub fn iter(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
+        Square::all().filter_map(|sq| self.piece_at(sq).map(|p| (sq, p)))
+    }
+}
+
+impl Default for Board {
+    fn default() -> Board {
+        Board::empty()
+    }
+}
+
+impl fmt::Debug for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for rank in 1..=9 {
+            for file in (1..=9).rev() {
+                let sq = Square::new(file, rank).expect("valid square");
+                match self.piece_at(sq) {
+                    Some(p) => write!(f, "{:>3}", p.sfen())?,
+                    None => f.write_str("  .")?,
+                }
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,267 @@
+//! Legal move generation.
+//!
+//! The generator hands out moves a piece at a time, as a [`PieceMoves`]: one origin (or a
+//! drop) and the set of legal destinations. A caller that only counts (perft, "has any
+//! legal move") counts a whole set with a popcount; [`Position::legal_moves`] expands the
+//! sets into a [`MoveList`].
+
+use std::ops::ControlFlow;
+
+use crate::attacks;
+use crate::{Bitboard, Color, Move, MoveList, Piece, Position, Role, Square};
+
+/// The legal moves of one piece, or the legal drops of one kind.
+///
+/// ```
+/// use gyoku::Position;
+/// let pos = Position::startpos();
+/// let mut total = 0;
+/// pos.for_each_legal(|pm| {
+///     total += pm.len();
+///     std::ops::ControlFlow::<()>::Continue(())
+/// });
+/// assert_eq!(total, 30);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PieceMoves {
+    /// The side moving.
+    pub color: Color,
+    /// The kind moved or dropped.
+    pub role: Role,
+    /// The origin; `None` for drops.
+    pub from: Option<Square>,
+    /// The legal destinations.
+    pub to: Bitboard,
+}
+
+/// Destinations where a piece of this kind, from this square, may promote *or* not, so
+/// that they count twice.
+#[inline]
+fn both_ways(color: Color, role: Role, from: Square) -> Bitboard {
+    match role {
+        Role::Pawn | Role::Lance => {
+            Bitboard::far_ranks(color, 3) & !Bitboard::far_ranks(color, 1)
+        }
+        Role::Knight => Bitboard::far_ranks(color, 3) & !Bitboard::far_ranks(color, 2),
+        Role::Silver | Role::Bishop | Role::Rook => {
+            if from.in_zone(color) {
+                Bitboard::FULL
+            } else {
+                Bitboard::zone(color)
+            }
+        }
+        _ => Bitboard::EMPTY,
+    }
+}
+
+impl PieceMoves {
+    /// The number of moves, counting a destination twice where the piece may promote or not.
+    #[inline]
+    pub fn len(&self) -> usize {
+        match self.from {
+            None => self.to.count() as usize,
+            Some(from) => {
+                (self.to.count() + (self.to & both_ways(self.color, self.role, from)).count())
+                    as usize
+            }
+        }
+    }
+
+    /// Whether there is no move.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.to.is_empty()
+    }
+
+    /// Calls `f` with each move (a promotion before the move without it).
+    #[inline]
+    pub fn for_each(&self, mut f: impl FnMut(Move)) {
+        let Some(from) = self.from else {
+            for to in self.to {
+                f(Move::Drop {
+                    role: self.role,
+                    to,
+                });
+            }
+            return;
+        };
+        let color = self.color;
+        let can_promote = self.role.can_promote();
+        for to in self.to {
+            if can_promote && (from.in_zone(color) || to.in_zone(color)) {
+                f(Move::Normal {
+                    from,
+                    to,
+                    promote: true,
+                });
+                if crate::Setup::is_dead_square(color, self.role, to) {
+                    continue;
+                }
+            }
+            f(Move::Normal {
+                from,
+                to,
+                promote: false,
+            });
+        }
+    }
+}
+
+const BOARD_ROLES: [Role; 13] = [
+    Role::Pawn,
+    Role::Lance,
+    Role::Knight,
+    Role::Silver,
+    Role::Gold,
+    Role::Bishop,
+    Role::Rook,
+    Role::ProPawn,
+    Role::ProLance,
+    Role::ProKnight,
+    Role::ProSilver,
+    Role::Horse,
+    Role::Dragon,
+];
+
+impl Position {
+    /// Calls `f` with the legal moves, a piece (or a drop kind) at a time, until `f` breaks.
+    ///
+    /// Every legal move is in exactly one [`PieceMoves`]; none is illegal.
+    #[inline]
+    pub fn for_each_legal<B>(
+        &self,
+        mut f: impl FnMut(PieceMoves) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
+        let us = self.turn;
+        let them = !us;
+        let board = &self.board;
+        let own = board.by_color(us);
+        let occupied = board.occupied();
+        let mut target = !own;
+        let mut drop_target = !occupied;
+
+        if let Some(ksq) = self.kings[us.index()] {
+            let mut king_to = attacks::king_attacks(ksq) & !own;
+            let without_king = occupied.without(ksq);
+            for sq in king_to {
+                if board.is_attacked(sq, them, without_king) {
+                    king_to = king_to.without(sq);
+                }
+            }
+            if king_to.is_nonempty() {
+                f(PieceMoves {
+                    color: us,
+                    role: Role::King,
+                    from: Some(ksq),
+                    to: king_to,
+                })?;
+            }
+            if let Some(checker) = self.checkers.first() {
+                if self.checkers.has_more_than_one() {
+                    return ControlFlow::Continue(());
+                }
+                drop_target = attacks::between(ksq, checker);
+                target = drop_target.with(checker);
+            }
+            let pinned = self.pinned;
+            for role in BOARD_ROLES {
+                for from in board.by_piece(Piece::new(us, role)) {
+                    let mut to = attacks::attacks(us, role, from, occupied) & target;
+                    if pinned.contains(from) {
+                        to &= attacks::line(ksq, from);
+                    }
+                    if to.is_nonempty() {
+                        f(PieceMoves {
+                            color: us,
+                            role,
+                            from: Some(from),
+                            to,
+                        })?;
+                    }
+                }
+            }
+        } else {
+            for role in BOARD_ROLES {
+                for from in board.by_piece(Piece::new(us, role)) {
+                    let to = attacks::attacks(us, role, from, occupied) & target;
+                    if to.is_nonempty() {
+                        f(PieceMoves {
+                            color: us,
+                            role,
+                            from: Some(from),
+                            to,
+                        })?;
+                    }
+                }
+            }
+        }
+
+        let hand = self.hands[us.index()];
+        if hand.is_empty() || drop_target.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        for role in Role::HAND {
+            if !hand.has(role) {
+                continue;
+            }
+            let mut to = drop_target;
+            match role {
+                Role::Pawn => {
+                    to &= !Bitboard::far_ranks(us, 1)
+                        & !board.by_piece(Piece::new(us, Role::Pawn)).file_fill();
+                    if let Some(king) = self.kings[them.index()] {
+                        // The one drop that checks: in front of the enemy king.
+                        let checking = attacks::pawn_attacks(them, king) & to;
+                        if let Some(sq) = checking.first()
+                            && self.is_pawn_drop_mate(sq)
+                        {
+                            to = to.without(sq);
+                        }
+                    }
+                }
+                Role::Lance => to &= !Bitboard::far_ranks(us, 1),
+                Role::Knight => to &= !Bitboard::far_ranks(us, 2),
+                _ => {}
+            }
+            if to.is_nonempty() {
+                f(PieceMoves {
+                    color: us,
+                    role,
+                    from: None,
+                    to,
+                })?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// All legal moves.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        let _ = self.for_each_legal(|pm| {
+            pm.for_each(|m| list.push(m));
+            ControlFlow::<()>::Continue(())
+        });
+        list
+    }
+
+    /// The number of legal moves, counted without listing them.
+    pub fn count_legal_moves(&self) -> usize {
+        let mut n = 0;
+        let _ = self.for_each_legal(|pm| {
+            n += pm.len();
+            ControlFlow::<()>::Continue(())
+        });
+        n
+    }
+
+    /// Whether the side to move has a legal move.
+    pub fn has_legal_moves(&self) -> bool {
+        self.for_each_legal(|_| ControlFlow::Break(())).is_break()
+    }
+
+    /// Whether the side to move is in check and has no legal move.
+    pub fn is_checkmate(&self) -> bool {
+        self.is_check() && !self.has_legal_moves()
+    }
+}
