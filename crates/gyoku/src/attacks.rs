@@ -309,9 +309,13 @@ mod tests {
     fn sliders_match_a_plain_walk() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..2000 {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let a = seed;
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let occ = Bitboard(((a as u128) << 64 | seed as u128) & (a as u128 | 0xffff))
                 & Bitboard::FULL;
             for sq in Square::all() {
@@ -319,8 +323,14 @@ mod tests {
                 assert_eq!(rook_attacks(sq, occ), rook, "rook {sq}");
                 let bishop = walk(sq, &[(1, 1), (1, -1), (-1, 1), (-1, -1)], occ);
                 assert_eq!(bishop_attacks(sq, occ), bishop, "bishop {sq}");
-                assert_eq!(lance_attacks(Color::Black, sq, occ), walk(sq, &[(0, -1)], occ));
-                assert_eq!(lance_attacks(Color::White, sq, occ), walk(sq, &[(0, 1)], occ));
+                assert_eq!(
+                    lance_attacks(Color::Black, sq, occ),
+                    walk(sq, &[(0, -1)], occ)
+                );
+                assert_eq!(
+                    lance_attacks(Color::White, sq, occ),
+                    walk(sq, &[(0, 1)], occ)
+                );
             }
         }
     }
@@ -344,7 +354,10 @@ mod tests {
         let sq: Square = "5e".parse().unwrap();
         assert_eq!(gold_attacks(Color::Black, sq).count(), 6);
         assert_eq!(silver_attacks(Color::White, sq).count(), 5);
-        assert_eq!(pawn_attacks(Color::Black, sq), Bitboard::from_square("5d".parse().unwrap()));
+        assert_eq!(
+            pawn_attacks(Color::Black, sq),
+            Bitboard::from_square("5d".parse().unwrap())
+        );
         assert!(knight_attacks(Color::Black, "5b".parse().unwrap()).is_empty());
         assert_eq!(king_attacks("1a".parse().unwrap()).count(), 3);
     }

@@ -18,10 +18,32 @@ use crate::{Bitboard, Color, Piece, Role, Square};
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Board {
-    squares: [Option<Piece>; 81],
+    /// 0 for an empty square, else `0x20 | color << 4 | role` (see [`encode`]).
+    squares: [u8; 81],
     by_color: [Bitboard; 2],
     by_role: [Bitboard; 14],
     golds: Bitboard,
+}
+
+#[inline]
+const fn encode(piece: Piece) -> u8 {
+    0x20 | ((piece.color as u8) << 4) | piece.role as u8
+}
+
+#[inline]
+const fn decode(code: u8) -> Option<Piece> {
+    if code == 0 {
+        return None;
+    }
+    let color = if code & 0x10 == 0 {
+        Color::Black
+    } else {
+        Color::White
+    };
+    match Role::from_index((code & 0xf) as usize) {
+        Some(role) => Some(Piece::new(color, role)),
+        None => None,
+    }
 }
 
 const fn moves_as_gold(role: Role) -> bool {
@@ -35,7 +57,7 @@ impl Board {
     /// A board with no pieces.
     pub const fn empty() -> Board {
         Board {
-            squares: [None; 81],
+            squares: [0; 81],
             by_color: [Bitboard::EMPTY; 2],
             by_role: [Bitboard::EMPTY; 14],
             golds: Bitboard::EMPTY,
@@ -45,12 +67,12 @@ impl Board {
     /// The piece on `sq`.
     #[inline]
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
-        self.squares[sq.index()]
+        decode(self.squares[sq.index()])
     }
 
     /// Puts `piece` on `sq` (or empties it with `None`), replacing what stood there.
     pub fn set(&mut self, sq: Square, piece: Option<Piece>) {
-        if let Some(old) = self.squares[sq.index()] {
+        if let Some(old) = self.piece_at(sq) {
             self.remove_piece(sq, old);
         }
         if let Some(new) = piece {
@@ -61,9 +83,9 @@ impl Board {
     /// Places `piece` on the empty square `sq`.
     #[inline]
     pub(crate) fn put_piece(&mut self, sq: Square, piece: Piece) {
-        debug_assert!(self.squares[sq.index()].is_none());
+        debug_assert_eq!(self.squares[sq.index()], 0);
         let bb = Bitboard::from_square(sq);
-        self.squares[sq.index()] = Some(piece);
+        self.squares[sq.index()] = encode(piece);
         self.by_color[piece.color.index()] ^= bb;
         self.by_role[piece.role.index()] ^= bb;
         if moves_as_gold(piece.role) {
@@ -74,9 +96,9 @@ impl Board {
     /// Takes `piece`, which stands on `sq`, off the board.
     #[inline]
     pub(crate) fn remove_piece(&mut self, sq: Square, piece: Piece) {
-        debug_assert_eq!(self.squares[sq.index()], Some(piece));
+        debug_assert_eq!(self.piece_at(sq), Some(piece));
         let bb = Bitboard::from_square(sq);
-        self.squares[sq.index()] = None;
+        self.squares[sq.index()] = 0;
         self.by_color[piece.color.index()] ^= bb;
         self.by_role[piece.role.index()] ^= bb;
         if moves_as_gold(piece.role) {
@@ -150,10 +172,20 @@ impl Board {
             | (attacks::silver_attacks(defender, sq) & self.by_role(Role::Silver))
             | (attacks::gold_attacks(defender, sq) & self.golds)
             | (attacks::king_attacks(sq) & self.king_steppers());
-        let slide = (attacks::lance_attacks(defender, sq, occupied) & self.by_role(Role::Lance))
-            | (attacks::bishop_attacks(sq, occupied) & self.bishops())
-            | (attacks::rook_attacks(sq, occupied) & self.rooks());
-        (step | slide) & them
+        let mut attackers = step & them;
+        let lances = self.by_role(Role::Lance) & them & attacks::lance_rays(defender, sq);
+        if lances.is_nonempty() {
+            attackers |= attacks::lance_attacks(defender, sq, occupied) & lances;
+        }
+        let bishops = self.bishops() & them & attacks::bishop_rays(sq);
+        if bishops.is_nonempty() {
+            attackers |= attacks::bishop_attacks(sq, occupied) & bishops;
+        }
+        let rooks = self.rooks() & them & attacks::rook_rays(sq);
+        if rooks.is_nonempty() {
+            attackers |= attacks::rook_attacks(sq, occupied) & rooks;
+        }
+        attackers
     }
 
     /// Whether any piece of `attacker` attacks `sq`, with `occupied` as the blockers.

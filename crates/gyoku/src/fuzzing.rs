@@ -62,11 +62,26 @@ pub fn legals_are_legal(data: &[u8]) {
         let from = crate::Square::from_index(usize::from(b) % 81).expect("index < 81");
         let to = crate::Square::from_index(usize::from(b.wrapping_mul(7)) % 81).expect("< 81");
         for candidate in [
-            Move::Normal { from, to, promote: false },
-            Move::Normal { from, to, promote: true },
-            Move::Drop { role: crate::Role::ALL[usize::from(b) % 14], to },
+            Move::Normal {
+                from,
+                to,
+                promote: false,
+            },
+            Move::Normal {
+                from,
+                to,
+                promote: true,
+            },
+            Move::Drop {
+                role: crate::Role::ALL[usize::from(b) % 14],
+                to,
+            },
         ] {
-            assert_eq!(legal.contains(&candidate), pos.is_legal(candidate), "{candidate} in {pos}");
+            assert_eq!(
+                legal.contains(&candidate),
+                pos.is_legal(candidate),
+                "{candidate} in {pos}"
+            );
         }
         if legal.is_empty() {
             return;

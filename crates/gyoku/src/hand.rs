@@ -170,7 +170,10 @@ mod tests {
             assert_eq!(h.count(r), Hand::capacity(r) - i as u8);
         }
         assert_eq!(h.set(Role::Gold, 16), Err(HandError::TooMany(Role::Gold)));
-        assert_eq!(h.set(Role::King, 1), Err(HandError::NotAHandRole(Role::King)));
+        assert_eq!(
+            h.set(Role::King, 1),
+            Err(HandError::NotAHandRole(Role::King))
+        );
         h.remove(Role::Rook);
         assert_eq!(h.count(Role::Rook), 8);
         assert_eq!(h.count(Role::Bishop), 10);

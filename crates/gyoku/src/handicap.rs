@@ -57,21 +57,96 @@ struct Info {
 }
 
 const TABLE: [Info; 15] = [
-    Info { handicap: Handicap::Lance, name: "lance", japanese: "香落ち", sfen: "lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1" },
-    Info { handicap: Handicap::RightLance, name: "right-lance", japanese: "右香落ち", sfen: "1nsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1" },
-    Info { handicap: Handicap::Bishop, name: "bishop", japanese: "角落ち", sfen: "lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1" },
-    Info { handicap: Handicap::Rook, name: "rook", japanese: "飛車落ち", sfen: "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1" },
-    Info { handicap: Handicap::RookLance, name: "rook-lance", japanese: "飛香落ち", sfen: "lnsgkgsn1/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1" },
-    Info { handicap: Handicap::TwoPiece, name: "2-piece", japanese: "二枚落ち", sfen: "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1" },
-    Info { handicap: Handicap::ThreePiece, name: "3-piece", japanese: "三枚落ち", sfen: "lnsgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1" },
-    Info { handicap: Handicap::FourPiece, name: "4-piece", japanese: "四枚落ち", sfen: "1nsgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1" },
-    Info { handicap: Handicap::FivePiece, name: "5-piece", japanese: "五枚落ち", sfen: "2sgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1" },
-    Info { handicap: Handicap::LeftFivePiece, name: "left-5-piece", japanese: "左五枚落ち", sfen: "1nsgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1" },
-    Info { handicap: Handicap::SixPiece, name: "6-piece", japanese: "六枚落ち", sfen: "2sgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1" },
-    Info { handicap: Handicap::LeftSevenPiece, name: "left-7-piece", japanese: "左七枚落ち", sfen: "2sgkg3/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1" },
-    Info { handicap: Handicap::RightSevenPiece, name: "right-7-piece", japanese: "右七枚落ち", sfen: "3gkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1" },
-    Info { handicap: Handicap::EightPiece, name: "8-piece", japanese: "八枚落ち", sfen: "3gkg3/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1" },
-    Info { handicap: Handicap::TenPiece, name: "10-piece", japanese: "十枚落ち", sfen: "4k4/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1" },
+    Info {
+        handicap: Handicap::Lance,
+        name: "lance",
+        japanese: "香落ち",
+        sfen: "lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    },
+    Info {
+        handicap: Handicap::RightLance,
+        name: "right-lance",
+        japanese: "右香落ち",
+        sfen: "1nsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    },
+    Info {
+        handicap: Handicap::Bishop,
+        name: "bishop",
+        japanese: "角落ち",
+        sfen: "lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    },
+    Info {
+        handicap: Handicap::Rook,
+        name: "rook",
+        japanese: "飛車落ち",
+        sfen: "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    },
+    Info {
+        handicap: Handicap::RookLance,
+        name: "rook-lance",
+        japanese: "飛香落ち",
+        sfen: "lnsgkgsn1/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    },
+    Info {
+        handicap: Handicap::TwoPiece,
+        name: "2-piece",
+        japanese: "二枚落ち",
+        sfen: "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    },
+    Info {
+        handicap: Handicap::ThreePiece,
+        name: "3-piece",
+        japanese: "三枚落ち",
+        sfen: "lnsgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    },
+    Info {
+        handicap: Handicap::FourPiece,
+        name: "4-piece",
+        japanese: "四枚落ち",
+        sfen: "1nsgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    },
+    Info {
+        handicap: Handicap::FivePiece,
+        name: "5-piece",
+        japanese: "五枚落ち",
+        sfen: "2sgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    },
+    Info {
+        handicap: Handicap::LeftFivePiece,
+        name: "left-5-piece",
+        japanese: "左五枚落ち",
+        sfen: "1nsgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    },
+    Info {
+        handicap: Handicap::SixPiece,
+        name: "6-piece",
+        japanese: "六枚落ち",
+        sfen: "2sgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    },
+    Info {
+        handicap: Handicap::LeftSevenPiece,
+        name: "left-7-piece",
+        japanese: "左七枚落ち",
+        sfen: "2sgkg3/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    },
+    Info {
+        handicap: Handicap::RightSevenPiece,
+        name: "right-7-piece",
+        japanese: "右七枚落ち",
+        sfen: "3gkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    },
+    Info {
+        handicap: Handicap::EightPiece,
+        name: "8-piece",
+        japanese: "八枚落ち",
+        sfen: "3gkg3/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    },
+    Info {
+        handicap: Handicap::TenPiece,
+        name: "10-piece",
+        japanese: "十枚落ち",
+        sfen: "4k4/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    },
 ];
 
 impl Handicap {
@@ -196,7 +271,10 @@ mod tests {
     #[test]
     fn every_start_is_legal_and_named() {
         let points: Vec<u32> = Handicap::ALL.iter().map(|h| h.removed_points()).collect();
-        assert_eq!(points, [1, 1, 5, 5, 6, 10, 11, 12, 13, 13, 14, 15, 15, 16, 18]);
+        assert_eq!(
+            points,
+            [1, 1, 5, 5, 6, 10, 11, 12, 13, 13, 14, 15, 15, 16, 18]
+        );
         for h in Handicap::ALL {
             assert_eq!(h.position().turn(), crate::Color::White);
             assert_eq!(h.name().parse(), Ok(h));

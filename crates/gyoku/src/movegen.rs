@@ -39,9 +39,7 @@ pub struct PieceMoves {
 #[inline]
 fn both_ways(color: Color, role: Role, from: Square) -> Bitboard {
     match role {
-        Role::Pawn | Role::Lance => {
-            Bitboard::far_ranks(color, 3) & !Bitboard::far_ranks(color, 1)
-        }
+        Role::Pawn | Role::Lance => Bitboard::far_ranks(color, 3) & !Bitboard::far_ranks(color, 1),
         Role::Knight => Bitboard::far_ranks(color, 3) & !Bitboard::far_ranks(color, 2),
         Role::Silver | Role::Bishop | Role::Rook => {
             if from.in_zone(color) {
@@ -107,23 +105,77 @@ impl PieceMoves {
     }
 }
 
-const BOARD_ROLES: [Role; 13] = [
-    Role::Pawn,
-    Role::Lance,
-    Role::Knight,
-    Role::Silver,
-    Role::Gold,
-    Role::Bishop,
-    Role::Rook,
-    Role::ProPawn,
-    Role::ProLance,
-    Role::ProKnight,
-    Role::ProSilver,
-    Role::Horse,
-    Role::Dragon,
-];
-
 impl Position {
+    /// The moves of the pieces on the board but the king, to squares in `target`.
+    #[inline(always)]
+    fn piece_moves<B>(
+        &self,
+        target: Bitboard,
+        king: Option<Square>,
+        f: &mut impl FnMut(PieceMoves) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
+        let us = self.turn;
+        let board = &self.board;
+        let own = board.by_color(us);
+        let occupied = board.occupied();
+        let pinned = self.pinned;
+        let mut emit = |role: Role, from: Square, attacks: Bitboard| {
+            let mut to = attacks & target;
+            if let Some(ksq) = king
+                && pinned.contains(from)
+            {
+                to &= attacks::line(ksq, from);
+            }
+            if to.is_nonempty() {
+                f(PieceMoves {
+                    color: us,
+                    role,
+                    from: Some(from),
+                    to,
+                })
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        for from in board.by_role(Role::Pawn) & own {
+            emit(Role::Pawn, from, attacks::pawn_attacks(us, from))?;
+        }
+        for from in board.by_role(Role::Lance) & own {
+            emit(
+                Role::Lance,
+                from,
+                attacks::lance_attacks(us, from, occupied),
+            )?;
+        }
+        for from in board.by_role(Role::Knight) & own {
+            emit(Role::Knight, from, attacks::knight_attacks(us, from))?;
+        }
+        for from in board.by_role(Role::Silver) & own {
+            emit(Role::Silver, from, attacks::silver_attacks(us, from))?;
+        }
+        for from in board.golds() & own {
+            let role = board.piece_at(from).map_or(Role::Gold, |p| p.role);
+            emit(role, from, attacks::gold_attacks(us, from))?;
+        }
+        for from in board.bishops() & own {
+            let role = board.piece_at(from).map_or(Role::Bishop, |p| p.role);
+            let mut to = attacks::bishop_attacks(from, occupied);
+            if role == Role::Horse {
+                to |= attacks::king_attacks(from);
+            }
+            emit(role, from, to)?;
+        }
+        for from in board.rooks() & own {
+            let role = board.piece_at(from).map_or(Role::Rook, |p| p.role);
+            let mut to = attacks::rook_attacks(from, occupied);
+            if role == Role::Dragon {
+                to |= attacks::king_attacks(from);
+            }
+            emit(role, from, to)?;
+        }
+        ControlFlow::Continue(())
+    }
+
     /// Calls `f` with the legal moves, a piece (or a drop kind) at a time, until `f` breaks.
     ///
     /// Every legal move is in exactly one [`PieceMoves`]; none is illegal.
@@ -163,37 +215,9 @@ impl Position {
                 drop_target = attacks::between(ksq, checker);
                 target = drop_target.with(checker);
             }
-            let pinned = self.pinned;
-            for role in BOARD_ROLES {
-                for from in board.by_piece(Piece::new(us, role)) {
-                    let mut to = attacks::attacks(us, role, from, occupied) & target;
-                    if pinned.contains(from) {
-                        to &= attacks::line(ksq, from);
-                    }
-                    if to.is_nonempty() {
-                        f(PieceMoves {
-                            color: us,
-                            role,
-                            from: Some(from),
-                            to,
-                        })?;
-                    }
-                }
-            }
+            self.piece_moves(target, Some(ksq), &mut f)?;
         } else {
-            for role in BOARD_ROLES {
-                for from in board.by_piece(Piece::new(us, role)) {
-                    let to = attacks::attacks(us, role, from, occupied) & target;
-                    if to.is_nonempty() {
-                        f(PieceMoves {
-                            color: us,
-                            role,
-                            from: Some(from),
-                            to,
-                        })?;
-                    }
-                }
-            }
+            self.piece_moves(target, None, &mut f)?;
         }
 
         let hand = self.hands[us.index()];

@@ -225,7 +225,10 @@ mod tests {
         assert_eq!("K*5e".parse::<Move>().unwrap_err().column, 1);
         assert_eq!("p*5e".parse::<Move>().unwrap_err().column, 1);
         assert_eq!("7g7f++".parse::<Move>().unwrap_err().column, 6);
-        assert_eq!("7g".parse::<Move>().unwrap_err().kind, UsiMoveErrorKind::TooShort);
+        assert_eq!(
+            "7g".parse::<Move>().unwrap_err().kind,
+            UsiMoveErrorKind::TooShort
+        );
         assert!("７g7f".parse::<Move>().is_err());
         assert!(std::mem::size_of::<Move>() <= 4);
     }

@@ -15,11 +15,14 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
         1 => pos.count_legal_moves() as u64,
         _ => {
             let mut nodes = 0;
-            for m in pos.legal_moves() {
-                let mut child = pos.clone();
-                child.play_unchecked(m);
-                nodes += perft(&child, depth - 1);
-            }
+            let _ = pos.for_each_legal(|pm| {
+                pm.for_each(|m| {
+                    let mut child = pos.clone();
+                    child.play_unchecked(m);
+                    nodes += perft(&child, depth - 1);
+                });
+                std::ops::ControlFlow::<()>::Continue(())
+            });
             nodes
         }
     }

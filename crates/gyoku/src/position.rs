@@ -355,10 +355,7 @@ impl Position {
             kinds = kinds.union(PositionErrorKinds::TOO_MUCH_MATERIAL);
         }
         let mut pos = Position {
-            kings: [
-                board.king_of(Color::Black),
-                board.king_of(Color::White),
-            ],
+            kings: [board.king_of(Color::Black), board.king_of(Color::White)],
             board: setup.board,
             hands: [setup.hands.black, setup.hands.white],
             turn: setup.turn,
@@ -372,9 +369,7 @@ impl Position {
         pos.update_check_info();
         let them = !pos.turn;
         if let Some(k) = pos.kings[them.index()]
-            && pos
-                .board
-                .is_attacked(k, pos.turn, pos.board.occupied())
+            && pos.board.is_attacked(k, pos.turn, pos.board.occupied())
         {
             kinds = kinds.union(PositionErrorKinds::OPPOSITE_CHECK);
         }
@@ -494,7 +489,8 @@ impl Position {
         let mut hand_key = 0u64;
         for color in Color::ALL {
             for (role, n) in self.hands[color.index()].iter() {
-                hand_key = hand_key.wrapping_add(zobrist::hand(color, role).wrapping_mul(u64::from(n)));
+                hand_key =
+                    hand_key.wrapping_add(zobrist::hand(color, role).wrapping_mul(u64::from(n)));
             }
         }
         (board_key, hand_key)
@@ -632,10 +628,7 @@ impl Position {
                     return Err(IllegalMoveKind::DeadPiece);
                 }
                 if piece.role == Role::King {
-                    if self
-                        .board
-                        .is_attacked(to, them, occupied.without(from))
-                    {
+                    if self.board.is_attacked(to, them, occupied.without(from)) {
                         return Err(IllegalMoveKind::KingInCheck);
                     }
                 } else if let Some(ksq) = self.kings[us.index()] {
@@ -702,10 +695,7 @@ impl Position {
         // A defender other than the king takes the pawn, unless that uncovers the king.
         let defenders = self.board.attackers_to(to, them, occupied).without(king);
         for defender in defenders {
-            if !self
-                .board
-                .is_attacked(king, us, occupied.without(defender))
-            {
+            if !self.board.is_attacked(king, us, occupied.without(defender)) {
                 return false;
             }
         }

@@ -345,9 +345,8 @@ fn parse_hands(field: &str) -> Result<ByColor<Hand>, ParseSfenError> {
         };
         let hand = hands.get_mut(color);
         let total = u32::from(hand.count(role)) + count.take().unwrap_or(1);
-        let total = u8::try_from(total).map_err(|_| {
-            error(SfenField::Hands, column, SfenErrorKind::HandOverflow(c))
-        })?;
+        let total = u8::try_from(total)
+            .map_err(|_| error(SfenField::Hands, column, SfenErrorKind::HandOverflow(c)))?;
         hand.set(role, total)
             .map_err(|_| error(SfenField::Hands, column, SfenErrorKind::HandOverflow(c)))?;
     }
@@ -443,22 +442,55 @@ mod tests {
         assert_eq!(e.field, SfenField::Board);
         assert!(matches!(
             e.kind,
-            SfenErrorKind::BadRankLength { rank: 9, squares: 8 }
+            SfenErrorKind::BadRankLength {
+                rank: 9,
+                squares: 8
+            }
         ));
         let e = err("4k4/9/9/9/9/9/9/9/4+G4 b - 1");
         assert_eq!(e.kind, SfenErrorKind::BadPromotion('G'));
         assert_eq!(err("4k4/9/9/9/9/9/9/9/4K4 x - 1").field, SfenField::Side);
-        assert_eq!(err("4k4/9/9/9/9/9/9/9/4K4 b - 0").field, SfenField::MoveNumber);
+        assert_eq!(
+            err("4k4/9/9/9/9/9/9/9/4K4 b - 0").field,
+            SfenField::MoveNumber
+        );
         assert_eq!(err("4k4/9/9/9/9/9/9/9/4K4 b +P 1").field, SfenField::Hands);
-        assert_eq!(err("4k4/9/9/9/9/9/9/9/4K4 b 16L 1").kind, SfenErrorKind::HandOverflow('L'));
-        assert_eq!(err("4k4/9/9/9/9/9/9/4K4 b - 1").kind, SfenErrorKind::BadRankCount(8));
-        assert_eq!(err("4k4/9/9/9/9/9/9/9/4K4 b - 1 x").field, SfenField::Trailing);
+        assert_eq!(
+            err("4k4/9/9/9/9/9/9/9/4K4 b 16L 1").kind,
+            SfenErrorKind::HandOverflow('L')
+        );
+        assert_eq!(
+            err("4k4/9/9/9/9/9/9/4K4 b - 1").kind,
+            SfenErrorKind::BadRankCount(8)
+        );
+        assert_eq!(
+            err("4k4/9/9/9/9/9/9/9/4K4 b - 1 x").field,
+            SfenField::Trailing
+        );
         assert_eq!(err("").kind, SfenErrorKind::Empty);
-        assert_eq!(err("4k4/9/9/9/9/9/9/9/4K4 b K 1").kind, SfenErrorKind::NotAHandPiece('K'));
-        assert_eq!(err("4k4/9/9/9/9/9/9/9/4K4 b 2 1").kind, SfenErrorKind::BadCount);
-        assert_eq!(err("4k4/9/9/9/9/9/9/9/4K4 b 0P 1").kind, SfenErrorKind::BadCount);
-        assert_eq!(err("4k4/9/9/9/9/9/9/9/4K4 b 300P 1").kind, SfenErrorKind::BadCount);
-        assert!(matches!(err("4k4/9/9/9/9/9/9/9/4K41 b - 1").kind, SfenErrorKind::BadRankLength { .. }));
-        assert!(matches!(err("4k4/9/9/9/9/9/9/9/4K4é b - 1").kind, SfenErrorKind::UnknownPiece('é')));
+        assert_eq!(
+            err("4k4/9/9/9/9/9/9/9/4K4 b K 1").kind,
+            SfenErrorKind::NotAHandPiece('K')
+        );
+        assert_eq!(
+            err("4k4/9/9/9/9/9/9/9/4K4 b 2 1").kind,
+            SfenErrorKind::BadCount
+        );
+        assert_eq!(
+            err("4k4/9/9/9/9/9/9/9/4K4 b 0P 1").kind,
+            SfenErrorKind::BadCount
+        );
+        assert_eq!(
+            err("4k4/9/9/9/9/9/9/9/4K4 b 300P 1").kind,
+            SfenErrorKind::BadCount
+        );
+        assert!(matches!(
+            err("4k4/9/9/9/9/9/9/9/4K41 b - 1").kind,
+            SfenErrorKind::BadRankLength { .. }
+        ));
+        assert!(matches!(
+            err("4k4/9/9/9/9/9/9/9/4K4é b - 1").kind,
+            SfenErrorKind::UnknownPiece('é')
+        ));
     }
 }

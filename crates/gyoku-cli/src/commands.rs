@@ -1,0 +1,99 @@
+//! The subcommands' work and output.
+
+use std::time::Instant;
+
+use gyoku::{Position, divide, perft};
+use serde_json::json;
+
+use crate::Failure;
+use crate::args::{Cli, Command, parse_move};
+
+/// Runs one command.
+pub fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Perft {
+            depth,
+            divide,
+            position,
+            json,
+        } => run_perft(&position.position()?, depth, divide, json),
+        Command::Moves { position, json } => run_moves(&position.position()?, json),
+        Command::CheckMove { mv, position, json } => {
+            let pos = position.position()?;
+            let m = parse_move(&mv).map_err(Failure::Input)?;
+            run_check_move(&pos, m, json)
+        }
+    }
+}
+
+fn run_perft(pos: &Position, depth: u32, split: bool, json: bool) -> Result<(), Failure> {
+    let start = Instant::now();
+    let rows = split.then(|| divide(pos, depth));
+    let nodes = match &rows {
+        Some(rows) => rows.iter().map(|(_, n)| n).sum(),
+        None => perft(pos, depth),
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let nps = if seconds > 0.0 {
+        (nodes as f64 / seconds).round()
+    } else {
+        0.0
+    };
+    if json {
+        let mut out = json!({ "nodes": nodes, "seconds": seconds, "nps": nps });
+        if let Some(rows) = &rows {
+            let map: serde_json::Map<String, serde_json::Value> = rows
+                .iter()
+                .map(|(m, n)| (m.to_string(), json!(n)))
+                .collect();
+            out["divide"] = serde_json::Value::Object(map);
+        }
+        println!("{out}");
+    } else {
+        if let Some(rows) = &rows {
+            for (m, n) in rows {
+                println!("{m}: {n}");
+            }
+            println!();
+        }
+        println!("nodes   {nodes}");
+        println!("time    {seconds:.3} s");
+        println!("speed   {:.1} M nodes/s", nps / 1e6);
+    }
+    Ok(())
+}
+
+fn run_moves(pos: &Position, json: bool) -> Result<(), Failure> {
+    let moves: Vec<String> = pos.legal_moves().iter().map(|m| m.to_string()).collect();
+    if json {
+        println!("{}", json!({ "moves": moves }));
+    } else {
+        let status = if moves.is_empty() {
+            if pos.is_check() {
+                " (checkmate)"
+            } else {
+                " (no legal move)"
+            }
+        } else if pos.is_check() {
+            " (in check)"
+        } else {
+            ""
+        };
+        println!("{} legal moves{status}", moves.len());
+        if !moves.is_empty() {
+            println!("{}", moves.join(" "));
+        }
+    }
+    Ok(())
+}
+
+fn run_check_move(pos: &Position, m: gyoku::Move, json: bool) -> Result<(), Failure> {
+    let verdict = pos.check_move(m);
+    match (verdict, json) {
+        (Ok(()), true) => println!("{}", json!({ "legal": true })),
+        (Err(kind), true) => println!("{}", json!({ "legal": false, "kind": kind.code() })),
+        (Ok(()), false) => println!("{m}: legal"),
+        (Err(kind), false) => println!("{m}: illegal: {} ({kind})", kind.code()),
+    }
+    Ok(())
+}
