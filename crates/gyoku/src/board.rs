@@ -22,8 +22,39 @@ pub struct Board {
     squares: [u8; 81],
     by_color: [Bitboard; 2],
     by_role: [Bitboard; 14],
-    golds: Bitboard,
+    /// Pieces by how they move, both sides: see [`Group`].
+    groups: [Bitboard; 4],
 }
+
+/// Movement groups kept as bitboards of their own, so attack queries need no ORs.
+#[derive(Clone, Copy)]
+#[repr(usize)]
+enum Group {
+    /// Gold and the four promoted small pieces.
+    Gold = 0,
+    /// Bishop and horse.
+    Bishop = 1,
+    /// Rook and dragon.
+    Rook = 2,
+    /// King, horse and dragon: the king's step.
+    KingStep = 3,
+}
+
+/// For each role, a bit per [`Group`] it belongs to.
+const GROUPS: [u8; 14] = {
+    let mut g = [0u8; 14];
+    g[Role::Gold as usize] = 1 << Group::Gold as usize;
+    g[Role::ProPawn as usize] = 1 << Group::Gold as usize;
+    g[Role::ProLance as usize] = 1 << Group::Gold as usize;
+    g[Role::ProKnight as usize] = 1 << Group::Gold as usize;
+    g[Role::ProSilver as usize] = 1 << Group::Gold as usize;
+    g[Role::Bishop as usize] = 1 << Group::Bishop as usize;
+    g[Role::Rook as usize] = 1 << Group::Rook as usize;
+    g[Role::King as usize] = 1 << Group::KingStep as usize;
+    g[Role::Horse as usize] = (1 << Group::Bishop as usize) | (1 << Group::KingStep as usize);
+    g[Role::Dragon as usize] = (1 << Group::Rook as usize) | (1 << Group::KingStep as usize);
+    g
+};
 
 #[inline]
 const fn encode(piece: Piece) -> u8 {
@@ -46,13 +77,6 @@ const fn decode(code: u8) -> Option<Piece> {
     }
 }
 
-const fn moves_as_gold(role: Role) -> bool {
-    matches!(
-        role,
-        Role::Gold | Role::ProPawn | Role::ProLance | Role::ProKnight | Role::ProSilver
-    )
-}
-
 impl Board {
     /// A board with no pieces.
     pub const fn empty() -> Board {
@@ -60,7 +84,7 @@ impl Board {
             squares: [0; 81],
             by_color: [Bitboard::EMPTY; 2],
             by_role: [Bitboard::EMPTY; 14],
-            golds: Bitboard::EMPTY,
+            groups: [Bitboard::EMPTY; 4],
         }
     }
 
@@ -84,12 +108,22 @@ impl Board {
     #[inline]
     pub(crate) fn put_piece(&mut self, sq: Square, piece: Piece) {
         debug_assert_eq!(self.squares[sq.index()], 0);
-        let bb = Bitboard::from_square(sq);
         self.squares[sq.index()] = encode(piece);
+        self.toggle(sq, piece);
+    }
+
+    #[inline]
+    fn toggle(&mut self, sq: Square, piece: Piece) {
+        let bb = Bitboard::from_square(sq);
         self.by_color[piece.color.index()] ^= bb;
         self.by_role[piece.role.index()] ^= bb;
-        if moves_as_gold(piece.role) {
-            self.golds ^= bb;
+        let groups = GROUPS[piece.role.index()];
+        if groups != 0 {
+            for (i, group) in self.groups.iter_mut().enumerate() {
+                if groups & (1 << i) != 0 {
+                    *group ^= bb;
+                }
+            }
         }
     }
 
@@ -97,13 +131,8 @@ impl Board {
     #[inline]
     pub(crate) fn remove_piece(&mut self, sq: Square, piece: Piece) {
         debug_assert_eq!(self.piece_at(sq), Some(piece));
-        let bb = Bitboard::from_square(sq);
         self.squares[sq.index()] = 0;
-        self.by_color[piece.color.index()] ^= bb;
-        self.by_role[piece.role.index()] ^= bb;
-        if moves_as_gold(piece.role) {
-            self.golds ^= bb;
-        }
+        self.toggle(sq, piece);
     }
 
     /// All occupied squares.
@@ -133,27 +162,25 @@ impl Board {
     /// Pieces that move as gold: gold and the four promoted small pieces, both sides.
     #[inline]
     pub fn golds(&self) -> Bitboard {
-        self.golds
+        self.groups[Group::Gold as usize]
     }
 
     /// Bishops and horses, both sides.
     #[inline]
     pub fn bishops(&self) -> Bitboard {
-        self.by_role[Role::Bishop.index()] | self.by_role[Role::Horse.index()]
+        self.groups[Group::Bishop as usize]
     }
 
     /// Rooks and dragons, both sides.
     #[inline]
     pub fn rooks(&self) -> Bitboard {
-        self.by_role[Role::Rook.index()] | self.by_role[Role::Dragon.index()]
+        self.groups[Group::Rook as usize]
     }
 
     /// Kings, horses and dragons (the pieces with the king's step), both sides.
     #[inline]
     pub fn king_steppers(&self) -> Bitboard {
-        self.by_role[Role::King.index()]
-            | self.by_role[Role::Horse.index()]
-            | self.by_role[Role::Dragon.index()]
+        self.groups[Group::KingStep as usize]
     }
 
     /// The square of `color`'s king, if it has one (the first, if it has several).
@@ -170,7 +197,7 @@ impl Board {
         let step = (attacks::pawn_attacks(defender, sq) & self.by_role(Role::Pawn))
             | (attacks::knight_attacks(defender, sq) & self.by_role(Role::Knight))
             | (attacks::silver_attacks(defender, sq) & self.by_role(Role::Silver))
-            | (attacks::gold_attacks(defender, sq) & self.golds)
+            | (attacks::gold_attacks(defender, sq) & self.golds())
             | (attacks::king_attacks(sq) & self.king_steppers());
         let mut attackers = step & them;
         let lances = self.by_role(Role::Lance) & them & attacks::lance_rays(defender, sq);
@@ -196,7 +223,7 @@ impl Board {
         let step = (attacks::pawn_attacks(defender, sq) & self.by_role(Role::Pawn))
             | (attacks::knight_attacks(defender, sq) & self.by_role(Role::Knight))
             | (attacks::silver_attacks(defender, sq) & self.by_role(Role::Silver))
-            | (attacks::gold_attacks(defender, sq) & self.golds)
+            | (attacks::gold_attacks(defender, sq) & self.golds())
             | (attacks::king_attacks(sq) & self.king_steppers());
         if (step & them).is_nonempty() {
             return true;
@@ -210,6 +237,46 @@ impl Board {
                 && (attacks::bishop_attacks(sq, occupied) & bishops).is_nonempty())
             || ((rooks & attacks::rook_rays(sq)).is_nonempty()
                 && (attacks::rook_attacks(sq, occupied) & rooks).is_nonempty())
+    }
+
+    /// The squares of `safe` that no piece of `attacker` attacks, with `occupied` as the
+    /// blockers: the king's destinations, tested with the attacker's pieces loaded once.
+    #[inline]
+    pub(crate) fn unattacked(
+        &self,
+        safe: Bitboard,
+        attacker: Color,
+        occupied: Bitboard,
+    ) -> Bitboard {
+        let defender = !attacker;
+        let them = self.by_color(attacker);
+        let pawns = self.by_role(Role::Pawn) & them;
+        let knights = self.by_role(Role::Knight) & them;
+        let silvers = self.by_role(Role::Silver) & them;
+        let golds = self.golds() & them;
+        let steppers = self.king_steppers() & them;
+        let lances = self.by_role(Role::Lance) & them;
+        let bishops = self.bishops() & them;
+        let rooks = self.rooks() & them;
+        let mut out = safe;
+        for sq in safe {
+            let step = (attacks::pawn_attacks(defender, sq) & pawns)
+                | (attacks::knight_attacks(defender, sq) & knights)
+                | (attacks::silver_attacks(defender, sq) & silvers)
+                | (attacks::gold_attacks(defender, sq) & golds)
+                | (attacks::king_attacks(sq) & steppers);
+            let attacked = step.is_nonempty()
+                || ((lances & attacks::lance_rays(defender, sq)).is_nonempty()
+                    && (attacks::lance_attacks(defender, sq, occupied) & lances).is_nonempty())
+                || ((bishops & attacks::bishop_rays(sq)).is_nonempty()
+                    && (attacks::bishop_attacks(sq, occupied) & bishops).is_nonempty())
+                || ((rooks & attacks::rook_rays(sq)).is_nonempty()
+                    && (attacks::rook_attacks(sq, occupied) & rooks).is_nonempty());
+            if attacked {
+                out = out.without(sq);
+            }
+        }
+        out
     }
 
     /// Every piece on the board with its square, in square order.

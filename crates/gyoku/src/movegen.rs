@@ -193,13 +193,11 @@ impl Position {
         let mut drop_target = !occupied;
 
         if let Some(ksq) = self.kings[us.index()] {
-            let mut king_to = attacks::king_attacks(ksq) & !own;
-            let without_king = occupied.without(ksq);
-            for sq in king_to {
-                if board.is_attacked(sq, them, without_king) {
-                    king_to = king_to.without(sq);
-                }
-            }
+            let king_to = board.unattacked(
+                attacks::king_attacks(ksq) & !own,
+                them,
+                occupied.without(ksq),
+            );
             if king_to.is_nonempty() {
                 f(PieceMoves {
                     color: us,

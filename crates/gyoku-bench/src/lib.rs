@@ -1,0 +1,331 @@
+//! Gyoku against its peers, side by side: every library runs every cell once per round,
+//! round after round, and the report gives each library's median time and its ratio to
+//! Gyoku's. Single-threaded throughout.
+//!
+//! Peers: haitaka 0.3.2 and rsshogi 1.7.3 (the fastest Rust generators), shogi_core 0.1.5
+//! with shogi_legality_lite 0.1.3 (a plain reference), and cshogi (PyPI, C++ through
+//! Python; run as a subprocess that times itself in-process, if `python3 -c 'import cshogi'`
+//! works).
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+/// One measured cell: a position and a depth.
+#[derive(Debug, Clone, Copy)]
+pub struct Cell {
+    /// Short name of the position.
+    pub name: &'static str,
+    /// The position.
+    pub sfen: &'static str,
+    /// Perft depth.
+    pub depth: u32,
+    /// Published node count.
+    pub nodes: u64,
+    /// Whether the slow peers (shogi_legality_lite) run this cell.
+    pub slow_peers: bool,
+}
+
+/// The cells of the perft benchmark.
+pub const PERFT_CELLS: [Cell; 6] = [
+    Cell {
+        name: "startpos",
+        sfen: gyoku::STARTPOS_SFEN,
+        depth: 5,
+        nodes: 19_861_490,
+        slow_peers: true,
+    },
+    Cell {
+        name: "startpos",
+        sfen: gyoku::STARTPOS_SFEN,
+        depth: 6,
+        nodes: 547_581_517,
+        slow_peers: false,
+    },
+    Cell {
+        name: "matsuri",
+        sfen: MATSURI,
+        depth: 3,
+        nodes: 4_809_015,
+        slow_peers: true,
+    },
+    Cell {
+        name: "matsuri",
+        sfen: MATSURI,
+        depth: 4,
+        nodes: 516_925_165,
+        slow_peers: false,
+    },
+    Cell {
+        name: "maxmoves-593",
+        sfen: MAXMOVES,
+        depth: 2,
+        nodes: 105_677,
+        slow_peers: true,
+    },
+    Cell {
+        name: "maxmoves-593",
+        sfen: MAXMOVES,
+        depth: 3,
+        nodes: 53_393_368,
+        slow_peers: false,
+    },
+];
+
+const MATSURI: &str = "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1";
+const MAXMOVES: &str = "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1";
+
+/// A library under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Library {
+    /// This project.
+    Gyoku,
+    /// haitaka 0.3.2.
+    Haitaka,
+    /// rsshogi 1.7.3, its own `compute_perft`.
+    Rsshogi,
+    /// shogi_core 0.1.5 + shogi_legality_lite 0.1.3.
+    LegalityLite,
+    /// cshogi from Python.
+    Cshogi,
+}
+
+impl Library {
+    /// Every library, Gyoku first.
+    pub const ALL: [Library; 5] = [
+        Library::Gyoku,
+        Library::Haitaka,
+        Library::Rsshogi,
+        Library::LegalityLite,
+        Library::Cshogi,
+    ];
+
+    /// The name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Library::Gyoku => "gyoku",
+            Library::Haitaka => "haitaka 0.3.2",
+            Library::Rsshogi => "rsshogi 1.7.3",
+            Library::LegalityLite => "shogi_core+legality_lite",
+            Library::Cshogi => "cshogi (Python)",
+        }
+    }
+}
+
+/// One timed run: nodes counted and seconds taken (in-process).
+#[derive(Debug, Clone, Copy)]
+pub struct Run {
+    /// Nodes counted.
+    pub nodes: u64,
+    /// Seconds.
+    pub seconds: f64,
+}
+
+fn time<F: FnOnce() -> u64>(f: F) -> Run {
+    let start = Instant::now();
+    let nodes = f();
+    Run {
+        nodes,
+        seconds: start.elapsed().as_secs_f64(),
+    }
+}
+
+/// Runs `cell` once with `library`; `None` when the library is unavailable or too slow
+/// for the cell.
+pub fn run(library: Library, cell: &Cell) -> Option<Run> {
+    match library {
+        Library::Gyoku => {
+            let pos = gyoku::Position::from_sfen(cell.sfen).ok()?;
+            let _ = gyoku::perft(&pos, 1);
+            Some(time(|| gyoku::perft(&pos, cell.depth)))
+        }
+        Library::Haitaka => {
+            let board = haitaka::Board::from_sfen(cell.sfen).ok()?;
+            let _ = haitaka_perft(&board, 1);
+            Some(time(|| haitaka_perft(&board, cell.depth)))
+        }
+        Library::Rsshogi => {
+            let mut pos = rsshogi::board::Position::from_sfen(cell.sfen).ok()?;
+            let _ = rsshogi::board::perft::compute_perft(&mut pos, 1);
+            let depth = u8::try_from(cell.depth).ok()?;
+            Some(time(|| {
+                rsshogi::board::perft::compute_perft(&mut pos, depth)
+            }))
+        }
+        Library::LegalityLite => {
+            if !cell.slow_peers {
+                return None;
+            }
+            use shogi_usi_parser::FromUsi;
+            let pos = shogi_core::PartialPosition::from_usi(&format!("sfen {}", cell.sfen)).ok()?;
+            Some(time(|| lite_perft(&pos, cell.depth)))
+        }
+        Library::Cshogi => {
+            let out = Command::new("python3")
+                .arg(cshogi_script())
+                .arg(cell.sfen)
+                .arg(cell.depth.to_string())
+                .output()
+                .ok()?;
+            if !out.status.success() {
+                return None;
+            }
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+            Some(Run {
+                nodes: v["nodes"].as_u64()?,
+                seconds: v["seconds"].as_f64()?,
+            })
+        }
+    }
+}
+
+fn cshogi_script() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("peers/cshogi_perft.py")
+}
+
+/// Whether cshogi can be imported by `python3`.
+pub fn cshogi_available() -> bool {
+    Command::new("python3")
+        .args(["-c", "import cshogi"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn haitaka_perft(board: &haitaka::Board, depth: u32) -> u64 {
+    let mut nodes = 0;
+    if depth == 1 {
+        board.generate_moves(|moves| {
+            nodes += moves.into_iter().len() as u64;
+            false
+        });
+        return nodes;
+    }
+    board.generate_moves(|moves| {
+        for mv in moves {
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            nodes += haitaka_perft(&child, depth - 1);
+        }
+        false
+    });
+    nodes
+}
+
+fn lite_perft(pos: &shogi_core::PartialPosition, depth: u32) -> u64 {
+    let moves = shogi_legality_lite::all_legal_moves_partial(pos);
+    if depth == 1 {
+        return moves.len() as u64;
+    }
+    let mut nodes = 0;
+    for mv in moves {
+        let mut child = pos.clone();
+        let _ = child.make_move(mv);
+        nodes += lite_perft(&child, depth - 1);
+    }
+    nodes
+}
+
+/// Median of the samples.
+pub fn median(samples: &mut [f64]) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    let n = samples.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        samples[n / 2]
+    } else {
+        (samples[n / 2 - 1] + samples[n / 2]) / 2.0
+    }
+}
+
+/// A row of the report.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// The cell.
+    pub cell: Cell,
+    /// The library.
+    pub library: Library,
+    /// Nodes it counted (last run).
+    pub nodes: u64,
+    /// Median seconds over the rounds.
+    pub seconds: f64,
+}
+
+/// Runs every cell with every library, `rounds` times round-robin, and reports medians.
+pub fn perft_matrix(
+    cells: &[Cell],
+    libraries: &[Library],
+    rounds: usize,
+    mut progress: impl FnMut(&str),
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for cell in cells {
+        let mut samples: Vec<(Library, Vec<f64>, u64)> = Vec::new();
+        for round in 0..rounds {
+            for &library in libraries {
+                if let Some(run) = run(library, cell) {
+                    progress(&format!(
+                        "round {}/{rounds} {} d{} {}: {:.3} s",
+                        round + 1,
+                        cell.name,
+                        cell.depth,
+                        library.name(),
+                        run.seconds
+                    ));
+                    match samples.iter_mut().find(|(l, _, _)| *l == library) {
+                        Some((_, s, n)) => {
+                            s.push(run.seconds);
+                            *n = run.nodes;
+                        }
+                        None => samples.push((library, vec![run.seconds], run.nodes)),
+                    }
+                }
+            }
+        }
+        for (library, mut s, nodes) in samples {
+            rows.push(Row {
+                cell: *cell,
+                library,
+                nodes,
+                seconds: median(&mut s),
+            });
+        }
+    }
+    rows
+}
+
+/// The report as a Markdown table, with each library's speed relative to Gyoku's.
+pub fn markdown(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| position | depth | nodes | library | median s | Mnps | gyoku speed ÷ this |\n|---|---|---|---|---|---|---|\n",
+    );
+    for row in rows {
+        let gyoku = rows
+            .iter()
+            .find(|r| {
+                r.library == Library::Gyoku
+                    && r.cell.name == row.cell.name
+                    && r.cell.depth == row.cell.depth
+            })
+            .map(|r| r.seconds);
+        let ratio = gyoku.map_or("–".to_string(), |g| format!("{:.2}×", row.seconds / g));
+        let wrong = if row.nodes == row.cell.nodes {
+            ""
+        } else {
+            " (WRONG COUNT)"
+        };
+        out.push_str(&format!(
+            "| {} | {} | {}{} | {} | {:.3} | {:.1} | {} |\n",
+            row.cell.name,
+            row.cell.depth,
+            row.nodes,
+            wrong,
+            row.library.name(),
+            row.seconds,
+            row.nodes as f64 / row.seconds / 1e6,
+            ratio
+        ));
+    }
+    out
+}

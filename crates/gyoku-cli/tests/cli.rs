@@ -1,0 +1,134 @@
+//! Runs the `gyoku` binary: output shapes, exit codes and error messages.
+
+use std::process::{Command, Output};
+
+fn gyoku(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gyoku"))
+        .args(args)
+        .output()
+        .expect("run gyoku")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "{}", stderr(out));
+    serde_json::from_str(&stdout(out)).unwrap()
+}
+
+#[test]
+fn perft_counts_and_json_shape() {
+    let v = json(&gyoku(&["perft", "4", "--json"]));
+    assert_eq!(v["nodes"], 719_731);
+    assert!(v["seconds"].as_f64().unwrap() >= 0.0);
+    assert!(v["nps"].as_f64().unwrap() >= 0.0);
+    let text = stdout(&gyoku(&["perft", "3"]));
+    assert!(text.contains("nodes   25470"), "{text}");
+}
+
+#[test]
+fn perft_divide_and_sfen() {
+    let sfen = "R6sk/9/7G1/9/9/9/9/9/4K4 b P 1";
+    let v = json(&gyoku(&[
+        "perft", "--sfen", sfen, "2", "--divide", "--json",
+    ]));
+    assert_eq!(v["nodes"], 56);
+    let divide = v["divide"].as_object().unwrap();
+    assert_eq!(divide.len(), 110);
+    assert!(!divide.contains_key("P*1b"));
+    let text = stdout(&gyoku(&["perft", "--sfen", sfen, "1", "--divide"]));
+    assert!(
+        text.contains("L*1b: 1") || text.contains("9a8a: 1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn moves_lists_legal_moves() {
+    let v = json(&gyoku(&["moves", "--json"]));
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 30);
+    assert!(moves.iter().any(|m| m == "7g7f"));
+    let v = json(&gyoku(&["moves", "--json", "--moves", "7g7f 3c3d 8h2b+"]));
+    assert!(v["moves"].as_array().unwrap().iter().any(|m| m == "3a2b"));
+    let text = stdout(&gyoku(&[
+        "moves",
+        "--sfen",
+        "ln2+r1r2/5s+Pkl/3+B1p1p1/p4B2p/2P6/P6PP/1PNP1P3/2G3SK1/L4G1NL w 2GSN3Ps3p 76",
+    ]));
+    assert!(text.starts_with("2 legal moves (in check)"), "{text}");
+    let mated = "+R+N+SGKG+S+N+R/+B+N+SG+LG+S+N+B/P+LPP+LPP+LP/1P2P2P1/9/9/9/9/4k4 b 9P 200";
+    let text = stdout(&gyoku(&["moves", "--sfen", mated]));
+    assert!(text.starts_with("0 legal moves (no legal move)"), "{text}");
+}
+
+#[test]
+fn check_move_names_the_kind() {
+    let v = json(&gyoku(&[
+        "check-move",
+        "--sfen",
+        "R6sk/9/7G1/9/9/9/9/9/4K4 b P 1",
+        "P*1b",
+        "--json",
+    ]));
+    assert_eq!(v, serde_json::json!({"legal": false, "kind": "uchifuzume"}));
+    let v = json(&gyoku(&["check-move", "7g7f", "--json"]));
+    assert_eq!(v, serde_json::json!({"legal": true}));
+    let text = stdout(&gyoku(&["check-move", "3c3d"]));
+    assert_eq!(
+        text.trim(),
+        "3c3d: illegal: out_of_turn (moves a piece of the side not to move)"
+    );
+}
+
+#[test]
+fn malformed_input_exits_2_and_says_where() {
+    let out = gyoku(&["moves", "--sfen", "4k4/9/9/9/9/9/9/9/4K4 b RXp 1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out).trim(),
+        "gyoku: sfen: field 3 (hands): unknown piece 'X' at column 2"
+    );
+    let out = gyoku(&["check-move", "7g7z"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("bad rank 'z' at column 4"));
+    let out = gyoku(&["perft", "--sfen", "4k4/9/9/9/9/9/9/9/4K3 b - 1", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("field 1 (board): rank 9 describes 8 squares"));
+    let out = gyoku(&["moves", "--moves", "7g7f 7g7f"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("move 2 '7g7f' is illegal: bad_movement"),
+        "{}",
+        stderr(&out)
+    );
+    let out = gyoku(&["perft", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn illegal_positions_need_lenient() {
+    let tsume = "3rkr3/9/8p/4N4/1B7/9/1SG6/2S6/9 b LPp 1";
+    let out = gyoku(&["moves", "--sfen", tsume]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("missing king"));
+    let v = json(&gyoku(&["moves", "--sfen", tsume, "--lenient", "--json"]));
+    let moves = v["moves"].as_array().unwrap();
+    assert!(moves.iter().any(|m| m == "L*5b"));
+    assert!(!moves.iter().any(|m| m == "P*5b"));
+    // Never accepted: the side not to move in check.
+    let out = gyoku(&[
+        "moves",
+        "--lenient",
+        "--sfen",
+        "4k4/4R4/9/9/9/9/9/9/4K4 b - 1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("the side not to move is in check"));
+}
