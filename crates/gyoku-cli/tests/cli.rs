@@ -83,7 +83,7 @@ fn check_move_names_the_kind() {
     let text = stdout(&gyoku(&["check-move", "3c3d"]));
     assert_eq!(
         text.trim(),
-        "3c3d: illegal: out_of_turn (moves a piece of the side not to move)"
+        "3c3d: illegal: out_of_turn (a piece of the side not to move)"
     );
 }
 
@@ -131,4 +131,17 @@ fn illegal_positions_need_lenient() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("the side not to move is in check"));
+    // Never accepted: more lances than a hand can count.
+    let out = gyoku(&[
+        "moves",
+        "--lenient",
+        "--sfen",
+        "4k4/LLLLLLLLL/LLLLLLL2/9/9/9/9/9/4K4 b - 1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("more pieces of a kind than a hand can hold"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -147,6 +147,74 @@ const fn line_tables(strict_between: bool) -> [[Bitboard; 81]; 81] {
 static BETWEEN: [[Bitboard; 81]; 81] = line_tables(true);
 static LINE: [[Bitboard; 81]; 81] = line_tables(false);
 
+/// For each square, the squares from which a step piece (of either side) could attack the
+/// square or one of its neighbours: where a king's escape squares can be attacked from
+/// without sliding.
+static STEPPERS_NEAR: [Bitboard; 81] = {
+    let mut table = [Bitboard::EMPTY; 81];
+    let mut sq = 0;
+    while sq < 81 {
+        let mut area = KING[sq].0 | (1u128 << sq);
+        let mut near = area;
+        while area != 0 {
+            let n = area.trailing_zeros() as usize;
+            area &= area - 1;
+            near |= KING[n].0 | KNIGHT[0][n].0 | KNIGHT[1][n].0;
+        }
+        table[sq] = Bitboard(near);
+        sq += 1;
+    }
+    table
+};
+
+/// For each square and ray-set (lance of each colour, bishop, rook), the squares from which
+/// such a slider could reach one of the square's neighbours on an empty board.
+static SLIDERS_NEAR: [[Bitboard; 81]; 4] = {
+    let mut table = [[Bitboard::EMPTY; 81]; 4];
+    let mut sq = 0;
+    while sq < 81 {
+        let mut area = KING[sq].0;
+        while area != 0 {
+            let n = area.trailing_zeros() as usize;
+            area &= area - 1;
+            table[0][sq].0 |= RAYS[UP][n].0;
+            table[1][sq].0 |= RAYS[DOWN][n].0;
+            table[2][sq].0 |= RAYS[LEFT_UP][n].0
+                | RAYS[LEFT_DOWN][n].0
+                | RAYS[RIGHT_DOWN][n].0
+                | RAYS[RIGHT_UP][n].0;
+            table[3][sq].0 |= RAYS[DOWN][n].0 | RAYS[LEFT][n].0 | RAYS[UP][n].0 | RAYS[RIGHT][n].0;
+        }
+        sq += 1;
+    }
+    table
+};
+
+/// Squares from which a step piece could attack `sq` or a square next to it.
+#[inline]
+pub(crate) fn steppers_near(sq: Square) -> Bitboard {
+    STEPPERS_NEAR[sq.index()]
+}
+
+/// Squares from which a lance of `color`'s opponent could reach a square next to `sq`
+/// (they lie on `color`'s lance rays from those squares).
+#[inline]
+pub(crate) fn enemy_lances_near(color: Color, sq: Square) -> Bitboard {
+    SLIDERS_NEAR[color.index()][sq.index()]
+}
+
+/// Squares from which a bishop could reach a square next to `sq`.
+#[inline]
+pub(crate) fn bishops_near(sq: Square) -> Bitboard {
+    SLIDERS_NEAR[2][sq.index()]
+}
+
+/// Squares from which a rook could reach a square next to `sq`.
+#[inline]
+pub(crate) fn rooks_near(sq: Square) -> Bitboard {
+    SLIDERS_NEAR[3][sq.index()]
+}
+
 /// The squares strictly between `a` and `b` when they share a file, rank or diagonal;
 /// empty otherwise.
 #[inline]

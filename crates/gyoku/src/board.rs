@@ -239,44 +239,36 @@ impl Board {
                 && (attacks::rook_attacks(sq, occupied) & rooks).is_nonempty())
     }
 
-    /// The squares of `safe` that no piece of `attacker` attacks, with `occupied` as the
-    /// blockers: the king's destinations, tested with the attacker's pieces loaded once.
+    /// The squares next to `king` (of the other side) in `candidates` that no piece of
+    /// `attacker` attacks once the king has left its square: the king's destinations.
+    ///
+    /// Only the attacker's pieces that can reach the king's neighbourhood are looked at,
+    /// each once.
     #[inline]
-    pub(crate) fn unattacked(
+    pub(crate) fn king_escapes(
         &self,
-        safe: Bitboard,
+        king: Square,
+        candidates: Bitboard,
         attacker: Color,
-        occupied: Bitboard,
     ) -> Bitboard {
+        if candidates.is_empty() {
+            return candidates;
+        }
         let defender = !attacker;
-        let them = self.by_color(attacker);
-        let pawns = self.by_role(Role::Pawn) & them;
-        let knights = self.by_role(Role::Knight) & them;
-        let silvers = self.by_role(Role::Silver) & them;
-        let golds = self.golds() & them;
-        let steppers = self.king_steppers() & them;
-        let lances = self.by_role(Role::Lance) & them;
-        let bishops = self.bishops() & them;
-        let rooks = self.rooks() & them;
-        let mut out = safe;
-        for sq in safe {
-            let step = (attacks::pawn_attacks(defender, sq) & pawns)
-                | (attacks::knight_attacks(defender, sq) & knights)
-                | (attacks::silver_attacks(defender, sq) & silvers)
-                | (attacks::gold_attacks(defender, sq) & golds)
-                | (attacks::king_attacks(sq) & steppers);
-            let attacked = step.is_nonempty()
-                || ((lances & attacks::lance_rays(defender, sq)).is_nonempty()
-                    && (attacks::lance_attacks(defender, sq, occupied) & lances).is_nonempty())
-                || ((bishops & attacks::bishop_rays(sq)).is_nonempty()
-                    && (attacks::bishop_attacks(sq, occupied) & bishops).is_nonempty())
-                || ((rooks & attacks::rook_rays(sq)).is_nonempty()
-                    && (attacks::rook_attacks(sq, occupied) & rooks).is_nonempty());
-            if attacked {
-                out = out.without(sq);
+        let occupied = self.occupied().without(king);
+        let lances = self.by_role(Role::Lance);
+        let sliders = (lances & attacks::enemy_lances_near(defender, king))
+            | (self.bishops() & attacks::bishops_near(king))
+            | (self.rooks() & attacks::rooks_near(king));
+        // Every piece near the king, sliders included: a horse or dragon two squares away
+        // may reach a neighbour only with its king step.
+        let mut attacked = Bitboard::EMPTY;
+        for sq in (sliders | attacks::steppers_near(king)) & self.by_color(attacker) {
+            if let Some(piece) = self.piece_at(sq) {
+                attacked |= attacks::attacks(attacker, piece.role, sq, occupied);
             }
         }
-        out
+        candidates & !attacked
     }
 
     /// Every piece on the board with its square, in square order.

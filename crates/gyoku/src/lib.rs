@@ -57,3 +57,8 @@ pub use role::{Piece, Role};
 pub use setup::{STARTPOS_SFEN, Setup};
 pub use sfen::{ParseSfenError, SfenErrorKind, SfenField};
 pub use square::{ParseSquareError, Square};
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

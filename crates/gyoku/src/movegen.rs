@@ -193,11 +193,7 @@ impl Position {
         let mut drop_target = !occupied;
 
         if let Some(ksq) = self.kings[us.index()] {
-            let king_to = board.unattacked(
-                attacks::king_attacks(ksq) & !own,
-                them,
-                occupied.without(ksq),
-            );
+            let king_to = board.king_escapes(ksq, attacks::king_attacks(ksq) & !own, them);
             if king_to.is_nonempty() {
                 f(PieceMoves {
                     color: us,

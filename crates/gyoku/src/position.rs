@@ -96,17 +96,18 @@ impl IllegalMoveKind {
 }
 
 impl fmt::Display for IllegalMoveKind {
+    /// A plain English description (the stable code is [`IllegalMoveKind::code`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            IllegalMoveKind::Nifu => "nifu (two unpromoted pawns on one file)",
-            IllegalMoveKind::Uchifuzume => "uchifuzume (pawn drop mate)",
-            IllegalMoveKind::DeadPiece => "dead piece (it could never move again)",
-            IllegalMoveKind::DropPromoted => "drop of a promoted piece",
-            IllegalMoveKind::IllegalPromotion => "illegal promotion",
-            IllegalMoveKind::KingInCheck => "leaves the king in check",
+            IllegalMoveKind::Nifu => "a pawn dropped on a file with the mover's unpromoted pawn",
+            IllegalMoveKind::Uchifuzume => "a pawn drop that mates at once",
+            IllegalMoveKind::DeadPiece => "the piece could never move again from there",
+            IllegalMoveKind::DropPromoted => "a promoted piece cannot be dropped",
+            IllegalMoveKind::IllegalPromotion => "the piece cannot promote on this move",
+            IllegalMoveKind::KingInCheck => "the move leaves the mover's king in check",
             IllegalMoveKind::BadMovement => "the piece cannot move that way",
-            IllegalMoveKind::OutOfTurn => "moves a piece of the side not to move",
-            IllegalMoveKind::NotInHand => "drops a piece not in hand",
+            IllegalMoveKind::OutOfTurn => "a piece of the side not to move",
+            IllegalMoveKind::NotInHand => "the piece is not in hand",
         })
     }
 }
@@ -131,14 +132,21 @@ impl PositionErrorKinds {
     /// More pieces of a kind than a full set has (18 pawns; 4 lances, knights, silvers,
     /// golds; 2 bishops, rooks, kings).
     pub const TOO_MUCH_MATERIAL: Self = Self(32);
+    /// More pieces of a kind than one hand can hold (15; 255 pawns), so a capture could not
+    /// be counted. Never allowed.
+    pub const IMPOSSIBLE_MATERIAL: Self = Self(64);
 
-    const NAMES: [(Self, &'static str); 6] = [
+    const NAMES: [(Self, &'static str); 7] = [
         (Self::MISSING_KING, "missing king"),
         (Self::TOO_MANY_KINGS, "too many kings"),
         (Self::DEAD_PIECE, "dead piece on the board"),
         (Self::NIFU, "nifu on the board"),
         (Self::OPPOSITE_CHECK, "the side not to move is in check"),
         (Self::TOO_MUCH_MATERIAL, "too many pieces"),
+        (
+            Self::IMPOSSIBLE_MATERIAL,
+            "more pieces of a kind than a hand can hold",
+        ),
     ];
 
     /// Whether no fault is set.
@@ -235,7 +243,8 @@ impl PositionError {
 
     /// Accepts every fault that is safe to play through (missing king, dead pieces, nifu,
     /// too much material), as for tsume problems and imported records. Two kings of one
-    /// side and a side not to move in check are never accepted.
+    /// side, a side not to move in check, and more pieces of a kind than a hand can hold
+    /// are never accepted.
     ///
     /// # Errors
     /// The faults that cannot be accepted.
@@ -353,6 +362,12 @@ impl Position {
             .any(|r| material[r.index()] > r.full_set_count())
         {
             kinds = kinds.union(PositionErrorKinds::TOO_MUCH_MATERIAL);
+        }
+        if Role::HAND
+            .iter()
+            .any(|r| material[r.index()] > u32::from(Hand::capacity(*r)))
+        {
+            kinds = kinds.union(PositionErrorKinds::IMPOSSIBLE_MATERIAL);
         }
         let mut pos = Position {
             kings: [board.king_of(Color::Black), board.king_of(Color::White)],
@@ -632,12 +647,11 @@ impl Position {
                         return Err(IllegalMoveKind::KingInCheck);
                     }
                 } else if let Some(ksq) = self.kings[us.index()] {
-                    if let Some(checker) = self.checkers.first() {
-                        if self.checkers.has_more_than_one()
-                            || !(attacks::between(ksq, checker).with(checker)).contains(to)
-                        {
-                            return Err(IllegalMoveKind::KingInCheck);
-                        }
+                    if let Some(checker) = self.checkers.first()
+                        && (self.checkers.has_more_than_one()
+                            || !(attacks::between(ksq, checker).with(checker)).contains(to))
+                    {
+                        return Err(IllegalMoveKind::KingInCheck);
                     }
                     if self.pinned.contains(from) && !attacks::line(ksq, from).contains(to) {
                         return Err(IllegalMoveKind::KingInCheck);

@@ -29,8 +29,11 @@ const KING: [(i32, i32); 8] = [
     (1, 1),
 ];
 
+/// (file, rank) offsets, for Black; White mirrors the rank.
+type Offsets = &'static [(i32, i32)];
+
 /// (steps, slides) for Black; White mirrors the rank.
-fn movement(role: Role) -> (&'static [(i32, i32)], &'static [(i32, i32)]) {
+fn movement(role: Role) -> (Offsets, Offsets) {
     match role {
         Role::Pawn => (&[(0, -1)], &[]),
         Role::Lance => (&[], &[(0, -1)]),
