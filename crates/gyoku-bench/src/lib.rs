@@ -298,7 +298,7 @@ pub fn perft_matrix(
 /// The report as a Markdown table, with each library's speed relative to Gyoku's.
 pub fn markdown(rows: &[Row]) -> String {
     let mut out = String::from(
-        "| position | depth | nodes | library | median s | Mnps | gyoku speed ÷ this |\n|---|---|---|---|---|---|---|\n",
+        "| position | depth | nodes | library | median s | Mnps | its time ÷ gyoku's |\n|---|---|---|---|---|---|---|\n",
     );
     for row in rows {
         let gyoku = rows
