@@ -3,7 +3,9 @@
 //! Gyoku (玉) is a shogi rules engine and referee. This crate is its core: squares,
 //! pieces, bitboards, positions read from SFEN and checked, legal move generation with
 //! every drop restriction (dead pieces, nifu, uchifuzume), the reason any illegal move is
-//! illegal, and perft.
+//! illegal, and perft; and the referee: a [`Game`] under a [`RuleSet`] decides every
+//! ending (sennichite, perpetual check, every impasse rule, move limits, the Try rule),
+//! the [`ImpasseReport`] calculator, and a pure [`Clock`].
 //!
 //! ```
 //! use gyoku::{IllegalMoveKind, Move, Position, perft};
@@ -30,15 +32,20 @@
 pub mod attacks;
 mod bitboard;
 mod board;
+mod clock;
 mod color;
 pub mod fuzzing;
+mod game;
 mod hand;
 mod handicap;
+pub mod impasse;
 mod movegen;
 mod mv;
+mod outcome;
 mod perft;
 mod position;
 mod role;
+pub mod rules;
 mod setup;
 mod sfen;
 mod square;
@@ -46,14 +53,19 @@ pub mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use board::Board;
+pub use clock::{Clock, ClockError, Flagged, Millis, MoveTime, Rounding, TimeControl};
 pub use color::{ByColor, Color};
+pub use game::{Action, Game, GameError, PlyRecord};
 pub use hand::{Hand, HandError};
 pub use handicap::{Handicap, ParseHandicapError};
+pub use impasse::{GameResult, ImpasseCount, ImpasseReport};
 pub use movegen::PieceMoves;
 pub use mv::{MAX_MOVES, Move, MoveList, ParseUsiMoveError, UsiMoveErrorKind};
+pub use outcome::{EndReason, Outcome};
 pub use perft::{divide, perft};
 pub use position::{IllegalMoveKind, Position, PositionError, PositionErrorKinds, SfenError};
 pub use role::{Piece, Role};
+pub use rules::{ParsePresetError, Preset, RuleSet};
 pub use setup::{STARTPOS_SFEN, Setup};
 pub use sfen::{ParseSfenError, SfenErrorKind, SfenField};
 pub use square::{ParseSquareError, Square};

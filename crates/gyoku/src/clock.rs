@@ -1,0 +1,357 @@
+//! Clocks as pure logic: fed with instants (milliseconds on any monotonic timeline the host
+//! chooses), never reading the time itself, so they can be tested without sleeping and
+//! stored and restored with a game.
+//!
+//! Sudden death (切れ負け), byoyomi (秒読み), Fischer increment and their combinations, with
+//! an optional least time per move and CSA-server rounding (elapsed time floored to whole
+//! seconds, at least one second).
+
+use std::fmt;
+
+use crate::Color;
+
+/// Milliseconds.
+pub type Millis = u64;
+
+/// How the time a move took is charged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rounding {
+    /// To the millisecond.
+    Exact,
+    /// As CSA servers do: floored to whole seconds, and at least one second.
+    WholeSeconds,
+}
+
+/// A time control.
+///
+/// ```
+/// use gyoku::{Clock, Color, Rounding, TimeControl};
+/// let tc = TimeControl::byoyomi(0, 10_000).with_rounding(Rounding::WholeSeconds);
+/// let mut clock = Clock::new(tc, Color::Black);
+/// clock.start(0).unwrap();
+/// assert!(clock.stop(9_900).unwrap().is_ok());        // 9 s charged: within the period
+/// clock.start(9_900).unwrap();
+/// assert!(clock.stop(19_950).unwrap().is_err());      // White took 10 s: flagged
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TimeControl {
+    /// Main time per side.
+    pub main: Millis,
+    /// Byoyomi: once the main time is used up, each move must be made within this period.
+    pub byoyomi: Millis,
+    /// Fischer increment added after each move (and available during it, as on CSA servers).
+    pub increment: Millis,
+    /// Every move is charged at least this much.
+    pub least_time_per_move: Millis,
+    /// How elapsed time is charged.
+    pub rounding: Rounding,
+}
+
+impl TimeControl {
+    /// Sudden death: `main` for the whole game.
+    pub const fn sudden_death(main: Millis) -> TimeControl {
+        TimeControl {
+            main,
+            byoyomi: 0,
+            increment: 0,
+            least_time_per_move: 0,
+            rounding: Rounding::Exact,
+        }
+    }
+
+    /// Main time, then `byoyomi` per move.
+    pub const fn byoyomi(main: Millis, byoyomi: Millis) -> TimeControl {
+        TimeControl {
+            byoyomi,
+            ..TimeControl::sudden_death(main)
+        }
+    }
+
+    /// Main time plus `increment` per move.
+    pub const fn fischer(main: Millis, increment: Millis) -> TimeControl {
+        TimeControl {
+            increment,
+            ..TimeControl::sudden_death(main)
+        }
+    }
+
+    /// The same control with `rounding`.
+    #[must_use]
+    pub const fn with_rounding(mut self, rounding: Rounding) -> TimeControl {
+        self.rounding = rounding;
+        self
+    }
+
+    /// The same control with a least time per move.
+    #[must_use]
+    pub const fn with_least_time(mut self, least: Millis) -> TimeControl {
+        self.least_time_per_move = least;
+        self
+    }
+
+    /// The time charged for a move that took `elapsed`.
+    pub fn charge(&self, elapsed: Millis) -> Millis {
+        let rounded = match self.rounding {
+            Rounding::Exact => elapsed,
+            Rounding::WholeSeconds => (elapsed / 1000 * 1000).max(1000),
+        };
+        rounded.max(self.least_time_per_move)
+    }
+}
+
+/// A side ran out of time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Flagged {
+    /// The side whose time ran out.
+    pub color: Color,
+    /// When (the instant the clock was checked or stopped).
+    pub at: Millis,
+}
+
+/// A move made in time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MoveTime {
+    /// The side that moved.
+    pub color: Color,
+    /// The time charged.
+    pub charged: Millis,
+    /// Its main time left afterwards.
+    pub remaining: Millis,
+}
+
+/// A clock used out of order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClockError {
+    /// `stop` or `flag` while no turn is running.
+    NotRunning,
+    /// `start` while a turn is running.
+    AlreadyRunning,
+    /// An instant earlier than the turn's start.
+    TimeWentBack,
+    /// The clock has already flagged a side.
+    Flagged,
+}
+
+impl fmt::Display for ClockError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ClockError::NotRunning => "the clock is not running",
+            ClockError::AlreadyRunning => "the clock is already running",
+            ClockError::TimeWentBack => "an instant before the turn started",
+            ClockError::Flagged => "a side has already run out of time",
+        })
+    }
+}
+
+impl std::error::Error for ClockError {}
+
+/// A two-sided game clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Clock {
+    control: TimeControl,
+    remaining: [Millis; 2],
+    turn: Color,
+    started_at: Option<Millis>,
+    flagged: Option<Flagged>,
+}
+
+impl Clock {
+    /// A clock with both sides' main time, `turn` to move first, not running.
+    pub fn new(control: TimeControl, turn: Color) -> Clock {
+        Clock {
+            control,
+            remaining: [control.main; 2],
+            turn,
+            started_at: None,
+            flagged: None,
+        }
+    }
+
+    /// A clock with given remaining main times (e.g. restored from storage, or CSA's
+    /// asymmetric `Time+`/`Time-`).
+    pub fn with_remaining(
+        control: TimeControl,
+        turn: Color,
+        black: Millis,
+        white: Millis,
+    ) -> Clock {
+        Clock {
+            remaining: [black, white],
+            ..Clock::new(control, turn)
+        }
+    }
+
+    /// The time control.
+    pub fn control(&self) -> &TimeControl {
+        &self.control
+    }
+
+    /// The side whose turn the clock is timing (or will time once started).
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// `color`'s main time left (not counting the current turn's elapsed time).
+    pub fn remaining(&self, color: Color) -> Millis {
+        self.remaining[color.index()]
+    }
+
+    /// The side that ran out of time, if one has.
+    pub fn flagged(&self) -> Option<Flagged> {
+        self.flagged
+    }
+
+    /// Starts the turn of the side to move at `now`.
+    ///
+    /// # Errors
+    /// [`ClockError::AlreadyRunning`], [`ClockError::Flagged`].
+    pub fn start(&mut self, now: Millis) -> Result<(), ClockError> {
+        if self.flagged.is_some() {
+            return Err(ClockError::Flagged);
+        }
+        if self.started_at.is_some() {
+            return Err(ClockError::AlreadyRunning);
+        }
+        self.started_at = Some(now);
+        Ok(())
+    }
+
+    /// Everything the side to move may use on this move: main time left, the byoyomi
+    /// period and the increment.
+    fn available(&self) -> Millis {
+        self.remaining[self.turn.index()] + self.control.byoyomi + self.control.increment
+    }
+
+    /// The instant at which the side to move runs out of time if it has not moved.
+    pub fn deadline(&self) -> Option<Millis> {
+        let start = self.started_at?;
+        let available = self.available();
+        let extra = match self.control.rounding {
+            Rounding::Exact => available,
+            // Flagged once the floored elapsed time reaches the available time.
+            Rounding::WholeSeconds => available.div_ceil(1000) * 1000,
+        };
+        Some(start + extra)
+    }
+
+    /// Whether the side to move has run out of time by `now` (without stopping the clock).
+    ///
+    /// # Errors
+    /// [`ClockError::NotRunning`], [`ClockError::TimeWentBack`].
+    pub fn check(&self, now: Millis) -> Result<Option<Flagged>, ClockError> {
+        let start = self.started_at.ok_or(ClockError::NotRunning)?;
+        let elapsed = now.checked_sub(start).ok_or(ClockError::TimeWentBack)?;
+        let charged = match self.control.rounding {
+            Rounding::Exact => elapsed,
+            Rounding::WholeSeconds => elapsed / 1000 * 1000,
+        };
+        Ok((charged >= self.available()).then_some(Flagged {
+            color: self.turn,
+            at: now,
+        }))
+    }
+
+    /// The side to move has moved at `now`: charge its time and hand the turn over (the
+    /// other side's turn starts at `now`, if the host calls [`Clock::start`]).
+    ///
+    /// # Errors
+    /// [`ClockError`] when used out of order; `Ok(Err(Flagged))` when the move came too
+    /// late (the clock then stays flagged).
+    pub fn stop(&mut self, now: Millis) -> Result<Result<MoveTime, Flagged>, ClockError> {
+        let start = self.started_at.ok_or(ClockError::NotRunning)?;
+        let elapsed = now.checked_sub(start).ok_or(ClockError::TimeWentBack)?;
+        let charged = self.control.charge(elapsed);
+        let color = self.turn;
+        self.started_at = None;
+        if charged >= self.available() {
+            let flag = Flagged { color, at: now };
+            self.flagged = Some(flag);
+            return Ok(Err(flag));
+        }
+        let i = color.index();
+        self.remaining[i] = (self.remaining[i] + self.control.increment).saturating_sub(charged);
+        self.turn = !color;
+        Ok(Ok(MoveTime {
+            color,
+            charged,
+            remaining: self.remaining[i],
+        }))
+    }
+
+    /// The side to move's time left at `now`, byoyomi included (0 once flagged).
+    pub fn time_left(&self, now: Millis) -> Millis {
+        match self.started_at {
+            None => self.available(),
+            Some(start) => self.available().saturating_sub(now.saturating_sub(start)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sudden_death_flags_at_zero() {
+        let mut c = Clock::new(TimeControl::sudden_death(60_000), Color::Black);
+        c.start(0).unwrap();
+        assert_eq!(c.check(59_999).unwrap(), None);
+        assert!(c.check(60_000).unwrap().is_some());
+        assert_eq!(c.deadline(), Some(60_000));
+        let t = c.stop(10_000).unwrap().unwrap();
+        assert_eq!((t.charged, t.remaining), (10_000, 50_000));
+        assert_eq!(c.turn(), Color::White);
+        assert_eq!(c.stop(0), Err(ClockError::NotRunning));
+        c.start(10_000).unwrap();
+        assert_eq!(c.start(10_000), Err(ClockError::AlreadyRunning));
+        assert_eq!(c.stop(9_000), Err(ClockError::TimeWentBack));
+        let flag = c.stop(70_000).unwrap().unwrap_err();
+        assert_eq!(flag.color, Color::White);
+        assert_eq!(c.start(70_000), Err(ClockError::Flagged));
+    }
+
+    #[test]
+    fn byoyomi_resets_each_move() {
+        let mut c = Clock::new(TimeControl::byoyomi(5_000, 10_000), Color::Black);
+        c.start(0).unwrap();
+        let t = c.stop(12_000).unwrap().unwrap(); // 5 s main + 7 s of byoyomi
+        assert_eq!(t.remaining, 0);
+        c.start(12_000).unwrap();
+        c.stop(12_001).unwrap().unwrap();
+        c.start(12_001).unwrap();
+        assert!(c.stop(12_001 + 9_999).unwrap().is_ok());
+        c.start(30_000).unwrap();
+        c.stop(30_001).unwrap().unwrap();
+        c.start(40_000).unwrap();
+        assert!(c.stop(50_000).unwrap().is_err());
+    }
+
+    #[test]
+    fn fischer_adds_after_each_move() {
+        let mut c = Clock::new(TimeControl::fischer(10_000, 2_000), Color::White);
+        c.start(0).unwrap();
+        assert_eq!(c.stop(3_000).unwrap().unwrap().remaining, 9_000);
+        assert_eq!(c.remaining(Color::Black), 10_000);
+        // The increment is usable during the move itself.
+        c.start(3_000).unwrap();
+        assert!(c.stop(3_000 + 11_500).unwrap().is_ok());
+    }
+
+    #[test]
+    fn csa_rounding_and_least_time() {
+        let tc = TimeControl::byoyomi(0, 10_000)
+            .with_rounding(Rounding::WholeSeconds)
+            .with_least_time(2_000);
+        assert_eq!(tc.charge(0), 2_000);
+        assert_eq!(tc.charge(2_999), 2_000);
+        assert_eq!(tc.charge(7_999), 7_000);
+        let plain = TimeControl::byoyomi(0, 10_000).with_rounding(Rounding::WholeSeconds);
+        assert_eq!(plain.charge(400), 1_000);
+        let mut c = Clock::new(plain, Color::Black);
+        c.start(0).unwrap();
+        assert_eq!(c.deadline(), Some(10_000));
+        assert_eq!(c.check(9_999).unwrap(), None);
+        assert!(c.check(10_000).unwrap().is_some());
+        assert_eq!(c.time_left(4_000), 6_000);
+    }
+}

@@ -1,0 +1,693 @@
+//! A game under a rule set: its history, the actions players take, and how it ends.
+//!
+//! Only [`Game`] decides how a game ends. After every action it applies the rules spec's
+//! order (§3): checkmate or no legal move; a foul by the move just played; then — for the
+//! position the move produced — a try, the automatic impasse of the side to move (§4.3:
+//! after mate, before repetition), perpetual check, sennichite, the Fairbairn count, and
+//! last the move limit, so a mate or a sennichite on the last allowed move decides the game.
+//! A move limit counts the moves of the game, including those before its initial position
+//! (an SFEN with move number 495 is five moves from JSA's 500).
+//!
+//! `Err` means refused and nothing changed; a foul that loses under `fouls = lose` is an
+//! [`Outcome`], not an error.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::impasse::{
+    self, DeclarationFailure, DeclarationVerdict, GameResult, ImpasseCount, ImpasseReport,
+};
+use crate::outcome::{EndReason, Outcome};
+use crate::rules::{DeclarationRule, Fouls, OnFail, RuleSet};
+use crate::{ByColor, Color, IllegalMoveKind, Move, Position};
+
+/// One move of the history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PlyRecord {
+    /// The move.
+    pub mv: Move,
+    /// The hash of the position it produced.
+    pub hash: u64,
+    /// Whether it gave check.
+    pub check: bool,
+}
+
+/// Something a player does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// The side to move plays a move.
+    Move(Move),
+    /// A player resigns.
+    Resign(Color),
+    /// The side to move declares an impasse (入玉宣言) instead of moving (USI `bestmove
+    /// win`, CSA `%KACHI`).
+    Declare,
+    /// A player proposes to count an impasse.
+    ProposeImpasse(Color),
+    /// A player accepts the other's proposal.
+    AcceptImpasse(Color),
+    /// Both players agree to count an impasse at once.
+    AgreeImpasse,
+    /// A player's clock ran out.
+    TimeUp(Color),
+}
+
+/// A refused action; the game is unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameError {
+    /// The game has already ended.
+    GameOver,
+    /// An illegal move, refused because the rules say `fouls = refuse`.
+    IllegalMove(IllegalMoveKind),
+    /// A declaration that fails, refused because the rules say `on_fail = refuse`.
+    DeclarationRefused(DeclarationFailure),
+    /// The rules have no declaration.
+    NoDeclarationRule,
+    /// The rules have no impasse by agreement.
+    NoAgreementRule,
+    /// No king has entered (or not both, where the rules require it), so no count yet.
+    AgreementNotAllowed,
+    /// There is no proposal from the other player to accept.
+    NoProposal,
+}
+
+impl GameError {
+    /// A stable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            GameError::GameOver => "game_over",
+            GameError::IllegalMove(k) => k.code(),
+            GameError::DeclarationRefused(f) => f.code(),
+            GameError::NoDeclarationRule => "no_declaration_rule",
+            GameError::NoAgreementRule => "no_agreement_rule",
+            GameError::AgreementNotAllowed => "agreement_not_allowed",
+            GameError::NoProposal => "no_proposal",
+        }
+    }
+}
+
+impl fmt::Display for GameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GameError::GameOver => f.write_str("the game is over"),
+            GameError::IllegalMove(k) => write!(f, "illegal move refused: {} ({k})", k.code()),
+            GameError::DeclarationRefused(r) => {
+                write!(f, "declaration refused: condition '{}' not met", r.code())
+            }
+            GameError::NoDeclarationRule => f.write_str("these rules have no declaration"),
+            GameError::NoAgreementRule => f.write_str("these rules have no impasse agreement"),
+            GameError::AgreementNotAllowed => f.write_str("an impasse count needs an entered king"),
+            GameError::NoProposal => f.write_str("no impasse proposal to accept"),
+        }
+    }
+}
+
+impl std::error::Error for GameError {}
+
+/// Hashes are already uniformly random: use them as they are.
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+type Occurrences = HashMap<u64, u8, BuildHasherDefault<IdentityHasher>>;
+
+/// A game: the initial position, the rules, the history, and (once it has ended) the
+/// outcome.
+///
+/// ```
+/// use gyoku::{Action, Game, GameResult, Position, Preset};
+/// let mut game = Game::new(Position::startpos(), Preset::Csa.rules());
+/// for m in ["7g7f", "3c3d", "8h2b+", "3a2b"] {
+///     game.play(m.parse()?)?;
+/// }
+/// game.apply(Action::Resign(gyoku::Color::Black))?;
+/// let outcome = game.outcome().unwrap();
+/// assert_eq!(outcome.result, GameResult::Win(gyoku::Color::White));
+/// assert_eq!(outcome.reason.code(), "resignation");
+/// assert_eq!(outcome.ply, 5);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Game {
+    rules: RuleSet,
+    initial: Position,
+    credit: u32,
+    position: Position,
+    plies: Vec<PlyRecord>,
+    occurrences: Occurrences,
+    outcome: Option<Outcome>,
+    proposal: Option<Color>,
+}
+
+impl Game {
+    /// A game from `initial` under `rules`. Handicap credit, where the rules give it, comes
+    /// from `initial` when it is a recognised handicap start. The initial position may
+    /// already be decided (no legal move, an automatic impasse).
+    pub fn new(initial: Position, rules: RuleSet) -> Game {
+        let credit = if rules.handicap_credit {
+            impasse::handicap_credit(&initial.to_setup())
+        } else {
+            0
+        };
+        let mut occurrences = Occurrences::default();
+        occurrences.insert(initial.hash(), 1);
+        let mut game = Game {
+            rules,
+            position: initial.clone(),
+            initial,
+            credit,
+            plies: Vec::with_capacity(256),
+            occurrences,
+            outcome: None,
+            proposal: None,
+        };
+        game.outcome = game
+            .judge_start_of_turn()
+            .or_else(|| game.fairbairn_outcome(0));
+        game
+    }
+
+    /// The same game with the handicap credit of `handicap` (for a game resumed from a
+    /// later position of a handicap game, or an impasse count on a composed position);
+    /// `None` removes the credit. The rules must give credit for it to count.
+    #[must_use]
+    pub fn with_handicap(mut self, handicap: Option<crate::Handicap>) -> Game {
+        self.credit = match handicap {
+            Some(h) if self.rules.handicap_credit => h.removed_points(),
+            _ => 0,
+        };
+        if self.plies.is_empty() {
+            self.outcome = self
+                .judge_start_of_turn()
+                .or_else(|| self.fairbairn_outcome(0));
+        }
+        self
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
+    }
+
+    /// The initial position.
+    pub fn initial(&self) -> &Position {
+        &self.initial
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The moves played, with the hash of the position each produced and whether it checked.
+    pub fn plies(&self) -> &[PlyRecord] {
+        &self.plies
+    }
+
+    /// The handicap credit given to White (0 without a recognised handicap start, or when
+    /// the rules give none).
+    pub fn handicap_credit(&self) -> u32 {
+        self.credit
+    }
+
+    /// How the game ended, once it has.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    /// The impasse calculator for the current position (with this game's initial position
+    /// for handicap credit).
+    pub fn impasse_report(&self) -> ImpasseReport {
+        ImpasseReport::new(&self.position, Some(&self.initial.to_setup()))
+    }
+
+    /// `color`'s impasse figures now, with this game's handicap credit.
+    pub fn impasse_count(&self, color: Color) -> ImpasseCount {
+        ImpasseCount::of(&self.position, color, self.credit)
+    }
+
+    /// Takes an action.
+    ///
+    /// # Errors
+    /// [`GameError`] when the action is refused; the game is then unchanged.
+    pub fn apply(&mut self, action: Action) -> Result<(), GameError> {
+        match action {
+            Action::Move(m) => self.play(m),
+            Action::Resign(color) => self.resign(color),
+            Action::Declare => self.declare(),
+            Action::ProposeImpasse(color) => self.propose_impasse(color),
+            Action::AcceptImpasse(color) => self.accept_impasse(color),
+            Action::AgreeImpasse => self.agree_impasse(),
+            Action::TimeUp(color) => self.time_up(color),
+        }
+    }
+
+    fn ensure_running(&self) -> Result<(), GameError> {
+        if self.outcome.is_some() {
+            Err(GameError::GameOver)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn end(&mut self, result: GameResult, reason: EndReason, ply: u32) {
+        self.outcome = Some(Outcome {
+            result,
+            reason,
+            ply,
+        });
+    }
+
+    /// The moves a move limit counts: those played in this game, plus those before its
+    /// initial position (an SFEN's move number 495 means 494 moves were played before).
+    pub fn moves_counted(&self) -> u32 {
+        self.initial.move_number().saturating_sub(1) + self.plies.len() as u32
+    }
+
+    /// The ply an action taken instead of a move occupies.
+    fn next_ply(&self) -> u32 {
+        self.plies.len() as u32 + 1
+    }
+
+    /// The side to move plays `m`.
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], or [`GameError::IllegalMove`] under `fouls = refuse`. Under
+    /// `fouls = lose` an illegal move ends the game instead (`Ok`, see [`Game::outcome`]).
+    pub fn play(&mut self, m: Move) -> Result<(), GameError> {
+        self.ensure_running()?;
+        let us = self.position.turn();
+        if let Err(kind) = self.position.check_move(m) {
+            return match self.rules.fouls {
+                Fouls::Refuse => Err(GameError::IllegalMove(kind)),
+                Fouls::Lose => {
+                    let ply = self.next_ply();
+                    self.end(
+                        GameResult::Win(!us),
+                        EndReason::IllegalMove { mv: m, kind },
+                        ply,
+                    );
+                    Ok(())
+                }
+            };
+        }
+        let try_before = self.try_allowed_before(m);
+        self.position.play_unchecked(m);
+        let hash = self.position.hash();
+        self.plies.push(PlyRecord {
+            mv: m,
+            hash,
+            check: self.position.is_check(),
+        });
+        self.proposal = None;
+        let count = self.occurrences.entry(hash).or_insert(0);
+        *count = count.saturating_add(1);
+        let repeated = *count >= 4;
+        self.outcome = self.judge_after_move(try_before.then_some(m), repeated);
+        Ok(())
+    }
+
+    /// Whether `m`, if it is a king move onto the try square, would be a try under the
+    /// rules (judged before the move: both kings entered and no check, where required).
+    fn try_allowed_before(&self, m: Move) -> bool {
+        let Some(rule) = self.rules.try_rule else {
+            return false;
+        };
+        let Move::Normal { from, to, .. } = m else {
+            return false;
+        };
+        let us = self.position.turn();
+        if self.position.king(us) != Some(from) || !impasse::is_try_square(us, to) {
+            return false;
+        }
+        !rule.require_both_entered
+            || (from.in_zone(us)
+                && self.position.king(!us).is_some_and(|k| k.in_zone(!us))
+                && !self.position.is_check())
+    }
+
+    /// Endings that hold at the start of the side to move's turn: no legal move, the
+    /// automatic impasse, the Fairbairn count.
+    fn judge_start_of_turn(&self) -> Option<Outcome> {
+        let ply = self.plies.len() as u32;
+        let pos = &self.position;
+        let turn = pos.turn();
+        let strict = self.rules.move_limit.is_some_and(|l| l.strict_csa_server);
+        if !strict && !pos.has_legal_moves() {
+            let reason = if pos.is_check() {
+                EndReason::Checkmate
+            } else {
+                EndReason::NoLegalMove
+            };
+            return Some(Outcome {
+                result: GameResult::Win(!turn),
+                reason,
+                ply,
+            });
+        }
+        if self.rules.automatic_impasse && pos.king(turn).is_some_and(|k| k.in_zone(turn)) {
+            let count = self.impasse_count(turn);
+            if impasse::judge_declaration(DeclarationRule::Points27, &count, turn)
+                == DeclarationVerdict::Win
+            {
+                return Some(Outcome {
+                    result: GameResult::Win(turn),
+                    reason: EndReason::AutomaticImpasse {
+                        winner: turn,
+                        count,
+                    },
+                    ply,
+                });
+            }
+        }
+        None
+    }
+
+    fn judge_after_move(&self, try_move: Option<Move>, repeated: bool) -> Option<Outcome> {
+        let ply = self.plies.len() as u32;
+        let mover = !self.position.turn();
+        // Mate first (a try that mates is reported as the mate); then the try, which ends
+        // the game on the move, before the next turn's automatic impasse.
+        let start = self.judge_start_of_turn();
+        if let Some(outcome) = &start
+            && matches!(
+                outcome.reason,
+                EndReason::Checkmate | EndReason::NoLegalMove
+            )
+        {
+            return start;
+        }
+        if let Some(m) = try_move {
+            return Some(Outcome {
+                result: GameResult::Win(mover),
+                reason: EndReason::Try { square: m.to() },
+                ply,
+            });
+        }
+        if start.is_some() {
+            return start;
+        }
+        if repeated && let Some(outcome) = self.judge_repetition(ply) {
+            return Some(outcome);
+        }
+        if let Some(outcome) = self.fairbairn_outcome(ply) {
+            return Some(outcome);
+        }
+        if let Some(limit) = self.rules.move_limit
+            && self.moves_counted() >= limit.plies
+            && !(limit.check_extension && self.in_check_extension(limit.plies))
+        {
+            return Some(Outcome {
+                result: GameResult::from_resolution(limit.result),
+                reason: EndReason::MoveLimit { limit: limit.plies },
+                ply,
+            });
+        }
+        None
+    }
+
+    /// JSA 500-move rule: whether play goes on past the limit. The extension starts only
+    /// if the move that reached the limit gave check, and lasts while the checks continue:
+    /// it ends at the first move that is no check when the move before it was none either
+    /// (so the escapes between the checks do not end it).
+    fn in_check_extension(&self, limit: u32) -> bool {
+        let last = self.plies.last().is_some_and(|p| p.check);
+        if self.moves_counted() == limit {
+            return last;
+        }
+        let before = self.plies.len() >= 2 && self.plies[self.plies.len() - 2].check;
+        last || before
+    }
+
+    fn fairbairn_outcome(&self, ply: u32) -> Option<Outcome> {
+        if !(self.rules.fairbairn_count
+            && (ImpasseCount::all_in_zone(&self.position, Color::Black)
+                || ImpasseCount::all_in_zone(&self.position, Color::White)))
+        {
+            return None;
+        }
+        let points = self.total_points();
+        let agreement = self.rules.agreement.unwrap_or(crate::rules::Agreement {
+            count: crate::rules::CountRule::Points24,
+            both_reach: crate::rules::Resolution::Draw,
+            tie: crate::rules::Tie::NoContest,
+            require_both_entered: false,
+        });
+        Some(Outcome {
+            result: impasse::judge_count(&agreement, points),
+            reason: EndReason::ImpasseCount { points },
+            ply,
+        })
+    }
+
+    fn total_points(&self) -> ByColor<u32> {
+        ByColor::new(
+            self.impasse_count(Color::Black).total_points,
+            self.impasse_count(Color::White).total_points,
+        )
+    }
+
+    /// The current position has (by hash) occurred four times or more: confirm on the real
+    /// board and hands, over the whole game, and judge perpetual check (§3).
+    fn judge_repetition(&self, ply: u32) -> Option<Outcome> {
+        let occurrences = self.confirmed_occurrences()?;
+        let [first, .., last] = occurrences;
+        let mut all_checks = [true, true];
+        let mut mover = self.initial.turn();
+        if first % 2 == 1 {
+            mover = !mover;
+        }
+        for k in first + 1..=last {
+            if !self.plies[k as usize - 1].check {
+                all_checks[mover.index()] = false;
+            }
+            mover = !mover;
+        }
+        let reason_result = match all_checks {
+            [true, false] => Some(Color::Black),
+            [false, true] => Some(Color::White),
+            _ => None,
+        };
+        Some(match reason_result {
+            Some(checker) => Outcome {
+                result: GameResult::Win(!checker),
+                reason: EndReason::PerpetualCheck {
+                    checker,
+                    occurrences,
+                },
+                ply,
+            },
+            None => Outcome {
+                result: GameResult::from_resolution(self.rules.sennichite),
+                reason: EndReason::Sennichite { occurrences },
+                ply,
+            },
+        })
+    }
+
+    /// The four plies after which the current position stood, confirmed by replaying the
+    /// game and comparing the real positions; `None` if fewer than four (a hash collision).
+    fn confirmed_occurrences(&self) -> Option<[u32; 4]> {
+        let target = self.position.hash();
+        let n = self.plies.len();
+        let mut found = Vec::with_capacity(4);
+        let mut pos = self.initial.clone();
+        for i in 0..=n {
+            let hash = if i == 0 {
+                self.initial.hash()
+            } else {
+                self.plies[i - 1].hash
+            };
+            if hash == target && pos.same_position(&self.position) {
+                found.push(i as u32);
+            }
+            if i < n {
+                pos.play_unchecked(self.plies[i].mv);
+            }
+        }
+        if found.len() < 4 {
+            return None;
+        }
+        let tail = &found[found.len() - 4..];
+        Some([tail[0], tail[1], tail[2], tail[3]])
+    }
+
+    /// `color` resigns.
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`].
+    pub fn resign(&mut self, color: Color) -> Result<(), GameError> {
+        self.ensure_running()?;
+        let ply = self.next_ply();
+        self.end(
+            GameResult::Win(!color),
+            EndReason::Resignation { by: color },
+            ply,
+        );
+        Ok(())
+    }
+
+    /// `color`'s clock has run out.
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`].
+    pub fn time_up(&mut self, color: Color) -> Result<(), GameError> {
+        self.ensure_running()?;
+        let ply = self.next_ply();
+        self.end(
+            GameResult::Win(!color),
+            EndReason::TimeUp { by: color },
+            ply,
+        );
+        Ok(())
+    }
+
+    /// The side to move declares an impasse instead of moving (the caller has checked that
+    /// it has time left; see [`crate::Clock`]).
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], [`GameError::NoDeclarationRule`], or
+    /// [`GameError::DeclarationRefused`] under `on_fail = refuse`. Under `on_fail = lose` a
+    /// failed declaration ends the game (`Ok`).
+    pub fn declare(&mut self) -> Result<(), GameError> {
+        self.ensure_running()?;
+        let Some(rule) = self.rules.declaration else {
+            return Err(GameError::NoDeclarationRule);
+        };
+        let declarer = self.position.turn();
+        let count = self.impasse_count(declarer);
+        let past_limit = self
+            .rules
+            .move_limit
+            .is_some_and(|l| self.moves_counted() >= l.plies);
+        let verdict = if past_limit {
+            DeclarationVerdict::Fail(DeclarationFailure::AfterMoveLimit)
+        } else {
+            impasse::judge_declaration(rule.rule, &count, declarer)
+        };
+        let ply = self.next_ply();
+        match verdict {
+            DeclarationVerdict::Win => self.end(
+                GameResult::Win(declarer),
+                EndReason::Declaration { declarer, count },
+                ply,
+            ),
+            DeclarationVerdict::NoContest => self.end(
+                GameResult::NoContest,
+                EndReason::Declaration { declarer, count },
+                ply,
+            ),
+            DeclarationVerdict::Fail(failure) => match rule.on_fail {
+                OnFail::Refuse => return Err(GameError::DeclarationRefused(failure)),
+                OnFail::Lose => self.end(
+                    GameResult::Win(!declarer),
+                    EndReason::FailedDeclaration {
+                        declarer,
+                        failure,
+                        count,
+                    },
+                    ply,
+                ),
+            },
+        }
+        Ok(())
+    }
+
+    /// Both players agree to count an impasse now.
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], [`GameError::NoAgreementRule`],
+    /// [`GameError::AgreementNotAllowed`] (no king entered, or not both where required).
+    pub fn agree_impasse(&mut self) -> Result<(), GameError> {
+        self.ensure_running()?;
+        let Some(agreement) = self.rules.agreement else {
+            return Err(GameError::NoAgreementRule);
+        };
+        let counts = ByColor::new(
+            self.impasse_count(Color::Black),
+            self.impasse_count(Color::White),
+        );
+        if !impasse::agreement_allowed(&agreement, &counts) {
+            return Err(GameError::AgreementNotAllowed);
+        }
+        let points = ByColor::new(counts.black.total_points, counts.white.total_points);
+        let result = impasse::judge_count(&agreement, points);
+        let ply = self.next_ply();
+        self.end(result, EndReason::ImpasseAgreement { points }, ply);
+        Ok(())
+    }
+
+    /// `color` proposes an impasse count; the other player may accept until the next move.
+    ///
+    /// # Errors
+    /// As [`Game::agree_impasse`] would refuse now.
+    pub fn propose_impasse(&mut self, color: Color) -> Result<(), GameError> {
+        self.ensure_running()?;
+        let Some(agreement) = self.rules.agreement else {
+            return Err(GameError::NoAgreementRule);
+        };
+        let counts = ByColor::new(
+            self.impasse_count(Color::Black),
+            self.impasse_count(Color::White),
+        );
+        if !impasse::agreement_allowed(&agreement, &counts) {
+            return Err(GameError::AgreementNotAllowed);
+        }
+        self.proposal = Some(color);
+        Ok(())
+    }
+
+    /// `color` accepts the other player's proposal, and the impasse is counted.
+    ///
+    /// # Errors
+    /// [`GameError::NoProposal`] without a proposal from the other player; otherwise as
+    /// [`Game::agree_impasse`].
+    pub fn accept_impasse(&mut self, color: Color) -> Result<(), GameError> {
+        self.ensure_running()?;
+        if self.proposal != Some(!color) {
+            return Err(GameError::NoProposal);
+        }
+        self.agree_impasse()
+    }
+
+    /// The side to move.
+    pub fn turn(&self) -> Color {
+        self.position.turn()
+    }
+
+    /// The moves played, in USI, separated by spaces.
+    pub fn usi_moves(&self) -> String {
+        let mut s = String::with_capacity(self.plies.len() * 5);
+        for (i, p) in self.plies.iter().enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            s.push_str(&p.mv.to_string());
+        }
+        s
+    }
+}
+
+impl fmt::Debug for Game {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Game")
+            .field("initial", &self.initial.to_sfen())
+            .field("moves", &self.usi_moves())
+            .field("outcome", &self.outcome)
+            .finish()
+    }
+}

@@ -1,0 +1,368 @@
+//! Impasse (持将棋, jishōgi): the counts, the verdicts, and the calculator.
+//!
+//! Words as in the rules spec §1: a king in its zone has **entered**; **total points** are
+//! a side's pieces anywhere on the board and in hand (rook, bishop, dragon, horse 5, every
+//! other piece 1, kings 0); **declaration points** count only the pieces inside the zone
+//! and in hand; the **zone count** is the number of pieces other than the king inside the
+//! zone. Handicap credit (§4.7) adds the points of the pieces a recognised handicap start
+//! removed to White's totals.
+
+use crate::rules::{Agreement, CountRule, DeclarationRule, Resolution, Tie};
+use crate::{Bitboard, ByColor, Color, Handicap, Position, Preset, Role, Setup};
+
+/// One side's impasse figures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ImpasseCount {
+    /// The king is inside the side's zone.
+    pub entered: bool,
+    /// Pieces other than the king inside the zone.
+    pub zone_count: u32,
+    /// Points of every piece on the board and in hand (plus handicap credit for White).
+    pub total_points: u32,
+    /// Points of the pieces in the zone and in hand (plus handicap credit for White).
+    pub declaration_points: u32,
+    /// The side's king is attacked.
+    pub in_check: bool,
+}
+
+impl ImpasseCount {
+    /// The figures of `color` in `pos`, with `credit` points added to White's totals.
+    ///
+    /// ```
+    /// use gyoku::{Color, ImpasseCount, Position};
+    /// let pos = Position::from_sfen("RRBBK4/PPPPPP3/9/9/9/9/9/9/8k b 2P 1").unwrap();
+    /// let c = ImpasseCount::of(&pos, Color::Black, 0);
+    /// assert_eq!((c.entered, c.zone_count, c.declaration_points), (true, 10, 28));
+    /// ```
+    pub fn of(pos: &Position, color: Color, credit: u32) -> ImpasseCount {
+        let board = pos.board();
+        let own = board.by_color(color);
+        let zone = Bitboard::zone(color);
+        let king = pos.king(color);
+        let mut total = pos.hand(color).points();
+        let mut in_zone = pos.hand(color).points();
+        let mut zone_count = 0;
+        for sq in own {
+            let role = board.piece_at(sq).map_or(Role::King, |p| p.role);
+            if role == Role::King {
+                continue;
+            }
+            total += role.points();
+            if zone.contains(sq) {
+                in_zone += role.points();
+                zone_count += 1;
+            }
+        }
+        let credit = if color == Color::White { credit } else { 0 };
+        let in_check = king.is_some_and(|k| board.is_attacked(k, !color, board.occupied()));
+        ImpasseCount {
+            entered: king.is_some_and(|k| k.in_zone(color)),
+            zone_count,
+            total_points: total + credit,
+            declaration_points: in_zone + credit,
+            in_check,
+        }
+    }
+
+    /// Whether every piece the side has on the board (its king included) is inside its
+    /// zone: the Fairbairn count's trigger.
+    pub fn all_in_zone(pos: &Position, color: Color) -> bool {
+        let own = pos.board().by_color(color);
+        own.is_nonempty() && (own & !Bitboard::zone(color)).is_empty()
+    }
+}
+
+/// The handicap credit (§4.7) of a game that started from `initial`: the points of the
+/// pieces a recognised handicap start removed, or 0.
+///
+/// ```
+/// use gyoku::{impasse::handicap_credit, Handicap};
+/// assert_eq!(handicap_credit(&Handicap::TwoPiece.setup()), 10);
+/// assert_eq!(handicap_credit(&gyoku::Setup::startpos()), 0);
+/// ```
+pub fn handicap_credit(initial: &Setup) -> u32 {
+    Handicap::from_setup(initial).map_or(0, Handicap::removed_points)
+}
+
+/// Why a declaration fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeclarationFailure {
+    /// `king_not_entered`: the declarer's king is not in its zone.
+    KingNotEntered,
+    /// `zone_count`: fewer than 10 pieces besides the king in the zone.
+    ZoneCount,
+    /// `in_check`: the declarer is in check.
+    InCheck,
+    /// `points`: not enough declaration points.
+    Points,
+    /// `after_move_limit`: the move limit has been reached.
+    AfterMoveLimit,
+    /// `no_time`: the declarer's time has run out.
+    NoTime,
+}
+
+impl DeclarationFailure {
+    /// The stable code.
+    pub const fn code(self) -> &'static str {
+        match self {
+            DeclarationFailure::KingNotEntered => "king_not_entered",
+            DeclarationFailure::ZoneCount => "zone_count",
+            DeclarationFailure::InCheck => "in_check",
+            DeclarationFailure::Points => "points",
+            DeclarationFailure::AfterMoveLimit => "after_move_limit",
+            DeclarationFailure::NoTime => "no_time",
+        }
+    }
+}
+
+/// What a declaration would bring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeclarationVerdict {
+    /// The declarer wins.
+    Win,
+    /// The game is void and replayed (JSA 24–30 points).
+    NoContest,
+    /// The declaration fails.
+    Fail(DeclarationFailure),
+}
+
+/// The points a declaration under `rule` needs from `color` to win (before handicap
+/// credit, which is already in the counted points): 28/27, or 31 for the JSA rule.
+pub const fn declaration_threshold(rule: DeclarationRule, color: Color) -> u32 {
+    match (rule, color) {
+        (DeclarationRule::Points27, Color::Black) => 28,
+        (DeclarationRule::Points27, Color::White) => 27,
+        (DeclarationRule::Jsa24, _) => 31,
+    }
+}
+
+/// Judges a declaration by `color` with figures `count` under `rule` (the side's turn and
+/// time are the caller's to check). Conditions are checked in the spec's order: king in the
+/// zone, ten pieces, not in check, points.
+///
+/// ```
+/// use gyoku::impasse::{judge_declaration, DeclarationVerdict};
+/// use gyoku::rules::DeclarationRule;
+/// use gyoku::{Color, ImpasseCount, Position};
+/// let pos = Position::from_sfen("RRBBK4/PPPPPP3/9/9/9/9/9/9/8k b P 1").unwrap(); // 27 points
+/// let count = ImpasseCount::of(&pos, Color::Black, 0);
+/// assert!(matches!(judge_declaration(DeclarationRule::Points27, &count, Color::Black), DeclarationVerdict::Fail(_)));
+/// assert_eq!(judge_declaration(DeclarationRule::Jsa24, &count, Color::Black), DeclarationVerdict::NoContest);
+/// ```
+pub fn judge_declaration(
+    rule: DeclarationRule,
+    count: &ImpasseCount,
+    color: Color,
+) -> DeclarationVerdict {
+    if !count.entered {
+        return DeclarationVerdict::Fail(DeclarationFailure::KingNotEntered);
+    }
+    if count.zone_count < 10 {
+        return DeclarationVerdict::Fail(DeclarationFailure::ZoneCount);
+    }
+    if count.in_check {
+        return DeclarationVerdict::Fail(DeclarationFailure::InCheck);
+    }
+    let points = count.declaration_points;
+    if points >= declaration_threshold(rule, color) {
+        DeclarationVerdict::Win
+    } else if rule == DeclarationRule::Jsa24 && points >= 24 {
+        DeclarationVerdict::NoContest
+    } else {
+        DeclarationVerdict::Fail(DeclarationFailure::Points)
+    }
+}
+
+/// The result of a game: a side wins, a draw, or no contest (replayed with colours
+/// swapped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// This side wins.
+    Win(Color),
+    /// A draw.
+    Draw,
+    /// Void: replay with colours swapped (a host may map it to a draw).
+    NoContest,
+}
+
+impl GameResult {
+    /// `black`, `white`, `draw` or `no_contest`.
+    pub const fn code(self) -> &'static str {
+        match self {
+            GameResult::Win(Color::Black) => "black",
+            GameResult::Win(Color::White) => "white",
+            GameResult::Draw => "draw",
+            GameResult::NoContest => "no_contest",
+        }
+    }
+
+    pub(crate) const fn from_resolution(r: Resolution) -> GameResult {
+        match r {
+            Resolution::Draw => GameResult::Draw,
+            Resolution::NoContest => GameResult::NoContest,
+        }
+    }
+}
+
+/// Judges an impasse count: both sides' total points under `agreement`'s count rule.
+///
+/// 24-point count: a side under 24 loses; both at 24 or more: `both_reach`. 27-point count:
+/// a side under 27 loses; both at 27 or more (27–27, or more with handicap credit): `tie`.
+pub fn judge_count(agreement: &Agreement, totals: ByColor<u32>) -> GameResult {
+    let threshold = match agreement.count {
+        CountRule::Points24 => 24,
+        CountRule::Points27 => 27,
+    };
+    match (totals.black >= threshold, totals.white >= threshold) {
+        (true, false) => GameResult::Win(Color::Black),
+        (false, true) => GameResult::Win(Color::White),
+        (false, false) => GameResult::NoContest,
+        (true, true) => match agreement.count {
+            CountRule::Points24 => GameResult::from_resolution(agreement.both_reach),
+            CountRule::Points27 => match agreement.tie {
+                Tie::WhiteWins => GameResult::Win(Color::White),
+                Tie::NoContest => GameResult::NoContest,
+            },
+        },
+    }
+}
+
+/// Whether an impasse by agreement may be counted now: one king entered, or both if the
+/// rule requires it.
+pub fn agreement_allowed(agreement: &Agreement, counts: &ByColor<ImpasseCount>) -> bool {
+    if agreement.require_both_entered {
+        counts.black.entered && counts.white.entered
+    } else {
+        counts.black.entered || counts.white.entered
+    }
+}
+
+/// The verdict of the calculator for one preset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PresetVerdict {
+    /// The preset.
+    pub preset: Preset,
+    /// If the side to move declared now: `Some(verdict)`, or `None` when the preset has no
+    /// declaration (for automatic-impasse presets, `Win` when the automatic impasse holds).
+    pub declaration: Option<DeclarationVerdict>,
+    /// The result of an agreement count now, or `None` when the preset has none or it is
+    /// not allowed in this position.
+    pub agreement: Option<GameResult>,
+}
+
+impl PresetVerdict {
+    /// `win`, `no_contest`, `lose` or `not_available`.
+    pub fn declaration_code(&self) -> &'static str {
+        match self.declaration {
+            Some(DeclarationVerdict::Win) => "win",
+            Some(DeclarationVerdict::NoContest) => "no_contest",
+            Some(DeclarationVerdict::Fail(_)) => "lose",
+            None => "not_available",
+        }
+    }
+
+    /// `black`, `white`, `draw`, `no_contest` or `not_available`.
+    pub fn agreement_code(&self) -> &'static str {
+        self.agreement.map_or("not_available", GameResult::code)
+    }
+}
+
+/// The impasse calculator's report for one position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImpasseReport {
+    /// The side to move.
+    pub turn: Color,
+    /// Each side's figures, with the handicap credit of the initial position (if given).
+    pub counts: ByColor<ImpasseCount>,
+    /// The handicap credit applied to White.
+    pub credit: u32,
+    /// The verdict under every preset.
+    pub verdicts: Vec<PresetVerdict>,
+}
+
+impl ImpasseReport {
+    /// Computes the report for `pos`, with `initial` the game's initial position when known
+    /// (for handicap credit).
+    ///
+    /// ```
+    /// use gyoku::{ImpasseReport, Position, Preset};
+    /// let pos = Position::from_sfen("RRBBK4/PPPPPP3/9/9/9/9/9/9/8k b 2P 1").unwrap();
+    /// let report = ImpasseReport::new(&pos, None);
+    /// let csa = report.verdicts.iter().find(|v| v.preset == Preset::Csa).unwrap();
+    /// assert_eq!(csa.declaration_code(), "win");
+    /// ```
+    pub fn new(pos: &Position, initial: Option<&Setup>) -> ImpasseReport {
+        let credit = initial.map_or(0, handicap_credit);
+        let counts_with = |credit: u32| {
+            ByColor::new(
+                ImpasseCount::of(pos, Color::Black, credit),
+                ImpasseCount::of(pos, Color::White, credit),
+            )
+        };
+        let counts = counts_with(credit);
+        let plain = counts_with(0);
+        let turn = pos.turn();
+        let verdicts = Preset::ALL
+            .into_iter()
+            .map(|preset| {
+                let rules = preset.rules();
+                let c = if rules.handicap_credit {
+                    &counts
+                } else {
+                    &plain
+                };
+                let own = c.get(turn);
+                let declaration = match (rules.declaration, rules.automatic_impasse) {
+                    (Some(d), _) => Some(judge_declaration(d.rule, own, turn)),
+                    (None, true) => (judge_declaration(DeclarationRule::Points27, own, turn)
+                        == DeclarationVerdict::Win)
+                        .then_some(DeclarationVerdict::Win),
+                    (None, false) => None,
+                };
+                let agreement = rules
+                    .agreement
+                    .filter(|a| agreement_allowed(a, c))
+                    .map(|a| {
+                        judge_count(&a, ByColor::new(c.black.total_points, c.white.total_points))
+                    });
+                PresetVerdict {
+                    preset,
+                    declaration,
+                    agreement,
+                }
+            })
+            .collect();
+        ImpasseReport {
+            turn,
+            counts,
+            credit,
+            verdicts,
+        }
+    }
+}
+
+/// Whether the king move `from`→`to` of the side to move is a try under the Try rule:
+/// onto the opponent king's starting square (5a for Black, 5i for White).
+pub(crate) fn is_try_square(color: Color, to: crate::Square) -> bool {
+    let target = match color {
+        Color::Black => crate::Square::new(5, 1),
+        Color::White => crate::Square::new(5, 9),
+    };
+    Some(to) == target
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn totals_are_conserved() {
+        for h in Handicap::ALL {
+            let pos = h.position();
+            let credit = handicap_credit(&h.setup());
+            let b = ImpasseCount::of(&pos, Color::Black, credit);
+            let w = ImpasseCount::of(&pos, Color::White, credit);
+            assert_eq!(b.total_points + w.total_points, 54, "{h}");
+        }
+    }
+}

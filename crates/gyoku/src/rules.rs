@@ -1,0 +1,516 @@
+//! Rule sets: plain values that say how a game ends, with presets by name.
+//!
+//! Every field of the rules spec §6 is here. A preset is only a starting value: any field
+//! can be changed afterwards (`gyoku judge --rules csa --max-moves 320`).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// What an illegal move does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fouls {
+    /// The mover loses at once (tournament rules).
+    Lose,
+    /// The move is refused and the game goes on (friendly play).
+    Refuse,
+}
+
+/// How a game that is neither won nor lost ends: drawn, or void and replayed with colours
+/// swapped (the JSA's 指し直し), which a host may map to a draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Resolution {
+    /// A draw.
+    Draw,
+    /// No contest: replay with colours swapped.
+    NoContest,
+}
+
+/// Which declaration (入玉宣言) the rules allow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeclarationRule {
+    /// The 27-point declaration (CSA "Jishogi 1.1", JSA amateur, 81Dojo, FESA 5.3): Black
+    /// needs 28 declaration points, White 27; otherwise the declarer loses.
+    Points27,
+    /// The JSA professional declaration: 31 or more wins, 24–30 is no contest, fewer loses.
+    Jsa24,
+}
+
+/// What a declaration that fails its conditions does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OnFail {
+    /// The declarer loses.
+    Lose,
+    /// The declaration is refused and the game goes on.
+    Refuse,
+}
+
+/// A declaration rule and what a failed declaration does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Declaration {
+    /// The thresholds and outcomes.
+    pub rule: DeclarationRule,
+    /// A failed declaration.
+    pub on_fail: OnFail,
+}
+
+/// The count used when both players agree to an impasse (or are made to count).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CountRule {
+    /// JSA: a side under 24 total points loses; both at 24 or more: `both_reach`.
+    Points24,
+    /// Amateur 27-point count: a side under 27 loses; 27–27: `tie`.
+    Points27,
+}
+
+/// The 27–27 tie of the 27-point count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tie {
+    /// White wins the tie.
+    WhiteWins,
+    /// The game is replayed.
+    NoContest,
+}
+
+/// Impasse by agreement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Agreement {
+    /// How the count decides.
+    pub count: CountRule,
+    /// For the 24-point count, when both sides reach 24.
+    pub both_reach: Resolution,
+    /// For the 27-point count, a 27–27 tie.
+    pub tie: Tie,
+    /// Whether both kings must have entered (JSA before 2019, amateur 27-point count), or
+    /// one is enough (JSA since 2019).
+    pub require_both_entered: bool,
+}
+
+/// The Try rule (トライルール).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TryRule {
+    /// The seed rule text: both kings must have entered before the try, and a king in
+    /// check may not try. `false` is YaneuraOu's and ShogiHome's flavour: any legal king
+    /// move onto the square wins, also as an escape from check.
+    pub require_both_entered: bool,
+}
+
+/// A move limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MoveLimit {
+    /// The number of moves (plies).
+    pub plies: u32,
+    /// The JSA 500-move rule's extension: if the position after the last allowed move is a
+    /// check, play goes on until a move that is not a check.
+    pub check_extension: bool,
+    /// The result when the limit is reached.
+    pub result: Resolution,
+    /// Reproduce shogi-server: it never detects mate, so a mate on the last allowed move is
+    /// still `#MAX_MOVES`, and a mated player must resign.
+    pub strict_csa_server: bool,
+}
+
+/// A rule set: how a game ends, field by field (spec §6).
+///
+/// ```
+/// use gyoku::{Preset, RuleSet};
+/// let mut rules = RuleSet::preset(Preset::Csa);
+/// assert_eq!(rules.move_limit.unwrap().plies, 256);
+/// rules.set_max_moves(320);
+/// assert_eq!(rules.move_limit.unwrap().plies, 320);
+/// assert_eq!("81dojo".parse::<Preset>(), Ok(Preset::Dojo81));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RuleSet {
+    /// What an illegal move does.
+    pub fouls: Fouls,
+    /// The result of a sennichite (fourfold repetition without perpetual check).
+    pub sennichite: Resolution,
+    /// The declaration the side to move may make instead of a move, if any.
+    pub declaration: Option<Declaration>,
+    /// The 27-point declaration conditions checked for the side to move at the start of
+    /// its turn; met, that side wins (lishogi, Shogi Wars).
+    pub automatic_impasse: bool,
+    /// Impasse by agreement of both players, if allowed.
+    pub agreement: Option<Agreement>,
+    /// The Try rule, if in force.
+    pub try_rule: Option<TryRule>,
+    /// Fairbairn / Shogi Association for the West: as soon as one side has every piece it
+    /// has on the board inside its zone, the game ends and is counted (24-point count).
+    pub fairbairn_count: bool,
+    /// The move limit, if any.
+    pub move_limit: Option<MoveLimit>,
+    /// Credit the pieces a recognised handicap start removes to the giver (White).
+    pub handicap_credit: bool,
+}
+
+/// The named rule sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Preset {
+    /// `jsa`: JSA professional rules (2019–).
+    Jsa,
+    /// `jsa-amateur`: JSA amateur events.
+    JsaAmateur,
+    /// `csa`: Floodgate and the CSA tournaments.
+    Csa,
+    /// `81dojo`.
+    Dojo81,
+    /// `lishogi`.
+    Lishogi,
+    /// `shogi-wars`.
+    ShogiWars,
+    /// `try`: the Try rule.
+    Try,
+    /// `saw`: Fairbairn / Shogi Association for the West.
+    Saw,
+    /// `friendly`: moves and declarations that break the rules are refused.
+    Friendly,
+    /// `none`: no impasse rule at all.
+    Plain,
+}
+
+const POINTS24_AGREEMENT: Agreement = Agreement {
+    count: CountRule::Points24,
+    both_reach: Resolution::NoContest,
+    tie: Tie::NoContest,
+    require_both_entered: false,
+};
+
+const BASE: RuleSet = RuleSet {
+    fouls: Fouls::Lose,
+    sennichite: Resolution::Draw,
+    declaration: None,
+    automatic_impasse: false,
+    agreement: None,
+    try_rule: None,
+    fairbairn_count: false,
+    move_limit: None,
+    handicap_credit: false,
+};
+
+const DECLARE_27: Option<Declaration> = Some(Declaration {
+    rule: DeclarationRule::Points27,
+    on_fail: OnFail::Lose,
+});
+
+impl Preset {
+    /// Every preset.
+    pub const ALL: [Preset; 10] = [
+        Preset::Jsa,
+        Preset::JsaAmateur,
+        Preset::Csa,
+        Preset::Dojo81,
+        Preset::Lishogi,
+        Preset::ShogiWars,
+        Preset::Try,
+        Preset::Saw,
+        Preset::Friendly,
+        Preset::Plain,
+    ];
+
+    /// The stable name (`jsa`, `jsa-amateur`, `csa`, `81dojo`, `lishogi`, `shogi-wars`,
+    /// `try`, `saw`, `friendly`, `none`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Preset::Jsa => "jsa",
+            Preset::JsaAmateur => "jsa-amateur",
+            Preset::Csa => "csa",
+            Preset::Dojo81 => "81dojo",
+            Preset::Lishogi => "lishogi",
+            Preset::ShogiWars => "shogi-wars",
+            Preset::Try => "try",
+            Preset::Saw => "saw",
+            Preset::Friendly => "friendly",
+            Preset::Plain => "none",
+        }
+    }
+
+    /// One line on what the preset is for.
+    pub const fn description(self) -> &'static str {
+        match self {
+            Preset::Jsa => {
+                "JSA professional rules (2019-): agreement 24, declaration 31/24-30, 500 moves"
+            }
+            Preset::JsaAmateur => {
+                "JSA amateur events: 27-point declaration, 27-point count (tie: White)"
+            }
+            Preset::Csa => "Floodgate / CSA tournaments: %KACHI (27-point), 256 moves",
+            Preset::Dojo81 => "81Dojo: 27-point declaration, handicap credit",
+            Preset::Lishogi => {
+                "lishogi: automatic 27-point impasse, 700 plies, illegal moves refused"
+            }
+            Preset::ShogiWars => "Shogi Wars: automatic 27-point impasse",
+            Preset::Try => "Try rule: a king reaching the enemy king's start square wins",
+            Preset::Saw => "Fairbairn / SAW: forced 24-point count once a side is all in its zone",
+            Preset::Friendly => "friendly play: illegal moves refused, agreement 24",
+            Preset::Plain => "no impasse rule",
+        }
+    }
+
+    /// The rule set.
+    pub const fn rules(self) -> RuleSet {
+        match self {
+            Preset::Jsa => RuleSet {
+                sennichite: Resolution::NoContest,
+                declaration: Some(Declaration {
+                    rule: DeclarationRule::Jsa24,
+                    on_fail: OnFail::Lose,
+                }),
+                agreement: Some(POINTS24_AGREEMENT),
+                move_limit: Some(MoveLimit {
+                    plies: 500,
+                    check_extension: true,
+                    result: Resolution::NoContest,
+                    strict_csa_server: false,
+                }),
+                handicap_credit: true,
+                ..BASE
+            },
+            Preset::JsaAmateur => RuleSet {
+                declaration: DECLARE_27,
+                agreement: Some(Agreement {
+                    count: CountRule::Points27,
+                    both_reach: Resolution::Draw,
+                    tie: Tie::WhiteWins,
+                    require_both_entered: true,
+                }),
+                handicap_credit: true,
+                ..BASE
+            },
+            Preset::Csa => RuleSet {
+                declaration: DECLARE_27,
+                move_limit: Some(MoveLimit {
+                    plies: 256,
+                    check_extension: false,
+                    result: Resolution::Draw,
+                    strict_csa_server: false,
+                }),
+                ..BASE
+            },
+            Preset::Dojo81 => RuleSet {
+                declaration: DECLARE_27,
+                handicap_credit: true,
+                ..BASE
+            },
+            Preset::Lishogi => RuleSet {
+                fouls: Fouls::Refuse,
+                automatic_impasse: true,
+                move_limit: Some(MoveLimit {
+                    plies: 700,
+                    check_extension: false,
+                    result: Resolution::Draw,
+                    strict_csa_server: false,
+                }),
+                handicap_credit: true,
+                ..BASE
+            },
+            Preset::ShogiWars => RuleSet {
+                automatic_impasse: true,
+                ..BASE
+            },
+            Preset::Try => RuleSet {
+                try_rule: Some(TryRule {
+                    require_both_entered: true,
+                }),
+                ..BASE
+            },
+            Preset::Saw => RuleSet {
+                agreement: Some(Agreement {
+                    both_reach: Resolution::Draw,
+                    ..POINTS24_AGREEMENT
+                }),
+                fairbairn_count: true,
+                handicap_credit: true,
+                ..BASE
+            },
+            Preset::Friendly => RuleSet {
+                fouls: Fouls::Refuse,
+                agreement: Some(Agreement {
+                    both_reach: Resolution::Draw,
+                    ..POINTS24_AGREEMENT
+                }),
+                handicap_credit: true,
+                ..BASE
+            },
+            Preset::Plain => BASE,
+        }
+    }
+}
+
+impl fmt::Display for Preset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Not a preset name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParsePresetError(pub String);
+
+impl fmt::Display for ParsePresetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown rule set '{}' (expected one of:", self.0)?;
+        for p in Preset::ALL {
+            write!(f, " {p}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl std::error::Error for ParsePresetError {}
+
+impl FromStr for Preset {
+    type Err = ParsePresetError;
+    fn from_str(s: &str) -> Result<Preset, ParsePresetError> {
+        Preset::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| ParsePresetError(s.to_string()))
+    }
+}
+
+impl RuleSet {
+    /// The rule set of a preset.
+    pub const fn preset(preset: Preset) -> RuleSet {
+        preset.rules()
+    }
+
+    /// Sets a fixed move limit of `plies` (0 removes the limit). A JSA-style limit keeps its
+    /// check extension and result; otherwise the limit draws.
+    pub fn set_max_moves(&mut self, plies: u32) {
+        if plies == 0 {
+            self.move_limit = None;
+            return;
+        }
+        let limit = self.move_limit.get_or_insert(MoveLimit {
+            plies,
+            check_extension: false,
+            result: Resolution::Draw,
+            strict_csa_server: false,
+        });
+        limit.plies = plies;
+    }
+
+    /// Every field as `(name, value)` text, for `gyoku rules PRESET`.
+    pub fn fields(&self) -> Vec<(&'static str, String)> {
+        let resolution = |r: Resolution| match r {
+            Resolution::Draw => "draw",
+            Resolution::NoContest => "no_contest",
+        };
+        let mut out = vec![
+            (
+                "fouls",
+                match self.fouls {
+                    Fouls::Lose => "lose",
+                    Fouls::Refuse => "refuse",
+                }
+                .to_string(),
+            ),
+            ("sennichite", resolution(self.sennichite).to_string()),
+        ];
+        out.push((
+            "declaration",
+            match self.declaration {
+                None => "none".to_string(),
+                Some(d) => format!(
+                    "{} (on_fail = {})",
+                    match d.rule {
+                        DeclarationRule::Points27 => "27-point: Black 28, White 27",
+                        DeclarationRule::Jsa24 => "JSA 24-point: 31 wins, 24-30 no_contest",
+                    },
+                    match d.on_fail {
+                        OnFail::Lose => "lose",
+                        OnFail::Refuse => "refuse",
+                    }
+                ),
+            },
+        ));
+        out.push(("automatic_impasse", self.automatic_impasse.to_string()));
+        out.push((
+            "agreement",
+            match self.agreement {
+                None => "none".to_string(),
+                Some(a) => match a.count {
+                    CountRule::Points24 => format!(
+                        "24-point count; both >= 24: {}; require_both_entered = {}",
+                        resolution(a.both_reach),
+                        a.require_both_entered
+                    ),
+                    CountRule::Points27 => format!(
+                        "27-point count; tie 27-27: {}; require_both_entered = {}",
+                        match a.tie {
+                            Tie::WhiteWins => "white",
+                            Tie::NoContest => "no_contest",
+                        },
+                        a.require_both_entered
+                    ),
+                },
+            },
+        ));
+        out.push((
+            "try_rule",
+            match self.try_rule {
+                None => "none".to_string(),
+                Some(t) => format!("require_both_entered = {}", t.require_both_entered),
+            },
+        ));
+        out.push(("fairbairn_count", self.fairbairn_count.to_string()));
+        out.push((
+            "move_limit",
+            match self.move_limit {
+                None => "none".to_string(),
+                Some(m) => format!(
+                    "{} plies, then {}; check_extension = {}; strict_csa_server = {}",
+                    m.plies,
+                    resolution(m.result),
+                    m.check_extension,
+                    m.strict_csa_server
+                ),
+            },
+        ));
+        out.push(("handicap_credit", self.handicap_credit.to_string()));
+        out
+    }
+}
+
+impl Default for RuleSet {
+    /// The `none` preset.
+    fn default() -> RuleSet {
+        BASE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_follow_the_spec_table() {
+        let jsa = Preset::Jsa.rules();
+        assert_eq!(jsa.sennichite, Resolution::NoContest);
+        assert_eq!(jsa.move_limit.unwrap().plies, 500);
+        assert!(jsa.move_limit.unwrap().check_extension);
+        assert_eq!(jsa.declaration.unwrap().rule, DeclarationRule::Jsa24);
+        assert_eq!(Preset::Lishogi.rules().fouls, Fouls::Refuse);
+        assert_eq!(Preset::Lishogi.rules().move_limit.unwrap().plies, 700);
+        assert!(Preset::ShogiWars.rules().automatic_impasse);
+        assert!(Preset::Try.rules().try_rule.unwrap().require_both_entered);
+        assert!(Preset::Saw.rules().fairbairn_count);
+        assert_eq!(Preset::Plain.rules(), RuleSet::default());
+        for p in Preset::ALL {
+            assert_eq!(p.name().parse(), Ok(p));
+            assert_eq!(p.rules().fields().len(), 9);
+        }
+    }
+
+    #[test]
+    fn max_moves_override() {
+        let mut r = Preset::Jsa.rules();
+        r.set_max_moves(600);
+        assert!(r.move_limit.unwrap().check_extension);
+        let mut r = Preset::Dojo81.rules();
+        r.set_max_moves(320);
+        assert_eq!(r.move_limit.unwrap().result, Resolution::Draw);
+        r.set_max_moves(0);
+        assert!(r.move_limit.is_none());
+    }
+}
