@@ -161,16 +161,7 @@ pub fn run(library: Library, cell: &Cell) -> Option<Run> {
             Some(time(|| lite_perft(&pos, cell.depth)))
         }
         Library::Cshogi => {
-            let out = Command::new("python3")
-                .arg(cshogi_script())
-                .arg(cell.sfen)
-                .arg(cell.depth.to_string())
-                .output()
-                .ok()?;
-            if !out.status.success() {
-                return None;
-            }
-            let v: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+            let v = run_python("cshogi_perft.py", &[cell.sfen, &cell.depth.to_string()])?;
             Some(Run {
                 nodes: v["nodes"].as_u64()?,
                 seconds: v["seconds"].as_f64()?,
@@ -179,8 +170,21 @@ pub fn run(library: Library, cell: &Cell) -> Option<Run> {
     }
 }
 
-fn cshogi_script() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("peers/cshogi_perft.py")
+/// Runs `peers/<script>` with `python3` and reads the JSON line it prints.
+fn run_python(script: &str, args: &[&str]) -> Option<serde_json::Value> {
+    let out = Command::new("python3")
+        .arg(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("peers")
+                .join(script),
+        )
+        .args(args)
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    serde_json::from_slice(&out.stdout).ok()
 }
 
 /// Whether cshogi can be imported by `python3`.
@@ -328,4 +332,128 @@ pub fn markdown(rows: &[Row]) -> String {
         ));
     }
     out
+}
+
+/// Games of exactly `plies` random legal moves from the start position that no rule of
+/// the `jsa` preset ends early (no mate, no repetition), from Gyoku's own seeded play.
+pub fn random_games(count: usize, plies: usize, seed: u64) -> Vec<Vec<gyoku::Move>> {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let mut games = Vec::with_capacity(count);
+    while games.len() < count {
+        let mut game = gyoku::Game::new(gyoku::Position::startpos(), gyoku::Preset::Jsa.rules());
+        let mut moves = Vec::with_capacity(plies);
+        while moves.len() < plies && game.outcome().is_none() {
+            let legal = game.position().legal_moves();
+            let m = legal[(next() % legal.len() as u64) as usize];
+            if game.play(m).is_err() {
+                break;
+            }
+            moves.push(m);
+        }
+        if moves.len() == plies && game.outcome().is_none() {
+            games.push(moves);
+        }
+    }
+    games
+}
+
+/// Judges every game with Gyoku's referee (legality, repetition, impasse, move limit on
+/// every ply) from USI text; returns plies judged.
+pub fn judge_gyoku(games: &[String]) -> u64 {
+    let mut plies = 0;
+    for line in games {
+        let mut game = gyoku::Game::new(gyoku::Position::startpos(), gyoku::Preset::Jsa.rules());
+        for usi in line.split_ascii_whitespace() {
+            let m: gyoku::Move = usi.parse().expect("valid USI");
+            game.play(m).expect("legal");
+            plies += 1;
+        }
+        assert!(game.outcome().is_none());
+    }
+    plies
+}
+
+/// The same with rsshogi 1.7.3: parse, `is_legal_move32`, `apply_move32`,
+/// `repetition_state` per ply (perf-anchors §4's workload).
+pub fn judge_rsshogi(games: &[String]) -> u64 {
+    let mut plies = 0;
+    for line in games {
+        let mut pos = rsshogi::board::Position::from_sfen(gyoku::STARTPOS_SFEN).expect("startpos");
+        for usi in line.split_ascii_whitespace() {
+            let m = rsshogi::board::move_from_usi(&pos, usi).expect("valid USI");
+            assert!(pos.is_legal_move32(m));
+            pos.apply_move32(m);
+            std::hint::black_box(pos.repetition_state());
+            plies += 1;
+        }
+    }
+    plies
+}
+
+/// The same with cshogi from Python (`peers/cshogi_replay.py`), timed in-process there.
+pub fn judge_cshogi(file: &std::path::Path) -> Option<Run> {
+    let v = run_python("cshogi_replay.py", &[file.to_str()?])?;
+    Some(Run {
+        nodes: v["plies"].as_u64()?,
+        seconds: v["seconds"].as_f64()?,
+    })
+}
+
+/// Runs the judging benchmark: `count` games of `plies` moves, `rounds` rounds, each
+/// library once per round. Returns (library name, plies, median seconds) rows.
+pub fn judge_matrix(
+    count: usize,
+    plies: usize,
+    rounds: usize,
+    cshogi: bool,
+) -> Vec<(String, u64, f64)> {
+    let games: Vec<String> = random_games(count, plies, 0x6779_6f6b_7520_0003)
+        .iter()
+        .map(|g| {
+            g.iter()
+                .map(|m| m.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let file = std::env::temp_dir().join(format!("gyoku-bench-games-{}.txt", std::process::id()));
+    std::fs::write(&file, games.join("\n")).expect("write the games file");
+    let mut samples: Vec<(String, u64, Vec<f64>)> = vec![
+        (
+            "gyoku (Game: legality, repetition, impasse, limit)".into(),
+            0,
+            vec![],
+        ),
+        (
+            "rsshogi 1.7.3 (is_legal_move32 + repetition_state)".into(),
+            0,
+            vec![],
+        ),
+        ("cshogi (Python: is_legal + is_draw)".into(), 0, vec![]),
+    ];
+    for _ in 0..rounds {
+        let run = time(|| judge_gyoku(&games));
+        samples[0].1 = run.nodes;
+        samples[0].2.push(run.seconds);
+        let run = time(|| judge_rsshogi(&games));
+        samples[1].1 = run.nodes;
+        samples[1].2.push(run.seconds);
+        if cshogi && let Some(run) = judge_cshogi(&file) {
+            samples[2].1 = run.nodes;
+            samples[2].2.push(run.seconds);
+        }
+    }
+    let _ = std::fs::remove_file(&file);
+    samples
+        .into_iter()
+        .filter(|(_, _, s)| !s.is_empty())
+        .map(|(name, plies, mut s)| (name, plies, median(&mut s)))
+        .collect()
 }

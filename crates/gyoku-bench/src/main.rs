@@ -1,20 +1,28 @@
 //! `gyoku-bench`: Gyoku against its peers, side by side in one run.
 //!
 //! ```text
-//! cargo run --release -p gyoku-bench -- [--rounds N] [--quick] [--no-cshogi]
+//! cargo run --release -p gyoku-bench -- [perft] [--rounds N] [--quick] [--no-cshogi]
+//! cargo run --release -p gyoku-bench -- judge [--rounds N] [--games N] [--no-cshogi]
 //! ```
-//! `--quick` runs only the cells every library can do in seconds.
+//! `perft` (the default) counts perft side by side; `--quick` runs only the cells every
+//! library can do in seconds. `judge` replays 300-move games with each library's referee
+//! checks.
 
-use gyoku_bench::{Library, PERFT_CELLS, cshogi_available, markdown, perft_matrix};
+use gyoku_bench::{Library, PERFT_CELLS, cshogi_available, judge_matrix, markdown, perft_matrix};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut rounds = 3;
     let mut quick = false;
     let mut cshogi = true;
+    let mut judge = false;
+    let mut games = 1000;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
+            "perft" => {}
+            "judge" => judge = true,
+            "--games" => games = it.next().and_then(|n| n.parse().ok()).unwrap_or(1000),
             "--rounds" => rounds = it.next().and_then(|n| n.parse().ok()).unwrap_or(3),
             "--quick" => quick = true,
             "--no-cshogi" => cshogi = false,
@@ -23,6 +31,22 @@ fn main() {
                 std::process::exit(2);
             }
         }
+    }
+    if judge {
+        let cshogi = cshogi && cshogi_available();
+        let rows = judge_matrix(games, 300, rounds, cshogi);
+        let gyoku = rows[0].2;
+        println!(
+            "| library | games | plies | median s | plies/s | its time ÷ gyoku's |\n|---|---|---|---|---|---|"
+        );
+        for (name, plies, seconds) in &rows {
+            println!(
+                "| {name} | {games} | {plies} | {seconds:.3} | {:.2} M | {:.2}× |",
+                *plies as f64 / seconds / 1e6,
+                seconds / gyoku
+            );
+        }
+        return;
     }
     let cells: Vec<_> = PERFT_CELLS
         .iter()

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::Failure;
 use crate::args::{Cli, Command, parse_move};
+use crate::referee;
 
 /// Runs one command.
 pub fn run(cli: Cli) -> Result<(), Failure> {
@@ -23,6 +24,23 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             let m = parse_move(&mv).map_err(Failure::Input)?;
             run_check_move(&pos, m, json)
         }
+        Command::Judge {
+            sfen,
+            moves,
+            rules,
+            lenient,
+            json,
+        } => referee::run_judge(&sfen, &moves, &rules, lenient, json),
+        Command::Impasse {
+            position,
+            initial,
+            json,
+        } => referee::run_impasse(&position.position()?, initial.as_deref(), json),
+        Command::Rules {
+            preset,
+            overrides,
+            json,
+        } => referee::run_rules(preset.as_deref(), &overrides, json),
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod args;
 mod commands;
+mod referee;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -145,3 +145,185 @@ fn illegal_positions_need_lenient() {
         stderr(&out)
     );
 }
+
+#[test]
+fn judge_json_shape_and_reasons() {
+    let v = json(&gyoku(&[
+        "judge",
+        "--moves",
+        "7g7f 3c3d 8h2b+ 3a2b B*4e resign",
+        "--json",
+    ]));
+    assert_eq!(v["result"], "black");
+    assert_eq!(v["reason"], "resignation");
+    assert_eq!(v["ply"], 6);
+    assert_eq!(v["detail"]["by"], "white");
+    assert!(v["sfen"].as_str().unwrap().ends_with(" w b 6"));
+    // Not over: nulls and the ply count.
+    let v = json(&gyoku(&["judge", "--moves", "7g7f", "--json"]));
+    assert_eq!(
+        (v["result"].clone(), v["reason"].clone(), v["ply"].clone()),
+        (serde_json::Value::Null, serde_json::Value::Null, 1.into())
+    );
+    // Sennichite under jsa is no contest; under csa a draw.
+    let cycle = "2h3h 8b7b 3h2h 7b8b 2h3h 8b7b 3h2h 7b8b 2h3h 8b7b 3h2h 7b8b";
+    let v = json(&gyoku(&[
+        "judge", "--moves", cycle, "--rules", "jsa", "--json",
+    ]));
+    assert_eq!(
+        (
+            v["result"].as_str(),
+            v["reason"].as_str(),
+            v["ply"].as_u64()
+        ),
+        (Some("no_contest"), Some("sennichite"), Some(12))
+    );
+    assert_eq!(v["detail"]["occurrences"], serde_json::json!([0, 4, 8, 12]));
+    let v = json(&gyoku(&["judge", "--moves", cycle, "--json"]));
+    assert_eq!(v["result"], "draw");
+    // A declaration with `win`, a foul, a failed declaration.
+    let v = json(&gyoku(&[
+        "judge",
+        "--sfen",
+        "RRBBK4/PPPPPP3/9/9/9/9/9/9/8k b 2P 1",
+        "--moves",
+        "win",
+        "--json",
+    ]));
+    assert_eq!(
+        (v["result"].as_str(), v["reason"].as_str()),
+        (Some("black"), Some("declaration"))
+    );
+    assert_eq!(v["detail"]["count"]["declaration_points"], 28);
+    let v = json(&gyoku(&["judge", "--moves", "win", "--json"]));
+    assert_eq!(
+        (v["result"].as_str(), v["reason"].as_str()),
+        (Some("white"), Some("failed_declaration"))
+    );
+    assert_eq!(v["detail"]["failed"], "king_not_entered");
+    let v = json(&gyoku(&[
+        "judge",
+        "--sfen",
+        "R6sk/9/7G1/9/9/9/9/9/4K4 b P 1",
+        "--moves",
+        "P*1b",
+        "--json",
+    ]));
+    assert_eq!(
+        (v["result"].as_str(), v["reason"].as_str()),
+        (Some("white"), Some("illegal_move"))
+    );
+    assert_eq!(v["detail"]["foul"], "uchifuzume");
+}
+
+#[test]
+fn judge_overrides_and_refusals() {
+    let sfen = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 300";
+    let v = json(&gyoku(&[
+        "judge", "--sfen", sfen, "--moves", "7g7f", "--json",
+    ]));
+    assert_eq!(
+        (v["reason"].as_str(), v["detail"]["limit"].as_u64()),
+        (Some("move_limit"), Some(256))
+    );
+    let v = json(&gyoku(&[
+        "judge",
+        "--sfen",
+        sfen,
+        "--moves",
+        "7g7f",
+        "--max-moves",
+        "320",
+        "--json",
+    ]));
+    assert_eq!(v["reason"], serde_json::Value::Null);
+    // Under friendly rules an illegal move is refused: an input error naming the ply.
+    let out = gyoku(&["judge", "--rules", "friendly", "--moves", "7g7f 3c3d 7f7d"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out).trim(),
+        "gyoku: --moves: ply 3 '7f7d' refused: illegal move refused: bad_movement (the piece cannot move that way)"
+    );
+    let out = gyoku(&["judge", "--moves", "7g7f resign 3c3d"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("ply 3 '3c3d': the game is already over"));
+    let out = gyoku(&["judge", "--rules", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--rules: unknown rule set 'nope'"));
+    let out = gyoku(&["judge", "--moves", "7g7x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("ply 1: usi move '7g7x'"));
+    let out = gyoku(&["judge", "--fouls", "maybe"]);
+    assert_eq!(out.status.code(), Some(2));
+    // A handicap by name starts the game; White moves first.
+    let v = json(&gyoku(&[
+        "judge", "--sfen", "2-piece", "--moves", "3c3d", "--json",
+    ]));
+    assert_eq!(v["reason"], serde_json::Value::Null);
+}
+
+#[test]
+fn impasse_calculator_json() {
+    let v = json(&gyoku(&[
+        "impasse",
+        "--sfen",
+        "RRBBK4/PPPPPP3/9/9/9/9/9/9/8k b P 1",
+        "--json",
+    ]));
+    assert_eq!(
+        v["black"],
+        serde_json::json!({"entered": true, "zone_count": 10, "total_points": 27, "declaration_points": 27, "in_check": false})
+    );
+    assert_eq!(
+        v["verdicts"]["csa"],
+        serde_json::json!({"declaration": "lose", "agreement": "not_available"})
+    );
+    assert_eq!(v["verdicts"]["jsa"]["declaration"], "no_contest");
+    assert_eq!(v["verdicts"]["try"]["declaration"], "not_available");
+    assert_eq!(v["verdicts"].as_object().unwrap().len(), 10);
+    // Handicap credit from --initial.
+    let sfen = "9/9/9/9/9/9/3p1lllg/+P+P2kssgg/K+P4ssg w r 2";
+    let v = json(&gyoku(&[
+        "impasse",
+        "--lenient",
+        "--sfen",
+        sfen,
+        "--initial",
+        "2-piece",
+        "--json",
+    ]));
+    assert_eq!(v["white"]["declaration_points"], 27);
+    assert_eq!(v["handicap_credit"], 10);
+    assert_eq!(v["verdicts"]["81dojo"]["declaration"], "win");
+    assert_eq!(v["verdicts"]["csa"]["declaration"], "lose");
+    let text = stdout(&gyoku(&["impasse"]));
+    assert!(text.contains("black   no"), "{text}");
+}
+
+#[test]
+fn rules_lists_and_prints_presets() {
+    let text = stdout(&gyoku(&["rules"]));
+    for name in [
+        "jsa",
+        "jsa-amateur",
+        "csa",
+        "81dojo",
+        "lishogi",
+        "shogi-wars",
+        "try",
+        "saw",
+        "friendly",
+        "none",
+    ] {
+        assert!(text.lines().any(|l| l.starts_with(name)), "{name}");
+    }
+    let v = json(&gyoku(&["rules", "csa", "--max-moves", "320", "--json"]));
+    assert!(
+        v["fields"]["move_limit"]
+            .as_str()
+            .unwrap()
+            .starts_with("320 plies")
+    );
+    assert_eq!(v["fields"].as_object().unwrap().len(), 9);
+    assert_eq!(gyoku(&["rules", "fide"]).status.code(), Some(2));
+}

@@ -77,6 +77,24 @@ const fn decode(code: u8) -> Option<Piece> {
     }
 }
 
+/// For each role, per group, all ones if the role belongs to it: group updates without
+/// branches.
+const GROUP_MASKS: [[u128; 4]; 14] = {
+    let mut m = [[0u128; 4]; 14];
+    let mut role = 0;
+    while role < 14 {
+        let mut g = 0;
+        while g < 4 {
+            if GROUPS[role] & (1 << g) != 0 {
+                m[role][g] = u128::MAX;
+            }
+            g += 1;
+        }
+        role += 1;
+    }
+    m
+};
+
 impl Board {
     /// A board with no pieces.
     pub const fn empty() -> Board {
@@ -117,13 +135,9 @@ impl Board {
         let bb = Bitboard::from_square(sq);
         self.by_color[piece.color.index()] ^= bb;
         self.by_role[piece.role.index()] ^= bb;
-        let groups = GROUPS[piece.role.index()];
-        if groups != 0 {
-            for (i, group) in self.groups.iter_mut().enumerate() {
-                if groups & (1 << i) != 0 {
-                    *group ^= bb;
-                }
-            }
+        let masks = &GROUP_MASKS[piece.role.index()];
+        for (group, mask) in self.groups.iter_mut().zip(masks) {
+            group.0 ^= bb.0 & mask;
         }
     }
 

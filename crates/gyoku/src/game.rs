@@ -163,7 +163,7 @@ impl Game {
         } else {
             0
         };
-        let mut occurrences = Occurrences::default();
+        let mut occurrences = Occurrences::with_capacity_and_hasher(512, Default::default());
         occurrences.insert(initial.hash(), 1);
         let mut game = Game {
             rules,
@@ -607,16 +607,10 @@ impl Game {
         Ok(())
     }
 
-    /// Both players agree to count an impasse now.
-    ///
-    /// # Errors
-    /// [`GameError::GameOver`], [`GameError::NoAgreementRule`],
-    /// [`GameError::AgreementNotAllowed`] (no king entered, or not both where required).
-    pub fn agree_impasse(&mut self) -> Result<(), GameError> {
+    /// The agreement rule and both sides' total points, if an impasse may be counted now.
+    fn countable(&self) -> Result<(crate::rules::Agreement, ByColor<u32>), GameError> {
         self.ensure_running()?;
-        let Some(agreement) = self.rules.agreement else {
-            return Err(GameError::NoAgreementRule);
-        };
+        let agreement = self.rules.agreement.ok_or(GameError::NoAgreementRule)?;
         let counts = ByColor::new(
             self.impasse_count(Color::Black),
             self.impasse_count(Color::White),
@@ -624,7 +618,19 @@ impl Game {
         if !impasse::agreement_allowed(&agreement, &counts) {
             return Err(GameError::AgreementNotAllowed);
         }
-        let points = ByColor::new(counts.black.total_points, counts.white.total_points);
+        Ok((
+            agreement,
+            ByColor::new(counts.black.total_points, counts.white.total_points),
+        ))
+    }
+
+    /// Both players agree to count an impasse now.
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], [`GameError::NoAgreementRule`],
+    /// [`GameError::AgreementNotAllowed`] (no king entered, or not both where required).
+    pub fn agree_impasse(&mut self) -> Result<(), GameError> {
+        let (agreement, points) = self.countable()?;
         let result = impasse::judge_count(&agreement, points);
         let ply = self.next_ply();
         self.end(result, EndReason::ImpasseAgreement { points }, ply);
@@ -636,17 +642,7 @@ impl Game {
     /// # Errors
     /// As [`Game::agree_impasse`] would refuse now.
     pub fn propose_impasse(&mut self, color: Color) -> Result<(), GameError> {
-        self.ensure_running()?;
-        let Some(agreement) = self.rules.agreement else {
-            return Err(GameError::NoAgreementRule);
-        };
-        let counts = ByColor::new(
-            self.impasse_count(Color::Black),
-            self.impasse_count(Color::White),
-        );
-        if !impasse::agreement_allowed(&agreement, &counts) {
-            return Err(GameError::AgreementNotAllowed);
-        }
+        self.countable()?;
         self.proposal = Some(color);
         Ok(())
     }

@@ -190,9 +190,16 @@ impl Handicap {
         self.info().sfen
     }
 
-    /// The starting position.
+    /// The starting position (built once, then copied).
     pub fn position(self) -> Position {
-        Position::from_sfen(self.sfen()).expect("handicap starts are legal")
+        static STARTS: std::sync::OnceLock<Vec<Position>> = std::sync::OnceLock::new();
+        STARTS.get_or_init(|| {
+            Handicap::ALL
+                .iter()
+                .map(|h| Position::from_sfen(h.sfen()).expect("handicap starts are legal"))
+                .collect()
+        })[self as usize]
+            .clone()
     }
 
     /// The starting setup.
@@ -209,10 +216,16 @@ impl Handicap {
 
     /// The handicap whose start is `setup` (move number aside).
     pub fn from_setup(setup: &Setup) -> Option<Handicap> {
-        Handicap::ALL.into_iter().find(|h| {
-            let start = h.setup();
-            start.board == setup.board && start.hands == setup.hands && start.turn == setup.turn
-        })
+        // Every handicap start has White to move and empty hands.
+        if setup.turn != crate::Color::White
+            || !setup.hands.black.is_empty()
+            || !setup.hands.white.is_empty()
+        {
+            return None;
+        }
+        Handicap::ALL
+            .into_iter()
+            .find(|h| h.position().board() == &setup.board)
     }
 
     /// The impasse points of the pieces removed (5 per rook or bishop, 1 per other piece).

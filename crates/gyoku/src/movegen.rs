@@ -275,6 +275,19 @@ impl Position {
 
     /// Whether the side to move has a legal move.
     pub fn has_legal_moves(&self) -> bool {
+        // Not in check, some piece other than the king usually has a move: look there
+        // first, before the king's escapes.
+        if self.checkers.is_empty() {
+            let target = !self.board.by_color(self.turn);
+            let found = self
+                .piece_moves(target, self.kings[self.turn.index()], &mut |_| {
+                    ControlFlow::Break(())
+                })
+                .is_break();
+            if found {
+                return true;
+            }
+        }
         self.for_each_legal(|_| ControlFlow::Break(())).is_break()
     }
 

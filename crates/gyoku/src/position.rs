@@ -315,9 +315,14 @@ impl From<PositionError> for SfenError {
 }
 
 impl Position {
-    /// The standard starting position.
+    /// The standard starting position (built once, then copied).
     pub fn startpos() -> Position {
-        Position::from_sfen(STARTPOS_SFEN).expect("the start position is legal")
+        static START: std::sync::OnceLock<Position> = std::sync::OnceLock::new();
+        START
+            .get_or_init(|| {
+                Position::from_sfen(STARTPOS_SFEN).expect("the start position is legal")
+            })
+            .clone()
     }
 
     /// Reads and validates an SFEN (see [`Setup::from_sfen`] for what is accepted).

@@ -1,0 +1,271 @@
+//! `gyoku judge`, `gyoku impasse` and `gyoku rules`.
+
+use gyoku::{
+    Action, ByColor, Color, EndReason, Game, ImpasseCount, ImpasseReport, Outcome, Position,
+    Preset, RuleSet,
+};
+use serde_json::{Value, json};
+
+use crate::Failure;
+use crate::args::{RuleArgs, RuleOverrides, read_position};
+
+/// One token of `--moves`: a move or an action of the side to move.
+fn action(game: &Game, token: &str) -> Result<Action, String> {
+    let turn = game.turn();
+    Ok(match token {
+        "resign" => Action::Resign(turn),
+        "win" => Action::Declare,
+        "agree" => Action::AgreeImpasse,
+        "timeout" => Action::TimeUp(turn),
+        usi => Action::Move(
+            usi.parse()
+                .map_err(|e: gyoku::ParseUsiMoveError| e.to_string())?,
+        ),
+    })
+}
+
+/// Replays `tokens` in `game`. A refused action, or one after the end, is an input error
+/// naming its ply and token.
+pub fn replay(game: &mut Game, tokens: &str) -> Result<(), Failure> {
+    for (i, token) in tokens.split_whitespace().enumerate() {
+        let ply = i + 1;
+        if let Some(outcome) = game.outcome() {
+            return Err(Failure::Input(format!(
+                "--moves: ply {ply} '{token}': the game is already over ({outcome})"
+            )));
+        }
+        let action =
+            action(game, token).map_err(|e| Failure::Input(format!("--moves: ply {ply}: {e}")))?;
+        game.apply(action)
+            .map_err(|e| Failure::Input(format!("--moves: ply {ply} '{token}' refused: {e}")))?;
+    }
+    Ok(())
+}
+
+fn points_json(points: &ByColor<u32>) -> Value {
+    json!({ "black": points.black, "white": points.white })
+}
+
+fn count_json(count: &ImpasseCount) -> Value {
+    json!({
+        "entered": count.entered,
+        "zone_count": count.zone_count,
+        "total_points": count.total_points,
+        "declaration_points": count.declaration_points,
+        "in_check": count.in_check,
+    })
+}
+
+/// The `detail` object of an outcome: the figures that decided it.
+pub fn detail_json(outcome: &Outcome, game: &Game) -> Value {
+    let credit = game.handicap_credit();
+    match &outcome.reason {
+        EndReason::Checkmate | EndReason::NoLegalMove => json!({}),
+        EndReason::Resignation { by } | EndReason::TimeUp { by } => json!({ "by": by.name() }),
+        EndReason::IllegalMove { mv, kind } => {
+            json!({ "foul": kind.code(), "move": mv.to_string() })
+        }
+        EndReason::Sennichite { occurrences } => json!({
+            "occurrences": occurrences,
+            "repeated_sfen": game.position().to_sfen(),
+        }),
+        EndReason::PerpetualCheck {
+            checker,
+            occurrences,
+        } => json!({
+            "checker": checker.name(),
+            "occurrences": occurrences,
+            "repeated_sfen": game.position().to_sfen(),
+        }),
+        EndReason::ImpasseAgreement { points } | EndReason::ImpasseCount { points } => {
+            json!({ "points": points_json(points), "handicap_credit": credit })
+        }
+        EndReason::Declaration { declarer, count }
+        | EndReason::AutomaticImpasse {
+            winner: declarer,
+            count,
+        } => json!({
+            "declarer": declarer.name(),
+            "count": count_json(count),
+            "handicap_credit": credit,
+        }),
+        EndReason::FailedDeclaration {
+            declarer,
+            failure,
+            count,
+        } => json!({
+            "declarer": declarer.name(),
+            "failed": failure.code(),
+            "count": count_json(count),
+            "handicap_credit": credit,
+        }),
+        EndReason::Try { square } => json!({ "square": square.to_string() }),
+        EndReason::MoveLimit { limit } => json!({ "limit": limit }),
+    }
+}
+
+/// The JSON object of `gyoku judge`.
+pub fn judge_json(game: &Game) -> Value {
+    match game.outcome() {
+        Some(o) => json!({
+            "result": o.result.code(),
+            "reason": o.reason.code(),
+            "ply": o.ply,
+            "sfen": game.position().to_sfen(),
+            "detail": detail_json(o, game),
+        }),
+        None => json!({
+            "result": null,
+            "reason": null,
+            "ply": game.plies().len(),
+            "sfen": game.position().to_sfen(),
+            "detail": {},
+        }),
+    }
+}
+
+/// `gyoku judge`.
+pub fn run_judge(
+    sfen: &str,
+    moves: &str,
+    rule_args: &RuleArgs,
+    lenient: bool,
+    json: bool,
+) -> Result<(), Failure> {
+    let start = read_position(sfen, lenient, "--sfen")?;
+    let (preset, rules) = rule_args.rule_set()?;
+    let mut game = Game::new(start, rules);
+    replay(&mut game, moves)?;
+    if json {
+        println!("{}", judge_json(&game));
+        return Ok(());
+    }
+    match game.outcome() {
+        None => println!(
+            "not over after {} moves ({} to move) under {preset}",
+            game.plies().len(),
+            game.turn()
+        ),
+        Some(o) => {
+            println!("{o} under {preset}");
+            let detail = detail_json(o, &game);
+            if let Some(map) = detail.as_object() {
+                for (k, v) in map {
+                    println!("  {k}: {v}");
+                }
+            }
+        }
+    }
+    println!("final position: {}", game.position().to_sfen());
+    Ok(())
+}
+
+fn yes(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
+/// `gyoku impasse`.
+pub fn run_impasse(pos: &Position, initial: Option<&str>, json: bool) -> Result<(), Failure> {
+    let initial = initial
+        .map(|text| read_position(text, true, "--initial").map(|p| p.to_setup()))
+        .transpose()?;
+    let report = ImpasseReport::new(pos, initial.as_ref());
+    if json {
+        let verdicts: serde_json::Map<String, Value> = report
+            .verdicts
+            .iter()
+            .map(|v| {
+                (
+                    v.preset.name().to_string(),
+                    json!({
+                        "declaration": v.declaration_code(),
+                        "agreement": v.agreement_code(),
+                    }),
+                )
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({
+                "black": count_json(&report.counts.black),
+                "white": count_json(&report.counts.white),
+                "turn": report.turn.name(),
+                "handicap_credit": report.credit,
+                "verdicts": verdicts,
+            })
+        );
+        return Ok(());
+    }
+    println!("side    entered  zone  total  declaration  in check");
+    for color in Color::ALL {
+        let c = report.counts.get(color);
+        println!(
+            "{:<7} {:<8} {:>4}  {:>5}  {:>11}  {}",
+            color.name(),
+            yes(c.entered),
+            c.zone_count,
+            c.total_points,
+            c.declaration_points,
+            yes(c.in_check)
+        );
+    }
+    println!(
+        "({} to move; handicap credit to White: {})",
+        report.turn, report.credit
+    );
+    println!();
+    println!(
+        "rules        if {} declares now   agreement count now",
+        report.turn
+    );
+    for v in &report.verdicts {
+        println!(
+            "{:<12} {:<23} {}",
+            v.preset.name(),
+            v.declaration_code(),
+            v.agreement_code()
+        );
+    }
+    Ok(())
+}
+
+/// `gyoku rules`.
+pub fn run_rules(
+    preset: Option<&str>,
+    overrides: &RuleOverrides,
+    json: bool,
+) -> Result<(), Failure> {
+    let Some(name) = preset else {
+        if json {
+            let list: Vec<Value> = Preset::ALL
+                .iter()
+                .map(|p| json!({ "name": p.name(), "description": p.description() }))
+                .collect();
+            println!("{}", json!({ "presets": list }));
+        } else {
+            for p in Preset::ALL {
+                println!("{:<12} {}", p.name(), p.description());
+            }
+        }
+        return Ok(());
+    };
+    let preset: Preset = name
+        .parse()
+        .map_err(|e: gyoku::ParsePresetError| Failure::Input(e.to_string()))?;
+    let mut rules: RuleSet = preset.rules();
+    overrides.apply(&mut rules)?;
+    let fields = rules.fields();
+    if json {
+        let map: serde_json::Map<String, Value> = fields
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), Value::String(v)))
+            .collect();
+        println!("{}", json!({ "preset": preset.name(), "fields": map }));
+    } else {
+        println!("{preset}: {}", preset.description());
+        for (k, v) in fields {
+            println!("  {k:<18} {v}");
+        }
+    }
+    Ok(())
+}
