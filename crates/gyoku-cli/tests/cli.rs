@@ -327,3 +327,54 @@ fn rules_lists_and_prints_presets() {
     assert_eq!(v["fields"].as_object().unwrap().len(), 9);
     assert_eq!(gyoku(&["rules", "fide"]).status.code(), Some(2));
 }
+
+/// The README's long game (made by `cargo run --release -p gyoku --example entering_kings
+/// -- 4`): both kings enter, White declares on ply 140 with 27 points.
+#[test]
+fn readme_entering_kings_game_per_preset() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/games/entering-kings.usi"
+    );
+    let moves = std::fs::read_to_string(path).unwrap();
+    let moves = moves.trim();
+    for (rules, result, reason, ply) in [
+        ("csa", "white", "declaration", 140),
+        ("81dojo", "white", "declaration", 140),
+        ("jsa-amateur", "white", "declaration", 140),
+        ("jsa", "no_contest", "declaration", 140),
+    ] {
+        let v = json(&gyoku(&[
+            "judge", "--moves", moves, "--rules", rules, "--json",
+        ]));
+        assert_eq!(
+            (
+                v["result"].as_str(),
+                v["reason"].as_str(),
+                v["ply"].as_u64()
+            ),
+            (Some(result), Some(reason), Some(ply)),
+            "{rules}"
+        );
+    }
+    // lishogi and Shogi Wars take the impasse automatically at the start of White's turn.
+    let before = moves.trim_end_matches(" win");
+    for rules in ["lishogi", "shogi-wars"] {
+        let v = json(&gyoku(&[
+            "judge", "--moves", before, "--rules", rules, "--json",
+        ]));
+        assert_eq!(
+            (
+                v["result"].as_str(),
+                v["reason"].as_str(),
+                v["ply"].as_u64()
+            ),
+            (Some("white"), Some("automatic_impasse"), Some(139)),
+            "{rules}"
+        );
+    }
+    let v = json(&gyoku(&["impasse", "--moves", before, "--json"]));
+    assert_eq!(v["white"]["declaration_points"], 27);
+    assert_eq!(v["black"]["entered"], true);
+    assert_eq!(v["verdicts"]["jsa"]["agreement"], "no_contest");
+}
