@@ -309,18 +309,32 @@ pub fn lance_rays(color: Color, sq: Square) -> Bitboard {
     }
 }
 
+const fn full_rays(dirs: [usize; 4]) -> [Bitboard; 81] {
+    let rays = ray_tables();
+    let mut table = [Bitboard::EMPTY; 81];
+    let mut sq = 0;
+    while sq < 81 {
+        table[sq] = Bitboard(
+            rays[dirs[0]][sq].0 | rays[dirs[1]][sq].0 | rays[dirs[2]][sq].0 | rays[dirs[3]][sq].0,
+        );
+        sq += 1;
+    }
+    table
+}
+
+static BISHOP_RAYS: [Bitboard; 81] = full_rays([LEFT_UP, LEFT_DOWN, RIGHT_DOWN, RIGHT_UP]);
+static ROOK_RAYS: [Bitboard; 81] = full_rays([DOWN, LEFT, UP, RIGHT]);
+
 /// Squares a bishop on `sq` would attack on an empty board.
 #[inline]
 pub fn bishop_rays(sq: Square) -> Bitboard {
-    let i = sq.index();
-    RAYS[LEFT_UP][i] | RAYS[LEFT_DOWN][i] | RAYS[RIGHT_DOWN][i] | RAYS[RIGHT_UP][i]
+    BISHOP_RAYS[sq.index()]
 }
 
 /// Squares a rook on `sq` would attack on an empty board.
 #[inline]
 pub fn rook_rays(sq: Square) -> Bitboard {
-    let i = sq.index();
-    RAYS[DOWN][i] | RAYS[LEFT][i] | RAYS[UP][i] | RAYS[RIGHT][i]
+    ROOK_RAYS[sq.index()]
 }
 
 /// Squares a piece of `color` and `role` on `sq` attacks, given the occupied squares.

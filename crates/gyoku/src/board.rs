@@ -203,6 +203,19 @@ impl Board {
         (self.by_role[Role::King.index()] & self.by_color[color.index()]).first()
     }
 
+    /// The step pieces (and the king steps of horses and dragons) of `attacker` that
+    /// attack `sq`.
+    #[inline]
+    pub(crate) fn step_attackers_to(&self, sq: Square, attacker: Color) -> Bitboard {
+        let defender = !attacker;
+        ((attacks::pawn_attacks(defender, sq) & self.by_role(Role::Pawn))
+            | (attacks::knight_attacks(defender, sq) & self.by_role(Role::Knight))
+            | (attacks::silver_attacks(defender, sq) & self.by_role(Role::Silver))
+            | (attacks::gold_attacks(defender, sq) & self.golds())
+            | (attacks::king_attacks(sq) & self.king_steppers()))
+            & self.by_color(attacker)
+    }
+
     /// The pieces of `attacker` that attack `sq`, with `occupied` as the blockers.
     #[inline]
     pub fn attackers_to(&self, sq: Square, attacker: Color, occupied: Bitboard) -> Bitboard {

@@ -278,6 +278,16 @@ impl Position {
         // Not in check, some piece other than the king usually has a move: look there
         // first, before the king's escapes.
         if self.checkers.is_empty() {
+            // A gold, silver, bishop or rook in hand can be dropped on any empty square.
+            let hand = self.hands[self.turn.index()];
+            if (hand.has(Role::Gold)
+                || hand.has(Role::Silver)
+                || hand.has(Role::Bishop)
+                || hand.has(Role::Rook))
+                && self.board.occupied() != Bitboard::FULL
+            {
+                return true;
+            }
             let target = !self.board.by_color(self.turn);
             let found = self
                 .piece_moves(target, self.kings[self.turn.index()], &mut |_| {

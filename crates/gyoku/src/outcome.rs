@@ -197,3 +197,110 @@ impl fmt::Display for Outcome {
         write!(f, "{result} by {} at ply {}", self.reason.code(), self.ply)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(result: GameResult, reason: EndReason) -> Outcome {
+        Outcome {
+            result,
+            reason,
+            ply: 1,
+        }
+    }
+
+    #[test]
+    fn codes_map_to_record_formats() {
+        let resign = outcome(
+            GameResult::Win(Color::White),
+            EndReason::Resignation { by: Color::Black },
+        );
+        assert_eq!(resign.csa_codes(), ["%TORYO", "#RESIGN"]);
+        assert_eq!(resign.kif_code(), "投了");
+        assert_eq!(
+            (
+                resign.usi_gameover(Color::White),
+                resign.usi_gameover(Color::Black)
+            ),
+            ("win", "lose")
+        );
+        let perpetual = outcome(
+            GameResult::Win(Color::White),
+            EndReason::PerpetualCheck {
+                checker: Color::Black,
+                occurrences: [0, 4, 8, 12],
+            },
+        );
+        assert_eq!(perpetual.csa_codes(), ["#OUTE_SENNICHITE"]);
+        assert_eq!(perpetual.kif_code(), "反則負け");
+        let count = ImpasseCount {
+            entered: true,
+            zone_count: 10,
+            total_points: 28,
+            declaration_points: 28,
+            in_check: false,
+        };
+        let declared = outcome(
+            GameResult::Win(Color::Black),
+            EndReason::Declaration {
+                declarer: Color::Black,
+                count,
+            },
+        );
+        assert_eq!(
+            (declared.csa_codes(), declared.kif_code()),
+            (&["%KACHI", "#JISHOGI"][..], "入玉勝ち")
+        );
+        let replay = outcome(
+            GameResult::NoContest,
+            EndReason::Declaration {
+                declarer: Color::Black,
+                count,
+            },
+        );
+        assert_eq!(
+            (replay.kif_code(), replay.usi_gameover(Color::Black)),
+            ("持将棋", "draw")
+        );
+        let limit = outcome(GameResult::Draw, EndReason::MoveLimit { limit: 256 });
+        assert_eq!(
+            (limit.csa_codes(), limit.kif_code()),
+            (&["%MAX_MOVES", "#MAX_MOVES"][..], "最大手数")
+        );
+        let sennichite = outcome(
+            GameResult::Draw,
+            EndReason::Sennichite {
+                occurrences: [0, 4, 8, 12],
+            },
+        );
+        assert_eq!(
+            (sennichite.csa_codes()[1], sennichite.kif_code()),
+            ("#SENNICHITE", "千日手")
+        );
+        let time = outcome(
+            GameResult::Win(Color::Black),
+            EndReason::TimeUp { by: Color::White },
+        );
+        assert_eq!(
+            (time.csa_codes()[1], time.kif_code()),
+            ("#TIME_UP", "切れ負け")
+        );
+        let foul = outcome(
+            GameResult::Win(Color::Black),
+            EndReason::IllegalMove {
+                mv: "P*5e".parse().unwrap(),
+                kind: IllegalMoveKind::Nifu,
+            },
+        );
+        assert_eq!(
+            (foul.csa_codes(), foul.kif_code()),
+            (&["#ILLEGAL_MOVE"][..], "反則負け")
+        );
+        assert_eq!(
+            outcome(GameResult::Win(Color::Black), EndReason::Checkmate).kif_code(),
+            "詰み"
+        );
+        assert_eq!(resign.to_string(), "white wins by resignation at ply 1");
+    }
+}

@@ -526,20 +526,25 @@ impl Position {
             return;
         };
         let occupied = self.board.occupied();
-        self.checkers = self.board.attackers_to(ksq, them, occupied);
         let board = &self.board;
+        // Enemy sliders on the king's lines: with nothing between, a checker; with one of
+        // our pieces between, a pin.
         let snipers = ((attacks::lance_rays(us, ksq) & board.by_role(Role::Lance))
             | (attacks::bishop_rays(ksq) & board.bishops())
             | (attacks::rook_rays(ksq) & board.rooks()))
             & board.by_color(them);
         let own = board.by_color(us);
+        let mut checkers = board.step_attackers_to(ksq, them);
         let mut pinned = Bitboard::EMPTY;
         for sniper in snipers {
             let blockers = attacks::between(ksq, sniper) & occupied;
-            if !blockers.has_more_than_one() {
+            if blockers.is_empty() {
+                checkers = checkers.with(sniper);
+            } else if !blockers.has_more_than_one() {
                 pinned |= blockers & own;
             }
         }
+        self.checkers = checkers;
         self.pinned = pinned;
     }
 
