@@ -56,6 +56,8 @@ pub enum Command {
     /// declares an impasse, as USI's `bestmove win`), `agree` (both agree to an impasse
     /// count) and `timeout` (its time runs out).
     Judge {
+        /// Record files or directories (CSA, KIF/KIFU, USI) to judge instead of --moves.
+        files: Vec<std::path::PathBuf>,
         /// The start position as SFEN, `startpos` (the default) or a handicap name
         /// (`2-piece`, `二枚落ち`, ...).
         #[arg(long, default_value = "startpos")]
@@ -83,6 +85,17 @@ pub enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Convert a record to another format.
+    Convert {
+        /// The record file.
+        file: std::path::PathBuf,
+        /// The format to write: kif, csa or usi.
+        #[arg(long)]
+        to: String,
+        /// Write here instead of standard output (a .kif file is written in Shift_JIS).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
     },
     /// List the rule-set presets, or print every field of one.
     Rules {

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::Failure;
 use crate::args::{Cli, Command, parse_move};
+use crate::records;
 use crate::referee;
 
 /// Runs one command.
@@ -25,12 +26,22 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             run_check_move(&pos, m, json)
         }
         Command::Judge {
+            files,
             sfen,
             moves,
             rules,
             lenient,
             json,
-        } => referee::run_judge(&sfen, &moves, &rules, lenient, json),
+        } => {
+            if files.is_empty() {
+                referee::run_judge(&sfen, &moves, &rules, lenient, json)
+            } else {
+                let (_, rule_set) = rules.rule_set()?;
+                let user_max_moves = rules.overrides.max_moves.is_some();
+                records::run_judge_files(&files, rule_set, user_max_moves, json)
+            }
+        }
+        Command::Convert { file, to, out } => records::run_convert(&file, &to, out.as_deref()),
         Command::Impasse {
             position,
             initial,

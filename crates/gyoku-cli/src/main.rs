@@ -2,6 +2,7 @@
 
 mod args;
 mod commands;
+mod records;
 mod referee;
 
 use std::io::Write;

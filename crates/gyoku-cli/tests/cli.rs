@@ -324,7 +324,7 @@ fn rules_lists_and_prints_presets() {
             .unwrap()
             .starts_with("320 plies")
     );
-    assert_eq!(v["fields"].as_object().unwrap().len(), 9);
+    assert_eq!(v["fields"].as_object().unwrap().len(), 10);
     assert_eq!(gyoku(&["rules", "fide"]).status.code(), Some(2));
 }
 
@@ -377,4 +377,152 @@ fn readme_entering_kings_game_per_preset() {
     assert_eq!(v["white"]["declaration_points"], 27);
     assert_eq!(v["black"]["entered"], true);
     assert_eq!(v["verdicts"]["jsa"]["agreement"], "no_contest");
+}
+
+fn data(path: &str) -> String {
+    format!(
+        "{}/../../tests/data/records/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn judge_record_files() {
+    // One record: the object of `judge --moves` plus recorded and agrees.
+    let v = json(&gyoku(&["judge", &data("kif/sjis.kif"), "--json"]));
+    assert_eq!(
+        (
+            v["result"].as_str(),
+            v["reason"].as_str(),
+            v["ply"].as_u64()
+        ),
+        (Some("black"), Some("resignation"), Some(6))
+    );
+    assert_eq!(
+        v["recorded"],
+        serde_json::json!({"end": "resignation", "result": "black"})
+    );
+    assert_eq!(v["agrees"], true);
+    // A foul in a record decides at its ply; the JSA lets a later resignation stand.
+    let v = json(&gyoku(&["judge", &data("csa/nifu.csa"), "--json"]));
+    assert_eq!(
+        (
+            v["result"].as_str(),
+            v["reason"].as_str(),
+            v["ply"].as_u64()
+        ),
+        (Some("white"), Some("illegal_move"), Some(9))
+    );
+    assert_eq!(
+        (v["detail"]["foul"].as_str(), v["agrees"].as_bool()),
+        (Some("nifu"), Some(false))
+    );
+    let v = json(&gyoku(&[
+        "judge",
+        &data("kif/unnoticed-foul.kifu"),
+        "--rules",
+        "jsa",
+        "--json",
+    ]));
+    assert_eq!(
+        (
+            v["result"].as_str(),
+            v["reason"].as_str(),
+            v["ply"].as_u64()
+        ),
+        (Some("black"), Some("resignation"), Some(12))
+    );
+    assert_eq!(v["detail"]["unnoticed_foul"]["kind"], "nifu");
+    assert_eq!(v["decided_by"], "resignation_stands");
+    // A record's own move limit applies; --max-moves overrides it.
+    let v = json(&gyoku(&["judge", &data("csa/v3-utf8.csa"), "--json"]));
+    assert_eq!(
+        (v["reason"].as_str(), v["agrees"].as_bool()),
+        (Some("move_limit"), Some(true))
+    );
+    let v = json(&gyoku(&[
+        "judge",
+        &data("csa/v3-utf8.csa"),
+        "--max-moves",
+        "0",
+        "--json",
+    ]));
+    assert_eq!(v["reason"], serde_json::Value::Null);
+    // Several records (a directory, a two-game file): an array, and a readable summary.
+    let v = json(&gyoku(&[
+        "judge",
+        &data("usi"),
+        &data("csa/two-games.csa"),
+        "--json",
+    ]));
+    assert_eq!(v.as_array().unwrap().len(), 5);
+    let out = gyoku(&["judge", &data("csa"), &data("kif"), &data("usi")]);
+    let text = stdout(&out);
+    assert!(text.contains("11 records judged, 0 unreadable"), "{text}");
+    assert!(text.contains("differ from their record"), "{text}");
+}
+
+#[test]
+fn unreadable_records_say_file_line_column() {
+    let out = gyoku(&["judge", &data("errors/bad-piece.csa")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("bad-piece.csa:4:6: unknown piece 'XX' (csa)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = gyoku(&["judge", &data("errors")]);
+    assert!(stderr(&out).contains("2 record file(s) could not be read"));
+    let out = gyoku(&["judge", "no/such/file.kif"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn convert_between_formats() {
+    let text = stdout(&gyoku(&["convert", &data("kif/sjis.kif"), "--to", "csa"]));
+    assert!(
+        text.starts_with("V2.2\n")
+            && text.contains("+8822UM\nT10\n")
+            && text.contains("%TORYO\nT5\n"),
+        "{text}"
+    );
+    let text = stdout(&gyoku(&[
+        "convert",
+        &data("csa/two-games.csa"),
+        "--to",
+        "usi",
+    ]));
+    assert_eq!(text.lines().count(), 2);
+    assert!(text.starts_with("position startpos moves 7g7f 3c3d 8h2b+ 3a2b B*4e 4c4d resign\n"));
+    let dir = std::env::temp_dir().join(format!("gyoku-convert-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("game.kif");
+    assert!(
+        gyoku(&[
+            "convert",
+            &data("csa/eucjp.csa"),
+            "--to",
+            "kif",
+            "--out",
+            out.to_str().unwrap()
+        ])
+        .status
+        .success()
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    assert!(
+        std::str::from_utf8(&bytes).is_err(),
+        "a .kif file is written in Shift_JIS"
+    );
+    let v = json(&gyoku(&["judge", out.to_str().unwrap(), "--json"]));
+    assert_eq!(
+        (v["reason"].as_str(), v["agrees"].as_bool()),
+        (Some("resignation"), Some(true))
+    );
+    let many = gyoku(&["convert", &data("usi/games.usi"), "--to", "kif"]);
+    assert_eq!(many.status.code(), Some(2));
+    assert!(stderr(&many).contains("3 games, but a KIF file holds one"));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let out = gyoku(&["convert", &data("kif/sjis.kif"), "--to", "ki2"]);
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -141,6 +141,9 @@ pub struct RuleSet {
     pub move_limit: Option<MoveLimit>,
     /// Credit the pieces a recognised handicap start removes to the giver (White).
     pub handicap_credit: bool,
+    /// JSA: a foul nobody pointed out does not decide the game if the fouler's opponent
+    /// later resigned; the resignation stands (used when judging records).
+    pub unnoticed_foul_resignation_stands: bool,
 }
 
 /// The named rule sets.
@@ -185,6 +188,7 @@ const BASE: RuleSet = RuleSet {
     fairbairn_count: false,
     move_limit: None,
     handicap_credit: false,
+    unnoticed_foul_resignation_stands: false,
 };
 
 const DECLARE_27: Option<Declaration> = Some(Declaration {
@@ -263,6 +267,7 @@ impl Preset {
                     strict_csa_server: false,
                 }),
                 handicap_credit: true,
+                unnoticed_foul_resignation_stands: true,
                 ..BASE
             },
             Preset::JsaAmateur => RuleSet {
@@ -274,6 +279,7 @@ impl Preset {
                     require_both_entered: true,
                 }),
                 handicap_credit: true,
+                unnoticed_foul_resignation_stands: true,
                 ..BASE
             },
             Preset::Csa => RuleSet {
@@ -468,6 +474,10 @@ impl RuleSet {
             },
         ));
         out.push(("handicap_credit", self.handicap_credit.to_string()));
+        out.push((
+            "unnoticed_foul_resignation_stands",
+            self.unnoticed_foul_resignation_stands.to_string(),
+        ));
         out
     }
 }
@@ -498,7 +508,7 @@ mod tests {
         assert_eq!(Preset::Plain.rules(), RuleSet::default());
         for p in Preset::ALL {
             assert_eq!(p.name().parse(), Ok(p));
-            assert_eq!(p.rules().fields().len(), 9);
+            assert_eq!(p.rules().fields().len(), 10);
         }
     }
 

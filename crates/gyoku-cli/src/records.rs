@@ -1,0 +1,293 @@
+//! `gyoku judge FILE...` and `gyoku convert`.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use gyoku::RuleSet;
+use gyoku_kifu::encoding::Encoding;
+use gyoku_kifu::judge::{DecidedBy, Judgement, judge};
+use gyoku_kifu::{Format, Record, read_bytes};
+use serde_json::{Value, json};
+
+use crate::Failure;
+use crate::referee::judge_json;
+
+/// Every record file under `paths` (directories are walked), in a stable order.
+fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut stack = vec![path.clone()];
+            while let Some(dir) = stack.pop() {
+                let entries = std::fs::read_dir(&dir)
+                    .map_err(|e| Failure::Input(format!("{}: {e}", dir.display())))?;
+                for entry in entries.flatten() {
+                    let p = entry.path();
+                    if p.is_dir() {
+                        stack.push(p);
+                    } else if Format::from_path(&p).is_some() {
+                        out.push(p);
+                    }
+                }
+            }
+        } else if path.exists() {
+            out.push(path.clone());
+        } else {
+            return Err(Failure::Input(format!("{}: no such file", path.display())));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Reads one file's records, with the error as `file:line:column: message`.
+pub fn read_file(path: &Path) -> Result<Vec<Record>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    read_bytes(&bytes, Format::from_path(path)).map_err(|e| format!("{}:{e}", path.display()))
+}
+
+/// One judged record, ready to print.
+struct Judged {
+    name: String,
+    json: Value,
+    line: String,
+    result: String,
+    reason: String,
+    agrees: bool,
+}
+
+fn judged(name: String, record: &Record, j: &Judgement) -> Judged {
+    let mut v = judge_json(&j.game);
+    if j.decided_by == DecidedBy::ResignationStands
+        && let Some(foul) = &record.foul
+    {
+        // The resignation came after the foul and the moves recorded after it.
+        v["result"] = json!(j.result.map(|r| r.code()));
+        v["reason"] = json!("resignation");
+        v["ply"] = json!(foul.ply as usize + foul.rest.len() + 1);
+        v["detail"] = json!({
+            "unnoticed_foul": { "kind": foul.kind.code(), "move": foul.mv.to_string(), "ply": foul.ply },
+            "decided_by": "resignation_stands",
+        });
+    }
+    if let (Some(foul), Some(o)) = (&record.foul, j.game.outcome())
+        && o.reason.code() == "illegal_move"
+    {
+        v["detail"]["foul_ply"] = json!(foul.ply);
+    }
+    v["recorded"] = json!({
+        "end": j.recorded.as_ref().map(|t| t.code()),
+        "result": j.recorded_result.map(|r| r.code()),
+    });
+    v["agrees"] = json!(j.agrees);
+    v["decided_by"] = json!(j.decided_by.code());
+    v["file"] = json!(name);
+    let result = v["result"].as_str().unwrap_or("not over").to_string();
+    let reason = v["reason"].as_str().unwrap_or("-").to_string();
+    let line = format!(
+        "{name}: {result} by {reason} at ply {} (recorded: {} {}){}",
+        v["ply"],
+        v["recorded"]["end"].as_str().unwrap_or("no end"),
+        v["recorded"]["result"].as_str().unwrap_or(""),
+        if j.agrees { "" } else { "  << differs" }
+    );
+    Judged {
+        name,
+        json: v,
+        line,
+        result,
+        reason,
+        agrees: j.agrees,
+    }
+}
+
+/// The rules for one record: a record's own move limit (CSA V3.0 `$MAX_MOVES`, KIF
+/// `最大手数`) applies unless the user set one.
+fn rules_for(record: &Record, rules: RuleSet, user_max_moves: bool) -> RuleSet {
+    let mut rules = rules;
+    if !user_max_moves
+        && let Some(n) = record
+            .header("最大手数")
+            .and_then(|v| v.trim().parse::<u32>().ok())
+    {
+        rules.set_max_moves(n);
+    }
+    rules
+}
+
+/// `gyoku judge FILE...`.
+pub fn run_judge_files(
+    paths: &[PathBuf],
+    rules: RuleSet,
+    user_max_moves: bool,
+    json: bool,
+) -> Result<(), Failure> {
+    let files = collect(paths)?;
+    let progress = (std::io::stderr().is_terminal() && files.len() > 20).then(|| {
+        let bar = indicatif::ProgressBar::new(files.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} records {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .max(1);
+    let chunk = files.len().div_ceil(workers).max(1);
+    let mut results: Vec<(usize, Result<Vec<Judged>, String>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .enumerate()
+            .map(|(c, group)| {
+                let progress = progress.as_ref();
+                scope.spawn(move || {
+                    group
+                        .iter()
+                        .enumerate()
+                        .map(|(i, path)| {
+                            let out = read_file(path).map(|records| {
+                                let many = records.len() > 1;
+                                records
+                                    .iter()
+                                    .enumerate()
+                                    .map(|(k, r)| {
+                                        let name = if many {
+                                            format!("{}#{}", path.display(), k + 1)
+                                        } else {
+                                            path.display().to_string()
+                                        };
+                                        judged(
+                                            name,
+                                            r,
+                                            &judge(r, rules_for(r, rules, user_max_moves)),
+                                        )
+                                    })
+                                    .collect()
+                            });
+                            if let Some(p) = progress {
+                                p.inc(1);
+                            }
+                            (c * chunk + i, out)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    if let Some(p) = progress {
+        p.finish_and_clear();
+    }
+    results.sort_by_key(|(i, _)| *i);
+    let mut judged_all = Vec::new();
+    let mut errors = Vec::new();
+    for (_, r) in results {
+        match r {
+            Ok(js) => judged_all.extend(js),
+            Err(e) => errors.push(e),
+        }
+    }
+    if json {
+        if judged_all.len() == 1 && errors.is_empty() {
+            println!("{}", judged_all[0].json);
+        } else {
+            let list: Vec<&Value> = judged_all.iter().map(|j| &j.json).collect();
+            println!("{}", Value::Array(list.into_iter().cloned().collect()));
+        }
+    } else {
+        for j in &judged_all {
+            println!("{}", j.line);
+        }
+        let mut by_result: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut by_reason: BTreeMap<&str, usize> = BTreeMap::new();
+        for j in &judged_all {
+            *by_result.entry(&j.result).or_default() += 1;
+            *by_reason.entry(&j.reason).or_default() += 1;
+        }
+        println!();
+        println!(
+            "{} records judged, {} unreadable",
+            judged_all.len(),
+            errors.len()
+        );
+        println!("results: {by_result:?}");
+        println!("reasons: {by_reason:?}");
+        let differing: Vec<&str> = judged_all
+            .iter()
+            .filter(|j| !j.agrees)
+            .map(|j| j.name.as_str())
+            .collect();
+        println!(
+            "{} differ from their record: {:?}",
+            differing.len(),
+            differing
+        );
+    }
+    for e in &errors {
+        eprintln!("gyoku: {e}");
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Input(format!(
+            "{} record file(s) could not be read",
+            errors.len()
+        )))
+    }
+}
+
+/// `gyoku convert FILE --to FORMAT [--out FILE]`.
+pub fn run_convert(file: &Path, to: &str, out: Option<&Path>) -> Result<(), Failure> {
+    let format = match to {
+        "kif" => Format::Kif,
+        "csa" => Format::Csa,
+        "usi" => Format::Usi,
+        "ki2" | "jkf" => {
+            return Err(Failure::Input(format!(
+                "--to {to}: not written yet (kif, csa and usi are; ki2 and jkf come next)"
+            )));
+        }
+        other => {
+            return Err(Failure::Input(format!(
+                "--to: unknown format '{other}' (kif, csa, usi)"
+            )));
+        }
+    };
+    let records = read_file(file).map_err(Failure::Input)?;
+    if format == Format::Kif && records.len() > 1 {
+        return Err(Failure::Input(format!(
+            "{}: {} games, but a KIF file holds one (use --to csa or --to usi)",
+            file.display(),
+            records.len()
+        )));
+    }
+    let text: String = records
+        .iter()
+        .map(|r| gyoku_kifu::write(r, format))
+        .collect::<Vec<_>>()
+        .join(if format == Format::Csa { "/\n" } else { "" });
+    match out {
+        None => print!("{text}"),
+        Some(path) => {
+            // A .kif file is Shift_JIS; everything else UTF-8.
+            let sjis = path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("kif"));
+            let bytes = if sjis {
+                Encoding::ShiftJis.encode(&text)
+            } else {
+                text.into_bytes()
+            };
+            let tmp = path.with_extension("gyoku-tmp");
+            std::fs::write(&tmp, bytes)
+                .and_then(|()| std::fs::rename(&tmp, path))
+                .map_err(|e| Failure::Run(format!("{}: {e}", path.display())))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,604 @@
+//! CSA records, V2.2 and V3.0: several games per file separated by `/`, several
+//! statements per line separated by `,`, `'` comments, `%` end codes, `T` times (fractional
+//! in V3.0).
+
+use gyoku::{Color, Hand, Move, Piece, Position, Role, Setup, Square};
+
+use crate::{Format, ReadError, Record, Terminal};
+
+const CODES: [(&str, Role); 14] = [
+    ("FU", Role::Pawn),
+    ("KY", Role::Lance),
+    ("KE", Role::Knight),
+    ("GI", Role::Silver),
+    ("KI", Role::Gold),
+    ("KA", Role::Bishop),
+    ("HI", Role::Rook),
+    ("OU", Role::King),
+    ("TO", Role::ProPawn),
+    ("NY", Role::ProLance),
+    ("NK", Role::ProKnight),
+    ("NG", Role::ProSilver),
+    ("UM", Role::Horse),
+    ("RY", Role::Dragon),
+];
+
+/// The CSA code of `role` (`FU`, `RY`, …).
+pub fn role_code(role: Role) -> &'static str {
+    CODES[role.index()].0
+}
+
+fn role_of(code: &str) -> Option<Role> {
+    CODES.iter().find(|(c, _)| *c == code).map(|&(_, r)| r)
+}
+
+const HEADER_KEYS: [(&str, &str); 7] = [
+    ("MAX_MOVES", "最大手数"),
+    ("EVENT", "棋戦"),
+    ("SITE", "場所"),
+    ("START_TIME", "開始日時"),
+    ("END_TIME", "終了日時"),
+    ("TIME_LIMIT", "持ち時間"),
+    ("OPENING", "戦型"),
+];
+
+struct Reader {
+    records: Vec<Record>,
+    header: Vec<(String, String)>,
+    comments: Vec<String>,
+    setup: Option<Setup>,
+    record: Option<Record>,
+    position: Option<Position>,
+    last_was_move: bool,
+}
+
+fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
+    ReadError {
+        format: Format::Csa,
+        line,
+        column,
+        message: message.into(),
+    }
+}
+
+fn square(bytes: &[u8]) -> Option<Square> {
+    match bytes {
+        [f @ b'1'..=b'9', r @ b'1'..=b'9'] => Square::new(f - b'0', r - b'0'),
+        _ => None,
+    }
+}
+
+fn terminal(code: &str) -> Terminal {
+    match code {
+        "TORYO" => Terminal::Resign,
+        "CHUDAN" => Terminal::Suspend,
+        "SENNICHITE" => Terminal::Sennichite,
+        "TIME_UP" => Terminal::TimeUp,
+        "ILLEGAL_MOVE" => Terminal::IllegalLoss,
+        "+ILLEGAL_ACTION" => Terminal::IllegalAction(Color::Black),
+        "-ILLEGAL_ACTION" => Terminal::IllegalAction(Color::White),
+        "JISHOGI" => Terminal::Jishogi,
+        "KACHI" => Terminal::Declaration,
+        "HIKIWAKE" => Terminal::Draw,
+        "TSUMI" => Terminal::Mate,
+        "FUZUMI" => Terminal::NoMate,
+        "MAX_MOVES" => Terminal::MaxMoves,
+        "TRY" => Terminal::Try,
+        other => Terminal::Other(other.to_string()),
+    }
+}
+
+/// Parses a time `T12` / `T6.123` into milliseconds.
+fn time(text: &str) -> Option<u64> {
+    let seconds: f64 = text.parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64)
+}
+
+impl Reader {
+    fn setup(&mut self) -> &mut Setup {
+        self.setup.get_or_insert_with(Setup::empty)
+    }
+
+    /// Starts the game: the position is complete.
+    fn start(&mut self, line: usize, turn: Color) -> Result<(), ReadError> {
+        let mut setup = self.setup.take().unwrap_or_else(Setup::startpos);
+        setup.turn = turn;
+        let position = Position::from_setup(setup)
+            .or_else(|e| e.ignore_all_safe())
+            .map_err(|e| err(line, 1, e.to_string()))?;
+        let mut record = Record::new(position.clone());
+        record.header = std::mem::take(&mut self.header);
+        record.start_comments = std::mem::take(&mut self.comments);
+        self.position = Some(position);
+        self.record = Some(record);
+        Ok(())
+    }
+
+    fn finish(&mut self) {
+        if let Some(record) = self.record.take() {
+            self.records.push(record);
+        } else if self.setup.is_some() || !self.header.is_empty() {
+            // A game with a position but no side-to-move line: Black to move.
+            if self.start(0, Color::Black).is_ok()
+                && let Some(record) = self.record.take()
+            {
+                self.records.push(record);
+            }
+        }
+        self.setup = None;
+        self.position = None;
+        self.header.clear();
+        self.comments.clear();
+        self.last_was_move = false;
+    }
+
+    fn board_row(&mut self, line: usize, rank: u8, text: &str) -> Result<(), ReadError> {
+        let bytes = text.as_bytes();
+        let mut file = 9u8;
+        let mut i = 2;
+        while i < bytes.len() {
+            match bytes[i] {
+                b' ' => i += 1,
+                b'*' => {
+                    if file == 0 {
+                        return Err(err(line, i + 1, "more than nine squares"));
+                    }
+                    file -= 1;
+                    i += 1;
+                }
+                sign @ (b'+' | b'-') => {
+                    let code = text.get(i + 1..i + 3).unwrap_or("");
+                    let role = role_of(code)
+                        .ok_or_else(|| err(line, i + 2, format!("unknown piece '{code}'")))?;
+                    if file == 0 {
+                        return Err(err(line, i + 1, "more than nine squares"));
+                    }
+                    let color = if sign == b'+' {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
+                    let sq = Square::new(file, rank).expect("valid square");
+                    self.setup().board.set(sq, Some(Piece::new(color, role)));
+                    file -= 1;
+                    i += 3;
+                }
+                _ => {
+                    return Err(err(
+                        line,
+                        i + 1,
+                        format!("unexpected '{}'", char::from(bytes[i])),
+                    ));
+                }
+            }
+        }
+        if file != 0 {
+            return Err(err(
+                line,
+                1,
+                format!("rank {rank} has {} squares instead of 9", 9 - file),
+            ));
+        }
+        Ok(())
+    }
+
+    fn pieces(&mut self, line: usize, color: Color, text: &str) -> Result<(), ReadError> {
+        let bytes = text.as_bytes();
+        let mut i = 2;
+        while i + 4 <= bytes.len() {
+            let sq = &bytes[i..i + 2];
+            let code = &text[i + 2..i + 4];
+            if sq == b"00" && code == "AL" {
+                // Every piece not placed yet goes to this hand.
+                let setup = self.setup();
+                let mut counts = [0u32; 7];
+                for (_, p) in setup.board.iter() {
+                    if p.role != Role::King {
+                        counts[p.role.unpromoted().index()] += 1;
+                    }
+                }
+                for c in Color::ALL {
+                    for (r, n) in setup.hands.get(c).iter() {
+                        counts[r.index()] += u32::from(n);
+                    }
+                }
+                for role in Role::HAND {
+                    let missing = role.full_set_count().saturating_sub(counts[role.index()]);
+                    let hand = setup.hands.get_mut(color);
+                    let now = u32::from(hand.count(role));
+                    hand.set(
+                        role,
+                        (now + missing).min(u32::from(Hand::capacity(role))) as u8,
+                    )
+                    .map_err(|e| err(line, i + 1, e.to_string()))?;
+                }
+                i += 4;
+                continue;
+            }
+            let role =
+                role_of(code).ok_or_else(|| err(line, i + 3, format!("unknown piece '{code}'")))?;
+            if sq == b"00" {
+                let hand = self.setup().hands.get_mut(color);
+                let n = hand.count(role);
+                hand.set(role, n.saturating_add(1))
+                    .map_err(|e| err(line, i + 3, e.to_string()))?;
+            } else {
+                let sq = square(sq).ok_or_else(|| err(line, i + 1, "bad square"))?;
+                self.setup().board.set(sq, Some(Piece::new(color, role)));
+            }
+            i += 4;
+        }
+        if i != bytes.len() {
+            return Err(err(line, i + 1, "incomplete piece"));
+        }
+        Ok(())
+    }
+
+    fn handicap_removal(&mut self, line: usize, text: &str) -> Result<(), ReadError> {
+        let mut setup = Setup::startpos();
+        let bytes = text.as_bytes();
+        let mut i = 2;
+        while i + 4 <= bytes.len() {
+            let sq = square(&bytes[i..i + 2]).ok_or_else(|| err(line, i + 1, "bad square"))?;
+            role_of(&text[i + 2..i + 4]).ok_or_else(|| err(line, i + 3, "unknown piece"))?;
+            setup.board.set(sq, None);
+            i += 4;
+        }
+        if i != bytes.len() {
+            return Err(err(line, i + 1, "incomplete piece"));
+        }
+        self.setup = Some(setup);
+        Ok(())
+    }
+
+    fn game_move(&mut self, line: usize, col: usize, text: &str) -> Result<(), ReadError> {
+        let (Some(record), Some(pos)) = (self.record.as_mut(), self.position.as_mut()) else {
+            return Err(err(
+                line,
+                col,
+                "a move before the side to move ('+' or '-')",
+            ));
+        };
+        let bytes = text.as_bytes();
+        if bytes.len() != 7 {
+            return Err(err(line, col, format!("bad move '{text}'")));
+        }
+        let mover = if bytes[0] == b'+' {
+            Color::Black
+        } else {
+            Color::White
+        };
+        let to =
+            square(&bytes[3..5]).ok_or_else(|| err(line, col + 3, "bad destination square"))?;
+        let role = role_of(&text[5..7])
+            .ok_or_else(|| err(line, col + 5, format!("unknown piece '{}'", &text[5..7])))?;
+        let mv = if &bytes[1..3] == b"00" {
+            Move::Drop { role, to }
+        } else {
+            let from =
+                square(&bytes[1..3]).ok_or_else(|| err(line, col + 1, "bad origin square"))?;
+            let promote = pos
+                .board()
+                .piece_at(from)
+                .is_some_and(|p| p.role != role && p.role.promoted() == Some(role));
+            Move::Normal { from, to, promote }
+        };
+        if record.foul.is_some() {
+            if let Some(f) = record.foul.as_mut() {
+                f.rest.push(text.to_string());
+            }
+        } else if mover != pos.turn() {
+            record.foul = Some(crate::Foul {
+                ply: record.moves.len() as u32 + 1,
+                mv,
+                kind: gyoku::IllegalMoveKind::OutOfTurn,
+                rest: Vec::new(),
+            });
+        } else {
+            record.push_move(pos, mv, None);
+        }
+        self.last_was_move = true;
+        Ok(())
+    }
+
+    fn statement(&mut self, line: usize, col: usize, text: &str) -> Result<(), ReadError> {
+        let text = text.trim_end();
+        if text.is_empty() {
+            return Ok(());
+        }
+        let b = text.as_bytes();
+        match b[0] {
+            b'V' => {}
+            b'N' if b.len() >= 2 && (b[1] == b'+' || b[1] == b'-') => {
+                let key = if b[1] == b'+' { "先手" } else { "後手" };
+                self.header.push((key.to_string(), text[2..].to_string()));
+            }
+            b'$' => {
+                let (key, value) = text[1..].split_once(':').unwrap_or((&text[1..], ""));
+                let key = HEADER_KEYS
+                    .iter()
+                    .find(|(k, _)| *k == key)
+                    .map_or_else(|| format!("${key}"), |(_, jp)| (*jp).to_string());
+                self.header.push((key, value.to_string()));
+            }
+            b'P' if b.len() >= 2 => match b[1] {
+                b'I' => self.handicap_removal(line, text)?,
+                b'1'..=b'9' => self.board_row(line, b[1] - b'0', text)?,
+                b'+' => self.pieces(line, Color::Black, text)?,
+                b'-' => self.pieces(line, Color::White, text)?,
+                _ => {
+                    return Err(err(
+                        line,
+                        col + 1,
+                        format!("unknown position line '{text}'"),
+                    ));
+                }
+            },
+            b'+' | b'-' if b.len() == 1 => {
+                let turn = if b[0] == b'+' {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                self.start(line, turn)?;
+            }
+            b'+' | b'-' => self.game_move(line, col, text)?,
+            b'T' => {
+                let ms = time(&text[1..])
+                    .ok_or_else(|| err(line, col + 1, format!("bad time '{text}'")))?;
+                if let Some(record) = self.record.as_mut() {
+                    if record.end.is_some() {
+                        record.end_time_ms = Some(ms);
+                    } else if self.last_was_move
+                        && record.foul.is_none()
+                        && let Some(m) = record.moves.last_mut()
+                    {
+                        m.time_ms = Some(ms);
+                    }
+                }
+            }
+            b'%' => {
+                if self.record.is_none() {
+                    self.start(line, Color::Black)?;
+                }
+                if let Some(record) = self.record.as_mut() {
+                    record.end = Some(terminal(&text[1..]));
+                }
+                self.last_was_move = false;
+            }
+            _ => {
+                return Err(err(
+                    line,
+                    col,
+                    format!(
+                        "unknown statement '{}'",
+                        text.chars().take(20).collect::<String>()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads every game in a CSA file.
+///
+/// # Errors
+/// [`ReadError`] with the line and column of the first fault.
+pub fn read(text: &str) -> Result<Vec<Record>, ReadError> {
+    let mut r = Reader {
+        records: Vec::new(),
+        header: Vec::new(),
+        comments: Vec::new(),
+        setup: None,
+        record: None,
+        position: None,
+        last_was_move: false,
+    };
+    for (n, raw) in text.lines().enumerate() {
+        let line = n + 1;
+        if raw.trim() == "/" {
+            r.finish();
+            continue;
+        }
+        if let Some(comment) = raw.strip_prefix('\'') {
+            if comment.starts_with("CSA encoding=") {
+                continue;
+            }
+            match r.record.as_mut() {
+                Some(record) => record.comment(comment.to_string()),
+                None => r.comments.push(comment.to_string()),
+            }
+            continue;
+        }
+        let mut col = 1;
+        let mut rest = raw;
+        while !rest.is_empty() {
+            let trimmed = rest.trim_start();
+            if let Some(comment) = trimmed.strip_prefix('\'') {
+                // A comment runs to the end of the line, commas included.
+                match r.record.as_mut() {
+                    Some(record) => record.comment(comment.trim_end().to_string()),
+                    None => r.comments.push(comment.trim_end().to_string()),
+                }
+                break;
+            }
+            let (part, next) = rest.split_once(',').unwrap_or((rest, ""));
+            r.statement(line, col, part.trim_start())?;
+            col += part.chars().count() + 1;
+            rest = next;
+        }
+    }
+    r.finish();
+    if r.records.is_empty() {
+        return Err(err(1, 1, "no game in the file"));
+    }
+    Ok(r.records)
+}
+
+fn write_position(out: &mut String, pos: &Position) {
+    if pos.same_position(&Position::startpos()) {
+        out.push_str("PI\n+\n");
+        return;
+    }
+    for rank in 1..=9u8 {
+        out.push_str(&format!("P{rank}"));
+        for file in (1..=9u8).rev() {
+            let sq = Square::new(file, rank).expect("valid square");
+            match pos.board().piece_at(sq) {
+                None => out.push_str(" * "),
+                Some(p) => {
+                    out.push(if p.color == Color::Black { '+' } else { '-' });
+                    out.push_str(role_code(p.role));
+                }
+            }
+        }
+        out.push('\n');
+    }
+    for color in Color::ALL {
+        let hand = pos.hand(color);
+        if hand.is_empty() {
+            continue;
+        }
+        out.push_str(if color == Color::Black { "P+" } else { "P-" });
+        for (role, n) in hand.iter() {
+            for _ in 0..n {
+                out.push_str("00");
+                out.push_str(role_code(role));
+            }
+        }
+        out.push('\n');
+    }
+    out.push_str(if pos.turn() == Color::Black {
+        "+\n"
+    } else {
+        "-\n"
+    });
+}
+
+fn move_text(pos: &Position, mv: Move) -> String {
+    let sign = if pos.turn() == Color::Black { '+' } else { '-' };
+    match mv {
+        Move::Drop { role, to } => format!("{sign}00{}{}{}", to.file(), to.rank(), role_code(role)),
+        Move::Normal { from, to, promote } => {
+            let role = pos.board().piece_at(from).map_or(Role::Pawn, |p| p.role);
+            let role = if promote {
+                role.promoted().unwrap_or(role)
+            } else {
+                role
+            };
+            format!(
+                "{sign}{}{}{}{}{}",
+                from.file(),
+                from.rank(),
+                to.file(),
+                to.rank(),
+                role_code(role)
+            )
+        }
+    }
+}
+
+fn time_text(ms: u64) -> String {
+    if ms.is_multiple_of(1000) {
+        format!("T{}", ms / 1000)
+    } else {
+        format!("T{}.{:03}", ms / 1000, ms % 1000)
+    }
+}
+
+fn end_text(end: &Terminal, turn: Color) -> String {
+    match end {
+        Terminal::Resign => "%TORYO".into(),
+        Terminal::Suspend => "%CHUDAN".into(),
+        Terminal::Sennichite => "%SENNICHITE".into(),
+        Terminal::Jishogi => "%JISHOGI".into(),
+        Terminal::Mate => "%TSUMI".into(),
+        Terminal::NoMate => "%FUZUMI".into(),
+        Terminal::TimeUp => "%TIME_UP".into(),
+        Terminal::Declaration => "%KACHI".into(),
+        Terminal::IllegalLoss => "%ILLEGAL_MOVE".into(),
+        Terminal::IllegalWin => {
+            if turn == Color::Black {
+                "%-ILLEGAL_ACTION".into()
+            } else {
+                "%+ILLEGAL_ACTION".into()
+            }
+        }
+        Terminal::IllegalAction(Color::Black) => "%+ILLEGAL_ACTION".into(),
+        Terminal::IllegalAction(Color::White) => "%-ILLEGAL_ACTION".into(),
+        Terminal::MaxMoves => "%MAX_MOVES".into(),
+        Terminal::Draw => "%HIKIWAKE".into(),
+        Terminal::Try => "%TRY".into(),
+        // A sealed move (封じ手) is a suspension to CSA.
+        Terminal::Other(s) if s == "封じ手" => "%CHUDAN".into(),
+        // Only a plain code can stand on a `%` line; anything else is kept as a comment.
+        Terminal::Other(s)
+            if !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_') =>
+        {
+            format!("%{s}")
+        }
+        Terminal::Other(s) => format!("'{}", clean(s)),
+    }
+}
+
+/// A value fit for one CSA statement: no commas (they separate statements) and no line
+/// breaks.
+fn clean(value: &str) -> String {
+    value.replace(',', "，").replace(['\n', '\r'], " ")
+}
+
+/// Writes a record as CSA V2.2 (with `%MAX_MOVES` from V3.0 where a record has it).
+pub fn write(record: &Record) -> String {
+    let mut out = String::from("V2.2\n");
+    for (key, value) in &record.header {
+        match key.as_str() {
+            "先手" | "下手" => out.push_str(&format!("N+{}\n", clean(value))),
+            "後手" | "上手" => out.push_str(&format!("N-{}\n", clean(value))),
+            k => {
+                let value = clean(value);
+                if let Some((csa, _)) = HEADER_KEYS.iter().find(|(_, jp)| *jp == k) {
+                    out.push_str(&format!("${csa}:{value}\n"));
+                } else if let Some(raw) = k.strip_prefix('$') {
+                    out.push_str(&format!("${}:{value}\n", clean(raw)));
+                } else {
+                    out.push_str(&format!("'{}:{value}\n", clean(k)));
+                }
+            }
+        }
+    }
+    for c in &record.start_comments {
+        out.push_str(&format!("'{c}\n"));
+    }
+    write_position(&mut out, &record.start);
+    let mut pos = record.start.clone();
+    for m in &record.moves {
+        out.push_str(&move_text(&pos, m.mv));
+        out.push('\n');
+        if let Some(ms) = m.time_ms {
+            out.push_str(&time_text(ms));
+            out.push('\n');
+        }
+        for c in &m.comments {
+            out.push_str(&format!("'{c}\n"));
+        }
+        pos.play_unchecked(m.mv);
+    }
+    if let Some(foul) = &record.foul {
+        // The foul is written; what the source recorded after it is not (it is kept only as
+        // the source format's text).
+        out.push_str(&move_text(&pos, foul.mv));
+        out.push('\n');
+    }
+    if let Some(end) = &record.end {
+        out.push_str(&end_text(end, pos.turn()));
+        out.push('\n');
+        if let Some(ms) = record.end_time_ms {
+            out.push_str(&time_text(ms));
+            out.push('\n');
+        }
+    }
+    out
+}

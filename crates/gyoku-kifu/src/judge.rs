@@ -1,0 +1,138 @@
+//! Judging a record under a rule set, and comparing with how the record says it ended.
+
+use gyoku::{Color, Game, GameResult, RuleSet};
+
+use crate::{Record, Terminal};
+
+/// Which rule decided a judged record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DecidedBy {
+    /// The rule set's own ending (`Game::outcome`).
+    Rules,
+    /// A foul nobody pointed out, after which the fouler's opponent resigned: under the
+    /// JSA rules the resignation stands.
+    ResignationStands,
+}
+
+impl DecidedBy {
+    /// `rules` or `resignation_stands`.
+    pub const fn code(self) -> &'static str {
+        match self {
+            DecidedBy::Rules => "rules",
+            DecidedBy::ResignationStands => "resignation_stands",
+        }
+    }
+}
+
+/// A judged record.
+#[derive(Clone, Debug)]
+pub struct Judgement {
+    /// The game as replayed and judged.
+    pub game: Game,
+    /// The result, which differs from `game.outcome()` only when a resignation stands.
+    pub result: Option<GameResult>,
+    /// Which rule decided.
+    pub decided_by: DecidedBy,
+    /// How the record says the game ended.
+    pub recorded: Option<Terminal>,
+    /// The result the record implies, where it implies one.
+    pub recorded_result: Option<GameResult>,
+    /// Whether the judged result is the recorded one (a record that does not say how it
+    /// ended agrees; one that names a foul it does not show does not, since the foul
+    /// cannot be checked).
+    pub agrees: bool,
+}
+
+/// The result a record's end implies, `turn` being the side to move when it was written.
+pub fn recorded_result(end: &Terminal, turn: Color) -> Option<GameResult> {
+    Some(match end.relative_to(turn) {
+        Terminal::Resign | Terminal::TimeUp | Terminal::IllegalLoss | Terminal::Mate => {
+            GameResult::Win(!turn)
+        }
+        Terminal::Declaration | Terminal::IllegalWin | Terminal::Try => GameResult::Win(turn),
+        Terminal::Sennichite | Terminal::Jishogi | Terminal::Draw | Terminal::MaxMoves => {
+            GameResult::Draw
+        }
+        _ => return None,
+    })
+}
+
+fn same(a: Option<GameResult>, b: Option<GameResult>) -> bool {
+    let norm = |r: Option<GameResult>| match r {
+        Some(GameResult::NoContest) => Some(GameResult::Draw),
+        other => other,
+    };
+    norm(a) == norm(b)
+}
+
+/// Replays `record` under `rules` and judges it: the moves, then the foul if the record
+/// has one, then the record's end when it is an action (resignation, declaration, time,
+/// an impasse count by agreement).
+pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
+    let mut game = Game::new(record.start.clone(), rules).with_handicap(record.handicap);
+    for m in &record.moves {
+        if game.outcome().is_some() || game.play(m.mv).is_err() {
+            break;
+        }
+    }
+    let mut foul_side = None;
+    if let Some(foul) = &record.foul
+        && game.outcome().is_none()
+    {
+        foul_side = Some(game.turn());
+        let _ = game.play(foul.mv);
+    }
+    // The side to move when the record's end was written.
+    let end_turn = match (&record.foul, foul_side) {
+        (Some(f), Some(side)) => {
+            if (1 + f.rest.len()) % 2 == 0 {
+                side
+            } else {
+                !side
+            }
+        }
+        _ => record.final_position().turn(),
+    };
+    if game.outcome().is_none()
+        && let Some(end) = &record.end
+    {
+        let turn = game.turn();
+        let _ = match end {
+            Terminal::Resign => game.resign(turn),
+            Terminal::Declaration => game.declare(),
+            Terminal::TimeUp => game.time_up(turn),
+            Terminal::Jishogi => game.agree_impasse(),
+            _ => Ok(()),
+        };
+    }
+    let recorded_result = record
+        .end
+        .as_ref()
+        .and_then(|e| recorded_result(e, end_turn));
+    let mut result = game.outcome().map(|o| o.result);
+    let mut decided_by = DecidedBy::Rules;
+    // JSA: the fouler's opponent resigned before anyone pointed out the foul.
+    if let (Some(fouler), Some(Terminal::Resign)) = (foul_side, &record.end)
+        && rules.unnoticed_foul_resignation_stands
+        && end_turn != fouler
+    {
+        result = Some(GameResult::Win(fouler));
+        decided_by = DecidedBy::ResignationStands;
+    }
+    let agrees = match &record.end {
+        // A record that does not say how it ended contradicts nothing.
+        None => true,
+        Some(Terminal::Suspend) | Some(Terminal::Other(_)) | Some(Terminal::NoMate) => {
+            result.is_none()
+        }
+        _ => same(result, recorded_result),
+    };
+    Judgement {
+        game,
+        result,
+        decided_by,
+        recorded: record.end.clone(),
+        recorded_result,
+        agrees,
+    }
+}

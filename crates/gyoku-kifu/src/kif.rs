@@ -1,0 +1,688 @@
+//! KIF (Kakinoki) records: `key：value` headers, 手合割 or a BOD board diagram, numbered
+//! move lines with times, `*` comments, special moves (投了, 千日手, …) and 変化 variations.
+
+use gyoku::{Color, Handicap, Move, Piece, Position, Role, Setup, Square};
+
+use crate::{Format, ReadError, Record, RecordMove, Terminal, Variation};
+
+fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
+    ReadError {
+        format: Format::Kif,
+        line,
+        column,
+        message: message.into(),
+    }
+}
+
+/// Piece names on move lines and boards.
+const NAMES: [(&str, Role); 19] = [
+    ("成香", Role::ProLance),
+    ("成桂", Role::ProKnight),
+    ("成銀", Role::ProSilver),
+    ("歩", Role::Pawn),
+    ("香", Role::Lance),
+    ("桂", Role::Knight),
+    ("銀", Role::Silver),
+    ("金", Role::Gold),
+    ("角", Role::Bishop),
+    ("飛", Role::Rook),
+    ("玉", Role::King),
+    ("王", Role::King),
+    ("と", Role::ProPawn),
+    ("杏", Role::ProLance),
+    ("圭", Role::ProKnight),
+    ("全", Role::ProSilver),
+    ("馬", Role::Horse),
+    ("龍", Role::Dragon),
+    ("竜", Role::Dragon),
+];
+
+const SPECIALS: [(&str, Terminal); 13] = [
+    ("投了", Terminal::Resign),
+    ("中断", Terminal::Suspend),
+    ("千日手", Terminal::Sennichite),
+    ("持将棋", Terminal::Jishogi),
+    ("詰み", Terminal::Mate),
+    ("不詰", Terminal::NoMate),
+    ("切れ負け", Terminal::TimeUp),
+    ("反則勝ち", Terminal::IllegalWin),
+    ("反則負け", Terminal::IllegalLoss),
+    ("入玉勝ち", Terminal::Declaration),
+    ("入玉宣言", Terminal::Declaration),
+    ("最大手数", Terminal::MaxMoves),
+    ("トライ", Terminal::Try),
+];
+
+fn kanji_number(text: &str) -> Option<u8> {
+    const DIGITS: [char; 10] = ['〇', '一', '二', '三', '四', '五', '六', '七', '八', '九'];
+    if text.is_empty() {
+        return Some(1);
+    }
+    if let Ok(n) = text.parse::<u8>() {
+        return Some(n);
+    }
+    let mut total = 0u8;
+    let mut current = 0u8;
+    for c in text.chars() {
+        if c == '十' {
+            total += if current == 0 { 10 } else { current * 10 };
+            current = 0;
+        } else {
+            current = DIGITS.iter().position(|&d| d == c)? as u8;
+        }
+    }
+    Some(total + current)
+}
+
+fn hand_text(setup: &mut Setup, color: Color, text: &str) -> Option<()> {
+    let text = text.trim();
+    if text == "なし" || text.is_empty() {
+        return Some(());
+    }
+    for item in text.split([' ', '　']).filter(|s| !s.is_empty()) {
+        let (name, count) = NAMES
+            .iter()
+            .filter(|(n, r)| item.starts_with(n) && r.is_hand_role())
+            .map(|(n, r)| (*r, &item[n.len()..]))
+            .next()?;
+        let n = kanji_number(count)?;
+        let hand = setup.hands.get_mut(color);
+        hand.set(name, hand.count(name).checked_add(n)?).ok()?;
+    }
+    Some(())
+}
+
+fn board_row(setup: &mut Setup, rank: u8, text: &str) -> Option<()> {
+    let inner = text.strip_prefix('|')?;
+    let end = inner.find('|')?;
+    let cells: Vec<char> = inner[..end].chars().collect();
+    let mut file = 9u8;
+    let mut i = 0;
+    while i < cells.len() && file >= 1 {
+        let (color, c) = match cells[i] {
+            'v' | 'V' => (Color::White, *cells.get(i + 1)?),
+            ' ' | '^' => (Color::Black, *cells.get(i + 1)?),
+            other => (Color::Black, other),
+        };
+        i += if matches!(cells[i], 'v' | 'V' | ' ' | '^') {
+            2
+        } else {
+            1
+        };
+        if c != '・' {
+            let s = c.to_string();
+            let role = NAMES.iter().find(|(n, _)| *n == s).map(|&(_, r)| r)?;
+            setup
+                .board
+                .set(Square::new(file, rank)?, Some(Piece::new(color, role)));
+        }
+        file -= 1;
+    }
+    (file == 0).then_some(())
+}
+
+fn terminal(word: &str) -> Terminal {
+    SPECIALS
+        .iter()
+        .find(|(w, _)| *w == word)
+        .map_or_else(|| Terminal::Other(word.to_string()), |(_, t)| t.clone())
+}
+
+/// The 1-based character column where `part` (a slice of `line`) starts.
+fn column_of(line: &str, part: &str) -> usize {
+    let offset = (part.as_ptr() as usize)
+        .saturating_sub(line.as_ptr() as usize)
+        .min(line.len());
+    line.get(..offset).map_or(1, |s| s.chars().count() + 1)
+}
+
+/// A parsed move line: ply, the move text, the time taken.
+struct MoveLine<'a> {
+    ply: u32,
+    text: &'a str,
+    time_ms: Option<u64>,
+}
+
+fn move_line(line: &str) -> Option<MoveLine<'_>> {
+    let t = line.trim_start();
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let ply: u32 = t[..digits].parse().ok()?;
+    let rest = t[digits..].trim_start();
+    // The time is the parenthesised group holding a '/'.
+    let (text, time_ms) = match rest.rfind('(').filter(|&i| rest[i..].contains('/')) {
+        Some(i) => {
+            let inside = rest[i + 1..].split(')').next().unwrap_or("");
+            let now = inside.split('/').next().unwrap_or("").trim();
+            let ms = now.split_once(':').and_then(|(m, s)| {
+                Some((m.trim().parse::<u64>().ok()? * 60 + s.trim().parse::<u64>().ok()?) * 1000)
+            });
+            (rest[..i].trim_end(), ms)
+        }
+        None => (rest.trim_end().trim_end_matches('+').trim_end(), None),
+    };
+    Some(MoveLine { ply, text, time_ms })
+}
+
+/// Parses the move text `７六歩(77)`, `同　歩(76)`, `５五角打`, `２二角成(88)`.
+fn parse_move(text: &str, previous_to: Option<Square>) -> Result<Move, String> {
+    let mut rest = text;
+    let to = if let Some(r) = rest.strip_prefix('同') {
+        rest = r.trim_start_matches(['　', ' ']);
+        previous_to.ok_or("'同' with no previous move")?
+    } else {
+        let mut chars = rest.char_indices();
+        let (_, f) = chars.next().ok_or("empty move")?;
+        let (i, r) = chars.next().ok_or("no rank")?;
+        let sq = Square::from_japanese(&format!("{f}{r}"))
+            .ok_or_else(|| format!("bad square '{f}{r}'"))?;
+        rest = &rest[i + r.len_utf8()..];
+        sq
+    };
+    let (name, role) = NAMES
+        .iter()
+        .find(|(n, _)| rest.starts_with(n))
+        .ok_or_else(|| format!("unknown piece in '{text}'"))?;
+    rest = &rest[name.len()..];
+    let mut promote = false;
+    if let Some(r) = rest.strip_prefix("不成") {
+        rest = r;
+    } else if let Some(r) = rest.strip_prefix('成') {
+        promote = true;
+        rest = r;
+    }
+    if rest.starts_with('打') {
+        return Ok(Move::Drop { role: *role, to });
+    }
+    let from = rest
+        .strip_prefix('(')
+        .and_then(|r| r.get(..2))
+        .and_then(|d| {
+            let b = d.as_bytes();
+            Square::new(b[0].wrapping_sub(b'0'), b[1].wrapping_sub(b'0'))
+        })
+        .ok_or_else(|| format!("no origin '(xy)' or '打' in '{text}'"))?;
+    Ok(Move::Normal { from, to, promote })
+}
+
+/// Reads a KIF record.
+///
+/// # Errors
+/// [`ReadError`] with the line and column of the first fault.
+pub fn read(text: &str) -> Result<Record, ReadError> {
+    let mut header = Vec::new();
+    let mut setup: Option<Setup> = None;
+    let mut handicap: Option<Handicap> = None;
+    let mut turn: Option<Color> = None;
+    let mut start_comments = Vec::new();
+    let mut record: Option<Record> = None;
+    let mut pos: Option<Position> = None;
+    let mut variation: Option<Variation> = None;
+    let mut rank = 0u8;
+    let mut last_to: Option<Square> = None;
+
+    let start = |setup: &mut Option<Setup>,
+                 handicap: Option<Handicap>,
+                 turn: Option<Color>,
+                 line: usize|
+     -> Result<Position, ReadError> {
+        let mut s = match (setup.take(), handicap) {
+            (Some(s), _) => s,
+            (None, Some(h)) => h.setup(),
+            (None, None) => Setup::startpos(),
+        };
+        if let Some(t) = turn {
+            s.turn = t;
+        } else if handicap.is_some() && setup.is_none() {
+            s.turn = Color::White;
+        }
+        Position::from_setup(s)
+            .or_else(|e| e.ignore_all_safe())
+            .map_err(|e| err(line, 1, e.to_string()))
+    };
+
+    for (n, raw) in text.lines().enumerate() {
+        let line_no = n + 1;
+        let line = raw.trim_end();
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        if let Some(c) = line
+            .strip_prefix('*')
+            .or_else(|| line.strip_prefix('&').map(|_| line))
+        {
+            match (&mut variation, &mut record) {
+                (Some(v), _) => {
+                    if let Some(m) = v.moves.last_mut() {
+                        m.comments.push(c.to_string());
+                    }
+                }
+                (None, Some(r)) => r.comment(c.to_string()),
+                (None, None) => start_comments.push(c.to_string()),
+            }
+            continue;
+        }
+        if let Some(rest) = line
+            .strip_prefix("変化：")
+            .or_else(|| line.strip_prefix("変化:"))
+        {
+            let ply: u32 = rest
+                .trim_end_matches('手')
+                .trim()
+                .parse()
+                .map_err(|_| err(line_no, 4, format!("bad variation '{line}'")))?;
+            if let (Some(v), Some(r)) = (variation.take(), record.as_mut()) {
+                r.variations.push(v);
+            }
+            // The parent is the most recent line that starts before this one.
+            let parent = record
+                .as_ref()
+                .and_then(|r| r.variations.iter().rposition(|v| v.start < ply));
+            let (parent, last) = match (record.as_ref(), parent) {
+                (Some(r), Some(i)) if r.variations[i].parent.is_none() || i > 0 => {
+                    let mut line = r.moves_before(i);
+                    line.extend(r.variations[i].moves.iter().map(|m| m.mv));
+                    (Some(i), line)
+                }
+                (Some(r), _) => (None, r.moves.iter().map(|m| m.mv).collect()),
+                (None, _) => (None, Vec::new()),
+            };
+            last_to = (ply as usize)
+                .checked_sub(2)
+                .and_then(|i| last.get(i))
+                .map(|m| m.to());
+            variation = Some(Variation {
+                start: ply,
+                parent,
+                moves: Vec::new(),
+                end: None,
+            });
+            continue;
+        }
+        if line.starts_with("まで") || line.starts_with("手数----") || line.starts_with("手数＝")
+        {
+            continue;
+        }
+        if record.is_none() {
+            // Header, board diagram and side to move.
+            if let Some(row) = line.strip_prefix('|').map(|_| line) {
+                rank += 1;
+                let s = setup.get_or_insert_with(Setup::empty);
+                board_row(s, rank, row)
+                    .ok_or_else(|| err(line_no, 1, format!("bad board row '{line}'")))?;
+                continue;
+            }
+            if line.starts_with("  ９") || line.starts_with("+---") || line.starts_with("+－") {
+                continue;
+            }
+            match line.trim() {
+                "後手番" | "上手番" => {
+                    turn = Some(Color::White);
+                    continue;
+                }
+                "先手番" | "下手番" => {
+                    turn = Some(Color::Black);
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some((key, value)) = line.split_once('：').or_else(|| line.split_once(':'))
+                && move_line(line).is_none()
+            {
+                let value = value.trim().to_string();
+                match key {
+                    "手合割" => {
+                        handicap = value.parse::<Handicap>().ok();
+                        header.push((key.to_string(), value));
+                    }
+                    "先手の持駒" | "下手の持駒" | "後手の持駒" | "上手の持駒" =>
+                    {
+                        let color = if key.starts_with("先手") || key.starts_with("下手") {
+                            Color::Black
+                        } else {
+                            Color::White
+                        };
+                        let s = setup.get_or_insert_with(Setup::empty);
+                        hand_text(s, color, &value).ok_or_else(|| {
+                            err(
+                                line_no,
+                                key.chars().count() + 2,
+                                format!("bad hand '{value}'"),
+                            )
+                        })?;
+                    }
+                    _ => header.push((key.to_string(), value)),
+                }
+                continue;
+            }
+            if move_line(line).is_none() {
+                return Err(err(
+                    line_no,
+                    1,
+                    format!(
+                        "unexpected line '{}'",
+                        line.chars().take(30).collect::<String>()
+                    ),
+                ));
+            }
+            let p = start(&mut setup, handicap, turn, line_no)?;
+            let mut r = Record::new(p.clone());
+            r.header = std::mem::take(&mut header);
+            r.start_comments = std::mem::take(&mut start_comments);
+            if r.handicap.is_none() {
+                r.handicap = handicap;
+            }
+            record = Some(r);
+            pos = Some(p);
+        }
+        let Some(ml) = move_line(line) else {
+            // Free text after the moves (a summary we do not know): ignored.
+            continue;
+        };
+        let (Some(r), Some(p)) = (record.as_mut(), pos.as_mut()) else {
+            continue;
+        };
+        let word = ml.text.split([' ', '　']).next().unwrap_or("");
+        // Known special words, and any other word that is not shaped like a move (no
+        // square or 同 first, no origin, no 打): unknown end words are kept, not refused.
+        let move_shaped = word.starts_with('同')
+            || word
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit() || ('１'..='９').contains(&c))
+            || word.contains('(')
+            || word.contains('打');
+        let is_special = SPECIALS.iter().any(|(w, _)| *w == word)
+            || ["封じ手", "不戦勝", "不戦敗", "詰"].contains(&word)
+            || (!word.is_empty() && !move_shaped);
+        if let Some(v) = variation.as_mut() {
+            if is_special {
+                v.end = Some(terminal(if word == "詰" { "詰み" } else { word }));
+                continue;
+            }
+            let mv = parse_move(ml.text, last_to)
+                .map_err(|m| err(line_no, column_of(line, ml.text), m))?;
+            last_to = Some(mv.to());
+            v.moves.push(RecordMove {
+                mv,
+                time_ms: ml.time_ms,
+                comments: Vec::new(),
+            });
+            continue;
+        }
+        if is_special {
+            r.end = Some(terminal(if word == "詰" { "詰み" } else { word }));
+            r.end_time_ms = ml.time_ms;
+            continue;
+        }
+        if let Some(f) = r.foul.as_mut() {
+            f.rest.push(line.trim().to_string());
+            continue;
+        }
+        let mv =
+            parse_move(ml.text, last_to).map_err(|m| err(line_no, column_of(line, ml.text), m))?;
+        last_to = Some(mv.to());
+        let _ = ml.ply;
+        r.push_move(p, mv, ml.time_ms);
+    }
+    let mut r = match record {
+        Some(r) => r,
+        None => {
+            // A record with no moves.
+            let p = start(&mut setup, handicap, turn, 1)?;
+            let mut r = Record::new(p);
+            r.header = header;
+            r.start_comments = start_comments;
+            if r.handicap.is_none() {
+                r.handicap = handicap;
+            }
+            r
+        }
+    };
+    if let Some(v) = variation {
+        r.variations.push(v);
+    }
+    Ok(r)
+}
+
+/// The Japanese name of `role` as a move line writes it (`成香`, `馬`, `龍`, …).
+pub fn role_name(role: Role) -> &'static str {
+    role.kanji()
+}
+
+fn board_kanji(role: Role) -> &'static str {
+    match role {
+        Role::ProLance => "杏",
+        Role::ProKnight => "圭",
+        Role::ProSilver => "全",
+        other => other.kanji(),
+    }
+}
+
+fn move_text(pos: &Position, mv: Move, previous_to: Option<Square>) -> String {
+    let to = mv.to();
+    let mut s = if Some(to) == previous_to {
+        "同　".to_string()
+    } else {
+        to.japanese()
+    };
+    match mv {
+        Move::Drop { role, .. } => {
+            s.push_str(role_name(role));
+            s.push('打');
+        }
+        Move::Normal { from, promote, .. } => {
+            let role = pos.board().piece_at(from).map_or(Role::Pawn, |p| p.role);
+            s.push_str(role_name(role));
+            if promote {
+                s.push('成');
+            }
+            s.push_str(&format!("({}{})", from.file(), from.rank()));
+        }
+    }
+    s
+}
+
+fn width(text: &str) -> usize {
+    text.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum()
+}
+
+fn special_word(end: &Terminal, turn: Color) -> String {
+    match end {
+        Terminal::Resign => "投了".into(),
+        Terminal::Suspend => "中断".into(),
+        Terminal::Sennichite => "千日手".into(),
+        Terminal::Jishogi | Terminal::Draw => "持将棋".into(),
+        Terminal::Mate => "詰み".into(),
+        Terminal::NoMate => "不詰".into(),
+        Terminal::TimeUp => "切れ負け".into(),
+        Terminal::Declaration => "入玉勝ち".into(),
+        Terminal::IllegalLoss => "反則負け".into(),
+        Terminal::IllegalWin => "反則勝ち".into(),
+        Terminal::IllegalAction(c) => {
+            if *c == turn {
+                "反則負け".into()
+            } else {
+                "反則勝ち".into()
+            }
+        }
+        Terminal::MaxMoves => "最大手数".into(),
+        Terminal::Try => "トライ".into(),
+        Terminal::Other(s) => s.clone(),
+    }
+}
+
+fn write_line(out: &mut String, ply: usize, text: &str, time: Option<(u64, u64)>) {
+    out.push_str(&format!("{ply:>4} {text}"));
+    if let Some((now, total)) = time {
+        out.push_str(&" ".repeat(14usize.saturating_sub(width(text))));
+        let (m, s) = (now / 60, now % 60);
+        let (h, tm, ts) = (total / 3600, total / 60 % 60, total % 60);
+        out.push_str(&format!("({m:>2}:{s:02}/{h:02}:{tm:02}:{ts:02})"));
+    }
+    out.push('\n');
+}
+
+fn write_moves(
+    out: &mut String,
+    start: &Position,
+    first_ply: usize,
+    moves: &[RecordMove],
+    end: Option<&Terminal>,
+    end_time: Option<u64>,
+    mut previous_to: Option<Square>,
+) {
+    let timed = moves.iter().any(|m| m.time_ms.is_some());
+    let mut totals = [0u64; 2];
+    let mut pos = start.clone();
+    for (i, m) in moves.iter().enumerate() {
+        let text = move_text(&pos, m.mv, previous_to);
+        let side = pos.turn().index();
+        let secs = m.time_ms.unwrap_or(0) / 1000;
+        totals[side] += secs;
+        write_line(
+            out,
+            first_ply + i,
+            &text,
+            timed.then_some((secs, totals[side])),
+        );
+        for c in &m.comments {
+            if c.starts_with('&') {
+                out.push_str(c);
+            } else {
+                out.push('*');
+                out.push_str(c);
+            }
+            out.push('\n');
+        }
+        previous_to = Some(m.mv.to());
+        // Variations are kept as read: play only what is legal, never panic.
+        if pos.is_legal(m.mv) {
+            pos.play_unchecked(m.mv);
+        }
+    }
+    if let Some(end) = end {
+        let secs = end_time.unwrap_or(0) / 1000;
+        let side = pos.turn().index();
+        write_line(
+            out,
+            first_ply + moves.len(),
+            &special_word(end, pos.turn()),
+            timed.then_some((secs, totals[side] + secs)),
+        );
+    }
+}
+
+fn write_bod(out: &mut String, pos: &Position) {
+    let hand = |c: Color| {
+        let h = pos.hand(c);
+        if h.is_empty() {
+            return "なし".to_string();
+        }
+        const NUM: [&str; 19] = [
+            "", "", "二", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二", "十三",
+            "十四", "十五", "十六", "十七", "十八",
+        ];
+        h.iter()
+            .map(|(r, n)| {
+                format!(
+                    "{}{}",
+                    r.kanji(),
+                    NUM.get(usize::from(n)).copied().unwrap_or("")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("　")
+    };
+    out.push_str(&format!("後手の持駒：{}\n", hand(Color::White)));
+    out.push_str("  ９ ８ ７ ６ ５ ４ ３ ２ １\n+---------------------------+\n");
+    const RANKS: [char; 9] = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
+    for rank in 1..=9u8 {
+        out.push('|');
+        for file in (1..=9u8).rev() {
+            match pos
+                .board()
+                .piece_at(Square::new(file, rank).expect("valid square"))
+            {
+                None => out.push_str(" ・"),
+                Some(p) => {
+                    out.push(if p.color == Color::White { 'v' } else { ' ' });
+                    out.push_str(board_kanji(p.role));
+                }
+            }
+        }
+        out.push('|');
+        out.push(RANKS[usize::from(rank) - 1]);
+        out.push('\n');
+    }
+    out.push_str("+---------------------------+\n");
+    out.push_str(&format!("先手の持駒：{}\n", hand(Color::Black)));
+    if pos.turn() == Color::White {
+        out.push_str("後手番\n");
+    }
+}
+
+/// Writes a record as KIF (UTF-8 text; encode as Shift_JIS for a `.kif` file).
+pub fn write(record: &Record) -> String {
+    let mut out = String::from("# ---- Gyoku 棋譜ファイル ----\n");
+    for (key, value) in &record.header {
+        if key != "手合割" {
+            out.push_str(&format!("{key}：{value}\n"));
+        }
+    }
+    let even = record.start.same_position(&Position::startpos());
+    match record.handicap {
+        _ if even => out.push_str("手合割：平手\n"),
+        Some(h) if record.start.same_position(&h.position()) => {
+            out.push_str(&format!("手合割：{}\n", h.japanese()))
+        }
+        _ => write_bod(&mut out, &record.start),
+    }
+    for c in &record.start_comments {
+        out.push_str(&format!("*{c}\n"));
+    }
+    out.push_str("手数----指手---------消費時間--\n");
+    let mut moves = record.moves.clone();
+    let end = if let Some(foul) = &record.foul {
+        moves.push(RecordMove {
+            mv: foul.mv,
+            time_ms: None,
+            comments: Vec::new(),
+        });
+        record.end.as_ref()
+    } else {
+        record.end.as_ref()
+    };
+    write_moves(
+        &mut out,
+        &record.start,
+        1,
+        &moves,
+        end,
+        record.end_time_ms,
+        None,
+    );
+    for (i, v) in record.variations.iter().enumerate() {
+        out.push_str(&format!("\n変化：{}手\n", v.start));
+        let mut pos = record.start.clone();
+        let before = record.moves_before(i);
+        for &m in &before {
+            if pos.is_legal(m) {
+                pos.play_unchecked(m);
+            }
+        }
+        let previous = before.last().map(|m| m.to());
+        write_moves(
+            &mut out,
+            &pos,
+            v.start as usize,
+            &v.moves,
+            v.end.as_ref(),
+            None,
+            previous,
+        );
+    }
+    out
+}

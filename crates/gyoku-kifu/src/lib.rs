@@ -1,0 +1,387 @@
+//! # gyoku-kifu: shogi game records
+//!
+//! Reads and writes the records people keep: CSA (V2.2 and V3.0, several games per file),
+//! KIF (Kakinoki) and USI position lines, in UTF-8, Shift_JIS or EUC-JP detected from the
+//! bytes. A [`Record`] is format-neutral: header, start position, moves with times and
+//! comments, variations, and how the record says the game ended.
+//!
+//! A move that breaks the rules is not a read error: it is kept ([`Record::foul`]) so that a
+//! referee can judge it, and the moves after it in that line are kept only as text. A file
+//! that cannot be read gets a [`ReadError`] with its line and column.
+//!
+//! ```
+//! use gyoku_kifu::{read_str, Format, Terminal};
+//! let records = read_str("V2.2\nPI\n+\n+7776FU\nT3\n-3334FU\n%TORYO\n", Format::Csa).unwrap();
+//! let r = &records[0];
+//! assert_eq!(r.moves.len(), 2);
+//! assert_eq!(r.moves[0].time_ms, Some(3000));
+//! assert_eq!(r.end, Some(Terminal::Resign));
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod csa;
+pub mod encoding;
+pub mod fuzzing;
+pub mod judge;
+pub mod kif;
+pub mod usi;
+
+use std::fmt;
+
+use gyoku::{Handicap, IllegalMoveKind, Move, Position};
+
+/// A record format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// CSA (`.csa`).
+    Csa,
+    /// KIF (`.kif` Shift_JIS, `.kifu` UTF-8).
+    Kif,
+    /// USI position lines (`.usi`, `.sfen`).
+    Usi,
+}
+
+impl Format {
+    /// The format for a file name's extension.
+    pub fn from_path(path: &std::path::Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "csa" => Some(Format::Csa),
+            "kif" | "kifu" => Some(Format::Kif),
+            "usi" | "sfen" | "txt" => Some(Format::Usi),
+            _ => None,
+        }
+    }
+
+    /// Guesses the format from the text, for files without a known extension.
+    pub fn sniff(text: &str) -> Option<Format> {
+        let t = text.trim_start_matches('\u{feff}').trim_start();
+        if t.starts_with("position ") || t.starts_with("sfen ") || t.starts_with("startpos") {
+            return Some(Format::Usi);
+        }
+        for line in t.lines().take(60) {
+            let line = line.trim();
+            if line.starts_with("V2")
+                || line.starts_with("V3")
+                || line.starts_with("PI")
+                || line.starts_with("P1")
+                || line.starts_with("N+")
+                || line.starts_with("$EVENT")
+            {
+                return Some(Format::Csa);
+            }
+            if line.contains('：') || line.starts_with("手数----") || line.starts_with("#KIF") {
+                return Some(Format::Kif);
+            }
+        }
+        None
+    }
+
+    /// The name: `csa`, `kif`, `usi`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Format::Csa => "csa",
+            Format::Kif => "kif",
+            Format::Usi => "usi",
+        }
+    }
+}
+
+/// How a record says the game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Terminal {
+    /// The side to move resigned (投了, `%TORYO`, `resign`).
+    Resign,
+    /// The game was suspended (中断, `%CHUDAN`, `break`).
+    Suspend,
+    /// Sennichite (千日手, `%SENNICHITE`, `rep_draw`).
+    Sennichite,
+    /// Impasse, a draw or no contest (持将棋, `%JISHOGI`, `draw`).
+    Jishogi,
+    /// The side to move is mated (詰み, `%TSUMI`).
+    Mate,
+    /// Tsume: no mate (不詰, `%FUZUMI`).
+    NoMate,
+    /// The side to move ran out of time (切れ負け, `%TIME_UP`, `timeout`).
+    TimeUp,
+    /// The side to move declared and won (入玉勝ち, `%KACHI`, `win`).
+    Declaration,
+    /// The side to move made an illegal move (反則負け, `%ILLEGAL_MOVE`).
+    IllegalLoss,
+    /// The previous move was illegal: the side to move wins (反則勝ち).
+    IllegalWin,
+    /// The named side committed a foul and loses (`%+ILLEGAL_ACTION`, `%-ILLEGAL_ACTION`).
+    IllegalAction(gyoku::Color),
+    /// The move limit was reached (`%MAX_MOVES`, 最大手数).
+    MaxMoves,
+    /// A declared draw (`%HIKIWAKE`).
+    Draw,
+    /// A try (トライ).
+    Try,
+    /// Anything else, kept as written (`%ERROR`, 封じ手, 不戦勝, …).
+    Other(String),
+}
+
+impl Terminal {
+    /// The same end said relative to the side to move, `turn`: CSA's
+    /// `%±ILLEGAL_ACTION` names the offender, KIF says 反則勝ち/反則負け.
+    pub fn relative_to(&self, turn: gyoku::Color) -> Terminal {
+        match self {
+            Terminal::IllegalAction(c) if *c == turn => Terminal::IllegalLoss,
+            Terminal::IllegalAction(_) => Terminal::IllegalWin,
+            other => other.clone(),
+        }
+    }
+
+    /// A stable code for reports: `resignation`, `suspended`, `sennichite`, `jishogi`,
+    /// `checkmate`, `no_mate`, `time_up`, `declaration`, `illegal_move`, `illegal_win`,
+    /// `illegal_action`, `move_limit`, `draw`, `try`, `other`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Terminal::Resign => "resignation",
+            Terminal::Suspend => "suspended",
+            Terminal::Sennichite => "sennichite",
+            Terminal::Jishogi => "jishogi",
+            Terminal::Mate => "checkmate",
+            Terminal::NoMate => "no_mate",
+            Terminal::TimeUp => "time_up",
+            Terminal::Declaration => "declaration",
+            Terminal::IllegalLoss => "illegal_move",
+            Terminal::IllegalWin => "illegal_win",
+            Terminal::IllegalAction(_) => "illegal_action",
+            Terminal::MaxMoves => "move_limit",
+            Terminal::Draw => "draw",
+            Terminal::Try => "try",
+            Terminal::Other(_) => "other",
+        }
+    }
+}
+
+/// One move of a record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordMove {
+    /// The move.
+    pub mv: Move,
+    /// The time it took, in milliseconds, when recorded.
+    pub time_ms: Option<u64>,
+    /// Comments after the move.
+    pub comments: Vec<String>,
+}
+
+/// A variation (変化): moves replacing, from ply `start` (1-based), the line it branches
+/// from. Variations are kept as read; only the main line is checked and judged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variation {
+    /// The ply of its first move.
+    pub start: u32,
+    /// The line it branches from: `None` for the main line, else an index into
+    /// [`Record::variations`] (always an earlier one).
+    pub parent: Option<usize>,
+    /// Its moves.
+    pub moves: Vec<RecordMove>,
+    /// How it ends, if it says.
+    pub end: Option<Terminal>,
+}
+
+/// An illegal move found while reading: kept for the referee, not an error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Foul {
+    /// The ply (1-based) of the move.
+    pub ply: u32,
+    /// The move as read.
+    pub mv: Move,
+    /// Why it is illegal.
+    pub kind: IllegalMoveKind,
+    /// The text of the moves recorded after it in that line, in the source format (not
+    /// interpreted, and not written by the writers).
+    pub rest: Vec<String>,
+}
+
+/// A game record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// Header fields in file order, with KIF's Japanese keys (`先手`, `後手`, `棋戦`,
+    /// `開始日時`, `持ち時間`, …); CSA's `N+`/`N-`/`$EVENT`… are mapped to them.
+    pub header: Vec<(String, String)>,
+    /// The start position.
+    pub start: Position,
+    /// The handicap, when the start is a standard handicap position.
+    pub handicap: Option<Handicap>,
+    /// Comments before the first move.
+    pub start_comments: Vec<String>,
+    /// The main line (legal moves only; see `foul`).
+    pub moves: Vec<RecordMove>,
+    /// The first illegal move of the main line, if any.
+    pub foul: Option<Foul>,
+    /// How the record says the game ended.
+    pub end: Option<Terminal>,
+    /// The time the end took (CSA writes `T` after `%TORYO`).
+    pub end_time_ms: Option<u64>,
+    /// Variations, in file order.
+    pub variations: Vec<Variation>,
+}
+
+impl Record {
+    /// An empty record from `start`.
+    pub fn new(start: Position) -> Record {
+        let handicap = Handicap::from_setup(&start.to_setup());
+        Record {
+            header: Vec::new(),
+            start,
+            handicap,
+            start_comments: Vec::new(),
+            moves: Vec::new(),
+            foul: None,
+            end: None,
+            end_time_ms: None,
+            variations: Vec::new(),
+        }
+    }
+
+    /// The value of header `key`.
+    pub fn header(&self, key: &str) -> Option<&str> {
+        self.header
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The moves of the line that variation `index` branches from, up to its start.
+    pub fn moves_before(&self, index: usize) -> Vec<Move> {
+        let v = &self.variations[index];
+        let line: Vec<Move> = match v.parent {
+            None => self.moves.iter().map(|m| m.mv).collect(),
+            Some(p) if p < index => {
+                let mut l = self.moves_before(p);
+                l.extend(self.variations[p].moves.iter().map(|m| m.mv));
+                l
+            }
+            Some(_) => Vec::new(),
+        };
+        let keep = (v.start as usize).saturating_sub(1).min(line.len());
+        line[..keep].to_vec()
+    }
+
+    /// The position after the main line's legal moves.
+    pub fn final_position(&self) -> Position {
+        let mut pos = self.start.clone();
+        for m in &self.moves {
+            pos.play_unchecked(m.mv);
+        }
+        pos
+    }
+
+    /// Appends `mv` to the main line if it is legal in `pos` (and plays it on `pos`);
+    /// otherwise records the foul. Returns whether the line goes on.
+    pub(crate) fn push_move(&mut self, pos: &mut Position, mv: Move, time_ms: Option<u64>) -> bool {
+        if self.foul.is_some() {
+            return false;
+        }
+        match pos.check_move(mv) {
+            Ok(()) => {
+                pos.play_unchecked(mv);
+                self.moves.push(RecordMove {
+                    mv,
+                    time_ms,
+                    comments: Vec::new(),
+                });
+                true
+            }
+            Err(kind) => {
+                self.foul = Some(Foul {
+                    ply: self.moves.len() as u32 + 1,
+                    mv,
+                    kind,
+                    rest: Vec::new(),
+                });
+                false
+            }
+        }
+    }
+
+    /// Adds a comment to the last move (or to the start).
+    pub(crate) fn comment(&mut self, text: String) {
+        if self.foul.is_some() {
+            return;
+        }
+        match self.moves.last_mut() {
+            Some(m) => m.comments.push(text),
+            None => self.start_comments.push(text),
+        }
+    }
+}
+
+/// A record that could not be read: where, and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadError {
+    /// The format being read.
+    pub format: Format,
+    /// The 1-based line.
+    pub line: usize,
+    /// The 1-based column (in characters).
+    pub column: usize,
+    /// What was wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: {} ({})",
+            self.line,
+            self.column,
+            self.message,
+            self.format.name()
+        )
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// Reads every record in `text` (CSA files may hold several, separated by `/`).
+///
+/// # Errors
+/// [`ReadError`] with the line and column of the first fault.
+pub fn read_str(text: &str, format: Format) -> Result<Vec<Record>, ReadError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // NEL and lone CR occur as line ends in the wild.
+    let text = text.replace("\r\n", "\n").replace(['\r', '\u{85}'], "\n");
+    match format {
+        Format::Csa => csa::read(&text),
+        Format::Kif => kif::read(&text).map(|r| vec![r]),
+        Format::Usi => usi::read(&text),
+    }
+}
+
+/// Reads a record file's bytes: detects the encoding, then the format (from `format`, or
+/// by looking at the text).
+///
+/// # Errors
+/// [`ReadError`]; an unknown format is reported at line 1.
+pub fn read_bytes(bytes: &[u8], format: Option<Format>) -> Result<Vec<Record>, ReadError> {
+    let (text, _) = encoding::decode(bytes);
+    let format = match format.or_else(|| Format::sniff(&text)) {
+        Some(f) => f,
+        None => {
+            return Err(ReadError {
+                format: Format::Usi,
+                line: 1,
+                column: 1,
+                message: "unknown record format (expected CSA, KIF or USI)".to_string(),
+            });
+        }
+    };
+    read_str(&text, format)
+}
+
+/// Writes `record` in `format` (as text; encode it with [`encoding::Encoding::encode`]).
+pub fn write(record: &Record, format: Format) -> String {
+    match format {
+        Format::Csa => csa::write(record),
+        Format::Kif => kif::write(record),
+        Format::Usi => usi::write(record),
+    }
+}

@@ -1,0 +1,231 @@
+//! Golden files written for this project (`tests/data/records/`, see its README): each
+//! checks something named.
+
+use std::fs;
+use std::path::PathBuf;
+
+use gyoku::{Color, Handicap, IllegalMoveKind, Move, Preset};
+use gyoku_kifu::encoding::{Encoding, decode};
+use gyoku_kifu::judge::{DecidedBy, judge};
+use gyoku_kifu::{Format, Record, Terminal, read_bytes, read_str, write};
+
+fn path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/records")
+        .join(name)
+}
+
+fn read(name: &str) -> Vec<Record> {
+    let p = path(name);
+    read_bytes(&fs::read(&p).unwrap(), Format::from_path(&p))
+        .unwrap_or_else(|e| panic!("{name}:{e}"))
+}
+
+fn usi(r: &Record) -> Vec<String> {
+    r.moves.iter().map(|m| m.mv.to_string()).collect()
+}
+
+#[test]
+fn csa_two_games_header_times_comments_handicap() {
+    let games = read("csa/two-games.csa");
+    assert_eq!(games.len(), 2);
+    let g = &games[0];
+    assert_eq!(g.header("先手"), Some("Sente Player"));
+    assert_eq!(g.header("棋戦"), Some("Gyoku golden test"));
+    assert_eq!(g.header("開始日時"), Some("2026/11/22 10:00:00"));
+    assert_eq!(usi(g), ["7g7f", "3c3d", "8h2b+", "3a2b", "B*4e", "4c4d"]);
+    let times: Vec<_> = g.moves.iter().map(|m| m.time_ms).collect();
+    assert_eq!(
+        times,
+        [Some(3000), Some(2000), Some(10_000), Some(1000), None, None]
+    );
+    assert_eq!(g.moves[1].comments, ["** 30 +2726FU"]);
+    assert_eq!(g.moves[4].comments, ["a bishop drop"]);
+    assert_eq!(
+        (g.end.clone(), g.end_time_ms),
+        (Some(Terminal::Resign), Some(5000))
+    );
+    assert_eq!(g.start_comments, ["first game: resignation"]);
+    let h = &games[1];
+    assert_eq!(h.handicap, Some(Handicap::TwoPiece));
+    assert_eq!(h.start.turn(), Color::White);
+    assert_eq!(h.end, Some(Terminal::Declaration));
+}
+
+#[test]
+fn csa_v3_utf8_fractional_times_board_and_max_moves() {
+    let g = &read("csa/v3-utf8.csa")[0];
+    assert_eq!(g.header("先手"), Some("先手さん"));
+    assert_eq!(g.header("最大手数"), Some("4"));
+    assert_eq!(g.header("$TIME"), Some("600+10+0"));
+    let times: Vec<_> = g.moves.iter().map(|m| m.time_ms).collect();
+    assert_eq!(times, [Some(1500), Some(250), Some(12_000), Some(3000)]);
+    assert_eq!(g.moves[3].comments, ["日本語のコメント"]);
+    assert_eq!(g.end, Some(Terminal::MaxMoves));
+    assert!(g.start.same_position(&gyoku::Position::startpos()));
+    // Written back, the fractional time survives.
+    let text = write(g, Format::Csa);
+    assert!(
+        text.contains("T1.500\n") && text.contains("T0.250\n") && text.contains("%MAX_MOVES\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn encodings_are_detected_from_the_bytes() {
+    let euc = fs::read(path("csa/eucjp.csa")).unwrap();
+    assert_eq!(decode(&euc).1, Encoding::EucJp);
+    assert_eq!(
+        read("csa/eucjp.csa")[0].start_comments,
+        ["コメント：先手番です"]
+    );
+    let sjis = fs::read(path("kif/sjis.kif")).unwrap();
+    assert_eq!(decode(&sjis).1, Encoding::ShiftJis);
+    assert_eq!(
+        decode(&fs::read(path("kif/bod.kifu")).unwrap()).1,
+        Encoding::Utf8
+    );
+    // The extension is not trusted: Shift_JIS bytes in a .kifu-named buffer still read.
+    let records = read_bytes(&sjis, Some(Format::Kif)).unwrap();
+    assert_eq!(records[0].header("棋戦"), Some("ゴールデンテスト"));
+}
+
+#[test]
+fn kif_shift_jis_times_same_square_drop_promotion_variation() {
+    let g = &read("kif/sjis.kif")[0];
+    assert_eq!(g.header("先手"), Some("先手さん"));
+    assert_eq!(usi(g), ["7g7f", "3c3d", "8h2b+", "3a2b", "B*4e"]);
+    let times: Vec<_> = g.moves.iter().map(|m| m.time_ms).collect();
+    assert_eq!(
+        times,
+        [
+            Some(3000),
+            Some(2000),
+            Some(10_000),
+            Some(1000),
+            Some(65_000)
+        ]
+    );
+    assert_eq!(g.start_comments, ["対局前のコメント"]);
+    assert_eq!(g.moves[1].comments, ["後手の応手"]);
+    assert_eq!(
+        (g.end.clone(), g.end_time_ms),
+        (Some(Terminal::Resign), Some(5000))
+    );
+    assert_eq!(g.variations.len(), 1);
+    let v = &g.variations[0];
+    assert_eq!(
+        (v.start, v.parent, v.end.clone()),
+        (5, None, Some(Terminal::Suspend))
+    );
+    assert_eq!(v.moves[0].mv, "5i6h".parse::<Move>().unwrap());
+    // Round trip through KIF keeps the variation, times and comments.
+    let back = &read_str(&write(g, Format::Kif), Format::Kif).unwrap()[0];
+    assert_eq!(back.variations, g.variations);
+    assert_eq!(back.moves, g.moves);
+    assert_eq!(back.start_comments, g.start_comments);
+}
+
+#[test]
+fn kif_bod_start_and_mate() {
+    let g = &read("kif/bod.kifu")[0];
+    assert_eq!(g.start.king(Color::Black), None);
+    assert_eq!(g.start.hand(Color::Black).count(gyoku::Role::Gold), 1);
+    assert_eq!(g.start.hand(Color::White).count(gyoku::Role::Pawn), 18);
+    assert_eq!(usi(g), ["G*5b"]);
+    assert_eq!(g.end, Some(Terminal::Mate));
+    let j = judge(g, Preset::Csa.rules());
+    assert_eq!(j.game.outcome().map(|o| o.reason.code()), Some("checkmate"));
+    assert!(j.agrees);
+    // A non-standard start is written as a BOD and read back identically.
+    let text = write(g, Format::Kif);
+    assert!(
+        text.contains("後手の持駒：") && !text.contains("手合割"),
+        "{text}"
+    );
+    assert!(
+        read_str(&text, Format::Kif).unwrap()[0]
+            .start
+            .same_position(&g.start)
+    );
+}
+
+#[test]
+fn an_illegal_move_is_read_and_judged() {
+    let g = &read("csa/nifu.csa")[0];
+    assert_eq!(g.moves.len(), 8);
+    let foul = g.foul.as_ref().unwrap();
+    assert_eq!(
+        (foul.ply, foul.kind, foul.mv.to_string()),
+        (9, IllegalMoveKind::Nifu, "P*5e".to_string())
+    );
+    assert_eq!(foul.rest, ["-8586FU", "+7968GI"]);
+    let j = judge(g, Preset::Csa.rules());
+    let o = j.game.outcome().unwrap();
+    assert_eq!(
+        (o.result.code(), o.reason.code(), o.ply),
+        ("white", "illegal_move", 9)
+    );
+    assert!(!j.agrees, "the record says White resigned");
+}
+
+#[test]
+fn unnoticed_foul_resignation_stands_under_jsa_only() {
+    let g = &read("kif/unnoticed-foul.kifu")[0];
+    assert_eq!(
+        g.foul.as_ref().map(|f| (f.ply, f.kind)),
+        Some((9, IllegalMoveKind::Nifu))
+    );
+    let jsa = judge(g, Preset::Jsa.rules());
+    assert_eq!(
+        (jsa.result.map(|r| r.code()), jsa.decided_by),
+        (Some("black"), DecidedBy::ResignationStands)
+    );
+    assert!(jsa.agrees);
+    let csa = judge(g, Preset::Csa.rules());
+    assert_eq!(
+        (csa.result.map(|r| r.code()), csa.decided_by),
+        (Some("white"), DecidedBy::Rules)
+    );
+    assert!(!csa.agrees);
+}
+
+#[test]
+fn usi_lines_with_end_tokens() {
+    let games = read("usi/games.usi");
+    assert_eq!(games.len(), 3);
+    assert_eq!(games[0].end, Some(Terminal::Resign));
+    assert_eq!(games[1].end, Some(Terminal::Declaration));
+    assert_eq!(
+        judge(&games[1], Preset::Csa.rules())
+            .game
+            .outcome()
+            .map(|o| o.reason.code()),
+        Some("declaration")
+    );
+    assert_eq!(usi(&games[2]), ["7g7f", "3c3d", "2g2f"]);
+    assert_eq!(
+        write(&games[0], Format::Usi),
+        "position startpos moves 7g7f 3c3d 8h2b+ 3a2b B*4e resign\n"
+    );
+}
+
+#[test]
+fn read_errors_say_line_and_column() {
+    let e = read_bytes(
+        &fs::read(path("errors/bad-piece.csa")).unwrap(),
+        Some(Format::Csa),
+    )
+    .unwrap_err();
+    assert_eq!((e.line, e.column), (4, 6));
+    assert!(e.message.contains("unknown piece 'XX'"));
+    let e = read_bytes(
+        &fs::read(path("errors/bad-move.kif")).unwrap(),
+        Some(Format::Kif),
+    )
+    .unwrap_err();
+    assert_eq!((e.line, e.column), (4, 6));
+    assert_eq!(e.to_string(), "4:6: unknown piece in '３四ZZ(33)' (kif)");
+    let e = read_str("position startpos moves 7g7f 3c3x", Format::Usi).unwrap_err();
+    assert_eq!((e.line, e.column), (1, 30));
+}

@@ -1,0 +1,153 @@
+//! Every CSA and KIF record of the shared data (read in place) is read, and round-trips
+//! through CSA, KIF and USI keeping its moves, times and end.
+
+use std::fs;
+use std::path::PathBuf;
+
+use gyoku_kifu::{Format, Record, read_bytes, read_str, write};
+
+fn shared() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/records")
+}
+
+fn files() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in [
+        "kifu-for-js/csa",
+        "kifu-for-js/kif",
+        "shogi-server",
+        "python-shogi",
+    ] {
+        for entry in fs::read_dir(shared().join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if Format::from_path(&path).is_some() {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn same_line(a: &Record, b: &Record, what: &str, format: Format) {
+    let moves = |r: &Record| r.moves.iter().map(|m| m.mv).collect::<Vec<_>>();
+    assert_eq!(moves(a), moves(b), "{what}: moves");
+    if format != Format::Usi
+        || a.end
+            .as_ref()
+            .and_then(gyoku_kifu::usi::end_token)
+            .is_some()
+    {
+        let turn = a.final_position().turn();
+        // CSA has no sealed move: 封じ手 is written as %CHUDAN.
+        let norm = |r: &Record| {
+            r.end.as_ref().map(|e| match e.relative_to(turn) {
+                gyoku_kifu::Terminal::Other(s) if s == "封じ手" && format == Format::Csa => {
+                    gyoku_kifu::Terminal::Suspend
+                }
+                other => other,
+            })
+        };
+        assert_eq!(norm(a), norm(b), "{what}: end");
+    }
+    assert!(a.start.same_position(&b.start), "{what}: start");
+    assert_eq!(
+        a.foul.as_ref().map(|f| (f.ply, f.mv, f.kind)),
+        b.foul.as_ref().map(|f| (f.ply, f.mv, f.kind)),
+        "{what}: foul"
+    );
+}
+
+#[test]
+fn shared_records_read_and_round_trip() {
+    let mut read = 0;
+    let mut report = Vec::new();
+    for path in files() {
+        let bytes = fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let records = match read_bytes(&bytes, Format::from_path(&path)) {
+            Ok(r) => r,
+            Err(e) => panic!("{name}:{e}"),
+        };
+        for (i, r) in records.iter().enumerate() {
+            read += 1;
+            report.push(format!(
+                "{name}#{i}: {} moves, end {:?}, foul {:?}",
+                r.moves.len(),
+                r.end,
+                r.foul.as_ref().map(|f| (f.ply, f.kind))
+            ));
+            for format in [Format::Csa, Format::Kif, Format::Usi] {
+                let text = write(r, format);
+                let back = read_str(&text, format)
+                    .unwrap_or_else(|e| panic!("{name} via {format:?}: {e}\n{text}"));
+                let what = format!("{name}#{i} via {}", format.name());
+                same_line(r, &back[0], &what, format);
+                if format != Format::Usi {
+                    let times = |r: &Record| {
+                        r.moves
+                            .iter()
+                            .map(|m| m.time_ms.map(|t| t / 1000))
+                            .collect::<Vec<_>>()
+                    };
+                    assert_eq!(times(r), times(&back[0]), "{what}: times");
+                    let comments =
+                        |r: &Record| r.moves.iter().map(|m| m.comments.len()).sum::<usize>();
+                    assert_eq!(comments(r), comments(&back[0]), "{what}: comments");
+                }
+            }
+        }
+    }
+    eprintln!("{}", report.join("\n"));
+    assert!(read >= 40, "{read}");
+}
+
+/// Every shared record judged under csa and jsa: how many agree with how they say they
+/// ended, and the disagreements (each explained).
+#[test]
+fn shared_records_judged() {
+    use gyoku::Preset;
+    use gyoku_kifu::judge::judge;
+    let mut lines = Vec::new();
+    for path in files() {
+        let bytes = fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        for r in read_bytes(&bytes, Format::from_path(&path)).unwrap() {
+            for preset in [Preset::Csa, Preset::Jsa] {
+                let mut rules = preset.rules();
+                rules.set_max_moves(0);
+                let j = judge(&r, rules);
+                lines.push(format!(
+                    "{name} {preset}: judged {:?} by {:?}, recorded {:?} {:?}, agrees {}",
+                    j.result,
+                    j.game.outcome().map(|o| o.reason.code()),
+                    j.recorded.as_ref().map(|t| t.code()),
+                    j.recorded_result,
+                    j.agrees
+                ));
+            }
+        }
+    }
+    eprintln!("{}", lines.join("\n"));
+    let disagreements: Vec<&String> = lines.iter().filter(|l| l.ends_with("false")).collect();
+    // Exactly these disagree: three sample files name a foul (%ILLEGAL_MOVE, %-ILLEGAL_ACTION,
+    // 反則負け) without recording its move, so it cannot be checked; and the 400-move
+    // jishogi_kachi.csa ends with White's %KACHI at 27 points, a win under csa but a
+    // no-contest under the JSA's 31-point rule.
+    let names: Vec<String> = disagreements
+        .iter()
+        .map(|l| l.split(": judged").next().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "illegal_lose.csa csa",
+            "illegal_lose.csa jsa",
+            "illegal_win.csa csa",
+            "illegal_win.csa jsa",
+            "illegal.kif csa",
+            "illegal.kif jsa",
+            "jishogi_kachi.csa jsa",
+        ]
+    );
+}
