@@ -307,6 +307,17 @@ impl Reader {
             return Ok(());
         }
         let b = text.as_bytes();
+        // Positions, moves, times and end codes are ASCII; only names, header values and
+        // comments may hold other text.
+        if matches!(b[0], b'P' | b'+' | b'-' | b'T')
+            && let Some(bad) = text.char_indices().find(|(_, c)| !c.is_ascii())
+        {
+            return Err(err(
+                line,
+                col + text[..bad.0].chars().count(),
+                format!("unexpected '{}'", bad.1),
+            ));
+        }
         match b[0] {
             b'V' => {}
             b'N' if b.len() >= 2 && (b[1] == b'+' || b[1] == b'-') => {

@@ -673,7 +673,10 @@ pub fn write(record: &Record) -> String {
                 pos.play_unchecked(m);
             }
         }
-        let previous = before.last().map(|m| m.to());
+        // As the reader sees it: the move at the ply before the variation, if the line has one.
+        let previous = (before.len() + 1 == v.start as usize)
+            .then(|| before.last().map(|m| m.to()))
+            .flatten();
         write_moves(
             &mut out,
             &pos,
