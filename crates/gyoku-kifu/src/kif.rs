@@ -136,6 +136,18 @@ fn column_of(line: &str, part: &str) -> usize {
     line.get(..offset).map_or(1, |s| s.chars().count() + 1)
 }
 
+/// Whether a move line's first word looks like a move (a square or 同 first, an origin, or
+/// 打) rather than a special word.
+fn move_shaped(word: &str) -> bool {
+    word.starts_with('同')
+        || word
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || ('１'..='９').contains(&c))
+        || word.contains('(')
+        || word.contains('打')
+}
+
 /// A parsed move line: ply, the move text, the time taken.
 struct MoveLine<'a> {
     ply: u32,
@@ -387,13 +399,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         let word = ml.text.split([' ', '　']).next().unwrap_or("");
         // Known special words, and any other word that is not shaped like a move (no
         // square or 同 first, no origin, no 打): unknown end words are kept, not refused.
-        let move_shaped = word.starts_with('同')
-            || word
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_digit() || ('１'..='９').contains(&c))
-            || word.contains('(')
-            || word.contains('打');
+        let move_shaped = move_shaped(word);
         let is_special = SPECIALS.iter().any(|(w, _)| *w == word)
             || ["封じ手", "不戦勝", "不戦敗", "詰"].contains(&word)
             || (!word.is_empty() && !move_shaped);
@@ -562,6 +568,15 @@ fn write_moves(
         if pos.is_legal(m.mv) {
             pos.play_unchecked(m.mv);
         }
+    }
+    if let Some(Terminal::Other(word)) = end
+        && (word.is_empty() || move_shaped(word) || word.contains(char::is_whitespace))
+    {
+        // Not writable as a special move: kept as a comment.
+        out.push('*');
+        out.push_str(&word.replace(['\n', '\r'], " "));
+        out.push('\n');
+        return;
     }
     if let Some(end) = end {
         let secs = end_time.unwrap_or(0) / 1000;
