@@ -77,6 +77,14 @@ pub enum Command {
     /// The impasse calculator: who has entered, pieces in the zone, points, and the verdict
     /// under every rule set.
     Impasse {
+        /// A record file: the calculator at a ply of it (the end by default).
+        file: Option<std::path::PathBuf>,
+        /// With a record: the ply (0 = the start).
+        #[arg(long)]
+        ply: Option<usize>,
+        /// With a record: draw both sides' points and zone counts over the game as SVG.
+        #[arg(long)]
+        chart: Option<std::path::PathBuf>,
         #[command(flatten)]
         position: PositionArgs,
         /// The game's initial position (SFEN or handicap name), for handicap credit.

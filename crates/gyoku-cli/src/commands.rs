@@ -43,9 +43,18 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         }
         Command::Convert { file, to, out } => records::run_convert(&file, &to, out.as_deref()),
         Command::Impasse {
+            file: Some(file),
+            ply,
+            chart,
+            json,
+            ..
+        } => records::run_impasse_file(&file, ply, chart.as_deref(), json),
+        Command::Impasse {
+            file: None,
             position,
             initial,
             json,
+            ..
         } => referee::run_impasse(&position.position()?, initial.as_deref(), json),
         Command::Rules {
             preset,

@@ -1,6 +1,7 @@
 //! The `gyoku` command.
 
 mod args;
+mod chart;
 mod commands;
 mod records;
 mod referee;

@@ -291,3 +291,43 @@ pub fn run_convert(file: &Path, to: &str, out: Option<&Path>) -> Result<(), Fail
     }
     Ok(())
 }
+
+/// `gyoku impasse FILE [--ply N] [--chart OUT.svg]`.
+pub fn run_impasse_file(
+    file: &Path,
+    ply: Option<usize>,
+    chart: Option<&Path>,
+    json: bool,
+) -> Result<(), Failure> {
+    let records = read_file(file).map_err(Failure::Input)?;
+    let record = &records[0];
+    let moves: Vec<gyoku::Move> = record.moves.iter().map(|m| m.mv).collect();
+    let ply = ply.unwrap_or(moves.len());
+    if ply > moves.len() {
+        return Err(Failure::Input(format!(
+            "--ply {ply}: the record has {} moves",
+            moves.len()
+        )));
+    }
+    let mut pos = record.start.clone();
+    for &m in &moves[..ply] {
+        pos.play_unchecked(m);
+    }
+    let initial = record.start.to_setup();
+    if let Some(out) = chart {
+        let credit = gyoku::impasse::handicap_credit(&initial);
+        let data = crate::chart::series(&record.start, &moves, credit);
+        let title = format!(
+            "{} — impasse points over {} moves",
+            file.display(),
+            moves.len()
+        );
+        std::fs::write(out, crate::chart::svg(&title, &data))
+            .map_err(|e| Failure::Run(format!("{}: {e}", out.display())))?;
+    }
+    if !json {
+        println!("after ply {ply} of {}:", moves.len());
+    }
+    crate::referee::print_impasse(&pos, Some(&initial), json);
+    Ok(())
+}

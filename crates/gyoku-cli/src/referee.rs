@@ -169,7 +169,13 @@ pub fn run_impasse(pos: &Position, initial: Option<&str>, json: bool) -> Result<
     let initial = initial
         .map(|text| read_position(text, true, "--initial").map(|p| p.to_setup()))
         .transpose()?;
-    let report = ImpasseReport::new(pos, initial.as_ref());
+    print_impasse(pos, initial.as_ref(), json);
+    Ok(())
+}
+
+/// Prints the calculator for `pos` (with `initial` for handicap credit).
+pub fn print_impasse(pos: &Position, initial: Option<&gyoku::Setup>, json: bool) {
+    let report = ImpasseReport::new(pos, initial);
     if json {
         let verdicts: serde_json::Map<String, Value> = report
             .verdicts
@@ -194,7 +200,7 @@ pub fn run_impasse(pos: &Position, initial: Option<&str>, json: bool) -> Result<
                 "verdicts": verdicts,
             })
         );
-        return Ok(());
+        return;
     }
     println!("side    entered  zone  total  declaration  in check");
     for color in Color::ALL {
@@ -226,7 +232,6 @@ pub fn run_impasse(pos: &Position, initial: Option<&str>, json: bool) -> Result<
             v.agreement_code()
         );
     }
-    Ok(())
 }
 
 /// `gyoku rules`.

@@ -526,3 +526,57 @@ fn convert_between_formats() {
     let out = gyoku(&["convert", &data("kif/sjis.kif"), "--to", "ki2"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn impasse_of_a_record_at_a_ply_with_chart() {
+    let game = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/games/entering-kings.usi"
+    );
+    let dir = std::env::temp_dir().join(format!("gyoku-chart-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A .usi record of the README game: at the end White has 27 declaration points.
+    let record = dir.join("game.usi");
+    let moves = std::fs::read_to_string(game).unwrap();
+    std::fs::write(
+        &record,
+        format!(
+            "position startpos moves {}",
+            moves.trim().trim_end_matches(" win")
+        ),
+    )
+    .unwrap();
+    let v = json(&gyoku(&["impasse", record.to_str().unwrap(), "--json"]));
+    assert_eq!(v["white"]["declaration_points"], 27);
+    let v = json(&gyoku(&[
+        "impasse",
+        record.to_str().unwrap(),
+        "--ply",
+        "60",
+        "--json",
+    ]));
+    assert_eq!(
+        (
+            v["black"]["total_points"].as_u64(),
+            v["white"]["total_points"].as_u64()
+        ),
+        (Some(37), Some(17))
+    );
+    let chart = dir.join("chart.svg");
+    let out = gyoku(&[
+        "impasse",
+        record.to_str().unwrap(),
+        "--chart",
+        chart.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let svg = std::fs::read_to_string(&chart).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(svg.matches("<polyline").count(), 6, "three series a side");
+    for label in [">24<", ">27<", ">28<", ">31<"] {
+        assert!(svg.contains(label), "{label}");
+    }
+    let out = gyoku(&["impasse", record.to_str().unwrap(), "--ply", "999"]);
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
