@@ -23,6 +23,15 @@ pub fn series(start: &Position, moves: &[gyoku::Move], credit: u32) -> Vec<[Impa
     out
 }
 
+/// One line of the chart: its name, colour, dash pattern, figure and side.
+type Series = (
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(&ImpasseCount) -> u32,
+    usize,
+);
+
 const WIDTH: f64 = 960.0;
 const HEIGHT: f64 = 440.0;
 const LEFT: f64 = 50.0;
@@ -90,7 +99,7 @@ pub fn svg(title: &str, data: &[[ImpasseCount; 2]]) -> String {
             HEIGHT - BOTTOM + 16.0
         );
     }
-    let series: [(&str, &str, &str, fn(&ImpasseCount) -> u32, usize); 6] = [
+    let series: [Series; 6] = [
         ("Black total", "#1f4e9a", "", |c| c.total_points, 0),
         (
             "Black declaration",
