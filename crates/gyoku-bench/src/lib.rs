@@ -457,3 +457,100 @@ pub fn judge_matrix(
         .map(|(name, plies, mut s)| (name, plies, median(&mut s)))
         .collect()
 }
+
+/// The records benchmark: `count` games of Gyoku's random play (`plies` moves each), written
+/// as CSA and as KIF (UTF-8), then read and judged by Gyoku (full legality, repetition,
+/// impasse and move-limit checks on every ply, one core) and parsed by rsshogi 1.7.3 (its
+/// parsers check legality) and cshogi (from Python; its CSA parser checks nothing).
+/// Returns (format, library, plies, median seconds) rows.
+pub fn records_matrix(
+    count: usize,
+    plies: usize,
+    rounds: usize,
+    cshogi: bool,
+) -> Vec<(String, String, u64, f64)> {
+    use gyoku_kifu::{Format, Record, RecordMove};
+    let games = random_games(count, plies, 0x6779_6f6b_7520_0004);
+    let mut rows = Vec::new();
+    for format in [Format::Csa, Format::Kif] {
+        let texts: Vec<String> = games
+            .iter()
+            .map(|moves| {
+                let mut r = Record::new(gyoku::Position::startpos());
+                r.moves = moves
+                    .iter()
+                    .map(|&mv| RecordMove {
+                        mv,
+                        time_ms: Some(1000),
+                        comments: Vec::new(),
+                    })
+                    .collect();
+                r.end = Some(gyoku_kifu::Terminal::Resign);
+                gyoku_kifu::write(&r, format)
+            })
+            .collect();
+        let file =
+            std::env::temp_dir().join(format!("gyoku-bench-records-{}.json", std::process::id()));
+        std::fs::write(&file, serde_json::to_string(&texts).expect("json")).expect("write");
+        let mut samples: Vec<(&str, u64, Vec<f64>)> = vec![
+            (
+                "gyoku: read + judge (legality, repetition, impasse)",
+                0,
+                vec![],
+            ),
+            ("rsshogi 1.7.3: parse (legality-checked)", 0, vec![]),
+            ("cshogi (Python): parse", 0, vec![]),
+        ];
+        let rules = gyoku::Preset::Jsa.rules();
+        for _ in 0..rounds {
+            let run = time(|| {
+                let mut n = 0;
+                for t in &texts {
+                    let records = gyoku_kifu::read_str(t, format).expect("readable");
+                    let j = gyoku_kifu::judge::judge(&records[0], rules);
+                    n += j.game.plies().len() as u64;
+                }
+                n
+            });
+            samples[0].1 = run.nodes;
+            samples[0].2.push(run.seconds);
+            let run = time(|| {
+                let mut n = 0;
+                for t in &texts {
+                    let record = match format {
+                        Format::Csa => {
+                            rsshogi::records::parse_csa_str(t).map_err(|e| e.to_string())
+                        }
+                        _ => rsshogi::records::parse_kif_str(t).map_err(|e| e.to_string()),
+                    }
+                    .expect("rsshogi reads it");
+                    n += record.moves().len() as u64;
+                }
+                n
+            });
+            samples[1].1 = run.nodes;
+            samples[1].2.push(run.seconds);
+            if cshogi {
+                let fmt = if format == Format::Csa { "csa" } else { "kif" };
+                if let Some(v) =
+                    run_python("cshogi_records.py", &[file.to_str().unwrap_or(""), fmt])
+                {
+                    samples[2].1 = v["plies"].as_u64().unwrap_or(0);
+                    samples[2].2.push(v["seconds"].as_f64().unwrap_or(f64::NAN));
+                }
+            }
+        }
+        let _ = std::fs::remove_file(&file);
+        for (name, n, mut s) in samples {
+            if !s.is_empty() {
+                rows.push((
+                    format.name().to_string(),
+                    name.to_string(),
+                    n,
+                    median(&mut s),
+                ));
+            }
+        }
+    }
+    rows
+}

@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release -p gyoku-bench -- [perft] [--rounds N] [--quick] [--no-cshogi]
 //! cargo run --release -p gyoku-bench -- judge [--rounds N] [--games N] [--no-cshogi]
+//! cargo run --release -p gyoku-bench -- records [--rounds N] [--games N] [--no-cshogi]
 //! ```
 //! `perft` (the default) counts perft side by side; `--quick` runs only the cells every
 //! library can do in seconds. `judge` replays 300-move games with each library's referee
@@ -16,12 +17,14 @@ fn main() {
     let mut quick = false;
     let mut cshogi = true;
     let mut judge = false;
+    let mut records = false;
     let mut games = 1000;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "perft" => {}
             "judge" => judge = true,
+            "records" => records = true,
             "--games" => games = it.next().and_then(|n| n.parse().ok()).unwrap_or(1000),
             "--rounds" => rounds = it.next().and_then(|n| n.parse().ok()).unwrap_or(3),
             "--quick" => quick = true,
@@ -31,6 +34,25 @@ fn main() {
                 std::process::exit(2);
             }
         }
+    }
+    if records {
+        let cshogi = cshogi && cshogi_available();
+        let rows = gyoku_bench::records_matrix(games.min(100_000), 120, rounds, cshogi);
+        println!(
+            "| format | library | records | plies | median s | plies/s | its time ÷ gyoku's |\n|---|---|---|---|---|---|---|"
+        );
+        for (format, name, plies, seconds) in &rows {
+            let gyoku = rows
+                .iter()
+                .find(|r| &r.0 == format)
+                .map_or(f64::NAN, |r| r.3);
+            println!(
+                "| {format} | {name} | {games} | {plies} | {seconds:.3} | {:.2} M | {:.2}× |",
+                *plies as f64 / seconds / 1e6,
+                seconds / gyoku
+            );
+        }
+        return;
     }
     if judge {
         let cshogi = cshogi && cshogi_available();

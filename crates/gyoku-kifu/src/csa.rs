@@ -50,6 +50,8 @@ struct Reader {
     record: Option<Record>,
     position: Option<Position>,
     last_was_move: bool,
+    /// A guess at the number of moves, to size the move list once.
+    expected_moves: usize,
 }
 
 fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
@@ -90,6 +92,10 @@ fn terminal(code: &str) -> Terminal {
 
 /// Parses a time `T12` / `T6.123` into milliseconds.
 fn time(text: &str) -> Option<u64> {
+    // Whole seconds, the common case, without a float parse.
+    if !text.is_empty() && text.len() <= 9 && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text.parse::<u64>().ok().map(|s| s * 1000);
+    }
     let seconds: f64 = text.parse().ok()?;
     (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64)
 }
@@ -107,6 +113,7 @@ impl Reader {
             .or_else(|e| e.ignore_all_safe())
             .map_err(|e| err(line, 1, e.to_string()))?;
         let mut record = Record::new(position.clone());
+        record.moves.reserve(self.expected_moves);
         record.header = std::mem::take(&mut self.header);
         record.start_comments = std::mem::take(&mut self.comments);
         self.position = Some(position);
@@ -310,6 +317,7 @@ impl Reader {
         // Positions, moves, times and end codes are ASCII; only names, header values and
         // comments may hold other text.
         if matches!(b[0], b'P' | b'+' | b'-' | b'T')
+            && !text.is_ascii()
             && let Some(bad) = text.char_indices().find(|(_, c)| !c.is_ascii())
         {
             return Err(err(
@@ -405,6 +413,7 @@ pub fn read(text: &str) -> Result<Vec<Record>, ReadError> {
         record: None,
         position: None,
         last_was_move: false,
+        expected_moves: text.len() / 12,
     };
     for (n, raw) in text.lines().enumerate() {
         let line = n + 1;

@@ -91,7 +91,14 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
                 !side
             }
         }
-        _ => record.final_position().turn(),
+        _ => {
+            let start = record.start.turn();
+            if record.moves.len().is_multiple_of(2) {
+                start
+            } else {
+                !start
+            }
+        }
     };
     if game.outcome().is_none()
         && let Some(end) = &record.end

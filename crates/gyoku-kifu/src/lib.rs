@@ -347,8 +347,14 @@ impl std::error::Error for ReadError {}
 /// [`ReadError`] with the line and column of the first fault.
 pub fn read_str(text: &str, format: Format) -> Result<Vec<Record>, ReadError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    // NEL and lone CR occur as line ends in the wild.
-    let text = text.replace("\r\n", "\n").replace(['\r', '\u{85}'], "\n");
+    // NEL and lone CR occur as line ends in the wild; copy the text only when they do.
+    let text: std::borrow::Cow<'_, str> = if text.contains(['\r', '\u{85}']) {
+        text.replace("\r\n", "\n")
+            .replace(['\r', '\u{85}'], "\n")
+            .into()
+    } else {
+        text.into()
+    };
     match format {
         Format::Csa => csa::read(&text),
         Format::Kif => kif::read(&text).map(|r| vec![r]),
