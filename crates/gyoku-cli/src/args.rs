@@ -98,10 +98,11 @@ pub enum Command {
     Convert {
         /// The record file.
         file: std::path::PathBuf,
-        /// The format to write: kif, csa or usi.
+        /// The format to write: kif, ki2, csa or usi.
         #[arg(long)]
         to: String,
-        /// Write here instead of standard output (a .kif file is written in Shift_JIS).
+        /// Write here instead of standard output (a .kif or .ki2 file is written in
+        /// Shift_JIS).
         #[arg(long)]
         out: Option<std::path::PathBuf>,
     },

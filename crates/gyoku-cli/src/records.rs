@@ -243,32 +243,39 @@ pub fn run_judge_files(
 
 /// `gyoku convert FILE --to FORMAT [--out FILE]`.
 pub fn run_convert(file: &Path, to: &str, out: Option<&Path>) -> Result<(), Failure> {
+    let ki2 = to == "ki2";
     let format = match to {
-        "kif" => Format::Kif,
+        "kif" | "ki2" => Format::Kif,
         "csa" => Format::Csa,
         "usi" => Format::Usi,
-        "ki2" | "jkf" => {
-            return Err(Failure::Input(format!(
-                "--to {to}: not written yet (kif, csa and usi are; ki2 and jkf come next)"
-            )));
+        "jkf" => {
+            return Err(Failure::Input(
+                "--to jkf: not written yet (kif, ki2, csa and usi are)".to_string(),
+            ));
         }
         other => {
             return Err(Failure::Input(format!(
-                "--to: unknown format '{other}' (kif, csa, usi)"
+                "--to: unknown format '{other}' (kif, ki2, csa, usi)"
             )));
         }
     };
     let records = read_file(file).map_err(Failure::Input)?;
     if format == Format::Kif && records.len() > 1 {
         return Err(Failure::Input(format!(
-            "{}: {} games, but a KIF file holds one (use --to csa or --to usi)",
+            "{}: {} games, but a KIF or KI2 file holds one (use --to csa or --to usi)",
             file.display(),
             records.len()
         )));
     }
     let text: String = records
         .iter()
-        .map(|r| gyoku_kifu::write(r, format))
+        .map(|r| {
+            if ki2 {
+                gyoku_kifu::ki2::write(r)
+            } else {
+                gyoku_kifu::write(r, format)
+            }
+        })
         .collect::<Vec<_>>()
         .join(if format == Format::Csa { "/\n" } else { "" });
     match out {

@@ -521,9 +521,18 @@ fn convert_between_formats() {
     );
     let many = gyoku(&["convert", &data("usi/games.usi"), "--to", "kif"]);
     assert_eq!(many.status.code(), Some(2));
-    assert!(stderr(&many).contains("3 games, but a KIF file holds one"));
+    assert!(stderr(&many).contains("3 games, but a KIF or KI2 file holds one"));
     std::fs::remove_dir_all(&dir).unwrap();
-    let out = gyoku(&["convert", &data("kif/sjis.kif"), "--to", "ki2"]);
+    let ki2 = stdout(&gyoku(&["convert", &data("kif/sjis.kif"), "--to", "ki2"]));
+    assert!(
+        ki2.contains("▲７六歩　△３四歩\n*後手の応手\n▲２二角成　△同　銀　▲４五角\n"),
+        "{ki2}"
+    );
+    assert!(
+        ki2.contains("*後手の応手") && ki2.trim_end().ends_with("まで5手で先手の勝ち"),
+        "{ki2}"
+    );
+    let out = gyoku(&["convert", &data("kif/sjis.kif"), "--to", "jkf"]);
     assert_eq!(out.status.code(), Some(2));
 }
 

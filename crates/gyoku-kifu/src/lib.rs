@@ -25,6 +25,7 @@ pub mod csa;
 pub mod encoding;
 pub mod fuzzing;
 pub mod judge;
+pub mod ki2;
 pub mod kif;
 pub mod usi;
 
