@@ -148,9 +148,8 @@ fn move_shaped(word: &str) -> bool {
         || word.contains('打')
 }
 
-/// A parsed move line: ply, the move text, the time taken.
+/// A parsed move line (after its ply number): the move text and the time taken.
 struct MoveLine<'a> {
-    ply: u32,
     text: &'a str,
     time_ms: Option<u64>,
 }
@@ -161,7 +160,7 @@ fn move_line(line: &str) -> Option<MoveLine<'_>> {
     if digits == 0 {
         return None;
     }
-    let ply: u32 = t[..digits].parse().ok()?;
+    t[..digits].parse::<u32>().ok()?;
     let rest = t[digits..].trim_start();
     // The time is the parenthesised group holding a '/'.
     let (text, time_ms) = match rest.rfind('(').filter(|&i| rest[i..].contains('/')) {
@@ -175,7 +174,7 @@ fn move_line(line: &str) -> Option<MoveLine<'_>> {
         }
         None => (rest.trim_end().trim_end_matches('+').trim_end(), None),
     };
-    Some(MoveLine { ply, text, time_ms })
+    Some(MoveLine { text, time_ms })
 }
 
 /// Parses the move text `７六歩(77)`, `同　歩(76)`, `５五角打`, `２二角成(88)`.
@@ -430,7 +429,6 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         let mv =
             parse_move(ml.text, last_to).map_err(|m| err(line_no, column_of(line, ml.text), m))?;
         last_to = Some(mv.to());
-        let _ = ml.ply;
         r.push_move(p, mv, ml.time_ms);
     }
     let mut r = match record {

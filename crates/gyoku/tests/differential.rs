@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 
 use common::Rng;
 use common::reference::Plain;
-use gyoku::{Color, Handicap, IllegalMoveKind, Move, Position, Role, Square};
+use gyoku::{Handicap, IllegalMoveKind, Move, Position, Role, Square};
 
 const POSITIONS: usize = 100_000;
 /// The slow reference and haitaka check one position in this many (all of them in a
@@ -216,5 +216,4 @@ fn colors_are_symmetric() {
             pos.play(legal[rng.below(legal.len())]).unwrap();
         }
     }
-    let _ = Color::Black;
 }

@@ -79,14 +79,13 @@ proptest! {
         // Every start here holds a full set, or is a handicap start whose missing pieces
         // are credited to White: both sides' totals always sum to 54.
         let mut game = Game::new(start(start_index), Preset::Jsa.rules());
-        for (b, c) in bytes {
+        for (_, c) in bytes {
             let black = game.impasse_count(Color::Black).total_points;
             let white = game.impasse_count(Color::White).total_points;
             prop_assert_eq!(black + white, 54, "{}", game.position());
             if game.outcome().is_some() { break; }
             let legal = game.position().legal_moves();
             if legal.is_empty() { break; }
-            let _ = b;
             game.play(legal[usize::from(c) % legal.len()]).unwrap();
         }
     }
