@@ -248,21 +248,17 @@ pub fn run_convert(file: &Path, to: &str, out: Option<&Path>) -> Result<(), Fail
         "kif" | "ki2" => Format::Kif,
         "csa" => Format::Csa,
         "usi" => Format::Usi,
-        "jkf" => {
-            return Err(Failure::Input(
-                "--to jkf: not written yet (kif, ki2, csa and usi are)".to_string(),
-            ));
-        }
+        "jkf" => Format::Jkf,
         other => {
             return Err(Failure::Input(format!(
-                "--to: unknown format '{other}' (kif, ki2, csa, usi)"
+                "--to: unknown format '{other}' (kif, ki2, csa, usi, jkf)"
             )));
         }
     };
     let records = read_file(file).map_err(Failure::Input)?;
-    if format == Format::Kif && records.len() > 1 {
+    if matches!(format, Format::Kif | Format::Jkf) && records.len() > 1 {
         return Err(Failure::Input(format!(
-            "{}: {} games, but a KIF or KI2 file holds one (use --to csa or --to usi)",
+            "{}: {} games, but a KIF, KI2 or JKF file holds one (use --to csa or --to usi)",
             file.display(),
             records.len()
         )));

@@ -521,7 +521,7 @@ fn convert_between_formats() {
     );
     let many = gyoku(&["convert", &data("usi/games.usi"), "--to", "kif"]);
     assert_eq!(many.status.code(), Some(2));
-    assert!(stderr(&many).contains("3 games, but a KIF or KI2 file holds one"));
+    assert!(stderr(&many).contains("3 games, but a KIF, KI2 or JKF file holds one"));
     std::fs::remove_dir_all(&dir).unwrap();
     let ki2 = stdout(&gyoku(&["convert", &data("kif/sjis.kif"), "--to", "ki2"]));
     assert!(
@@ -532,8 +532,18 @@ fn convert_between_formats() {
         ki2.contains("*後手の応手") && ki2.trim_end().ends_with("まで5手で先手の勝ち"),
         "{ki2}"
     );
-    let out = gyoku(&["convert", &data("kif/sjis.kif"), "--to", "jkf"]);
-    assert_eq!(out.status.code(), Some(2));
+    let jkf: serde_json::Value = serde_json::from_str(&stdout(&gyoku(&[
+        "convert",
+        &data("kif/sjis.kif"),
+        "--to",
+        "jkf",
+    ])))
+    .unwrap();
+    assert_eq!(jkf["initial"]["preset"], "HIRATE");
+    assert_eq!(jkf["moves"][3]["move"]["promote"], true);
+    assert_eq!(jkf["moves"][4]["move"]["same"], true);
+    assert_eq!(jkf["moves"][6]["special"], "TORYO");
+    assert_eq!(jkf["moves"][5]["forks"][0][0]["move"]["piece"], "OU");
 }
 
 #[test]

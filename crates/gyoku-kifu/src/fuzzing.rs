@@ -20,7 +20,7 @@ pub fn records(data: &[u8]) {
             continue;
         };
         for r in records.iter().take(4) {
-            for out in [Format::Csa, Format::Kif, Format::Usi] {
+            for out in [Format::Csa, Format::Kif, Format::Usi, Format::Jkf] {
                 let text = write(r, out);
                 let back = read_str(&text, out)
                     .unwrap_or_else(|e| panic!("written {out:?} does not read back: {e}\n{text}"));

@@ -1,7 +1,7 @@
 //! # gyoku-kifu: shogi game records
 //!
 //! Reads and writes the records people keep: CSA (V2.2 and V3.0, several games per file),
-//! KIF (Kakinoki) and USI position lines, in UTF-8, Shift_JIS or EUC-JP detected from the
+//! KIF (Kakinoki), JKF (JSON Kifu Format) and USI position lines (KI2 is written), in UTF-8, Shift_JIS or EUC-JP detected from the
 //! bytes. A [`Record`] is format-neutral: header, start position, moves with times and
 //! comments, variations, and how the record says the game ended.
 //!
@@ -24,6 +24,7 @@
 pub mod csa;
 pub mod encoding;
 pub mod fuzzing;
+pub mod jkf;
 pub mod judge;
 pub mod ki2;
 pub mod kif;
@@ -42,6 +43,8 @@ pub enum Format {
     Kif,
     /// USI position lines (`.usi`, `.sfen`).
     Usi,
+    /// JKF, JSON Kifu Format (`.jkf`).
+    Jkf,
 }
 
 impl Format {
@@ -52,6 +55,7 @@ impl Format {
             "csa" => Some(Format::Csa),
             "kif" | "kifu" => Some(Format::Kif),
             "usi" | "sfen" | "txt" => Some(Format::Usi),
+            "jkf" | "json" => Some(Format::Jkf),
             _ => None,
         }
     }
@@ -59,6 +63,9 @@ impl Format {
     /// Guesses the format from the text, for files without a known extension.
     pub fn sniff(text: &str) -> Option<Format> {
         let t = text.trim_start_matches('\u{feff}').trim_start();
+        if t.starts_with('{') {
+            return Some(Format::Jkf);
+        }
         if t.starts_with("position ") || t.starts_with("sfen ") || t.starts_with("startpos") {
             return Some(Format::Usi);
         }
@@ -86,6 +93,7 @@ impl Format {
             Format::Csa => "csa",
             Format::Kif => "kif",
             Format::Usi => "usi",
+            Format::Jkf => "jkf",
         }
     }
 }
@@ -360,6 +368,7 @@ pub fn read_str(text: &str, format: Format) -> Result<Vec<Record>, ReadError> {
         Format::Csa => csa::read(&text),
         Format::Kif => kif::read(&text).map(|r| vec![r]),
         Format::Usi => usi::read(&text),
+        Format::Jkf => jkf::read(&text).map(|r| vec![r]),
     }
 }
 
@@ -390,5 +399,6 @@ pub fn write(record: &Record, format: Format) -> String {
         Format::Csa => csa::write(record),
         Format::Kif => kif::write(record),
         Format::Usi => usi::write(record),
+        Format::Jkf => jkf::write(record),
     }
 }

@@ -77,7 +77,7 @@ fn shared_records_read_and_round_trip() {
                 r.end,
                 r.foul.as_ref().map(|f| (f.ply, f.kind))
             ));
-            for format in [Format::Csa, Format::Kif, Format::Usi] {
+            for format in [Format::Csa, Format::Kif, Format::Usi, Format::Jkf] {
                 let text = write(r, format);
                 let back = read_str(&text, format)
                     .unwrap_or_else(|e| panic!("{name} via {format:?}: {e}\n{text}"));
@@ -150,4 +150,26 @@ fn shared_records_judged() {
             "jishogi_kachi.csa jsa",
         ]
     );
+}
+
+/// The same game as KIF and as JKF (Kifu-for-JS's Ryuo-sen sample) reads to the same moves.
+#[test]
+fn kif_and_jkf_of_one_game_agree() {
+    let kif = read_bytes(
+        &fs::read(shared().join("kifu-for-js/kif/ryuou201409020101.kif")).unwrap(),
+        Some(Format::Kif),
+    )
+    .unwrap();
+    let jkf = read_bytes(
+        &fs::read(shared().join("kifu-for-js/jkf/ryuou201409020101.jkf")).unwrap(),
+        Some(Format::Jkf),
+    )
+    .unwrap();
+    let moves = |r: &Record| r.moves.iter().map(|m| m.mv).collect::<Vec<_>>();
+    assert_eq!(moves(&kif[0]), moves(&jkf[0]));
+    assert_eq!(kif[0].moves.len(), 117);
+    assert_eq!(kif[0].end, jkf[0].end);
+    assert_eq!(kif[0].variations.len(), jkf[0].variations.len());
+    let times = |r: &Record| r.moves.iter().map(|m| m.time_ms).collect::<Vec<_>>();
+    assert_eq!(times(&kif[0]), times(&jkf[0]));
 }
