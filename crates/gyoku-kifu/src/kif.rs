@@ -451,11 +451,6 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
     Ok(r)
 }
 
-/// The Japanese name of `role` as a move line writes it (`成香`, `馬`, `龍`, …).
-pub fn role_name(role: Role) -> &'static str {
-    role.kanji()
-}
-
 fn board_kanji(role: Role) -> &'static str {
     match role {
         Role::ProLance => "杏",
@@ -474,12 +469,12 @@ fn move_text(pos: &Position, mv: Move, previous_to: Option<Square>) -> String {
     };
     match mv {
         Move::Drop { role, .. } => {
-            s.push_str(role_name(role));
+            s.push_str(role.kanji());
             s.push('打');
         }
         Move::Normal { from, promote, .. } => {
             let role = pos.board().piece_at(from).map_or(Role::Pawn, |p| p.role);
-            s.push_str(role_name(role));
+            s.push_str(role.kanji());
             if promote {
                 s.push('成');
             }

@@ -441,11 +441,10 @@ impl Game {
             return None;
         }
         let points = self.total_points();
+        // The Fairbairn count is the 24-point count; a draw when both reach 24.
         let agreement = self.rules.agreement.unwrap_or(crate::rules::Agreement {
-            count: crate::rules::CountRule::Points24,
             both_reach: crate::rules::Resolution::Draw,
-            tie: crate::rules::Tie::NoContest,
-            require_both_entered: false,
+            ..crate::rules::POINTS24_AGREEMENT
         });
         Some(Outcome {
             result: impasse::judge_count(&agreement, points),

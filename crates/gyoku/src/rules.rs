@@ -171,7 +171,8 @@ pub enum Preset {
     Plain,
 }
 
-const POINTS24_AGREEMENT: Agreement = Agreement {
+/// The JSA 24-point count with one king entered (both at 24 or more: no contest).
+pub(crate) const POINTS24_AGREEMENT: Agreement = Agreement {
     count: CountRule::Points24,
     both_reach: Resolution::NoContest,
     tie: Tie::NoContest,
