@@ -6,6 +6,9 @@
 3. Records (our golden files and the shared CSA/KIF records): the moves cshogi's CSA and
    KIF parsers read equal `gyoku convert FILE --to usi`, except files cshogi cannot read and
    the known cshogi misreadings listed in CSHOGI_MISREADS (each checked by hand).
+4. KI2 records (cshogi's KI2 parser reads almost none of them): the moves tsshogi (npm)
+   reads, through .ci/tsshogi_ki2.mjs, equal Gyoku's, when TSSHOGI_NODE_PATH names a
+   node_modules holding tsshogi.
 
 Usage: python3 .ci/cross_check.py PATH/TO/gyoku [POSITIONS]
 Exit status 0 when everything agrees; prints the closing line "N passed, M failed".
@@ -57,13 +60,11 @@ def check_records(gyoku):
         except Exception:
             skipped += 1
             continue
-        out = subprocess.run([gyoku, "convert", f, "--to", "usi"], capture_output=True, text=True)
-        if out.returncode != 0:
+        ours, err = gyoku_usi_lines(gyoku, f)
+        if ours is None:
             failed += 1
-            print(f"FAIL gyoku cannot read {name}: {out.stderr.strip()}")
+            print(f"FAIL gyoku cannot read {name}: {err}")
             continue
-        ours = [[t for t in line.split(" moves ")[1].split() if t not in END_TOKENS] if " moves " in line else []
-                for line in out.stdout.splitlines()]
         # cshogi checks no legality: after a foul it reads on; Gyoku stops at the foul.
         same = len(ours) == len(theirs) and all(t[:len(o)] == o for o, t in zip(ours, theirs))
         if same:
@@ -76,6 +77,49 @@ def check_records(gyoku):
     print(f"records: {passed} same, {failed} different, {skipped} cshogi cannot read, {known} known cshogi misreadings")
     return passed, failed
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def gyoku_usi_lines(gyoku, f):
+    out = subprocess.run([gyoku, "convert", f, "--to", "usi"], capture_output=True, text=True)
+    if out.returncode != 0:
+        return None, out.stderr.strip()
+    return [[t for t in line.split(" moves ")[1].split() if t not in END_TOKENS] if " moves " in line else []
+            for line in out.stdout.splitlines()], None
+
+
+def check_ki2(gyoku):
+    node_path = os.environ.get("TSSHOGI_NODE_PATH")
+    if not node_path:
+        print("ki2: skipped (TSSHOGI_NODE_PATH not set)")
+        return 0, 0
+    files = sorted(set(glob.glob(os.path.join(ROOT, "tests/data/records/ki2/*.ki2*"))
+                       + glob.glob(os.path.join(ROOT, "../shared/data/records/*/ki2/*.ki2*"))))
+    out = subprocess.run(["node", os.path.join(ROOT, ".ci/tsshogi_ki2.mjs"), *files],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        print(f"FAIL tsshogi script: {out.stderr.strip()[:300]}")
+        return 0, 1
+    passed = failed = skipped = 0
+    for line in out.stdout.splitlines():
+        item = json.loads(line)
+        name = os.path.basename(item["file"])
+        if "error" in item:
+            skipped += 1
+            continue
+        ours, err = gyoku_usi_lines(gyoku, item["file"])
+        if ours is None:
+            failed += 1
+            print(f"FAIL gyoku cannot read {name}: {err}")
+            continue
+        theirs = item["moves"]
+        # tsshogi checks no legality: after a foul it reads on; Gyoku stops at the foul.
+        if len(ours) == 1 and theirs[:len(ours[0])] == ours[0] and len(ours[0]) > 0:
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL ki2 differs: {name}: gyoku {ours!r:.120} tsshogi {theirs!r:.120}")
+    print(f"ki2: {passed} same as tsshogi, {failed} different, {skipped} tsshogi cannot read")
+    return passed, failed
 
 
 def perft(board, depth):
@@ -141,9 +185,10 @@ def main():
                 print(f"FAIL moves {sfen}: only gyoku {sorted(set(got) - set(expected))}, "
                       f"only cshogi {sorted(set(expected) - set(got))}")
         checked += 1
-    p, f = check_records(gyoku)
-    passed += p
-    failed += f
+    for check in (check_records, check_ki2):
+        p, f = check(gyoku)
+        passed += p
+        failed += f
     print(f"cross-check: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

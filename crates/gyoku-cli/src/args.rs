@@ -98,7 +98,8 @@ pub enum Command {
     Convert {
         /// The record file.
         file: std::path::PathBuf,
-        /// The format to write: kif, ki2, csa or usi.
+        /// The format to write: kif, ki2, csa, jkf, usi, or western (PSN with Western
+        /// notation: `P-7f`, `Nx3f+`).
         #[arg(long)]
         to: String,
         /// Write here instead of standard output (a .kif or .ki2 file is written in

@@ -86,17 +86,17 @@ fn run_perft(pos: &Position, depth: u32, split: bool, json: bool) -> Result<(), 
                 .collect();
             out["divide"] = serde_json::Value::Object(map);
         }
-        println!("{out}");
+        outln!("{out}");
     } else {
         if let Some(rows) = &rows {
             for (m, n) in rows {
-                println!("{m}: {n}");
+                outln!("{m}: {n}");
             }
-            println!();
+            outln!();
         }
-        println!("nodes   {nodes}");
-        println!("time    {seconds:.3} s");
-        println!("speed   {:.1} M nodes/s", nps / 1e6);
+        outln!("nodes   {nodes}");
+        outln!("time    {seconds:.3} s");
+        outln!("speed   {:.1} M nodes/s", nps / 1e6);
     }
     Ok(())
 }
@@ -104,7 +104,7 @@ fn run_perft(pos: &Position, depth: u32, split: bool, json: bool) -> Result<(), 
 fn run_moves(pos: &Position, json: bool) -> Result<(), Failure> {
     let moves: Vec<String> = pos.legal_moves().iter().map(|m| m.to_string()).collect();
     if json {
-        println!("{}", json!({ "moves": moves }));
+        outln!("{}", json!({ "moves": moves }));
     } else {
         let status = if moves.is_empty() {
             if pos.is_check() {
@@ -117,9 +117,9 @@ fn run_moves(pos: &Position, json: bool) -> Result<(), Failure> {
         } else {
             ""
         };
-        println!("{} legal moves{status}", moves.len());
+        outln!("{} legal moves{status}", moves.len());
         if !moves.is_empty() {
-            println!("{}", moves.join(" "));
+            outln!("{}", moves.join(" "));
         }
     }
     Ok(())
@@ -128,10 +128,10 @@ fn run_moves(pos: &Position, json: bool) -> Result<(), Failure> {
 fn run_check_move(pos: &Position, m: gyoku::Move, json: bool) -> Result<(), Failure> {
     let verdict = pos.check_move(m);
     match (verdict, json) {
-        (Ok(()), true) => println!("{}", json!({ "legal": true })),
-        (Err(kind), true) => println!("{}", json!({ "legal": false, "kind": kind.code() })),
-        (Ok(()), false) => println!("{m}: legal"),
-        (Err(kind), false) => println!("{m}: illegal: {} ({kind})", kind.code()),
+        (Ok(()), true) => outln!("{}", json!({ "legal": true })),
+        (Err(kind), true) => outln!("{}", json!({ "legal": false, "kind": kind.code() })),
+        (Ok(()), false) => outln!("{m}: legal"),
+        (Err(kind), false) => outln!("{m}: illegal: {} ({kind})", kind.code()),
     }
     Ok(())
 }

@@ -1,5 +1,23 @@
 //! The `gyoku` command.
 
+/// Prints to standard output like `print!`; a closed pipe (`gyoku ... | head`) ends the
+/// program quietly instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::emit(&format!($($arg)*))
+    };
+}
+
+/// `out!` with a newline, like `println!`.
+macro_rules! outln {
+    () => {
+        $crate::emit("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::emit(&format!("{}\n", format!($($arg)*)))
+    };
+}
+
 mod args;
 mod chart;
 mod commands;
@@ -18,6 +36,18 @@ pub enum Failure {
     Input(String),
     /// Anything else: exit status 1.
     Run(String),
+}
+
+/// Writes `text` to standard output; exits with status 0 when the reader has gone away, and
+/// with status 1 on any other write error.
+pub fn emit(text: &str) {
+    if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("gyoku: cannot write to standard output: {e}");
+        std::process::exit(1);
+    }
 }
 
 fn main() -> ExitCode {

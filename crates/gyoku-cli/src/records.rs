@@ -194,14 +194,14 @@ pub fn run_judge_files(
     }
     if json {
         if judged_all.len() == 1 && errors.is_empty() {
-            println!("{}", judged_all[0].json);
+            outln!("{}", judged_all[0].json);
         } else {
             let list: Vec<&Value> = judged_all.iter().map(|j| &j.json).collect();
-            println!("{}", Value::Array(list.into_iter().cloned().collect()));
+            outln!("{}", Value::Array(list.into_iter().cloned().collect()));
         }
     } else {
         for j in &judged_all {
-            println!("{}", j.line);
+            outln!("{}", j.line);
         }
         let mut by_result: BTreeMap<&str, usize> = BTreeMap::new();
         let mut by_reason: BTreeMap<&str, usize> = BTreeMap::new();
@@ -209,20 +209,20 @@ pub fn run_judge_files(
             *by_result.entry(&j.result).or_default() += 1;
             *by_reason.entry(&j.reason).or_default() += 1;
         }
-        println!();
-        println!(
+        outln!();
+        outln!(
             "{} records judged, {} unreadable",
             judged_all.len(),
             errors.len()
         );
-        println!("results: {by_result:?}");
-        println!("reasons: {by_reason:?}");
+        outln!("results: {by_result:?}");
+        outln!("reasons: {by_reason:?}");
         let differing: Vec<&str> = judged_all
             .iter()
             .filter(|j| !j.agrees)
             .map(|j| j.name.as_str())
             .collect();
-        println!(
+        outln!(
             "{} differ from their record: {:?}",
             differing.len(),
             differing
@@ -243,20 +243,29 @@ pub fn run_judge_files(
 
 /// `gyoku convert FILE --to FORMAT [--out FILE]`.
 pub fn run_convert(file: &Path, to: &str, out: Option<&Path>) -> Result<(), Failure> {
-    let ki2 = to == "ki2";
+    if matches!(to, "western" | "psn") {
+        let records = read_file(file).map_err(Failure::Input)?;
+        let text: String = records
+            .iter()
+            .map(gyoku_kifu::western::write)
+            .collect::<Vec<_>>()
+            .join("\n");
+        return write_output(text, out);
+    }
     let format = match to {
-        "kif" | "ki2" => Format::Kif,
+        "kif" => Format::Kif,
+        "ki2" => Format::Ki2,
         "csa" => Format::Csa,
         "usi" => Format::Usi,
         "jkf" => Format::Jkf,
         other => {
             return Err(Failure::Input(format!(
-                "--to: unknown format '{other}' (kif, ki2, csa, usi, jkf)"
+                "--to: unknown format '{other}' (kif, ki2, csa, usi, jkf, western)"
             )));
         }
     };
     let records = read_file(file).map_err(Failure::Input)?;
-    if matches!(format, Format::Kif | Format::Jkf) && records.len() > 1 {
+    if matches!(format, Format::Kif | Format::Ki2 | Format::Jkf) && records.len() > 1 {
         return Err(Failure::Input(format!(
             "{}: {} games, but a KIF, KI2 or JKF file holds one (use --to csa or --to usi)",
             file.display(),
@@ -265,22 +274,21 @@ pub fn run_convert(file: &Path, to: &str, out: Option<&Path>) -> Result<(), Fail
     }
     let text: String = records
         .iter()
-        .map(|r| {
-            if ki2 {
-                gyoku_kifu::ki2::write(r)
-            } else {
-                gyoku_kifu::write(r, format)
-            }
-        })
+        .map(|r| gyoku_kifu::write(r, format))
         .collect::<Vec<_>>()
         .join(if format == Format::Csa { "/\n" } else { "" });
+    write_output(text, out)
+}
+
+/// Prints `text`, or writes it to `out` (a `.kif`/`.ki2` file in Shift_JIS, anything else
+/// UTF-8) through a temporary file, so that a failed write never leaves half a file.
+fn write_output(text: String, out: Option<&Path>) -> Result<(), Failure> {
     match out {
-        None => print!("{text}"),
+        None => out!("{text}"),
         Some(path) => {
-            // A .kif file is Shift_JIS; everything else UTF-8.
             let sjis = path
                 .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("kif"));
+                .is_some_and(|e| e.eq_ignore_ascii_case("kif") || e.eq_ignore_ascii_case("ki2"));
             let bytes = if sjis {
                 Encoding::ShiftJis.encode(&text)
             } else {
@@ -329,7 +337,7 @@ pub fn run_impasse_file(
             .map_err(|e| Failure::Run(format!("{}: {e}", out.display())))?;
     }
     if !json {
-        println!("after ply {ply} of {}:", moves.len());
+        outln!("after ply {ply} of {}:", moves.len());
     }
     crate::referee::print_impasse(&pos, Some(&initial), json);
     Ok(())

@@ -137,26 +137,26 @@ pub fn run_judge(
     let mut game = Game::new(start, rules);
     replay(&mut game, moves)?;
     if json {
-        println!("{}", judge_json(&game));
+        outln!("{}", judge_json(&game));
         return Ok(());
     }
     match game.outcome() {
-        None => println!(
+        None => outln!(
             "not over after {} moves ({} to move) under {preset}",
             game.plies().len(),
             game.turn()
         ),
         Some(o) => {
-            println!("{o} under {preset}");
+            outln!("{o} under {preset}");
             let detail = detail_json(o, &game);
             if let Some(map) = detail.as_object() {
                 for (k, v) in map {
-                    println!("  {k}: {v}");
+                    outln!("  {k}: {v}");
                 }
             }
         }
     }
-    println!("final position: {}", game.position().to_sfen());
+    outln!("final position: {}", game.position().to_sfen());
     Ok(())
 }
 
@@ -190,7 +190,7 @@ pub fn print_impasse(pos: &Position, initial: Option<&gyoku::Setup>, json: bool)
                 )
             })
             .collect();
-        println!(
+        outln!(
             "{}",
             json!({
                 "black": count_json(&report.counts.black),
@@ -202,10 +202,10 @@ pub fn print_impasse(pos: &Position, initial: Option<&gyoku::Setup>, json: bool)
         );
         return;
     }
-    println!("side    entered  zone  total  declaration  in check");
+    outln!("side    entered  zone  total  declaration  in check");
     for color in Color::ALL {
         let c = report.counts.get(color);
-        println!(
+        outln!(
             "{:<7} {:<8} {:>4}  {:>5}  {:>11}  {}",
             color.name(),
             yes(c.entered),
@@ -215,17 +215,18 @@ pub fn print_impasse(pos: &Position, initial: Option<&gyoku::Setup>, json: bool)
             yes(c.in_check)
         );
     }
-    println!(
+    outln!(
         "({} to move; handicap credit to White: {})",
-        report.turn, report.credit
+        report.turn,
+        report.credit
     );
-    println!();
-    println!(
+    outln!();
+    outln!(
         "rules        if {} declares now   agreement count now",
         report.turn
     );
     for v in &report.verdicts {
-        println!(
+        outln!(
             "{:<12} {:<23} {}",
             v.preset.name(),
             v.declaration_code(),
@@ -246,10 +247,10 @@ pub fn run_rules(
                 .iter()
                 .map(|p| json!({ "name": p.name(), "description": p.description() }))
                 .collect();
-            println!("{}", json!({ "presets": list }));
+            outln!("{}", json!({ "presets": list }));
         } else {
             for p in Preset::ALL {
-                println!("{:<12} {}", p.name(), p.description());
+                outln!("{:<12} {}", p.name(), p.description());
             }
         }
         return Ok(());
@@ -265,11 +266,11 @@ pub fn run_rules(
             .into_iter()
             .map(|(k, v)| (k.to_string(), Value::String(v)))
             .collect();
-        println!("{}", json!({ "preset": preset.name(), "fields": map }));
+        outln!("{}", json!({ "preset": preset.name(), "fields": map }));
     } else {
-        println!("{preset}: {}", preset.description());
+        outln!("{preset}: {}", preset.description());
         for (k, v) in fields {
-            println!("  {k:<18} {v}");
+            outln!("  {k:<18} {v}");
         }
     }
     Ok(())

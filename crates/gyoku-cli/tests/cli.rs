@@ -472,7 +472,7 @@ fn unreadable_records_say_file_line_column() {
         stderr(&out)
     );
     let out = gyoku(&["judge", &data("errors")]);
-    assert!(stderr(&out).contains("2 record file(s) could not be read"));
+    assert!(stderr(&out).contains("3 record file(s) could not be read"));
     let out = gyoku(&["judge", "no/such/file.kif"]);
     assert_eq!(out.status.code(), Some(2));
 }
@@ -529,8 +529,19 @@ fn convert_between_formats() {
         "{ki2}"
     );
     assert!(
-        ki2.contains("*後手の応手") && ki2.trim_end().ends_with("まで5手で先手の勝ち"),
+        ki2.contains("*後手の応手") && ki2.contains("まで5手で先手の勝ち\n\n変化："),
         "{ki2}"
+    );
+    let western = stdout(&gyoku(&[
+        "convert",
+        &data("kif/sjis.kif"),
+        "--to",
+        "western",
+    ]));
+    assert!(
+        western.contains("[Sente \"先手さん\"]\n")
+            && western.contains("[Result \"1-0\"]\n\n1. P-7f P-3d 2. Bx2b+ Sx2b 3. B*4e 1-0\n"),
+        "{western}"
     );
     let jkf: serde_json::Value = serde_json::from_str(&stdout(&gyoku(&[
         "convert",

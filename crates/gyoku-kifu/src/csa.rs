@@ -140,6 +140,8 @@ impl Reader {
     }
 
     fn board_row(&mut self, line: usize, rank: u8, text: &str) -> Result<(), ReadError> {
+        // A board line starts a board, even an empty one (no piece is set on an empty row).
+        self.setup();
         let bytes = text.as_bytes();
         let mut file = 9u8;
         let mut i = 2;
@@ -608,9 +610,19 @@ pub fn write(record: &Record) -> String {
     }
     if let Some(foul) = &record.foul {
         // The foul is written; what the source recorded after it is not (it is kept only as
-        // the source format's text).
-        out.push_str(&move_text(&pos, foul.mv));
-        out.push('\n');
+        // the source format's text). CSA says promotion by the piece code, so a promotion
+        // of a piece that has no promoted form cannot be written: it is kept as a comment.
+        let unwritable = matches!(foul.mv, gyoku::Move::Normal { from, promote: true, .. }
+            if pos.board().piece_at(from).is_none_or(|p| !p.role.can_promote()));
+        if unwritable {
+            out.push_str(&format!(
+                "'illegal move {} (not writable in CSA)\n",
+                foul.mv
+            ));
+        } else {
+            out.push_str(&move_text(&pos, foul.mv));
+            out.push('\n');
+        }
     }
     if let Some(end) = &record.end {
         out.push_str(&end_text(end, pos.turn()));

@@ -65,13 +65,13 @@ fn kanji_number(text: &str) -> Option<u8> {
     let mut current = 0u8;
     for c in text.chars() {
         if c == '十' {
-            total += if current == 0 { 10 } else { current * 10 };
+            total = total.checked_add(if current == 0 { 10 } else { current * 10 })?;
             current = 0;
         } else {
             current = DIGITS.iter().position(|&d| d == c)? as u8;
         }
     }
-    Some(total + current)
+    total.checked_add(current)
 }
 
 fn hand_text(setup: &mut Setup, color: Color, text: &str) -> Option<()> {
@@ -177,8 +177,12 @@ fn move_line(line: &str) -> Option<MoveLine<'_>> {
     Some(MoveLine { text, time_ms })
 }
 
-/// Parses the move text `７六歩(77)`, `同　歩(76)`, `５五角打`, `２二角成(88)`.
-fn parse_move(text: &str, previous_to: Option<Square>) -> Result<Move, String> {
+/// The destination and piece that start a KIF or KI2 move (`７六歩`, `同　歩`, `同銀`), and
+/// the text after them.
+pub(crate) fn destination_and_piece(
+    text: &str,
+    previous_to: Option<Square>,
+) -> Result<(Square, Role, &str), String> {
     let mut rest = text;
     let to = if let Some(r) = rest.strip_prefix('同') {
         rest = r.trim_start_matches(['　', ' ']);
@@ -196,7 +200,12 @@ fn parse_move(text: &str, previous_to: Option<Square>) -> Result<Move, String> {
         .iter()
         .find(|(n, _)| rest.starts_with(n))
         .ok_or_else(|| format!("unknown piece in '{text}'"))?;
-    rest = &rest[name.len()..];
+    Ok((to, *role, &rest[name.len()..]))
+}
+
+/// Parses the move text `７六歩(77)`, `同　歩(76)`, `５五角打`, `２二角成(88)`.
+fn parse_move(text: &str, previous_to: Option<Square>) -> Result<Move, String> {
+    let (to, role, mut rest) = destination_and_piece(text, previous_to)?;
     let mut promote = false;
     if let Some(r) = rest.strip_prefix("不成") {
         rest = r;
@@ -205,7 +214,7 @@ fn parse_move(text: &str, previous_to: Option<Square>) -> Result<Move, String> {
         rest = r;
     }
     if rest.starts_with('打') {
-        return Ok(Move::Drop { role: *role, to });
+        return Ok(Move::Drop { role, to });
     }
     let from = rest
         .strip_prefix('(')
@@ -583,24 +592,38 @@ fn write_moves(
     }
 }
 
+/// A hand count as written after the piece: nothing for one, else `二` … `十八` (and on, for
+/// the impossible hands a lenient read accepts: `二十四`).
+fn kanji_count(n: u8) -> String {
+    const DIGITS: [&str; 10] = ["", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
+    if n <= 1 {
+        return String::new();
+    }
+    if n >= 100 {
+        return n.to_string();
+    }
+    let (tens, units) = (usize::from(n / 10), usize::from(n % 10));
+    let mut s = String::new();
+    match tens {
+        0 => {}
+        1 => s.push('十'),
+        t => {
+            s.push_str(DIGITS[t % 10]);
+            s.push('十');
+        }
+    }
+    s.push_str(DIGITS[units]);
+    s
+}
+
 fn write_bod(out: &mut String, pos: &Position) {
     let hand = |c: Color| {
         let h = pos.hand(c);
         if h.is_empty() {
             return "なし".to_string();
         }
-        const NUM: [&str; 19] = [
-            "", "", "二", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二", "十三",
-            "十四", "十五", "十六", "十七", "十八",
-        ];
         h.iter()
-            .map(|(r, n)| {
-                format!(
-                    "{}{}",
-                    r.kanji(),
-                    NUM.get(usize::from(n)).copied().unwrap_or("")
-                )
-            })
+            .map(|(r, n)| format!("{}{}", r.kanji(), kanji_count(n)))
             .collect::<Vec<_>>()
             .join("　")
     };
@@ -672,6 +695,12 @@ pub fn write(record: &Record) -> String {
         record.end_time_ms,
         None,
     );
+    let plies = moves.len();
+    let turn = crate::turn_after(record.start.turn(), plies);
+    if let Some(line) = crate::ki2::summary(record, plies, turn) {
+        out.push_str(&line);
+        out.push('\n');
+    }
     for (i, v) in record.variations.iter().enumerate() {
         out.push_str(&format!("\n変化：{}手\n", v.start));
         let mut pos = record.start.clone();

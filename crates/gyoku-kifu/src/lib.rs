@@ -1,7 +1,8 @@
 //! # gyoku-kifu: shogi game records
 //!
 //! Reads and writes the records people keep: CSA (V2.2 and V3.0, several games per file),
-//! KIF (Kakinoki), JKF (JSON Kifu Format) and USI position lines (KI2 is written), in UTF-8, Shift_JIS or EUC-JP detected from the
+//! KIF (Kakinoki), KI2, JKF (JSON Kifu Format) and USI position lines (and writes Western
+//! notation and PSN), in UTF-8, Shift_JIS or EUC-JP detected from the
 //! bytes. A [`Record`] is format-neutral: header, start position, moves with times and
 //! comments, variations, and how the record says the game ended.
 //!
@@ -29,6 +30,7 @@ pub mod judge;
 pub mod ki2;
 pub mod kif;
 pub mod usi;
+pub mod western;
 
 use std::fmt;
 
@@ -41,6 +43,8 @@ pub enum Format {
     Csa,
     /// KIF (`.kif` Shift_JIS, `.kifu` UTF-8).
     Kif,
+    /// KI2 (`.ki2` Shift_JIS, `.ki2u` UTF-8): moves as printed, without origins.
+    Ki2,
     /// USI position lines (`.usi`, `.sfen`).
     Usi,
     /// JKF, JSON Kifu Format (`.jkf`).
@@ -54,6 +58,7 @@ impl Format {
         match ext.as_str() {
             "csa" => Some(Format::Csa),
             "kif" | "kifu" => Some(Format::Kif),
+            "ki2" | "ki2u" => Some(Format::Ki2),
             "usi" | "sfen" | "txt" => Some(Format::Usi),
             "jkf" | "json" => Some(Format::Jkf),
             _ => None,
@@ -68,6 +73,15 @@ impl Format {
         }
         if t.starts_with("position ") || t.starts_with("sfen ") || t.starts_with("startpos") {
             return Some(Format::Usi);
+        }
+        for line in t.lines().take(200) {
+            let line = line.trim();
+            if line.starts_with("手数----") {
+                return Some(Format::Kif);
+            }
+            if line.starts_with(['▲', '△', '☗', '☖', '▼', '▽']) {
+                return Some(Format::Ki2);
+            }
         }
         for line in t.lines().take(60) {
             let line = line.trim();
@@ -87,11 +101,12 @@ impl Format {
         None
     }
 
-    /// The name: `csa`, `kif`, `usi`.
+    /// The name: `csa`, `kif`, `ki2`, `usi`, `jkf`.
     pub const fn name(self) -> &'static str {
         match self {
             Format::Csa => "csa",
             Format::Kif => "kif",
+            Format::Ki2 => "ki2",
             Format::Usi => "usi",
             Format::Jkf => "jkf",
         }
@@ -322,6 +337,15 @@ impl Record {
     }
 }
 
+/// The side to move after `plies` plies from a position with `start` to move.
+pub(crate) fn turn_after(start: gyoku::Color, plies: usize) -> gyoku::Color {
+    if plies.is_multiple_of(2) {
+        start
+    } else {
+        !start
+    }
+}
+
 /// A record that could not be read: where, and what.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadError {
@@ -367,6 +391,7 @@ pub fn read_str(text: &str, format: Format) -> Result<Vec<Record>, ReadError> {
     match format {
         Format::Csa => csa::read(&text),
         Format::Kif => kif::read(&text).map(|r| vec![r]),
+        Format::Ki2 => ki2::read(&text).map(|r| vec![r]),
         Format::Usi => usi::read(&text),
         Format::Jkf => jkf::read(&text).map(|r| vec![r]),
     }
@@ -386,7 +411,7 @@ pub fn read_bytes(bytes: &[u8], format: Option<Format>) -> Result<Vec<Record>, R
                 format: Format::Usi,
                 line: 1,
                 column: 1,
-                message: "unknown record format (expected CSA, KIF or USI)".to_string(),
+                message: "unknown record format (expected CSA, KIF, KI2, JKF or USI)".to_string(),
             });
         }
     };
@@ -398,6 +423,7 @@ pub fn write(record: &Record, format: Format) -> String {
     match format {
         Format::Csa => csa::write(record),
         Format::Kif => kif::write(record),
+        Format::Ki2 => ki2::write(record),
         Format::Usi => usi::write(record),
         Format::Jkf => jkf::write(record),
     }

@@ -228,4 +228,62 @@ fn read_errors_say_line_and_column() {
     assert_eq!(e.to_string(), "4:6: unknown piece in '３四ZZ(33)' (kif)");
     let e = read_str("position startpos moves 7g7f 3c3x", Format::Usi).unwrap_err();
     assert_eq!((e.line, e.column), (1, 30));
+    let p = path("errors/ambiguous.ki2u");
+    let e = read_bytes(&fs::read(&p).unwrap(), Format::from_path(&p)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "5:11: '５八金' is ambiguous (2 pieces fit) (ki2)"
+    );
+}
+
+#[test]
+fn ki2_qualifiers_resolve_and_round_trip() {
+    let g = &read("ki2/qualifiers.ki2")[0];
+    assert_eq!(g.header("先手"), Some("Gyoku 先手"));
+    assert_eq!(
+        usi(g),
+        [
+            "6h5h", "1a1b", "5i6g", "1b1a", "2i2h", "1a1b", "6b5c", "1b1a", "R*8f", "1a1b", "8f8g",
+            "1b1a", "2g2f", "3e2f", "3g2f", "1a1b"
+        ]
+    );
+    assert_eq!(g.start_comments.len(), 1);
+    assert_eq!(g.moves[5].comments, ["引いて成らない銀"]);
+    assert_eq!(g.end, Some(Terminal::Resign));
+    assert_eq!(g.variations.len(), 1);
+    assert_eq!(g.variations[0].start, 15);
+    assert_eq!(g.variations[0].moves[0].mv.to_string(), "8g8b+");
+    assert_eq!(g.variations[0].end, Some(Terminal::Suspend));
+    // Written back, every qualifier is the one read (the JSA rule gives the same ones).
+    let text = write(g, Format::Ki2);
+    for word in [
+        "５八金寄",
+        "６七桂右",
+        "２八金直",
+        "５三銀引不成",
+        "８六飛打",
+        "８七飛引",
+        "▲同　銀",
+    ] {
+        assert!(text.contains(word), "{word} in\n{text}");
+    }
+    let back = &read_str(&text, Format::Ki2).unwrap()[0];
+    assert_eq!(usi(back), usi(g));
+    assert_eq!(back.variations, g.variations);
+}
+
+#[test]
+fn ki2_foul_is_kept_and_judged() {
+    let g = &read("ki2/nifu.ki2u")[0];
+    assert_eq!(g.moves.len(), 10);
+    let foul = g.foul.as_ref().unwrap();
+    assert_eq!((foul.ply, foul.kind), (11, IllegalMoveKind::Nifu));
+    assert_eq!(foul.rest, ["８六歩", "同　歩"]);
+    assert_eq!(g.end, Some(Terminal::IllegalAction(Color::Black)));
+    let j = judge(g, Preset::Csa.rules());
+    assert!(j.agrees);
+    assert_eq!(
+        j.game.outcome().map(|o| o.reason.code()),
+        Some("illegal_move")
+    );
 }

@@ -1,4 +1,4 @@
-//! KI2 move notation against the 30 disambiguation cases of cshogi's tests (shared data,
+//! KI2 move notation, written and read, against the 30 disambiguation cases of cshogi's tests (shared data,
 //! read in place). Spacing after 同 follows tsshogi (`同　銀`), so it is compared without the
 //! full-width space. Where cshogi and tsshogi disagree on a qualifier (`６八銀右` vs
 //! `６八銀右引`), Gyoku follows the JSA rule, as tsshogi does: 引 is shared with the silver on
@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use gyoku::{Move, Position};
-use gyoku_kifu::ki2::move_notation;
+use gyoku_kifu::ki2::{move_notation, read_move};
 
 #[test]
 fn cshogi_relative_cases() {
@@ -32,6 +32,12 @@ fn cshogi_relative_cases() {
         };
         let got = move_notation(&pos, usi.parse().unwrap(), previous).replace('　', "");
         assert_eq!(got, expected.replace('　', ""), "{name}: {usi} in {sfen}");
+        // Read back: cshogi's text and tsshogi's (where they differ) name the same move.
+        for text in [cols[3], cols[5]] {
+            let read = read_move(&pos, text, previous)
+                .unwrap_or_else(|e| panic!("{name}: reading '{text}': {e}"));
+            assert_eq!(read.to_string(), usi, "{name}: reading '{text}'");
+        }
         checked += 1;
     }
     assert_eq!(checked, 30);

@@ -1,5 +1,6 @@
-//! Every CSA and KIF record of the shared data (read in place) is read, and round-trips
-//! through CSA, KIF and USI keeping its moves, times and end.
+//! Every CSA, KIF and KI2 record of the shared data (read in place) is read, and round-trips
+//! through CSA, KIF, KI2, JKF and USI keeping its moves, times (where the format has them),
+//! comments and end.
 
 use std::fs;
 use std::path::PathBuf;
@@ -15,6 +16,7 @@ fn files() -> Vec<PathBuf> {
     for dir in [
         "kifu-for-js/csa",
         "kifu-for-js/kif",
+        "kifu-for-js/ki2",
         "shogi-server",
         "python-shogi",
     ] {
@@ -39,12 +41,14 @@ fn same_line(a: &Record, b: &Record, what: &str, format: Format) {
             .is_some()
     {
         let turn = a.final_position().turn();
-        // CSA has no sealed move: 封じ手 is written as %CHUDAN.
+        // CSA has no sealed move: 封じ手 is written as %CHUDAN. KI2's summary line says who
+        // won, not whether by resignation or mate.
         let norm = |r: &Record| {
             r.end.as_ref().map(|e| match e.relative_to(turn) {
                 gyoku_kifu::Terminal::Other(s) if s == "封じ手" && format == Format::Csa => {
                     gyoku_kifu::Terminal::Suspend
                 }
+                gyoku_kifu::Terminal::Mate if format == Format::Ki2 => gyoku_kifu::Terminal::Resign,
                 other => other,
             })
         };
@@ -77,13 +81,19 @@ fn shared_records_read_and_round_trip() {
                 r.end,
                 r.foul.as_ref().map(|f| (f.ply, f.kind))
             ));
-            for format in [Format::Csa, Format::Kif, Format::Usi, Format::Jkf] {
+            for format in [
+                Format::Csa,
+                Format::Kif,
+                Format::Ki2,
+                Format::Usi,
+                Format::Jkf,
+            ] {
                 let text = write(r, format);
                 let back = read_str(&text, format)
                     .unwrap_or_else(|e| panic!("{name} via {format:?}: {e}\n{text}"));
                 let what = format!("{name}#{i} via {}", format.name());
                 same_line(r, &back[0], &what, format);
-                if format != Format::Usi {
+                if format != Format::Usi && format != Format::Ki2 {
                     let times = |r: &Record| {
                         r.moves
                             .iter()
@@ -131,9 +141,12 @@ fn shared_records_judged() {
     eprintln!("{}", lines.join("\n"));
     let disagreements: Vec<&String> = lines.iter().filter(|l| l.ends_with("false")).collect();
     // Exactly these disagree: three sample files name a foul (%ILLEGAL_MOVE, %-ILLEGAL_ACTION,
-    // 反則負け) without recording its move, so it cannot be checked; and the 400-move
-    // jishogi_kachi.csa ends with White's %KACHI at 27 points, a win under csa but a
-    // no-contest under the JSA's 31-point rule.
+    // 反則負け) without recording its move, so it cannot be checked (illegal.ki2 is the same
+    // game as illegal.kif); the 400-move jishogi_kachi.csa ends with White's %KACHI at 27
+    // points, a win under csa but a no-contest under the JSA's 31-point rule; and the tsume
+    // problem kobayashi_kinsho196702.ki2 ends `まで49手詰` where White could still interpose
+    // from a hand holding every spare piece (a tsume's "useless interposition" is not a move
+    // the rules of a game ignore).
     let names: Vec<String> = disagreements
         .iter()
         .map(|l| l.split(": judged").next().unwrap().to_string())
@@ -145,6 +158,10 @@ fn shared_records_judged() {
             "illegal_lose.csa jsa",
             "illegal_win.csa csa",
             "illegal_win.csa jsa",
+            "illegal.ki2 csa",
+            "illegal.ki2 jsa",
+            "kobayashi_kinsho196702.ki2 csa",
+            "kobayashi_kinsho196702.ki2 jsa",
             "illegal.kif csa",
             "illegal.kif jsa",
             "jishogi_kachi.csa jsa",

@@ -1,0 +1,6 @@
+#![no_main]
+
+// The csa reader alone (the `records` target reads the same input as every format).
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    gyoku_kifu::fuzzing::records_as(data, gyoku_kifu::Format::Csa)
+});
