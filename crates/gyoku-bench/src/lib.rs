@@ -554,3 +554,49 @@ pub fn records_matrix(
     }
     rows
 }
+
+/// The referee's own work per engine move, as `gyoku-arena` does it between `bestmove`
+/// and the next `go`: the `go` times and the `position` command with the whole game, the
+/// clock, the move checked and played with repetition and impasse checks, and at the end
+/// the record built and written as KIF and CSA. Returns (moves, seconds), median of
+/// `rounds`.
+pub fn referee_overhead(games: usize, plies: usize, rounds: usize) -> (u64, f64) {
+    use gyoku::{Clock, Game, Preset, TimeControl};
+    use gyoku_arena::referee::{go_for, position_command};
+    let lines = random_games(games, plies, 0x6779_6f6b_7520_0005);
+    let rules = gyoku_arena::runner::match_rules(Preset::Csa.rules());
+    let mut samples = Vec::new();
+    let mut moves = 0;
+    for _ in 0..rounds {
+        let run = time(|| {
+            let mut n = 0u64;
+            let mut bytes = 0usize;
+            for line in &lines {
+                let mut game = Game::new(gyoku::Position::startpos(), rules);
+                let mut clock = Clock::new(TimeControl::byoyomi(0, 1000), gyoku::Color::Black);
+                let mut now = 0;
+                for &mv in line {
+                    if game.outcome().is_some() {
+                        break;
+                    }
+                    let go = go_for(&clock, true, 0);
+                    let position = position_command(&game);
+                    bytes += position.to_string().len() + go.to_string().len();
+                    clock.start(now).expect("clock");
+                    now += 100;
+                    let _ = clock.stop(now).expect("clock");
+                    let _ = game.play(mv);
+                    n += 1;
+                }
+                let record = gyoku_kifu::Record::from_game(&game);
+                bytes += gyoku_kifu::write(&record, gyoku_kifu::Format::Kif).len();
+                bytes += gyoku_kifu::write(&record, gyoku_kifu::Format::Csa).len();
+            }
+            std::hint::black_box(bytes);
+            n
+        });
+        moves = run.nodes;
+        samples.push(run.seconds);
+    }
+    (moves, median(&mut samples))
+}

@@ -4,10 +4,11 @@
 //! cargo run --release -p gyoku-bench -- [perft] [--rounds N] [--quick] [--no-cshogi]
 //! cargo run --release -p gyoku-bench -- judge [--rounds N] [--games N] [--no-cshogi]
 //! cargo run --release -p gyoku-bench -- records [--rounds N] [--games N] [--no-cshogi]
+//! cargo run --release -p gyoku-bench -- referee [--rounds N] [--games N]
 //! ```
 //! `perft` (the default) counts perft side by side; `--quick` runs only the cells every
 //! library can do in seconds. `judge` replays 300-move games with each library's referee
-//! checks.
+//! checks. `referee` measures the match referee's own work per engine move.
 
 use gyoku_bench::{Library, PERFT_CELLS, cshogi_available, judge_matrix, markdown, perft_matrix};
 
@@ -18,6 +19,7 @@ fn main() {
     let mut cshogi = true;
     let mut judge = false;
     let mut records = false;
+    let mut referee = false;
     let mut games = 1000;
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -25,6 +27,7 @@ fn main() {
             "perft" => {}
             "judge" => judge = true,
             "records" => records = true,
+            "referee" => referee = true,
             "--games" => games = it.next().and_then(|n| n.parse().ok()).unwrap_or(1000),
             "--rounds" => rounds = it.next().and_then(|n| n.parse().ok()).unwrap_or(3),
             "--quick" => quick = true,
@@ -34,6 +37,18 @@ fn main() {
                 std::process::exit(2);
             }
         }
+    }
+    if referee {
+        let (moves, seconds) = gyoku_bench::referee_overhead(games, 150, rounds);
+        let us = seconds / moves as f64 * 1e6;
+        println!(
+            "| work | games | engine moves | median s | µs per move | share of a 100 ms move |\n|---|---|---|---|---|---|"
+        );
+        println!(
+            "| referee: go + position (whole game) + clock + move check, repetition, impasse + KIF and CSA records | {games} | {moves} | {seconds:.3} | {us:.2} | {:.4} % |",
+            us / 100_000.0 * 100.0
+        );
+        return;
     }
     if records {
         let cshogi = cshogi && cshogi_available();

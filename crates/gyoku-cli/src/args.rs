@@ -118,6 +118,59 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run the built-in USI engine on standard input and output (random or one-ply greedy;
+    /// declares an entering-king win when its EnteringKingRule option allows).
+    Engine {
+        /// How it plays: greedy or random (also its `Style` option).
+        #[arg(long, default_value = "greedy")]
+        style: String,
+        /// The seed of its choices (also its `Seed` option).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Play a refereed match between two USI engines.
+    Match {
+        /// An engine's command line; give it twice (engine 1, then engine 2).
+        #[arg(long = "engine", required = true, num_args = 1)]
+        engines: Vec<String>,
+        /// How many games (colours alternate).
+        #[arg(long, default_value_t = 2)]
+        games: u32,
+        #[command(flatten)]
+        rules: RuleArgs,
+        /// Main time and increment: 60+1s, 10s, 5m (no byoyomi with an increment).
+        #[arg(long)]
+        time: Option<String>,
+        /// Byoyomi per move after the main time: 1s, 500ms (the default is 1s when no
+        /// --time is given).
+        #[arg(long)]
+        byoyomi: Option<String>,
+        /// Tell each engine it has this much less time than its clock allows (for engines
+        /// that overrun: 300ms).
+        #[arg(long)]
+        margin: Option<String>,
+        /// Openings: a file of SFEN or USI lines, or any record file; each is played twice,
+        /// colours swapped.
+        #[arg(long)]
+        openings: Option<std::path::PathBuf>,
+        /// Keep only this many moves of each opening.
+        #[arg(long)]
+        opening_plies: Option<usize>,
+        /// Write each game's KIF and CSA records and results.jsonl here; a match with an
+        /// output directory can be resumed by running it again.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// Games played at once (default: the number of cores).
+        #[arg(long)]
+        concurrency: Option<usize>,
+        /// An engine option, NAME=VALUE for both engines or 1:NAME=VALUE / 2:NAME=VALUE
+        /// for one (repeatable).
+        #[arg(long = "option")]
+        options: Vec<String>,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// The rule set: a preset and single-field overrides.

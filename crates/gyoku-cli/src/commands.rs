@@ -6,6 +6,7 @@ use gyoku::{Position, divide, perft};
 use serde_json::json;
 
 use crate::Failure;
+use crate::arena;
 use crate::args::{Cli, Command, parse_move};
 use crate::records;
 use crate::referee;
@@ -61,6 +62,34 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             overrides,
             json,
         } => referee::run_rules(preset.as_deref(), &overrides, json),
+        Command::Engine { style, seed } => arena::run_engine(&style, seed),
+        Command::Match {
+            engines,
+            games,
+            rules,
+            time,
+            byoyomi,
+            margin,
+            openings,
+            opening_plies,
+            out,
+            concurrency,
+            options,
+            json,
+        } => arena::run_match(arena::MatchArgs {
+            engines,
+            games,
+            rules,
+            time,
+            byoyomi,
+            margin,
+            openings,
+            opening_plies,
+            out,
+            concurrency,
+            options,
+            json,
+        }),
     }
 }
 

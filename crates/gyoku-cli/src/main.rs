@@ -18,6 +18,7 @@ macro_rules! outln {
     };
 }
 
+mod arena;
 mod args;
 mod chart;
 mod commands;

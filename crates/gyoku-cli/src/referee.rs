@@ -62,6 +62,7 @@ pub fn detail_json(outcome: &Outcome, game: &Game) -> Value {
     match &outcome.reason {
         EndReason::Checkmate | EndReason::NoLegalMove => json!({}),
         EndReason::Resignation { by } | EndReason::TimeUp { by } => json!({ "by": by.name() }),
+        EndReason::Forfeit { by, cause } => json!({ "by": by.name(), "cause": cause.code() }),
         EndReason::IllegalMove { mv, kind } => {
             json!({ "foul": kind.code(), "move": mv.to_string() })
         }

@@ -610,3 +610,79 @@ fn impasse_of_a_record_at_a_ply_with_chart() {
     assert_eq!(out.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn builtin_engine_speaks_usi() {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gyoku"))
+        .args(["engine"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"usi\nisready\nposition sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1\ngo byoyomi 100\nquit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("id name Gyoku builtin (greedy)\n"), "{text}");
+    assert!(text.contains("option name EnteringKingRule type combo default CSARule27"));
+    assert!(text.contains("usiok\nreadyok\nbestmove G*5b\n"), "{text}");
+}
+
+#[test]
+fn match_between_builtin_engines() {
+    let engine = format!("{} engine", env!("CARGO_BIN_EXE_gyoku"));
+    let random = format!("{engine} --style random --seed 7");
+    let dir = std::env::temp_dir().join(format!("gyoku-cli-match-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = gyoku(&[
+        "match",
+        "--engine",
+        &engine,
+        "--engine",
+        &random,
+        "--games",
+        "4",
+        "--byoyomi",
+        "200ms",
+        "--out",
+        dir.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["games"], 4);
+    assert_eq!(v["engines"][0], "Gyoku builtin (greedy)");
+    assert_eq!(v["engines"][1], "Gyoku builtin (random)");
+    let w = v["wins"][0].as_u64().unwrap() + v["wins"][1].as_u64().unwrap();
+    assert_eq!(w + v["draws"].as_u64().unwrap(), 4);
+    assert_eq!(v["results"].as_array().unwrap().len(), 4);
+    for n in 1..=4 {
+        for ext in ["kif", "csa"] {
+            let record = dir.join(format!("game-{n:04}.{ext}"));
+            let judged = json(&gyoku(&["judge", record.to_str().unwrap(), "--json"]));
+            assert_eq!(judged["agrees"], true, "{}", record.display());
+        }
+    }
+    // The same command again finds the match finished.
+    let again = json(&gyoku(&[
+        "match", "--engine", &engine, "--engine", &random, "--games", "4", "--byoyomi", "200ms",
+        "--out", dir.to_str().unwrap(), "--json",
+    ]));
+    assert_eq!((again["resumed"].as_u64(), again["games"].as_u64()), (Some(4), Some(4)));
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Bad input: one engine, a bad time, a command that does not exist.
+    let one = gyoku(&["match", "--engine", &engine]);
+    assert_eq!(one.status.code(), Some(2));
+    assert!(stderr(&one).contains("give exactly two engines"));
+    let bad = gyoku(&["match", "--engine", &engine, "--engine", &engine, "--time", "soon"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("time control: 'soon'"), "{}", stderr(&bad));
+    let missing = gyoku(&["match", "--engine", "/no/such/engine", "--engine", &engine]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).contains("engine 1 ('/no/such/engine') cannot start"), "{}", stderr(&missing));
+}

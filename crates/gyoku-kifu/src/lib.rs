@@ -264,6 +264,67 @@ impl Record {
         }
     }
 
+    /// The record of a game played with [`gyoku::Game`]: its start, its moves, the illegal
+    /// move that ended it (as [`Record::foul`]) and its end, said so that judging the record
+    /// gives the game's outcome again. Times are left to the caller
+    /// ([`RecordMove::time_ms`]).
+    ///
+    /// ```
+    /// use gyoku::{Game, Position, Preset};
+    /// use gyoku_kifu::{judge::judge, Record, Terminal};
+    /// let mut game = Game::new(Position::startpos(), Preset::Csa.rules());
+    /// game.play("7g7f".parse().unwrap()).unwrap();
+    /// game.resign(gyoku::Color::White).unwrap();
+    /// let record = Record::from_game(&game);
+    /// assert_eq!((record.moves.len(), record.end.clone()), (1, Some(Terminal::Resign)));
+    /// assert_eq!(judge(&record, Preset::Csa.rules()).result, game.outcome().map(|o| o.result));
+    /// ```
+    pub fn from_game(game: &gyoku::Game) -> Record {
+        use gyoku::EndReason;
+        let mut record = Record::new(game.initial().clone());
+        record.moves = game
+            .plies()
+            .iter()
+            .map(|p| RecordMove {
+                mv: p.mv,
+                time_ms: None,
+                comments: Vec::new(),
+            })
+            .collect();
+        let Some(outcome) = game.outcome() else {
+            return record;
+        };
+        record.end = Some(match &outcome.reason {
+            EndReason::Checkmate | EndReason::NoLegalMove => Terminal::Mate,
+            EndReason::Resignation { .. } => Terminal::Resign,
+            EndReason::IllegalMove { mv, kind } => {
+                record.foul = Some(Foul {
+                    ply: outcome.ply,
+                    mv: *mv,
+                    kind: *kind,
+                    rest: Vec::new(),
+                });
+                Terminal::IllegalAction(game.position().turn())
+            }
+            EndReason::Sennichite { .. } => Terminal::Sennichite,
+            EndReason::PerpetualCheck { checker, .. } => Terminal::IllegalAction(*checker),
+            EndReason::ImpasseAgreement { .. } | EndReason::ImpasseCount { .. } => {
+                Terminal::Jishogi
+            }
+            // The declaration is the action, whatever it won (CSA's %KACHI): judging the
+            // record declares again and reaches the same verdict, a no contest included.
+            EndReason::Declaration { .. } | EndReason::FailedDeclaration { .. } => {
+                Terminal::Declaration
+            }
+            EndReason::AutomaticImpasse { .. } => Terminal::Declaration,
+            EndReason::Try { .. } => Terminal::Try,
+            EndReason::MoveLimit { .. } => Terminal::MaxMoves,
+            EndReason::TimeUp { .. } => Terminal::TimeUp,
+            EndReason::Forfeit { by, .. } => Terminal::IllegalAction(*by),
+        });
+        record
+    }
+
     /// The value of header `key`.
     pub fn header(&self, key: &str) -> Option<&str> {
         self.header

@@ -555,16 +555,48 @@ impl Game {
         Ok(())
     }
 
+    /// `color` forfeits the game (its engine crashed, hung, flooded or answered garbage).
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`].
+    pub fn forfeit(&mut self, color: Color, cause: crate::ForfeitCause) -> Result<(), GameError> {
+        self.ensure_running()?;
+        let ply = self.next_ply();
+        self.end(
+            GameResult::Win(!color),
+            EndReason::Forfeit { by: color, cause },
+            ply,
+        );
+        Ok(())
+    }
+
     /// The side to move declares an impasse instead of moving (the caller has checked that
     /// it has time left; see [`crate::Clock`]).
     ///
     /// # Errors
-    /// [`GameError::GameOver`], [`GameError::NoDeclarationRule`], or
-    /// [`GameError::DeclarationRefused`] under `on_fail = refuse`. Under `on_fail = lose` a
-    /// failed declaration ends the game (`Ok`).
+    /// [`GameError::GameOver`], [`GameError::NoDeclarationRule`] (rules without a
+    /// declaration, under `fouls = refuse`), or [`GameError::DeclarationRefused`] under
+    /// `on_fail = refuse`. Under `on_fail = lose` a failed declaration ends the game (`Ok`);
+    /// so does a declaration under rules that have none when `fouls = lose` (it is a foul:
+    /// [`DeclarationFailure::NoRule`]).
     pub fn declare(&mut self) -> Result<(), GameError> {
         self.ensure_running()?;
         let Some(rule) = self.rules.declaration else {
+            if self.rules.fouls == Fouls::Lose {
+                let declarer = self.position.turn();
+                let count = self.impasse_count(declarer);
+                let ply = self.next_ply();
+                self.end(
+                    GameResult::Win(!declarer),
+                    EndReason::FailedDeclaration {
+                        declarer,
+                        failure: DeclarationFailure::NoRule,
+                        count,
+                    },
+                    ply,
+                );
+                return Ok(());
+            }
             return Err(GameError::NoDeclarationRule);
         };
         let declarer = self.position.turn();

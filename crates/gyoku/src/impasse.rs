@@ -99,6 +99,8 @@ pub enum DeclarationFailure {
     AfterMoveLimit,
     /// `no_time`: the declarer's time has run out.
     NoTime,
+    /// `no_rule`: the rules allow no declaration (a foul where fouls lose).
+    NoRule,
 }
 
 impl DeclarationFailure {
@@ -111,6 +113,7 @@ impl DeclarationFailure {
             DeclarationFailure::Points => "points",
             DeclarationFailure::AfterMoveLimit => "after_move_limit",
             DeclarationFailure::NoTime => "no_time",
+            DeclarationFailure::NoRule => "no_rule",
         }
     }
 }

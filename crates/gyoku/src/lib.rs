@@ -61,7 +61,7 @@ pub use handicap::{Handicap, ParseHandicapError};
 pub use impasse::{GameResult, ImpasseCount, ImpasseReport};
 pub use movegen::PieceMoves;
 pub use mv::{MAX_MOVES, Move, MoveList, ParseUsiMoveError, UsiMoveErrorKind};
-pub use outcome::{EndReason, Outcome};
+pub use outcome::{EndReason, ForfeitCause, Outcome};
 pub use perft::{divide, perft};
 pub use position::{IllegalMoveKind, Position, PositionError, PositionErrorKinds, SfenError};
 pub use role::{Piece, Role};

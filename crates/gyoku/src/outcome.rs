@@ -86,13 +86,47 @@ pub enum EndReason {
         /// Who ran out of time.
         by: Color,
     },
+    /// A player stopped taking part (an engine crashed, hung, flooded its output or
+    /// answered garbage) and lost.
+    Forfeit {
+        /// Who forfeited.
+        by: Color,
+        /// Why.
+        cause: ForfeitCause,
+    },
+}
+
+/// Why a player forfeited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ForfeitCause {
+    /// Its process exited or its connection closed.
+    Crash,
+    /// It did not answer within the time allowed for something other than a move
+    /// (`usiok`, `readyok`).
+    Hang,
+    /// It answered something that is not a move where a move was due.
+    Garbage,
+    /// It wrote more output than the referee accepts.
+    Flood,
+}
+
+impl ForfeitCause {
+    /// The stable code: `crash`, `hang`, `garbage`, `flood`.
+    pub const fn code(self) -> &'static str {
+        match self {
+            ForfeitCause::Crash => "crash",
+            ForfeitCause::Hang => "hang",
+            ForfeitCause::Garbage => "garbage",
+            ForfeitCause::Flood => "flood",
+        }
+    }
 }
 
 impl EndReason {
     /// The stable code: `checkmate`, `no_legal_move`, `resignation`, `illegal_move`,
     /// `sennichite`, `perpetual_check`, `impasse_agreement`, `declaration`,
     /// `failed_declaration`, `automatic_impasse`, `impasse_count`, `try`, `move_limit`,
-    /// `time_up`.
+    /// `time_up`, and for a forfeit its cause: `crash`, `hang`, `garbage`, `flood`.
     pub const fn code(&self) -> &'static str {
         match self {
             EndReason::Checkmate => "checkmate",
@@ -109,6 +143,7 @@ impl EndReason {
             EndReason::Try { .. } => "try",
             EndReason::MoveLimit { .. } => "move_limit",
             EndReason::TimeUp { .. } => "time_up",
+            EndReason::Forfeit { cause, .. } => cause.code(),
         }
     }
 }
@@ -130,7 +165,7 @@ impl Outcome {
     /// The CSA protocol lines a server sends at this end, from the winner's point of view
     /// where it has one (`#WIN`/`#LOSE` per player is the server's to add): `%TORYO`,
     /// `#RESIGN`, `#SENNICHITE`, `#OUTE_SENNICHITE`, `%KACHI` + `#JISHOGI`, `#MAX_MOVES`,
-    /// `#TIME_UP`, `#ILLEGAL_MOVE`.
+    /// `#TIME_UP`, `#ILLEGAL_MOVE`, `#ABNORMAL` (a forfeit).
     pub fn csa_codes(&self) -> &'static [&'static str] {
         match &self.reason {
             EndReason::Checkmate | EndReason::NoLegalMove => &["%TSUMI"],
@@ -149,6 +184,7 @@ impl Outcome {
             EndReason::Try { .. } => &["#TRY"],
             EndReason::MoveLimit { .. } => &["%MAX_MOVES", "#MAX_MOVES"],
             EndReason::TimeUp { .. } => &["%TIME_UP", "#TIME_UP"],
+            EndReason::Forfeit { .. } => &["#ABNORMAL"],
         }
     }
 
@@ -173,6 +209,7 @@ impl Outcome {
             EndReason::Try { .. } => "トライ",
             EndReason::MoveLimit { .. } => "最大手数",
             EndReason::TimeUp { .. } => "切れ負け",
+            EndReason::Forfeit { .. } => "反則負け",
         }
     }
 

@@ -1,0 +1,406 @@
+//! A USI engine as a child process: the handshake, options, new games, one move at a
+//! time, and a clean (or forced) exit.
+//!
+//! Every wait has a deadline. The engine's output is read by a task of its own, line by
+//! line with a length limit, so an engine that writes without end cannot make the runner
+//! use memory without bound. The process is killed when its [`Engine`] is dropped, so no
+//! engine outlives the runner.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use gyoku::ForfeitCause;
+use gyoku_proto::{BestMove, Command, EngineMessage, GameOverResult, Go, OptionDecl};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command as Process};
+use tokio::sync::mpsc;
+use tokio::time::{Instant, timeout_at};
+
+/// How long the runner waits, and how much output it accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// From `usi` to `usiok`.
+    pub handshake: Duration,
+    /// From `isready` to `readyok` (engines load evaluation files here: gpsusi takes ~4 s).
+    pub ready: Duration,
+    /// After `quit`, before the process is killed.
+    pub quit_grace: Duration,
+    /// After the clock runs out, how long to wait for a late `bestmove` (it still loses on
+    /// time; waiting a little tells a slow engine from a hung one).
+    pub late_move_grace: Duration,
+    /// The longest line accepted, in bytes.
+    pub max_line: usize,
+    /// The most lines accepted while one move is thought about.
+    pub max_lines_per_move: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            handshake: Duration::from_secs(10),
+            ready: Duration::from_secs(30),
+            quit_grace: Duration::from_secs(2),
+            late_move_grace: Duration::from_millis(200),
+            max_line: 64 * 1024,
+            max_lines_per_move: 200_000,
+        }
+    }
+}
+
+/// How to start an engine and what to tell it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// The command line (split like a shell would: quotes and backslashes work).
+    pub command: String,
+    /// `setoption` name and value pairs, sent after `usiok` whether or not the engine
+    /// declares them (they replace any the runner derives from the rules).
+    pub options: Vec<(String, String)>,
+    /// Waits and output limits.
+    pub limits: Limits,
+}
+
+impl EngineConfig {
+    /// A config with default limits and no options.
+    pub fn new(command: impl Into<String>) -> EngineConfig {
+        EngineConfig {
+            command: command.into(),
+            options: Vec::new(),
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// Why an engine cannot go on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineFailure {
+    /// The command could not be started.
+    Spawn(String),
+    /// The process exited or closed its output.
+    Crash(String),
+    /// It did not answer in time (`what` it was waiting for).
+    Hang(&'static str),
+    /// It answered garbage where a move was due.
+    Garbage(String),
+    /// It wrote too much.
+    Flood(String),
+}
+
+impl EngineFailure {
+    /// The forfeit this failure costs the engine in a game.
+    pub fn cause(&self) -> ForfeitCause {
+        match self {
+            EngineFailure::Spawn(_) | EngineFailure::Crash(_) => ForfeitCause::Crash,
+            EngineFailure::Hang(_) => ForfeitCause::Hang,
+            EngineFailure::Garbage(_) => ForfeitCause::Garbage,
+            EngineFailure::Flood(_) => ForfeitCause::Flood,
+        }
+    }
+}
+
+impl std::fmt::Display for EngineFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EngineFailure::Spawn(e) => write!(f, "cannot start: {e}"),
+            EngineFailure::Crash(e) => write!(f, "crashed: {e}"),
+            EngineFailure::Hang(what) => write!(f, "hung: no {what} in time"),
+            EngineFailure::Garbage(line) => write!(f, "answered garbage: {line}"),
+            EngineFailure::Flood(what) => write!(f, "flooded its output: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineFailure {}
+
+/// What came of asking for a move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Thought {
+    /// A `bestmove`, read at `at`.
+    Answer {
+        /// The answer.
+        best: BestMove,
+        /// When it was read.
+        at: Instant,
+    },
+    /// No answer by the deadline (the engine may still be thinking).
+    NoAnswer,
+}
+
+/// A line read from the engine, or why reading stopped.
+#[derive(Debug)]
+enum Line {
+    Text(String),
+    TooLong,
+    Closed(String),
+}
+
+/// A running USI engine.
+#[derive(Debug)]
+pub struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<Line>,
+    name: String,
+    options: Vec<OptionDecl>,
+    limits: Limits,
+    /// Lines read since the last `go`.
+    lines_this_move: usize,
+}
+
+/// Reads lines into `tx`, each at most `max` bytes; stops at the end of output.
+async fn read_lines(stdout: tokio::process::ChildStdout, max: usize, tx: mpsc::Sender<Line>) {
+    let mut reader = BufReader::new(stdout);
+    let mut buf = Vec::new();
+    loop {
+        let chunk = match reader.fill_buf().await {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = tx.send(Line::Closed(e.to_string())).await;
+                return;
+            }
+        };
+        if chunk.is_empty() {
+            let _ = tx.send(Line::Closed("end of output".into())).await;
+            return;
+        }
+        let (take, end) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        if buf.len() + take > max + 1 {
+            let _ = tx.send(Line::TooLong).await;
+            return;
+        }
+        buf.extend_from_slice(&chunk[..take]);
+        reader.consume(take);
+        if end {
+            let text = String::from_utf8_lossy(&buf).into_owned();
+            buf.clear();
+            if tx.send(Line::Text(text)).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+impl Engine {
+    /// Starts the engine: `usi` → `usiok`, `setoption` for each of `options` (derived by
+    /// the runner) that the engine declares and then for each of the config's, `isready` →
+    /// `readyok`.
+    ///
+    /// # Errors
+    /// [`EngineFailure`] when it cannot start, exits, or does not answer in time.
+    pub async fn start(
+        config: &EngineConfig,
+        options: &[(String, String)],
+    ) -> Result<Engine, EngineFailure> {
+        let argv = shell_words::split(&config.command)
+            .map_err(|e| EngineFailure::Spawn(format!("'{}': {e}", config.command)))?;
+        let (program, args) = argv
+            .split_first()
+            .ok_or_else(|| EngineFailure::Spawn("empty engine command".into()))?;
+        let mut child = Process::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| EngineFailure::Spawn(format!("'{}': {e}", config.command)))?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = mpsc::channel(1024);
+        tokio::spawn(read_lines(stdout, config.limits.max_line, tx));
+        let mut engine = Engine {
+            child,
+            stdin,
+            lines: rx,
+            name: program.clone(),
+            options: Vec::new(),
+            limits: config.limits,
+            lines_this_move: 0,
+        };
+        engine.send(&Command::Usi).await?;
+        let deadline = Instant::now() + engine.limits.handshake;
+        loop {
+            match engine.recv(deadline, "usiok").await? {
+                EngineMessage::IdName(n) => engine.name = n,
+                EngineMessage::Option(o) => engine.options.push(o),
+                EngineMessage::UsiOk => break,
+                _ => {}
+            }
+        }
+        // Options the runner derives (the entering-king rule, the variant) go only to an
+        // engine that declares them, and give way to the user's; the user's are all sent.
+        for (name, value) in options {
+            if engine.has_option(name) && !config.options.iter().any(|(n, _)| n == name) {
+                let command = Command::SetOption {
+                    name: name.clone(),
+                    value: Some(value.clone()),
+                };
+                engine.send(&command).await?;
+            }
+        }
+        for (name, value) in &config.options {
+            let command = Command::SetOption {
+                name: name.clone(),
+                value: Some(value.clone()),
+            };
+            engine.send(&command).await?;
+        }
+        engine.ready().await?;
+        Ok(engine)
+    }
+
+    /// The engine's `id name` (the program's name if it gave none).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The options it declared.
+    pub fn options(&self) -> &[OptionDecl] {
+        &self.options
+    }
+
+    /// Whether it declared option `name`.
+    pub fn has_option(&self, name: &str) -> bool {
+        self.options.iter().any(|o| o.name == name)
+    }
+
+    /// Whether `go` may carry `binc`/`winc`: gpsusi 0.7.0 aborts on them (so it gets the
+    /// increment folded into its time instead).
+    pub fn accepts_increment(&self) -> bool {
+        !self.name.starts_with("gpsshogi")
+    }
+
+    /// Writes a command.
+    ///
+    /// # Errors
+    /// [`EngineFailure::Crash`] when its input is closed.
+    pub async fn send(&mut self, command: &Command) -> Result<(), EngineFailure> {
+        let line = format!("{command}\n");
+        self.stdin
+            .write_all(line.as_bytes())
+            .await
+            .map_err(|e| EngineFailure::Crash(format!("cannot write '{command}': {e}")))?;
+        self.stdin
+            .flush()
+            .await
+            .map_err(|e| EngineFailure::Crash(format!("cannot write '{command}': {e}")))
+    }
+
+    /// The next message, by `deadline`.
+    async fn recv(
+        &mut self,
+        deadline: Instant,
+        waiting_for: &'static str,
+    ) -> Result<EngineMessage, EngineFailure> {
+        match timeout_at(deadline, self.lines.recv()).await {
+            Err(_) => Err(EngineFailure::Hang(waiting_for)),
+            Ok(None) => Err(EngineFailure::Crash("output closed".into())),
+            Ok(Some(Line::Closed(why))) => Err(EngineFailure::Crash(self.exit_status(why))),
+            Ok(Some(Line::TooLong)) => Err(EngineFailure::Flood(format!(
+                "a line longer than {} bytes",
+                self.limits.max_line
+            ))),
+            Ok(Some(Line::Text(text))) => {
+                self.lines_this_move += 1;
+                if self.lines_this_move > self.limits.max_lines_per_move {
+                    return Err(EngineFailure::Flood(format!(
+                        "more than {} lines for one move",
+                        self.limits.max_lines_per_move
+                    )));
+                }
+                Ok(EngineMessage::parse(&text))
+            }
+        }
+    }
+
+    fn exit_status(&mut self, why: String) -> String {
+        match self.child.try_wait() {
+            Ok(Some(status)) => format!("exited ({status})"),
+            _ => why,
+        }
+    }
+
+    /// `isready` → `readyok`.
+    ///
+    /// # Errors
+    /// [`EngineFailure`].
+    pub async fn ready(&mut self) -> Result<(), EngineFailure> {
+        self.send(&Command::IsReady).await?;
+        let deadline = Instant::now() + self.limits.ready;
+        self.lines_this_move = 0;
+        loop {
+            if self.recv(deadline, "readyok").await? == EngineMessage::ReadyOk {
+                return Ok(());
+            }
+        }
+    }
+
+    /// `isready` → `readyok`, then `usinewgame`.
+    ///
+    /// # Errors
+    /// [`EngineFailure`].
+    pub async fn new_game(&mut self) -> Result<(), EngineFailure> {
+        self.ready().await?;
+        self.send(&Command::UsiNewGame).await
+    }
+
+    /// Sends `position` and `go`, and waits for `bestmove` until `deadline` (plus the
+    /// late-move grace). Returns when the answer was read, or [`Thought::NoAnswer`].
+    ///
+    /// # Errors
+    /// [`EngineFailure`] when it crashes, floods or answers garbage.
+    pub async fn think(
+        &mut self,
+        position: &Command,
+        go: &Go,
+        deadline: Instant,
+    ) -> Result<Thought, EngineFailure> {
+        self.send(position).await?;
+        self.lines_this_move = 0;
+        self.send(&Command::Go(go.clone())).await?;
+        let deadline = deadline + self.limits.late_move_grace;
+        loop {
+            match self.recv(deadline, "bestmove").await {
+                Ok(EngineMessage::BestMove { best, .. }) => {
+                    return Ok(Thought::Answer {
+                        best,
+                        at: Instant::now(),
+                    });
+                }
+                Ok(EngineMessage::Malformed { line, reason }) => {
+                    return Err(EngineFailure::Garbage(format!("{line} ({reason})")));
+                }
+                Ok(_) => {}
+                Err(EngineFailure::Hang(_)) => return Ok(Thought::NoAnswer),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Tells the engine the game is over (`gameover`), from its point of view.
+    ///
+    /// # Errors
+    /// [`EngineFailure::Crash`] when its input is closed.
+    pub async fn game_over(&mut self, result: GameOverResult) -> Result<(), EngineFailure> {
+        self.send(&Command::GameOver(result)).await
+    }
+
+    /// `quit`, then kills the process if it has not exited within the grace period.
+    pub async fn quit(mut self) {
+        let _ = self.send(&Command::Quit).await;
+        let grace = self.limits.quit_grace;
+        if tokio::time::timeout(grace, self.child.wait())
+            .await
+            .is_err()
+        {
+            let _ = self.child.kill().await;
+        }
+    }
+
+    /// Kills the process now.
+    pub async fn kill(mut self) {
+        let _ = self.child.kill().await;
+    }
+}

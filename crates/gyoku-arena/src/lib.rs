@@ -1,0 +1,23 @@
+//! # gyoku-arena: refereed USI engine matches
+//!
+//! Runs USI engines as child processes ([`engine`]), plays games between them with the
+//! rules core's [`gyoku::Game`] and [`gyoku::Clock`] as the referee ([`referee`]), and runs
+//! matches of many games with openings, concurrency, records and a summary ([`runner`]).
+//! [`builtin`] is a small USI engine (random or one-ply greedy, declaring when it can) for
+//! demos and tests that need nothing installed.
+//!
+//! The referee trusts nothing an engine says: time is taken from the referee's own clock
+//! (from writing `go` to reading `bestmove`), an illegal `bestmove` is a foul, `bestmove
+//! win` is judged under the rule set, and an engine that crashes, hangs, floods its output
+//! or answers garbage loses that game and is restarted for the next.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod builtin;
+pub mod elo;
+pub mod engine;
+pub mod openings;
+pub mod referee;
+pub mod runner;
+pub mod timecontrol;

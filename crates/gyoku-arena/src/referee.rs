@@ -1,0 +1,222 @@
+//! One refereed game between two engines.
+//!
+//! The referee keeps the [`Game`] and the [`Clock`]: it sends each engine the whole game
+//! (`position ... moves ...`) and its times, measures the think time itself (from `go` to
+//! `bestmove`), and applies the answer: a move (an illegal one is a foul), `resign`, or
+//! `win` (a declaration, judged under the rules). A crash, hang, flood or garbage answer
+//! forfeits the game; no answer by the clock's deadline loses on time.
+
+use std::time::Duration;
+
+use gyoku::{ByColor, Clock, Color, Game, Handicap, Millis, Move, Position, RuleSet, TimeControl};
+use gyoku_kifu::Record;
+use gyoku_proto::{BestMove, Command, GameOverResult, Go, PositionStart};
+use tokio::time::Instant;
+
+use crate::engine::{Engine, EngineFailure, Thought};
+
+/// What a game starts from and is played under.
+#[derive(Clone, Debug)]
+pub struct GameSetup {
+    /// The start position.
+    pub start: Position,
+    /// Moves played before the engines take over (an opening line; legal).
+    pub opening: Vec<Move>,
+    /// The rules.
+    pub rules: RuleSet,
+    /// The time control.
+    pub time: TimeControl,
+    /// How much less time than the clock allows each engine is told it has (for engines
+    /// that overrun; the clock itself is not changed).
+    pub margin: Millis,
+}
+
+/// How a game went.
+#[derive(Debug)]
+pub struct GameReport {
+    /// The game, over (its outcome says how).
+    pub game: Game,
+    /// The record: moves with the time each engine took, names, the end.
+    pub record: Record,
+    /// The failure of each engine in this game, if it had one (it must be restarted).
+    pub failures: ByColor<Option<EngineFailure>>,
+    /// Time the referee spent on its own work (checking moves, repetition, impasse,
+    /// the clock, writing commands), summed over the engines' moves.
+    pub referee_time: Duration,
+    /// How many moves the engines made.
+    pub engine_moves: u32,
+}
+
+/// The `go` for the side to move: `btime`/`wtime` and `byoyomi` (0 for sudden death), or
+/// `binc`/`winc` with an increment — folded into the times instead for an engine that
+/// cannot take them. The side to move is told `margin` less than it has (from its byoyomi
+/// when it has one, else from its main time).
+pub fn go_for(clock: &Clock, accepts_increment: bool, margin: Millis) -> Go {
+    let tc = clock.control();
+    let mut go = go_unmargined(clock, accepts_increment);
+    let own = if clock.turn() == Color::Black {
+        &mut go.btime
+    } else {
+        &mut go.wtime
+    };
+    match go.byoyomi.as_mut() {
+        Some(b) if *b > 0 && tc.byoyomi > 0 => *b = b.saturating_sub(margin),
+        _ => {
+            if let Some(t) = own.as_mut() {
+                *t = t.saturating_sub(margin);
+            }
+        }
+    }
+    go
+}
+
+fn go_unmargined(clock: &Clock, accepts_increment: bool) -> Go {
+    let tc = clock.control();
+    let (b, w) = (clock.remaining(Color::Black), clock.remaining(Color::White));
+    if tc.increment > 0 {
+        if accepts_increment {
+            return Go {
+                btime: Some(b),
+                wtime: Some(w),
+                binc: Some(tc.increment),
+                winc: Some(tc.increment),
+                ..Go::default()
+            };
+        }
+        return Go {
+            btime: Some(b + tc.increment),
+            wtime: Some(w + tc.increment),
+            byoyomi: Some(0),
+            ..Go::default()
+        };
+    }
+    Go {
+        btime: Some(b),
+        wtime: Some(w),
+        byoyomi: Some(tc.byoyomi),
+        ..Go::default()
+    }
+}
+
+/// The `position` command for the game so far.
+pub fn position_command(game: &Game) -> Command {
+    let initial = game.initial();
+    let start = if initial.same_position(&Position::startpos()) && initial.move_number() == 1 {
+        PositionStart::Startpos
+    } else {
+        PositionStart::Sfen(initial.to_sfen())
+    };
+    Command::Position {
+        start,
+        moves: game.plies().iter().map(|p| p.mv).collect(),
+    }
+}
+
+fn millis_since(t0: Instant, t: Instant) -> Millis {
+    t.saturating_duration_since(t0).as_millis() as Millis
+}
+
+/// Plays one game: `engines` by colour. Both engines must have been started.
+///
+/// # Panics
+/// If an opening move is illegal (openings are checked when they are loaded).
+pub async fn play(engines: ByColor<&mut Engine>, setup: &GameSetup) -> GameReport {
+    let mut engines = engines;
+    let mut game = Game::new(setup.start.clone(), setup.rules)
+        .with_handicap(Handicap::from_setup(&setup.start.to_setup()));
+    for &m in &setup.opening {
+        game.play(m).expect("opening moves are checked when loaded");
+    }
+    let opening_plies = game.plies().len();
+    let mut failures: ByColor<Option<EngineFailure>> = ByColor::new(None, None);
+    let mut times: Vec<Option<u64>> = vec![None; opening_plies];
+    let mut referee_time = Duration::ZERO;
+    let mut engine_moves = 0;
+    for color in [Color::Black, Color::White] {
+        if game.outcome().is_some() {
+            break;
+        }
+        if let Err(f) = engines.get_mut(color).new_game().await {
+            let _ = game.forfeit(color, f.cause());
+            *failures.get_mut(color) = Some(f);
+        }
+    }
+    let mut clock = Clock::new(setup.time, game.turn());
+    let t0 = Instant::now();
+    while game.outcome().is_none() {
+        let side = game.turn();
+        let work = Instant::now();
+        let engine = engines.get_mut(side);
+        let go = go_for(&clock, engine.accepts_increment(), setup.margin);
+        let position = position_command(&game);
+        let start = millis_since(t0, Instant::now());
+        clock
+            .start(start)
+            .expect("the referee starts each turn once");
+        let deadline = t0 + Duration::from_millis(clock.deadline().unwrap_or(start));
+        referee_time += work.elapsed();
+        let thought = engine.think(&position, &go, deadline).await;
+        let work = Instant::now();
+        match thought {
+            Ok(Thought::Answer { best, at }) => {
+                let stopped_at = millis_since(t0, at);
+                let on_time = clock.stop(stopped_at).expect("the clock is running");
+                if on_time.is_err() {
+                    let _ = game.time_up(side);
+                } else {
+                    times.push(Some(stopped_at - start));
+                    engine_moves += 1;
+                    let _ = match best {
+                        BestMove::Move(m) => game.play(m),
+                        BestMove::Resign => game.resign(side),
+                        BestMove::Win => game.declare(),
+                    };
+                }
+            }
+            Ok(Thought::NoAnswer) => {
+                let _ = game.time_up(side);
+                // It may still be thinking: restart it before its next game.
+                *failures.get_mut(side) = Some(EngineFailure::Hang("bestmove"));
+            }
+            Err(f) => {
+                let _ = game.forfeit(side, f.cause());
+                *failures.get_mut(side) = Some(f);
+            }
+        }
+        referee_time += work.elapsed();
+    }
+    let outcome = game.outcome().cloned().expect("the game is over");
+    for color in [Color::Black, Color::White] {
+        if failures.get(color).is_none() {
+            let result = match outcome.usi_gameover(color) {
+                "win" => GameOverResult::Win,
+                "lose" => GameOverResult::Lose,
+                _ => GameOverResult::Draw,
+            };
+            if let Err(f) = engines.get_mut(color).game_over(result).await {
+                *failures.get_mut(color) = Some(f);
+            }
+        }
+    }
+    let work = Instant::now();
+    let mut record = Record::from_game(&game);
+    for (m, t) in record.moves.iter_mut().zip(&times) {
+        m.time_ms = *t;
+    }
+    record.header = vec![
+        ("先手".to_string(), engines.black.name().to_string()),
+        ("後手".to_string(), engines.white.name().to_string()),
+        (
+            "持ち時間".to_string(),
+            crate::timecontrol::describe(&setup.time),
+        ),
+    ];
+    referee_time += work.elapsed();
+    GameReport {
+        game,
+        record,
+        failures,
+        referee_time,
+        engine_moves,
+    }
+}

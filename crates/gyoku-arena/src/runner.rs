@@ -1,0 +1,656 @@
+//! The match runner: many games between two engines, colours alternated, openings taken
+//! in turn (each played once with each colour), several games at once, each game's
+//! records written as it finishes, and a summary.
+//!
+//! A match with an output directory can be resumed: the directory keeps `match.json`
+//! (what the match is) and `results.jsonl` (one line per finished game); running the same
+//! match again plays only the games not yet in it.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use gyoku::rules::{DeclarationRule, Fouls, OnFail};
+use gyoku::{ByColor, Color, Game, GameResult, Handicap, RuleSet, TimeControl};
+use gyoku_kifu::{Format, Record};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use crate::elo::{EloEstimate, estimate};
+use crate::engine::{Engine, EngineConfig, EngineFailure};
+use crate::openings::Opening;
+use crate::referee::{self, GameReport, GameSetup};
+
+/// A match to run.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// Engine 1 and engine 2.
+    pub engines: [EngineConfig; 2],
+    /// How many games.
+    pub games: u32,
+    /// The rule-set preset's name (for records and the summary).
+    pub preset: String,
+    /// The rules. Fouls always lose and a failed declaration always loses in a match,
+    /// whatever the preset says (an engine cannot take a move back).
+    pub rules: RuleSet,
+    /// The time control.
+    pub time: TimeControl,
+    /// Time each engine is told it has less than it has (see [`GameSetup::margin`]).
+    pub margin: gyoku::Millis,
+    /// Openings, used in turn; game `2k` and `2k+1` play opening `k` with colours swapped.
+    pub openings: Vec<Opening>,
+    /// Where records and results go; `None` writes nothing (and cannot be resumed).
+    pub out: Option<PathBuf>,
+    /// Games played at once.
+    pub concurrency: usize,
+}
+
+/// One finished game, as `results.jsonl` keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameEntry {
+    /// Its number, from 1.
+    pub number: u32,
+    /// Which engine (0 or 1) had Black.
+    pub black: usize,
+    /// The winning engine (0 or 1), or `None` for a draw or no contest.
+    pub winner: Option<usize>,
+    /// The end reason's code.
+    pub reason: String,
+    /// The game's length in plies.
+    pub plies: u32,
+    /// Moves the engines made.
+    pub engine_moves: u32,
+    /// The referee's own time over those moves, in microseconds.
+    pub referee_us: u64,
+}
+
+impl GameEntry {
+    fn to_json(&self) -> Value {
+        json!({
+            "game": self.number,
+            "black": format!("engine{}", self.black + 1),
+            "winner": self.winner.map(|w| format!("engine{}", w + 1)),
+            "reason": self.reason,
+            "plies": self.plies,
+            "engine_moves": self.engine_moves,
+            "referee_us": self.referee_us,
+        })
+    }
+
+    fn from_json(v: &Value) -> Option<GameEntry> {
+        let engine = |s: &str| match s {
+            "engine1" => Some(0),
+            "engine2" => Some(1),
+            _ => None,
+        };
+        Some(GameEntry {
+            number: u32::try_from(v["game"].as_u64()?).ok()?,
+            black: engine(v["black"].as_str()?)?,
+            winner: match &v["winner"] {
+                Value::Null => None,
+                w => Some(engine(w.as_str()?)?),
+            },
+            reason: v["reason"].as_str()?.to_string(),
+            plies: u32::try_from(v["plies"].as_u64()?).ok()?,
+            engine_moves: u32::try_from(v["engine_moves"].as_u64()?).ok()?,
+            referee_us: v["referee_us"].as_u64()?,
+        })
+    }
+}
+
+/// Where a match stands (for a progress display).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Games finished (resumed ones included).
+    pub done: u32,
+    /// Games in the match.
+    pub total: u32,
+    /// Engine 1's wins, draws, engine 2's wins.
+    pub score: [u32; 3],
+}
+
+/// How a match went.
+#[derive(Clone, Debug)]
+pub struct MatchSummary {
+    /// The engines' names.
+    pub names: [String; 2],
+    /// Every finished game, by number.
+    pub games: Vec<GameEntry>,
+    /// Games that were already finished when the match resumed.
+    pub resumed: u32,
+    /// Games in the match.
+    pub total: u32,
+    /// Whether it was interrupted before the end.
+    pub interrupted: bool,
+    /// The output directory.
+    pub out: Option<PathBuf>,
+}
+
+impl MatchSummary {
+    /// Engine 1's wins, draws, engine 2's wins.
+    pub fn score(&self) -> [u32; 3] {
+        let mut s = [0; 3];
+        for g in &self.games {
+            match g.winner {
+                Some(0) => s[0] += 1,
+                Some(_) => s[2] += 1,
+                None => s[1] += 1,
+            }
+        }
+        s
+    }
+
+    /// Per end reason: engine 1's wins, draws, engine 2's wins.
+    pub fn by_reason(&self) -> BTreeMap<String, [u32; 3]> {
+        let mut m: BTreeMap<String, [u32; 3]> = BTreeMap::new();
+        for g in &self.games {
+            let e = m.entry(g.reason.clone()).or_default();
+            match g.winner {
+                Some(0) => e[0] += 1,
+                Some(_) => e[2] += 1,
+                None => e[1] += 1,
+            }
+        }
+        m
+    }
+
+    /// Engine 1's Elo difference over engine 2, with its error bar.
+    pub fn elo(&self) -> Option<EloEstimate> {
+        let [w, d, l] = self.score();
+        estimate(w, d, l)
+    }
+
+    /// The referee's mean time per engine move, in microseconds.
+    pub fn referee_us_per_move(&self) -> f64 {
+        let moves: u64 = self.games.iter().map(|g| u64::from(g.engine_moves)).sum();
+        let us: u64 = self.games.iter().map(|g| g.referee_us).sum();
+        if moves == 0 {
+            0.0
+        } else {
+            us as f64 / moves as f64
+        }
+    }
+
+    /// The summary as text: a table of results by reason, the score, the Elo difference.
+    pub fn table(&self) -> String {
+        let [w, d, l] = self.score();
+        let mut out = format!(
+            "engine 1: {}\nengine 2: {}\n\n| reason | engine 1 wins | draws | engine 2 wins |\n|---|---|---|---|\n",
+            self.names[0], self.names[1]
+        );
+        for (reason, [a, b, c]) in self.by_reason() {
+            out.push_str(&format!("| {reason} | {a} | {b} | {c} |\n"));
+        }
+        out.push_str(&format!("| **total** | **{w}** | **{d}** | **{l}** |\n\n"));
+        let n = w + d + l;
+        out.push_str(&format!("{n} of {} games played", self.total));
+        if self.resumed > 0 {
+            out.push_str(&format!(" ({} before resuming)", self.resumed));
+        }
+        if self.interrupted {
+            out.push_str(", interrupted: run the same command again to resume");
+        }
+        out.push('\n');
+        if let Some(e) = self.elo() {
+            if e.diff.is_finite() {
+                out.push_str(&format!(
+                    "engine 1 scored {:.1} %: Elo difference {:+.0} ± {:.0} (95 %)\n",
+                    e.score * 100.0,
+                    e.diff,
+                    e.error
+                ));
+            } else {
+                out.push_str(&format!(
+                    "engine 1 scored {:.1} %: no Elo estimate from a one-sided score\n",
+                    e.score * 100.0
+                ));
+            }
+        }
+        let us = self.referee_us_per_move();
+        out.push_str(&format!(
+            "referee: {us:.1} µs per engine move ({:.4} % of a 100 ms move)\n",
+            us / 1000.0
+        ));
+        if let Some(dir) = &self.out {
+            out.push_str(&format!("records: {}\n", dir.display()));
+        }
+        out
+    }
+
+    /// The summary as JSON.
+    pub fn to_json(&self) -> Value {
+        let [w, d, l] = self.score();
+        let elo = self.elo().map(|e| {
+            json!({
+                "diff": if e.diff.is_finite() { json!(e.diff) } else { json!(null) },
+                "error": if e.error.is_finite() { json!(e.error) } else { json!(null) },
+                "score": e.score,
+            })
+        });
+        json!({
+            "engines": self.names,
+            "games": w + d + l,
+            "total": self.total,
+            "resumed": self.resumed,
+            "interrupted": self.interrupted,
+            "wins": [w, l],
+            "draws": d,
+            "by_reason": self.by_reason().into_iter().map(|(k, [a, b, c])| (k, json!({"engine1": a, "draws": b, "engine2": c}))).collect::<serde_json::Map<_, _>>(),
+            "elo": elo,
+            "referee_us_per_move": self.referee_us_per_move(),
+            "out": self.out.as_ref().map(|p| p.display().to_string()),
+            "results": self.games.iter().map(GameEntry::to_json).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// The options the runner tells each engine that declares them: the entering-king rule in
+/// force (YaneuraOu's `EnteringKingRule`, which the built-in engine also takes) and the
+/// variant (Fairy-Stockfish's `UCI_Variant`).
+pub fn derived_options(rules: &RuleSet) -> Vec<(String, String)> {
+    let rule = match (rules.declaration, rules.try_rule) {
+        (_, Some(_)) => "TryRule",
+        (Some(d), None) if d.rule == DeclarationRule::Points27 => "CSARule27",
+        (Some(_), None) => "CSARule24",
+        (None, None) => "NoEnteringKing",
+    };
+    vec![
+        ("EnteringKingRule".to_string(), rule.to_string()),
+        ("UCI_Variant".to_string(), "shogi".to_string()),
+    ]
+}
+
+/// The rules a match plays under: `rules` with fouls and failed declarations losing.
+pub fn match_rules(mut rules: RuleSet) -> RuleSet {
+    rules.fouls = Fouls::Lose;
+    if let Some(d) = rules.declaration.as_mut() {
+        d.on_fail = OnFail::Lose;
+    }
+    rules
+}
+
+/// What identifies a match in its output directory.
+fn identity(config: &MatchConfig) -> Value {
+    json!({
+        "engines": config.engines.iter().map(|e| json!({"command": e.command, "options": e.options})).collect::<Vec<_>>(),
+        "games": config.games,
+        "rules": config.preset,
+        "time": crate::timecontrol::describe(&config.time),
+        "margin": config.margin,
+        "openings": config.openings.iter().map(|o| {
+            let mut s = o.start.to_sfen();
+            for m in &o.moves { s.push(' '); s.push_str(&m.to_string()); }
+            s
+        }).collect::<Vec<_>>(),
+    })
+}
+
+/// Prepares the output directory: a new one gets `match.json`; an existing one must hold
+/// the same match, and its finished games are returned.
+fn prepare_out(dir: &Path, config: &MatchConfig) -> Result<Vec<GameEntry>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let id_path = dir.join("match.json");
+    let id = identity(config);
+    match std::fs::read_to_string(&id_path) {
+        Ok(text) => {
+            let stored: Value =
+                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", id_path.display()))?;
+            if stored != id {
+                return Err(format!(
+                    "{} holds a different match (engines, games, rules, time or openings differ); \
+                     use another --out",
+                    dir.display()
+                ));
+            }
+        }
+        Err(_) => {
+            std::fs::write(&id_path, format!("{id:#}\n"))
+                .map_err(|e| format!("{}: {e}", id_path.display()))?;
+        }
+    }
+    let mut done = Vec::new();
+    if let Ok(f) = File::open(dir.join("results.jsonl")) {
+        for (n, line) in BufReader::new(f).lines().enumerate() {
+            let line = line.map_err(|e| format!("results.jsonl: {e}"))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            // A line cut short by an interruption is dropped: that game is played again.
+            if let Some(entry) = serde_json::from_str(&line)
+                .ok()
+                .as_ref()
+                .and_then(GameEntry::from_json)
+                && entry.number >= 1
+                && entry.number <= config.games
+                && !done.iter().any(|d: &GameEntry| d.number == entry.number)
+            {
+                done.push(entry);
+            } else {
+                eprintln!(
+                    "results.jsonl:{}: unreadable line ignored (that game is played again)",
+                    n + 1
+                );
+            }
+        }
+    }
+    Ok(done)
+}
+
+/// UTC now as `YYYY/MM/DD HH:MM:SS` (for record headers).
+fn now_text() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+    // Howard Hinnant's civil-from-days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}/{m:02}/{d:02} {:02}:{:02}:{:02}",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
+/// Writes a finished game's records (`game-NNNN.kif` in Shift_JIS, `game-NNNN.csa`),
+/// each through a temporary file, so an interruption never leaves half a record.
+fn write_records(dir: &Path, number: u32, record: &Record) -> Result<(), String> {
+    for (format, ext) in [(Format::Kif, "kif"), (Format::Csa, "csa")] {
+        let text = gyoku_kifu::write(record, format);
+        let bytes = if format == Format::Kif {
+            gyoku_kifu::encoding::Encoding::ShiftJis.encode(&text)
+        } else {
+            text.into_bytes()
+        };
+        let path = dir.join(format!("game-{number:04}.{ext}"));
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, bytes)
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn append_result(dir: &Path, entry: &GameEntry) -> Result<(), String> {
+    let path = dir.join("results.jsonl");
+    let mut f = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    writeln!(f, "{}", entry.to_json()).map_err(|e| format!("{}: {e}", path.display()))?;
+    f.sync_data()
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The report of a game an engine lost before it began (it could not be started).
+fn lost_before_start(setup: &GameSetup, color: Color, failure: EngineFailure) -> GameReport {
+    let mut game = Game::new(setup.start.clone(), setup.rules)
+        .with_handicap(Handicap::from_setup(&setup.start.to_setup()));
+    for &m in &setup.opening {
+        game.play(m).expect("opening moves are checked when loaded");
+    }
+    let _ = game.forfeit(color, failure.cause());
+    let record = Record::from_game(&game);
+    let mut failures = ByColor::new(None, None);
+    *failures.get_mut(color) = Some(failure);
+    GameReport {
+        game,
+        record,
+        failures,
+        referee_time: Duration::ZERO,
+        engine_moves: 0,
+    }
+}
+
+/// A finished game from a worker.
+struct Finished {
+    number: u32,
+    black: usize,
+    report: GameReport,
+}
+
+/// One worker: a pair of engines, games taken from `queue` until it is empty.
+async fn worker(
+    config: Arc<MatchConfig>,
+    queue: Arc<Mutex<VecDeque<u32>>>,
+    tx: mpsc::Sender<Finished>,
+) {
+    let options = derived_options(&config.rules);
+    let mut engines: [Option<Engine>; 2] = [None, None];
+    loop {
+        let Some(number) = queue.lock().expect("queue lock").pop_front() else {
+            break;
+        };
+        let index = number - 1;
+        let black = (index % 2) as usize;
+        let opening = &config.openings[(index / 2) as usize % config.openings.len()];
+        let setup = GameSetup {
+            start: opening.start.clone(),
+            opening: opening.moves.clone(),
+            rules: config.rules,
+            time: config.time,
+            margin: config.margin,
+        };
+        let mut start_failure = None;
+        for (k, slot) in engines.iter_mut().enumerate() {
+            if slot.is_none() {
+                match Engine::start(&config.engines[k], &options).await {
+                    Ok(e) => *slot = Some(e),
+                    Err(f) => {
+                        start_failure = Some((k, f));
+                        break;
+                    }
+                }
+            }
+        }
+        let color_of = |k: usize| {
+            if k == black {
+                Color::Black
+            } else {
+                Color::White
+            }
+        };
+        let report = match start_failure {
+            Some((k, f)) => lost_before_start(&setup, color_of(k), f),
+            None => {
+                let [e0, e1] = &mut engines;
+                let (e0, e1) = (e0.as_mut().expect("started"), e1.as_mut().expect("started"));
+                let pair = if black == 0 {
+                    ByColor::new(e0, e1)
+                } else {
+                    ByColor::new(e1, e0)
+                };
+                referee::play(pair, &setup).await
+            }
+        };
+        // An engine that failed is restarted for its next game.
+        for (k, slot) in engines.iter_mut().enumerate() {
+            if report.failures.get(color_of(k)).is_some()
+                && let Some(e) = slot.take()
+            {
+                e.kill().await;
+            }
+        }
+        let mut report = report;
+        if report.record.header.is_empty() {
+            // Lost before it began: name the engines by their commands.
+            report.record.header = vec![
+                ("先手".to_string(), config.engines[black].command.clone()),
+                (
+                    "後手".to_string(),
+                    config.engines[1 - black].command.clone(),
+                ),
+            ];
+        }
+        report.record.header.splice(
+            0..0,
+            [
+                ("開始日時".to_string(), now_text()),
+                (
+                    "棋戦".to_string(),
+                    format!("gyoku match, rules {}", config.preset),
+                ),
+            ],
+        );
+        if tx
+            .send(Finished {
+                number,
+                black,
+                report,
+            })
+            .await
+            .is_err()
+        {
+            break;
+        }
+    }
+    for e in engines.into_iter().flatten() {
+        e.quit().await;
+    }
+}
+
+/// Starts each engine once, to check it runs and to learn its name.
+///
+/// # Errors
+/// A message naming the engine that cannot start.
+pub async fn probe(config: &MatchConfig) -> Result<[String; 2], String> {
+    let options = derived_options(&config.rules);
+    let mut names = [String::new(), String::new()];
+    for (k, e) in config.engines.iter().enumerate() {
+        let engine = Engine::start(e, &options)
+            .await
+            .map_err(|f| format!("engine {} ('{}') {f}", k + 1, e.command))?;
+        names[k] = engine.name().to_string();
+        engine.quit().await;
+    }
+    Ok(names)
+}
+
+/// Runs a match; `progress` is called after each game. Ctrl-C stops it cleanly (engines
+/// are killed; finished games are kept for a resume).
+///
+/// # Errors
+/// A message when an engine cannot start at all, or the output directory cannot be used.
+pub async fn run(
+    config: MatchConfig,
+    mut progress: impl FnMut(&Progress),
+) -> Result<MatchSummary, String> {
+    let mut config = config;
+    config.rules = match_rules(config.rules);
+    if config.openings.is_empty() {
+        config.openings.push(Opening::startpos());
+    }
+    let names = probe(&config).await?;
+    let mut games = match &config.out {
+        Some(dir) => prepare_out(dir, &config)?,
+        None => Vec::new(),
+    };
+    let resumed = games.len() as u32;
+    let pending: VecDeque<u32> = (1..=config.games)
+        .filter(|n| !games.iter().any(|g| g.number == *n))
+        .collect();
+    let total = config.games;
+    let workers = config.concurrency.max(1).min(pending.len().max(1));
+    let config = Arc::new(config);
+    let queue = Arc::new(Mutex::new(pending));
+    let (tx, mut rx) = mpsc::channel(16);
+    let mut handles = Vec::new();
+    for _ in 0..workers {
+        handles.push(tokio::spawn(worker(
+            Arc::clone(&config),
+            Arc::clone(&queue),
+            tx.clone(),
+        )));
+    }
+    drop(tx);
+    let score = |games: &[GameEntry]| {
+        let mut s = [0; 3];
+        for g in games {
+            s[match g.winner {
+                Some(0) => 0,
+                Some(_) => 2,
+                None => 1,
+            }] += 1;
+        }
+        s
+    };
+    progress(&Progress {
+        done: games.len() as u32,
+        total,
+        score: score(&games),
+    });
+    let mut interrupted = false;
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
+    loop {
+        tokio::select! {
+            finished = rx.recv() => {
+                let Some(Finished { number, black, report }) = finished else { break };
+                let outcome = report.game.outcome().cloned().expect("a finished game");
+                let winner = match outcome.result {
+                    GameResult::Win(c) => Some(if c == Color::Black { black } else { 1 - black }),
+                    GameResult::Draw | GameResult::NoContest => None,
+                };
+                let entry = GameEntry {
+                    number,
+                    black,
+                    winner,
+                    reason: outcome.reason.code().to_string(),
+                    plies: report.game.plies().len() as u32,
+                    engine_moves: report.engine_moves,
+                    referee_us: report.referee_time.as_micros() as u64,
+                };
+                if let Some(dir) = &config.out {
+                    let mut record = report.record;
+                    record.start_comments.push(format!(
+                        "gyoku match game {number}: {} by {} at ply {}",
+                        match outcome.result {
+                            GameResult::Win(c) => format!("{c} wins"),
+                            GameResult::Draw => "draw".to_string(),
+                            GameResult::NoContest => "no contest".to_string(),
+                        },
+                        outcome.reason.code(),
+                        outcome.ply
+                    ));
+                    write_records(dir, number, &record)?;
+                    append_result(dir, &entry)?;
+                }
+                games.push(entry);
+                progress(&Progress { done: games.len() as u32, total, score: score(&games) });
+            }
+            _ = &mut ctrl_c => {
+                interrupted = true;
+                queue.lock().expect("queue lock").clear();
+                for h in &handles {
+                    h.abort();
+                }
+                break;
+            }
+        }
+    }
+    for h in handles {
+        let _ = h.await;
+    }
+    games.sort_by_key(|g| g.number);
+    interrupted |= (games.len() as u32) < total;
+    Ok(MatchSummary {
+        names,
+        games,
+        resumed,
+        total,
+        interrupted,
+        out: config.out.clone(),
+    })
+}

@@ -1,0 +1,99 @@
+//! Shared helpers: run a match into a fresh directory and judge its records again.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use gyoku::{Preset, RuleSet, TimeControl};
+use gyoku_arena::engine::EngineConfig;
+use gyoku_arena::openings::Opening;
+use gyoku_arena::runner::{self, MatchConfig, MatchSummary};
+use gyoku_kifu::{Format, judge::judge, read_bytes};
+
+pub fn fake(args: &str) -> EngineConfig {
+    let mut c = EngineConfig::new(format!("{} {args}", env!("CARGO_BIN_EXE_fake-usi-engine")));
+    c.limits.ready = std::time::Duration::from_secs(2);
+    c.limits.handshake = std::time::Duration::from_secs(5);
+    c
+}
+
+pub fn out_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gyoku-arena-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+pub fn config(engines: [EngineConfig; 2], games: u32, preset: Preset, out: &Path) -> MatchConfig {
+    MatchConfig {
+        engines,
+        games,
+        preset: preset.to_string(),
+        rules: preset.rules(),
+        time: TimeControl::byoyomi(0, 500),
+        margin: 0,
+        openings: vec![],
+        out: Some(out.to_path_buf()),
+        concurrency: 2,
+    }
+}
+
+pub fn opening(sfen: &str) -> Opening {
+    Opening {
+        start: gyoku::Position::from_sfen(sfen).unwrap(),
+        moves: vec![],
+    }
+}
+
+pub async fn play(config: MatchConfig) -> MatchSummary {
+    runner::run(config, |_| {}).await.expect("the match runs")
+}
+
+/// Every game's KIF and CSA records, judged again under `rules`, give the match's result
+/// and reason.
+pub fn rejudge(summary: &MatchSummary, rules: RuleSet) {
+    let dir = summary.out.as_ref().expect("an output directory");
+    for g in &summary.games {
+        for ext in ["csa", "kif"] {
+            let path = dir.join(format!("game-{:04}.{ext}", g.number));
+            let bytes = std::fs::read(&path).unwrap();
+            let records = read_bytes(&bytes, Format::from_path(&path))
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let j = judge(&records[0], gyoku_arena::runner::match_rules(rules));
+            let engine_of = |r: Option<gyoku::GameResult>| match r {
+                Some(gyoku::GameResult::Win(c)) => {
+                    Some(if (c == gyoku::Color::Black) == (g.black == 0) {
+                        0
+                    } else {
+                        1
+                    })
+                }
+                _ => None,
+            };
+            if matches!(g.reason.as_str(), "crash" | "hang" | "garbage" | "flood") {
+                // A forfeit is not a rule the judge can replay: the record says who lost
+                // (%+ILLEGAL_ACTION / 反則負け) and nothing in its moves ends the game.
+                assert!(j.game.outcome().is_none(), "{}", path.display());
+                assert_eq!(engine_of(j.recorded_result), g.winner, "{}", path.display());
+                continue;
+            }
+            let outcome = j
+                .game
+                .outcome()
+                .unwrap_or_else(|| panic!("{}: not over when judged", path.display()));
+            assert_eq!(
+                (engine_of(Some(outcome.result)), outcome.reason.code()),
+                (g.winner, g.reason.as_str()),
+                "{} judged again",
+                path.display()
+            );
+        }
+    }
+}
+
+pub fn reasons(summary: &MatchSummary) -> Vec<(u32, Option<usize>, String)> {
+    summary
+        .games
+        .iter()
+        .map(|g| (g.number, g.winner, g.reason.clone()))
+        .collect()
+}

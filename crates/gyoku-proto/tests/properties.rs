@@ -1,0 +1,31 @@
+//! No line makes a parser panic, and what is written parses back to itself.
+
+use gyoku_proto::{Command, EngineMessage, Go};
+use proptest::prelude::*;
+
+proptest! {
+    #[test]
+    fn any_line_parses_without_panic(line in "\\PC{0,200}") {
+        let _ = Command::parse(&line);
+        let _ = EngineMessage::parse(&line);
+    }
+
+    #[test]
+    fn usi_like_lines_parse_without_panic(line in "(usi|go|position|setoption|bestmove|option|info|id)( [a-z0-9+*-]{0,8}){0,12}") {
+        let c = Command::parse(&line);
+        let m = EngineMessage::parse(&line);
+        // Whatever was understood writes back to a line that parses to the same thing.
+        if !matches!(c, Command::Unknown(_)) {
+            prop_assert_eq!(Command::parse(&c.to_string()), c);
+        }
+        if !matches!(m, EngineMessage::Other(_) | EngineMessage::Malformed { .. }) {
+            prop_assert_eq!(EngineMessage::parse(&m.to_string()), m);
+        }
+    }
+
+    #[test]
+    fn go_round_trips(b in proptest::option::of(0u64..1_000_000), w in proptest::option::of(0u64..1_000_000), y in proptest::option::of(0u64..100_000), inc in proptest::option::of(0u64..100_000), ponder: bool, infinite: bool) {
+        let go = Go { ponder, btime: b, wtime: w, byoyomi: y, binc: inc, winc: inc, infinite, ..Go::default() };
+        prop_assert_eq!(Command::parse(&Command::Go(go.clone()).to_string()), Command::Go(go));
+    }
+}
