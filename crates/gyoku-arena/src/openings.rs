@@ -83,3 +83,36 @@ pub fn load(path: &Path, plies: Option<usize>) -> Result<Vec<Opening>, String> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sfen_lines_usi_lines_and_records() {
+        let dir = std::env::temp_dir().join(format!("gyoku-openings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("openings.txt");
+        std::fs::write(
+            &file,
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\n\
+             position startpos moves 7g7f 3c3d 2g2f\n\
+             sfen lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1 moves 3c3d\n",
+        )
+        .unwrap();
+        let o = load(&file, None).unwrap();
+        assert_eq!(o.len(), 3);
+        assert_eq!(o[1].moves.len(), 3);
+        assert_eq!(o[2].start.turn(), gyoku::Color::White);
+        assert_eq!(load(&file, Some(1)).unwrap()[1].moves.len(), 1);
+        std::fs::write(&file, "position startpos moves 7g7f 7g7f\n").unwrap();
+        assert!(
+            load(&file, None)
+                .unwrap_err()
+                .contains("move 2 (7g7f) is illegal")
+        );
+        std::fs::write(&file, "").unwrap();
+        assert!(load(&file, None).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

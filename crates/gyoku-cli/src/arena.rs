@@ -99,7 +99,18 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
     e1.options = o1;
     let mut e2 = EngineConfig::new(two.clone());
     e2.options = o2;
+    // Default concurrency: cores / threads per engine (from a Threads, Thread or
+    // USI_Threads option the user sets; 1 otherwise).
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = e1
+        .options
+        .iter()
+        .chain(&e2.options)
+        .filter(|(n, _)| matches!(n.as_str(), "Threads" | "Thread" | "USI_Threads"))
+        .filter_map(|(_, v)| v.parse::<usize>().ok())
+        .max()
+        .unwrap_or(1)
+        .max(1);
     let config = MatchConfig {
         engines: [e1, e2],
         games: args.games,
@@ -109,7 +120,7 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
         margin,
         openings,
         out: args.out.clone(),
-        concurrency: args.concurrency.unwrap_or(cores).max(1),
+        concurrency: args.concurrency.unwrap_or(cores / threads).max(1),
     };
     if !args.json {
         eprintln!(

@@ -160,7 +160,8 @@ pub enum Command {
         /// output directory can be resumed by running it again.
         #[arg(long)]
         out: Option<std::path::PathBuf>,
-        /// Games played at once (default: the number of cores).
+        /// Games played at once (default: cores / threads per engine, the threads taken
+        /// from a Threads, Thread or USI_Threads --option; 1 when none is set).
         #[arg(long)]
         concurrency: Option<usize>,
         /// An engine option, NAME=VALUE for both engines or 1:NAME=VALUE / 2:NAME=VALUE

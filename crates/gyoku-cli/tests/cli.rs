@@ -624,11 +624,16 @@ fn builtin_engine_speaks_usi() {
         .stdin
         .take()
         .unwrap()
-        .write_all(b"usi\nisready\nposition sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1\ngo byoyomi 100\nquit\n")
+        .write_all(
+            b"usi\nisready\nposition sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1\ngo byoyomi 100\nquit\n",
+        )
         .unwrap();
     let out = child.wait_with_output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with("id name Gyoku builtin (greedy)\n"), "{text}");
+    assert!(
+        text.starts_with("id name Gyoku builtin (greedy)\n"),
+        "{text}"
+    );
     assert!(text.contains("option name EnteringKingRule type combo default CSARule27"));
     assert!(text.contains("usiok\nreadyok\nbestmove G*5b\n"), "{text}");
 }
@@ -670,19 +675,42 @@ fn match_between_builtin_engines() {
     }
     // The same command again finds the match finished.
     let again = json(&gyoku(&[
-        "match", "--engine", &engine, "--engine", &random, "--games", "4", "--byoyomi", "200ms",
-        "--out", dir.to_str().unwrap(), "--json",
+        "match",
+        "--engine",
+        &engine,
+        "--engine",
+        &random,
+        "--games",
+        "4",
+        "--byoyomi",
+        "200ms",
+        "--out",
+        dir.to_str().unwrap(),
+        "--json",
     ]));
-    assert_eq!((again["resumed"].as_u64(), again["games"].as_u64()), (Some(4), Some(4)));
+    assert_eq!(
+        (again["resumed"].as_u64(), again["games"].as_u64()),
+        (Some(4), Some(4))
+    );
     std::fs::remove_dir_all(&dir).unwrap();
     // Bad input: one engine, a bad time, a command that does not exist.
     let one = gyoku(&["match", "--engine", &engine]);
     assert_eq!(one.status.code(), Some(2));
     assert!(stderr(&one).contains("give exactly two engines"));
-    let bad = gyoku(&["match", "--engine", &engine, "--engine", &engine, "--time", "soon"]);
+    let bad = gyoku(&[
+        "match", "--engine", &engine, "--engine", &engine, "--time", "soon",
+    ]);
     assert_eq!(bad.status.code(), Some(2));
-    assert!(stderr(&bad).contains("time control: 'soon'"), "{}", stderr(&bad));
+    assert!(
+        stderr(&bad).contains("time control: 'soon'"),
+        "{}",
+        stderr(&bad)
+    );
     let missing = gyoku(&["match", "--engine", "/no/such/engine", "--engine", &engine]);
     assert_eq!(missing.status.code(), Some(2));
-    assert!(stderr(&missing).contains("engine 1 ('/no/such/engine') cannot start"), "{}", stderr(&missing));
+    assert!(
+        stderr(&missing).contains("engine 1 ('/no/such/engine') cannot start"),
+        "{}",
+        stderr(&missing)
+    );
 }

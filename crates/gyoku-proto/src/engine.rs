@@ -186,7 +186,9 @@ fn parse_option(line: &str) -> Option<OptionDecl> {
         .strip_prefix("option")?
         .trim_start()
         .strip_prefix("name")?;
-    let type_at = rest.find(" type ")?;
+    // The name is at least one word: ` type ` is looked for after its first character.
+    let rest = rest.trim_start();
+    let type_at = rest.get(1..)?.find(" type ")? + 1;
     let name = rest[..type_at].trim().to_string();
     let mut w = words(&rest[type_at + " type ".len()..]).peekable();
     let kind = match w.next()? {

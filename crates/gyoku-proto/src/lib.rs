@@ -28,9 +28,10 @@ mod engine;
 pub use command::{Command, GameOverResult, Go, PositionStart};
 pub use engine::{BestMove, EngineMessage, Info, OptionDecl, OptionKind, Score};
 
-/// The words of a line, split on any run of spaces or tabs.
+/// The words of a line, split on any run of spaces, tabs or stray line-end characters.
 fn words(line: &str) -> impl Iterator<Item = &str> {
-    line.split([' ', '\t']).filter(|w| !w.is_empty())
+    line.split([' ', '\t', '\r', '\n'])
+        .filter(|w| !w.is_empty())
 }
 
 /// A line without its line end (`\n`, `\r\n` or a stray `\r`) and surrounding blanks.

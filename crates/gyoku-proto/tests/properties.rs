@@ -29,3 +29,25 @@ proptest! {
         prop_assert_eq!(Command::parse(&Command::Go(go.clone()).to_string()), Command::Go(go));
     }
 }
+
+/// The `usi_messages` fuzz target's corpus, replayed on stable through the same invariant.
+#[test]
+fn usi_messages_corpus_replays() {
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/usi_messages");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let data = std::fs::read(entry.unwrap().path()).unwrap();
+        let line = String::from_utf8_lossy(&data);
+        let c = Command::parse(&line);
+        if !matches!(c, Command::Unknown(_)) {
+            assert_eq!(Command::parse(&c.to_string()), c);
+        }
+        let m = EngineMessage::parse(&line);
+        if !matches!(m, EngineMessage::Other(_) | EngineMessage::Malformed { .. }) {
+            assert_eq!(EngineMessage::parse(&m.to_string()), m);
+        }
+        n += 1;
+    }
+    assert!(n >= 100, "{n}");
+}
