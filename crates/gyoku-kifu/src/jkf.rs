@@ -229,6 +229,18 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         column: e.column(),
         message: e.to_string(),
     })?;
+    // A JKF record is an object with at least one of its keys; other JSON is not one.
+    if !["header", "initial", "moves"]
+        .iter()
+        .any(|k| root.get(k).is_some())
+    {
+        return Err(ReadError {
+            format: Format::Jkf,
+            line: 1,
+            column: 1,
+            message: "not a JKF record (no \"header\", \"initial\" or \"moves\")".to_string(),
+        });
+    }
     let (start_pos, handicap) = start(root.get("initial"))?;
     let mut record = Record::new(start_pos.clone());
     if record.handicap.is_none() {

@@ -60,7 +60,9 @@ impl Format {
             "kif" | "kifu" => Some(Format::Kif),
             "ki2" | "ki2u" => Some(Format::Ki2),
             "usi" | "sfen" | "txt" => Some(Format::Usi),
-            "jkf" | "json" => Some(Format::Jkf),
+            // Only `.jkf`: other JSON files (a match's results) are not records, though
+            // JKF text in any file is recognised by its content.
+            "jkf" => Some(Format::Jkf),
             _ => None,
         }
     }
