@@ -38,7 +38,7 @@ impl GameOverResult {
 }
 
 /// The parameters of `go`: times in milliseconds. `byoyomi` and `binc`/`winc` should not
-/// both be given (the protocol's users disagree on what that means); [`Go::fmt`] writes
+/// both be given (the protocol's users disagree on what that means); its `Display` writes
 /// whatever is set, in the conventional order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Go {
