@@ -29,7 +29,23 @@ pub fn role_code(role: Role) -> &'static str {
 }
 
 fn role_of(code: &str) -> Option<Role> {
-    CODES.iter().find(|(c, _)| *c == code).map(|&(_, r)| r)
+    Some(match code.as_bytes() {
+        b"FU" => Role::Pawn,
+        b"KY" => Role::Lance,
+        b"KE" => Role::Knight,
+        b"GI" => Role::Silver,
+        b"KI" => Role::Gold,
+        b"KA" => Role::Bishop,
+        b"HI" => Role::Rook,
+        b"OU" => Role::King,
+        b"TO" => Role::ProPawn,
+        b"NY" => Role::ProLance,
+        b"NK" => Role::ProKnight,
+        b"NG" => Role::ProSilver,
+        b"UM" => Role::Horse,
+        b"RY" => Role::Dragon,
+        _ => return None,
+    })
 }
 
 const HEADER_KEYS: [(&str, &str); 7] = [
@@ -101,6 +117,82 @@ fn time(text: &str) -> Option<u64> {
 }
 
 impl Reader {
+    /// Reads one line: a `/` between games, a comment, or statements separated by `,`.
+    fn line(&mut self, line: usize, raw: &str) -> Result<(), ReadError> {
+        let b = raw.as_bytes();
+        // Most lines of a record are moves (`+7776FU`): straight to the move.
+        if b.len() == 7
+            && matches!(b[0], b'+' | b'-')
+            && b[6].is_ascii_uppercase()
+            && raw.is_ascii()
+        {
+            return self.game_move(line, 1, raw);
+        }
+        // And times in whole seconds (`T12`).
+        if let [b'T', digits @ ..] = b
+            && (1..=9).contains(&digits.len())
+            && digits.iter().all(u8::is_ascii_digit)
+        {
+            let seconds = digits.iter().fold(0, |n, &d| n * 10 + u64::from(d - b'0'));
+            self.time(seconds * 1000);
+            return Ok(());
+        }
+        if let Some(comment) = raw.strip_prefix('\'') {
+            if !comment.starts_with("CSA encoding=") {
+                self.comment(comment.to_string());
+            }
+            return Ok(());
+        }
+        if !raw.as_bytes().contains(&b',') {
+            let trimmed = raw.trim_start();
+            if let Some(comment) = trimmed.strip_prefix('\'') {
+                self.comment(comment.trim_end().to_string());
+            } else if trimmed.trim_end() == "/" {
+                self.finish();
+            } else {
+                self.statement(line, 1, trimmed)?;
+            }
+            return Ok(());
+        }
+        let mut col = 1;
+        let mut rest = raw;
+        while !rest.is_empty() {
+            let trimmed = rest.trim_start();
+            if let Some(comment) = trimmed.strip_prefix('\'') {
+                // A comment runs to the end of the line, commas included.
+                self.comment(comment.trim_end().to_string());
+                break;
+            }
+            let (part, next) = rest.split_once(',').unwrap_or((rest, ""));
+            self.statement(line, col, part.trim_start())?;
+            col += part.chars().count() + 1;
+            rest = next;
+        }
+        Ok(())
+    }
+
+    /// A `T` time: of the last move, or of the end (CSA writes `T` after `%TORYO`).
+    fn time(&mut self, ms: u64) {
+        if let Some(record) = self.record.as_mut() {
+            if record.end.is_some() {
+                record.end_time_ms = Some(ms);
+            } else if self.last_was_move
+                && record.foul.is_none()
+                && let Some(m) = record.moves.last_mut()
+            {
+                m.time_ms = Some(ms);
+            }
+        }
+    }
+
+    /// A comment: on the last move of the game being read, or before the game.
+    fn comment(&mut self, text: String) {
+        match self.record.as_mut() {
+            Some(record) => record.comment(text),
+            None => self.comments.push(text),
+        }
+    }
+
     fn setup(&mut self) -> &mut Setup {
         self.setup.get_or_insert_with(Setup::empty)
     }
@@ -367,16 +459,7 @@ impl Reader {
             b'T' => {
                 let ms = time(&text[1..])
                     .ok_or_else(|| err(line, col + 1, format!("bad time '{text}'")))?;
-                if let Some(record) = self.record.as_mut() {
-                    if record.end.is_some() {
-                        record.end_time_ms = Some(ms);
-                    } else if self.last_was_move
-                        && record.foul.is_none()
-                        && let Some(m) = record.moves.last_mut()
-                    {
-                        m.time_ms = Some(ms);
-                    }
-                }
+                self.time(ms);
             }
             b'%' => {
                 if self.record.is_none() {
@@ -417,38 +500,20 @@ pub fn read(text: &str) -> Result<Vec<Record>, ReadError> {
         last_was_move: false,
         expected_moves: text.len() / 12,
     };
-    for (n, raw) in text.lines().enumerate() {
-        let line = n + 1;
-        if raw.trim() == "/" {
-            r.finish();
-            continue;
-        }
-        if let Some(comment) = raw.strip_prefix('\'') {
-            if comment.starts_with("CSA encoding=") {
-                continue;
-            }
-            match r.record.as_mut() {
-                Some(record) => record.comment(comment.to_string()),
-                None => r.comments.push(comment.to_string()),
-            }
-            continue;
-        }
-        let mut col = 1;
-        let mut rest = raw;
-        while !rest.is_empty() {
-            let trimmed = rest.trim_start();
-            if let Some(comment) = trimmed.strip_prefix('\'') {
-                // A comment runs to the end of the line, commas included.
-                match r.record.as_mut() {
-                    Some(record) => record.comment(comment.trim_end().to_string()),
-                    None => r.comments.push(comment.trim_end().to_string()),
-                }
-                break;
-            }
-            let (part, next) = rest.split_once(',').unwrap_or((rest, ""));
-            r.statement(line, col, part.trim_start())?;
-            col += part.chars().count() + 1;
-            rest = next;
+    // Lines are found with memchr, and a line without a comma (nearly all of them) is one
+    // statement: most of a record is short move and time lines.
+    let mut line_start = 0;
+    let mut newlines = memchr::memchr_iter(b'\n', text.as_bytes());
+    for n in 1.. {
+        let (raw, last) = match newlines.next() {
+            Some(end) => (&text[line_start..end], false),
+            None if line_start < text.len() => (&text[line_start..], true),
+            None => break,
+        };
+        line_start += raw.len() + 1;
+        r.line(n, raw.strip_suffix('\r').unwrap_or(raw))?;
+        if last {
+            break;
         }
     }
     r.finish();
@@ -633,4 +698,54 @@ pub fn write(record: &Record) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast paths for move and time lines read exactly what the general statement
+    /// reader does: the same game written with one statement a line, with statements
+    /// joined by commas, with CR LF, and without a final newline.
+    #[test]
+    fn line_shapes_read_the_same() {
+        let plain =
+            "V2.2\nPI\n+\n+7776FU\nT12\n-3334FU\nT3\n'after 2\n+8822UM\nT0012\n%TORYO\nT1\n";
+        let forms = [
+            plain.to_string(),
+            plain.replace('\n', "\r\n"),
+            plain.trim_end().to_string(),
+            "V2.2\nPI\n+\n+7776FU,T12\n-3334FU,T3,'after 2\n+8822UM,T0012\n%TORYO,T1".to_string(),
+            "V2.2\nPI\n+\n +7776FU\nT12 \n-3334FU\nT3\n  'after 2\n+8822UM\nT0012\n%TORYO\nT1"
+                .to_string(),
+        ];
+        let expected = read(plain).unwrap();
+        let r = &expected[0];
+        let times: Vec<_> = r.moves.iter().map(|m| m.time_ms).collect();
+        assert_eq!(times, [Some(12_000), Some(3000), Some(12_000)]);
+        assert_eq!(r.moves[1].comments, ["after 2"]);
+        assert_eq!(
+            (r.end.clone(), r.end_time_ms),
+            (Some(Terminal::Resign), Some(1000))
+        );
+        assert_eq!(r.moves[2].mv.to_string(), "8h2b+");
+        for text in &forms {
+            assert_eq!(read(text).unwrap(), expected, "{text:?}");
+        }
+    }
+
+    /// Lines that look like the fast paths' but are not: the general reader reports them.
+    #[test]
+    fn near_misses_are_errors_with_columns() {
+        for (text, line, column) in [
+            ("PI\n+\n+7776F!\n", 3, 6),
+            ("PI\n+\n+77X6FU\n", 3, 4),
+            ("PI\n+\n+7776FU\nT\n", 4, 2),
+            ("PI\n+\n+7776FU\nT1x\n", 4, 2),
+            ("PI\n+\n+7776ＦU\n", 3, 6),
+        ] {
+            let e = read(text).unwrap_err();
+            assert_eq!((e.line, e.column), (line, column), "{text:?}: {e}");
+        }
+    }
 }

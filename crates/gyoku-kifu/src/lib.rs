@@ -444,7 +444,10 @@ impl std::error::Error for ReadError {}
 pub fn read_str(text: &str, format: Format) -> Result<Vec<Record>, ReadError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // NEL and lone CR occur as line ends in the wild; copy the text only when they do.
-    let text: std::borrow::Cow<'_, str> = if text.contains(['\r', '\u{85}']) {
+    let bytes = text.as_bytes();
+    let odd_line_ends = memchr::memchr(b'\r', bytes).is_some()
+        || memchr::memmem::find(bytes, "\u{85}".as_bytes()).is_some();
+    let text: std::borrow::Cow<'_, str> = if odd_line_ends {
         text.replace("\r\n", "\n")
             .replace(['\r', '\u{85}'], "\n")
             .into()
