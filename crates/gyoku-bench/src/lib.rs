@@ -555,6 +555,103 @@ pub fn records_matrix(
     rows
 }
 
+/// The mixed-format corpus: `count` records of Gyoku's random play (`plies` moves each),
+/// written to a temporary directory in turn as CSA, KIF (Shift_JIS), KI2 (UTF-8), JKF and
+/// USI files, then read from disk and judged: in-process on one core (encoding and format
+/// detected from the bytes, as the CLI does), and by `gyoku judge DIR` (`gyoku`, the CLI
+/// binary, when given: files walked and spread over every core). Returns (library, plies,
+/// median seconds) rows.
+pub fn records_mixed(
+    count: usize,
+    plies: usize,
+    rounds: usize,
+    gyoku_cli: Option<&std::path::Path>,
+) -> Vec<(String, u64, f64)> {
+    use gyoku_kifu::encoding::Encoding;
+    use gyoku_kifu::{Format, Record, RecordMove};
+    let games = random_games(count, plies, 0x6779_6f6b_7520_0006);
+    let dir = std::env::temp_dir().join(format!("gyoku-bench-mixed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let formats = [
+        (Format::Csa, "csa", Encoding::Utf8),
+        (Format::Kif, "kif", Encoding::ShiftJis),
+        (Format::Ki2, "ki2u", Encoding::Utf8),
+        (Format::Jkf, "jkf", Encoding::Utf8),
+        (Format::Usi, "usi", Encoding::Utf8),
+    ];
+    let mut files = Vec::with_capacity(games.len());
+    for (i, moves) in games.iter().enumerate() {
+        let mut r = Record::new(gyoku::Position::startpos());
+        r.moves = moves
+            .iter()
+            .map(|&mv| RecordMove {
+                mv,
+                time_ms: Some(1000),
+                comments: Vec::new(),
+            })
+            .collect();
+        r.end = Some(gyoku_kifu::Terminal::Resign);
+        let (format, ext, encoding) = formats[i % formats.len()];
+        let path = dir.join(format!("game-{i:05}.{ext}"));
+        std::fs::write(&path, encoding.encode(&gyoku_kifu::write(&r, format))).expect("write");
+        files.push(path);
+    }
+    let rules = gyoku::Preset::Jsa.rules();
+    let mut one_core = Vec::new();
+    let mut cli = Vec::new();
+    let mut judged = 0;
+    for _ in 0..rounds {
+        let run = time(|| {
+            let mut n = 0;
+            for path in &files {
+                let bytes = std::fs::read(path).expect("read");
+                let records =
+                    gyoku_kifu::read_bytes(&bytes, Format::from_path(path)).expect("readable");
+                n += gyoku_kifu::judge::judge(&records[0], rules)
+                    .game
+                    .plies()
+                    .len() as u64;
+            }
+            n
+        });
+        judged = run.nodes;
+        one_core.push(run.seconds);
+        if let Some(bin) = gyoku_cli {
+            let start = Instant::now();
+            let out = Command::new(bin)
+                .arg("judge")
+                .arg(&dir)
+                .args(["--rules", "jsa"])
+                .output()
+                .expect("gyoku judge runs");
+            let seconds = start.elapsed().as_secs_f64();
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                text.contains(&format!("{count} records judged, 0 unreadable")),
+                "gyoku judge: {}",
+                text.lines().rev().take(5).collect::<Vec<_>>().join(" / ")
+            );
+            cli.push(seconds);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut rows = vec![(
+        "gyoku: read files + judge, one core (in-process)".to_string(),
+        judged,
+        median(&mut one_core),
+    )];
+    if !cli.is_empty() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        rows.push((
+            format!("gyoku judge DIR (the CLI, {cores} cores, output included)"),
+            judged,
+            median(&mut cli),
+        ));
+    }
+    rows
+}
+
 /// The referee's own work per engine move, as `gyoku-arena` does it between `bestmove`
 /// and the next `go`: the `go` times and the `position` command with the whole game, the
 /// clock, the move checked and played with repetition and impasse checks, and at the end

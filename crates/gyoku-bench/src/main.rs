@@ -67,6 +67,26 @@ fn main() {
                 seconds / gyoku
             );
         }
+        // The same, from files of every format, and through the CLI on every core.
+        let cli = std::env::current_exe()
+            .ok()
+            .and_then(|exe| Some(exe.parent()?.join("gyoku")))
+            .filter(|p| p.exists());
+        if cli.is_none() {
+            eprintln!(
+                "gyoku-bench: the gyoku binary is not built beside this one \
+                 (cargo build --release -p gyoku-cli): its row is left out"
+            );
+        }
+        let mixed = gyoku_bench::records_mixed(games.min(100_000), 120, rounds, cli.as_deref());
+        let one_core = mixed[0].2;
+        for (name, plies, seconds) in &mixed {
+            println!(
+                "| mixed: csa, kif, ki2, jkf, usi files | {name} | {games} | {plies} | {seconds:.3} | {:.2} M | {:.2}× |",
+                *plies as f64 / seconds / 1e6,
+                seconds / one_core
+            );
+        }
         return;
     }
     if judge {

@@ -1,7 +1,11 @@
 //! JKF (JSON Kifu Format 1.0): `header`, `initial` (a preset or a board), `moves` (the
 //! first entry holds only start comments; alternatives to a move are its `forks`).
 
+use std::borrow::Cow;
+
 use gyoku::{Color, Handicap, Move, Piece, Position, Role, Setup, Square};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::csa::role_code;
@@ -52,12 +56,6 @@ fn err(message: impl Into<String>) -> ReadError {
 
 fn role(code: &str) -> Option<Role> {
     Role::ALL.into_iter().find(|&r| role_code(r) == code)
-}
-
-fn square(v: &Value) -> Option<Square> {
-    let x = u8::try_from(v.get("x")?.as_u64()?).ok()?;
-    let y = u8::try_from(v.get("y")?.as_u64()?).ok()?;
-    Square::new(x, y)
 }
 
 fn color(v: &Value) -> Color {
@@ -129,51 +127,192 @@ fn start(initial: Option<&Value>) -> Result<(Position, Option<Handicap>), ReadEr
     Ok((pos, None))
 }
 
-fn parse_move(entry: &Value) -> Result<Option<RecordMove>, ReadError> {
-    let comments = entry
-        .get("comments")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
-    let Some(m) = entry.get("move") else {
-        return Ok(None);
-    };
-    let to = m
-        .get("to")
-        .and_then(square)
-        .ok_or_else(|| err("move without 'to'"))?;
-    let piece = m
-        .get("piece")
-        .and_then(Value::as_str)
-        .and_then(role)
-        .ok_or_else(|| err("move without 'piece'"))?;
-    let mv = match m.get("from").and_then(square) {
-        None => Move::Drop { role: piece, to },
-        Some(from) => Move::Normal {
-            from,
-            to,
-            promote: m.get("promote").and_then(Value::as_bool) == Some(true),
-        },
-    };
-    let time = entry.get("time").and_then(|t| t.get("now")).map(|now| {
-        (now.get("m").and_then(Value::as_u64).unwrap_or(0) * 60
-            + now.get("s").and_then(Value::as_u64).unwrap_or(0))
-            * 1000
-    });
-    Ok(Some(RecordMove {
-        mv,
-        time_ms: time,
-        comments,
-    }))
+/// The fields of a JKF record that Gyoku reads. `header` and `initial` are small and
+/// loosely typed in the wild, so they stay JSON values; the moves, nearly all of a record,
+/// are kept as their source text and read one by one into [`Entry`].
+#[derive(Deserialize)]
+struct Root<'a> {
+    #[serde(default)]
+    header: Option<Map<String, Value>>,
+    #[serde(default)]
+    initial: Option<Value>,
+    #[serde(default, borrow)]
+    moves: Option<Vec<&'a RawValue>>,
 }
 
-fn special(entry: &Value) -> Option<Terminal> {
-    let s = entry.get("special")?.as_str()?;
+/// One entry of `moves`: a move, a special (the end), or (first) the start comments.
+#[derive(Deserialize)]
+struct Entry<'a> {
+    #[serde(default)]
+    comments: Option<Vec<String>>,
+    #[serde(rename = "move", default, borrow)]
+    mv: Option<JkfMove<'a>>,
+    #[serde(default)]
+    time: Option<Time>,
+    #[serde(default, borrow)]
+    special: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    forks: Option<Vec<Vec<&'a RawValue>>>,
+}
+
+#[derive(Deserialize)]
+struct JkfMove<'a> {
+    #[serde(default)]
+    to: Option<Place>,
+    #[serde(default)]
+    from: Option<Place>,
+    #[serde(default, borrow)]
+    piece: Option<Cow<'a, str>>,
+    #[serde(default)]
+    promote: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct Place {
+    x: u64,
+    y: u64,
+}
+
+impl Place {
+    fn square(&self) -> Option<Square> {
+        Square::new(u8::try_from(self.x).ok()?, u8::try_from(self.y).ok()?)
+    }
+}
+
+#[derive(Deserialize)]
+struct Time {
+    #[serde(default)]
+    now: Option<Clock>,
+}
+
+#[derive(Deserialize)]
+struct Clock {
+    #[serde(default)]
+    m: u64,
+    #[serde(default)]
+    s: u64,
+}
+
+/// The 1-based line and column (in characters) of byte `offset` of `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
+}
+
+/// Reads the entries of a line of play, each from its source text within `text`; errors
+/// carry the place in `text`.
+struct Entries<'t> {
+    text: &'t str,
+}
+
+impl<'t> Entries<'t> {
+    /// An error at the start of `raw` (or, for a JSON error, where it happened within it).
+    fn error(&self, raw: &RawValue, inner: Option<(usize, usize)>, message: String) -> ReadError {
+        let offset = (raw.get().as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize);
+        let (line, column) = line_column(self.text, offset);
+        let (line, column) = match inner {
+            Some((1, c)) => (line, column + c - 1),
+            Some((l, c)) => (line + l - 1, c),
+            None => (line, column),
+        };
+        ReadError {
+            format: Format::Jkf,
+            line,
+            column,
+            message,
+        }
+    }
+
+    fn entry<'r>(&self, raw: &'r RawValue) -> Result<Entry<'r>, ReadError> {
+        serde_json::from_str(raw.get()).map_err(|e| {
+            // serde_json ends its message with the place within the entry; ours is the file's.
+            let suffix = format!(" at line {} column {}", e.line(), e.column());
+            let message = e.to_string();
+            let message = message
+                .strip_suffix(&suffix)
+                .unwrap_or(&message)
+                .to_string();
+            self.error(raw, Some((e.line(), e.column())), message)
+        })
+    }
+
+    /// The entry's move, if it has one.
+    fn parse_move(&self, raw: &RawValue, entry: &Entry) -> Result<Option<RecordMove>, ReadError> {
+        let Some(m) = &entry.mv else {
+            return Ok(None);
+        };
+        let to =
+            m.to.as_ref()
+                .and_then(Place::square)
+                .ok_or_else(|| self.error(raw, None, "move without 'to'".into()))?;
+        let piece = m
+            .piece
+            .as_deref()
+            .and_then(role)
+            .ok_or_else(|| self.error(raw, None, "move without 'piece'".into()))?;
+        let mv = match m.from.as_ref().and_then(Place::square) {
+            None => Move::Drop { role: piece, to },
+            Some(from) => Move::Normal {
+                from,
+                to,
+                promote: m.promote == Some(true),
+            },
+        };
+        let time = entry.time.as_ref().and_then(|t| t.now.as_ref()).map(|now| {
+            now.m
+                .saturating_mul(60)
+                .saturating_add(now.s)
+                .saturating_mul(1000)
+        });
+        Ok(Some(RecordMove {
+            mv,
+            time_ms: time,
+            comments: entry.comments.clone().unwrap_or_default(),
+        }))
+    }
+
+    /// Reads the forks of `entry` (alternatives to the move at `ply`) as variations.
+    fn forks(
+        &self,
+        record: &mut Record,
+        entry: &Entry,
+        ply: u32,
+        parent: Option<usize>,
+    ) -> Result<(), ReadError> {
+        for fork in entry.forks.iter().flatten() {
+            let index = record.variations.len();
+            record.variations.push(Variation {
+                start: ply,
+                parent,
+                moves: Vec::new(),
+                end: None,
+            });
+            let mut nested = Vec::new();
+            for (k, &raw) in fork.iter().enumerate() {
+                let e = self.entry(raw)?;
+                if let Some(m) = self.parse_move(raw, &e)? {
+                    record.variations[index].moves.push(m);
+                    if e.forks.is_some() {
+                        nested.push((e, ply + k as u32));
+                    }
+                } else if let Some(t) = special(&e) {
+                    record.variations[index].end = Some(t);
+                }
+            }
+            for (e, p) in nested {
+                self.forks(record, &e, p, Some(index))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn special(entry: &Entry) -> Option<Terminal> {
+    let s = entry.special.as_deref()?;
     Some(
         SPECIALS
             .iter()
@@ -182,58 +321,20 @@ fn special(entry: &Value) -> Option<Terminal> {
     )
 }
 
-/// Reads the forks of `entry` (alternatives to the move at `ply`) as variations.
-fn forks(
-    record: &mut Record,
-    entry: &Value,
-    ply: u32,
-    parent: Option<usize>,
-) -> Result<(), ReadError> {
-    for fork in entry
-        .get("forks")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let index = record.variations.len();
-        record.variations.push(Variation {
-            start: ply,
-            parent,
-            moves: Vec::new(),
-            end: None,
-        });
-        let mut nested = Vec::new();
-        for (k, e) in fork.as_array().into_iter().flatten().enumerate() {
-            if let Some(m) = parse_move(e)? {
-                record.variations[index].moves.push(m);
-                nested.push((e.clone(), ply + k as u32));
-            } else if let Some(t) = special(e) {
-                record.variations[index].end = Some(t);
-            }
-        }
-        for (e, p) in nested {
-            forks(record, &e, p, Some(index))?;
-        }
-    }
-    Ok(())
-}
-
 /// Reads a JKF record.
 ///
 /// # Errors
-/// [`ReadError`]: JSON errors carry their line and column.
+/// [`ReadError`] with the line and column of the fault: the JSON's, or the move's entry.
 pub fn read(text: &str) -> Result<Record, ReadError> {
-    let root: Value = serde_json::from_str(text).map_err(|e| ReadError {
+    let json_error = |e: serde_json::Error| ReadError {
         format: Format::Jkf,
         line: e.line(),
         column: e.column(),
         message: e.to_string(),
-    })?;
+    };
+    let root: Root = serde_json::from_str(text).map_err(json_error)?;
     // A JKF record is an object with at least one of its keys; other JSON is not one.
-    if !["header", "initial", "moves"]
-        .iter()
-        .any(|k| root.get(k).is_some())
-    {
+    if root.header.is_none() && root.initial.is_none() && root.moves.is_none() {
         return Err(ReadError {
             format: Format::Jkf,
             line: 1,
@@ -241,38 +342,32 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             message: "not a JKF record (no \"header\", \"initial\" or \"moves\")".to_string(),
         });
     }
-    let (start_pos, handicap) = start(root.get("initial"))?;
+    let (start_pos, handicap) = start(root.initial.as_ref())?;
     let mut record = Record::new(start_pos.clone());
     if record.handicap.is_none() {
         record.handicap = handicap;
     }
-    if let Some(header) = root.get("header").and_then(Value::as_object) {
-        for (k, v) in header {
-            record.header.push((
-                k.clone(),
-                v.as_str().map_or_else(|| v.to_string(), str::to_string),
-            ));
-        }
+    for (k, v) in root.header.into_iter().flatten() {
+        let value = match v {
+            Value::String(s) => s,
+            other => other.to_string(),
+        };
+        record.header.push((k, value));
     }
-    let moves = root
-        .get("moves")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let entries = Entries { text };
+    let moves = root.moves.unwrap_or_default();
+    record.moves.reserve(moves.len());
     let mut pos = start_pos;
-    for (i, entry) in moves.iter().enumerate() {
-        match parse_move(entry)? {
+    for (i, &raw) in moves.iter().enumerate() {
+        let entry = entries.entry(raw)?;
+        match entries.parse_move(raw, &entry)? {
             None if i == 0 => {
-                if let Some(c) = entry.get("comments").and_then(Value::as_array) {
-                    record.start_comments = c
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect();
+                if let Some(c) = &entry.comments {
+                    record.start_comments = c.clone();
                 }
             }
             None => {
-                if let Some(t) = special(entry) {
+                if let Some(t) = special(&entry) {
                     record.end = Some(t);
                 }
             }
@@ -288,12 +383,12 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
                 } else if let Some(f) = record.foul.as_mut()
                     && f.mv != mv
                 {
-                    f.rest.push(entry.to_string());
+                    f.rest.push(raw.get().to_string());
                 }
             }
         }
         if i > 0 {
-            forks(&mut record, entry, i as u32, None)?;
+            entries.forks(&mut record, &entry, i as u32, None)?;
         }
     }
     Ok(record)
@@ -493,4 +588,92 @@ pub fn write(record: &Record) -> String {
     ));
     let root = json!({"header": header, "initial": initial, "moves": moves});
     serde_json::to_string_pretty(&root).unwrap_or_default() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GAME: &str = r#"{
+  "header": {"先手": "a", "手合割": 0},
+  "moves": [
+    {"comments": ["start"]},
+    {"move": {"from": {"x": 7, "y": 7}, "to": {"x": 7, "y": 6}, "piece": "FU"},
+     "time": {"now": {"m": 1, "s": 2}}, "comments": ["one"]},
+    {"move": {"from": {"x": 3, "y": 3}, "to": {"x": 3, "y": 4}, "piece": "FU"},
+     "forks": [[{"move": {"from": {"x": 8, "y": 3}, "to": {"x": 8, "y": 4}, "piece": "FU"}},
+                {"special": "TORYO"}]]},
+    {"special": "CHUDAN"}
+  ]
+}"#;
+
+    #[test]
+    fn reads_moves_times_comments_forks_and_the_end() {
+        let r = read(GAME).unwrap();
+        assert_eq!(
+            r.header,
+            [("先手".into(), "a".into()), ("手合割".into(), "0".into())]
+        );
+        assert_eq!(r.start_comments, ["start"]);
+        assert_eq!(r.moves.len(), 2);
+        assert_eq!(
+            (r.moves[0].time_ms, &r.moves[0].comments[..]),
+            (Some(62_000), &["one".to_string()][..])
+        );
+        assert_eq!(r.end, Some(Terminal::Suspend));
+        assert_eq!(r.variations.len(), 1);
+        assert_eq!((r.variations[0].start, r.variations[0].moves.len()), (2, 1));
+        assert_eq!(r.variations[0].end, Some(Terminal::Resign));
+    }
+
+    /// Faults inside a move say where the move is: its line and column in the file.
+    #[test]
+    fn errors_say_where_the_entry_is() {
+        for (from, to, line, column, message) in [
+            (
+                r#""to": {"x": 3, "y": 4}"#,
+                r#""to": {"x": 3}"#,
+                7,
+                54,
+                "missing field `y`",
+            ),
+            (r#""to": {"x": 3, "y": 4}, "#, "", 7, 5, "move without 'to'"),
+            (
+                r#""piece": "FU"},
+     "forks""#,
+                r#""piece": "XX"},
+     "forks""#,
+                7,
+                5,
+                "move without 'piece'",
+            ),
+            ("\"TORYO\"", "7", 9, 29, "invalid type"),
+        ] {
+            let text = GAME.replacen(from, to, 1);
+            assert_ne!(text, GAME);
+            let e = read(&text).unwrap_err();
+            assert_eq!((e.line, e.column), (line, column), "{e}");
+            assert!(e.message.contains(message), "{e}");
+        }
+    }
+
+    /// A foul keeps the moves after it as their source text.
+    #[test]
+    fn moves_after_a_foul_are_kept_as_text() {
+        let text = GAME.replace(
+            r#""x": 3, "y": 3}, "to": {"x": 3, "y": 4}"#,
+            r#""x": 3, "y": 3}, "to": {"x": 3, "y": 5}"#,
+        );
+        let text = text.replace(
+            r#"{"special": "CHUDAN"}"#,
+            r#"{"move": {"to": {"x": 5, "y": 5}, "piece": "KA"}}"#,
+        );
+        let r = read(&text).unwrap();
+        let foul = r.foul.unwrap();
+        assert_eq!((foul.ply, foul.kind.code()), (2, "bad_movement"));
+        assert_eq!(
+            foul.rest,
+            [r#"{"move": {"to": {"x": 5, "y": 5}, "piece": "KA"}}"#]
+        );
+    }
 }
