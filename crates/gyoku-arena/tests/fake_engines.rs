@@ -89,6 +89,7 @@ async fn time_loss_and_hangs() {
     let dir = out_dir("hang-go");
     let s = play(config([fake(""), fake("hang-go")], 1, Preset::Csa, &dir)).await;
     assert_eq!(reasons(&s), [(1, Some(0), "time_up".into())]);
+    assert_no_engine_left("hang-go");
     // No `readyok` before the game (the first isready, at the probe, is answered).
     let dir = out_dir("hang-ready");
     let s = play(config(
@@ -102,6 +103,7 @@ async fn time_loss_and_hangs() {
         reasons(&s),
         [(1, Some(1), "hang".into()), (2, Some(1), "hang".into())]
     );
+    assert_no_engine_left("hang-ready");
     rejudge(&s, Preset::Csa.rules());
 }
 
@@ -119,6 +121,7 @@ async fn crash_garbage_and_flood_forfeit() {
         // The engine is restarted after each failure, and fails again in each game.
         let want: Vec<_> = (1..=3).map(|n| (n, Some(0), reason.to_string())).collect();
         assert_eq!(reasons(&s), want, "{quirk}");
+        assert_no_engine_left(quirk);
         rejudge(&s, Preset::Csa.rules());
     }
 }

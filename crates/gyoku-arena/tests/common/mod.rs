@@ -97,3 +97,49 @@ pub fn reasons(summary: &MatchSummary) -> Vec<(u32, Option<usize>, String)> {
         .map(|g| (g.number, g.winner, g.reason.clone()))
         .collect()
 }
+
+/// No engine process of ours whose command line holds `marker` is alive (zombies count as
+/// gone): engines never outlive the match that started them. Waits up to 3 s for the kill
+/// to land. Linux only (it reads /proc).
+pub fn assert_no_engine_left(marker: &str) {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    let ours = std::process::id().to_string();
+    let alive = || -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter_map(|e| {
+                let dir = e.path();
+                let cmdline = std::fs::read(dir.join("cmdline")).ok()?;
+                let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+                let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+                // pid (comm) state ppid ...
+                let after = stat.rsplit_once(") ")?.1;
+                let mut fields = after.split(' ');
+                let state = fields.next()?;
+                let ppid = fields.next()?;
+                (cmdline.contains("fake-usi-engine")
+                    && cmdline.contains(marker)
+                    && ppid == ours
+                    && state != "Z")
+                    .then_some(cmdline)
+            })
+            .collect()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    loop {
+        let left = alive();
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "engine processes outlived their match: {left:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
