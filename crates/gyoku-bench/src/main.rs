@@ -8,7 +8,10 @@
 //! ```
 //! `perft` (the default) counts perft side by side; `--quick` runs only the cells every
 //! library can do in seconds. `judge` replays 300-move games with each library's referee
-//! checks. `referee` measures the match referee's own work per engine move.
+//! checks. `records` reads and judges CSA and KIF records side by side with rsshogi and
+//! cshogi, then a mixed-format corpus of files, in-process and through `gyoku judge DIR`
+//! (when the `gyoku` binary is built beside this one). `referee` measures the match
+//! referee's own work per engine move.
 
 use gyoku_bench::{Library, PERFT_CELLS, cshogi_available, judge_matrix, markdown, perft_matrix};
 
