@@ -28,6 +28,22 @@ fn terminal(token: &str) -> Option<Terminal> {
     })
 }
 
+/// A drop USI has no word for, which a record can still hold as its foul (CSA `+0055OU`,
+/// `+0055TO`): written `K*5e` and `+P*5e` in the piece's SFEN letters, and read back here.
+/// Such a move is never legal, so it is always the record's foul.
+fn unusual_drop(token: &str) -> Option<Move> {
+    let (piece, square) = token.split_once('*')?;
+    let role = gyoku::Role::from_sfen(piece).filter(|r| !r.is_hand_role())?;
+    if !piece.bytes().all(|b| b == b'+' || b.is_ascii_uppercase()) {
+        return None;
+    }
+    let to = match square.as_bytes() {
+        [_, _] => square.parse().ok()?,
+        _ => return None,
+    };
+    Some(Move::Drop { role, to })
+}
+
 /// Reads one game per non-empty line.
 ///
 /// # Errors
@@ -69,9 +85,12 @@ pub fn read(text: &str) -> Result<Vec<Record>, ReadError> {
             } else if let Some(foul) = record.foul.as_mut() {
                 foul.rest.push(token.to_string());
             } else {
-                let mv: Move = token
-                    .parse()
-                    .map_err(|e: gyoku::ParseUsiMoveError| err(line, column, e.to_string()))?;
+                let mv: Move = match token.parse() {
+                    Ok(mv) => mv,
+                    Err(e) => {
+                        unusual_drop(token).ok_or_else(|| err(line, column, e.to_string()))?
+                    }
+                };
                 record.push_move(&mut pos, mv, None);
             }
             column += token.len() + 1;
@@ -125,4 +144,41 @@ pub fn write(record: &Record) -> String {
     }
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Record;
+
+    /// Fouls that USI has no word for are written in SFEN letters and read back as the
+    /// same foul (the fuzz target found `K*1a` from a JKF king drop).
+    #[test]
+    fn king_and_promoted_drops_round_trip_as_fouls() {
+        for (token, kind) in [
+            ("K*5e", "not_in_hand"),
+            ("+P*5e", "drop_promoted"),
+            ("+R*1a", "drop_promoted"),
+        ] {
+            let line = format!("position startpos moves 7g7f {token} 3c3d resign\n");
+            let r: &Record = &read(&line).unwrap()[0];
+            let foul = r.foul.as_ref().unwrap();
+            assert_eq!(
+                (foul.ply, foul.mv.to_string(), foul.kind.code()),
+                (2, token.to_string(), kind)
+            );
+            assert_eq!(foul.rest, ["3c3d"]);
+            // The moves after a foul are not written; the foul is, and reads back the same.
+            let written = write(r);
+            assert_eq!(written, line.replace(" 3c3d", ""));
+            assert_eq!(
+                read(&written).unwrap()[0].foul.as_ref().map(|f| f.mv),
+                Some(foul.mv)
+            );
+        }
+        for bad in ["k*5e", "+p*5e", "+K*5e", "P*5e5", "K*５五", "+*5e"] {
+            let e = read(&format!("startpos moves {bad}")).unwrap_err();
+            assert_eq!(e.column, 16, "{bad}: {e}");
+        }
+    }
 }
