@@ -284,15 +284,17 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             }
             continue;
         }
-        if let Some(rest) = line
+        // Leading white space (a form feed, a full-width space) does not hide a
+        // variation: KI2 reads `変化` lines trimmed too.
+        let trimmed = line.trim_start();
+        if let Some(rest) = trimmed
             .strip_prefix("変化：")
-            .or_else(|| line.strip_prefix("変化:"))
+            .or_else(|| trimmed.strip_prefix("変化:"))
         {
-            let ply: u32 = rest
-                .trim_end_matches('手')
-                .trim()
-                .parse()
-                .map_err(|_| err(line_no, 4, format!("bad variation '{line}'")))?;
+            let ply: u32 = rest.trim_end_matches('手').trim().parse().map_err(|_| {
+                let indent = line.chars().count() - trimmed.chars().count();
+                err(line_no, indent + 4, format!("bad variation '{trimmed}'"))
+            })?;
             if let (Some(v), Some(r)) = (variation.take(), record.as_mut()) {
                 r.variations.push(v);
             }

@@ -287,3 +287,21 @@ fn ki2_foul_is_kept_and_judged() {
         Some("illegal_move")
     );
 }
+
+/// An indented `変化` line (a full-width space, a form feed) is a variation in KIF as in
+/// KI2, so that a record read from one writes to the other with the same moves (the
+/// fuzz target found the two readers disagreeing).
+#[test]
+fn indented_variation_lines_are_variations_in_kif_and_ki2() {
+    let kif = "手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 ３四歩(33)\n\n\u{3000}変化：2手\n   2 ８四歩(83)\n";
+    let ki2 = "手合割：平手\n▲７六歩　△３四歩\n\n\u{c}変化：2手\n△８四歩\n";
+    for (text, format) in [(kif, Format::Kif), (ki2, Format::Ki2)] {
+        let r = &read_str(text, format).unwrap()[0];
+        assert_eq!(usi(r), ["7g7f", "3c3d"], "{format:?}");
+        assert_eq!(r.variations.len(), 1, "{format:?}");
+        assert_eq!(r.variations[0].start, 2);
+        assert_eq!(r.variations[0].moves[0].mv.to_string(), "8c8d");
+    }
+    let e = read_str(&kif.replace("2手\n   2", "x手\n   2"), Format::Kif).unwrap_err();
+    assert_eq!((e.line, e.column), (6, 5), "{e}");
+}
