@@ -473,7 +473,7 @@ fn line_json(
     for (k, m) in moves.iter().enumerate() {
         let ply = first_ply + k as u32;
         let secs = m.time_ms.unwrap_or(0) / 1000;
-        totals[pos.turn().index()] += secs;
+        totals[pos.turn().index()] = totals[pos.turn().index()].saturating_add(secs);
         let mut entry = move_json(
             &pos,
             m.mv,

@@ -167,8 +167,10 @@ fn move_line(line: &str) -> Option<MoveLine<'_>> {
         Some(i) => {
             let inside = rest[i + 1..].split(')').next().unwrap_or("");
             let now = inside.split('/').next().unwrap_or("").trim();
+            // A time too large to hold in milliseconds is no time.
             let ms = now.split_once(':').and_then(|(m, s)| {
-                Some((m.trim().parse::<u64>().ok()? * 60 + s.trim().parse::<u64>().ok()?) * 1000)
+                let (m, s) = (m.trim().parse::<u64>().ok()?, s.trim().parse::<u64>().ok()?);
+                m.checked_mul(60)?.checked_add(s)?.checked_mul(1000)
             });
             (rest[..i].trim_end(), ms)
         }
@@ -551,7 +553,7 @@ fn write_moves(
         let text = move_text(&pos, m.mv, previous_to);
         let side = pos.turn().index();
         let secs = m.time_ms.unwrap_or(0) / 1000;
-        totals[side] += secs;
+        totals[side] = totals[side].saturating_add(secs);
         write_line(
             out,
             first_ply + i,
@@ -589,7 +591,7 @@ fn write_moves(
             out,
             first_ply + moves.len(),
             &special_word(end, pos.turn()),
-            timed.then_some((secs, totals[side] + secs)),
+            timed.then_some((secs, totals[side].saturating_add(secs))),
         );
     }
 }
