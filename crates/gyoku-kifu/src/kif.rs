@@ -576,7 +576,11 @@ fn write_moves(
         }
     }
     if let Some(Terminal::Other(word)) = end
-        && (word.is_empty() || move_shaped(word) || word.contains(char::is_whitespace))
+        && (word.is_empty()
+            || move_shaped(word)
+            || word.contains(char::is_whitespace)
+            // A move line's trailing `+` is dropped when read.
+            || word.ends_with('+'))
     {
         // Not writable as a special move: kept as a comment.
         out.push('*');
