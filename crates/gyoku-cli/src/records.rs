@@ -85,11 +85,21 @@ fn judged(name: String, record: &Record, j: &Judgement) -> Judged {
     v["file"] = json!(name);
     let result = v["result"].as_str().unwrap_or("not over").to_string();
     let reason = v["reason"].as_str().unwrap_or("-").to_string();
+    let judged = match v["reason"].as_str() {
+        Some(reason) => format!("{result} by {reason}"),
+        None => result.clone(),
+    };
+    let recorded = match (
+        v["recorded"]["result"].as_str(),
+        v["recorded"]["end"].as_str(),
+    ) {
+        (Some(result), Some(end)) => format!("{result} by {end}"),
+        (None, Some(end)) => end.to_string(),
+        (_, None) => "no end".to_string(),
+    };
     let line = format!(
-        "{name}: {result} by {reason} at ply {} (recorded: {} {}){}",
+        "{name}: {judged} at ply {} (recorded: {recorded}){}",
         v["ply"],
-        v["recorded"]["end"].as_str().unwrap_or("no end"),
-        v["recorded"]["result"].as_str().unwrap_or(""),
         if j.agrees { "" } else { "  << differs" }
     );
     Judged {
@@ -203,30 +213,10 @@ pub fn run_judge_files(
         for j in &judged_all {
             outln!("{}", j.line);
         }
-        let mut by_result: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut by_reason: BTreeMap<&str, usize> = BTreeMap::new();
-        for j in &judged_all {
-            *by_result.entry(&j.result).or_default() += 1;
-            *by_reason.entry(&j.reason).or_default() += 1;
-        }
         outln!();
-        outln!(
-            "{} records judged, {} unreadable",
-            judged_all.len(),
-            errors.len()
-        );
-        outln!("results: {by_result:?}");
-        outln!("reasons: {by_reason:?}");
-        let differing: Vec<&str> = judged_all
-            .iter()
-            .filter(|j| !j.agrees)
-            .map(|j| j.name.as_str())
-            .collect();
-        outln!(
-            "{} differ from their record: {:?}",
-            differing.len(),
-            differing
-        );
+        for line in summary(&judged_all, errors.len()) {
+            outln!("{line}");
+        }
     }
     for e in &errors {
         eprintln!("gyoku: {e}");
@@ -239,6 +229,63 @@ pub fn run_judge_files(
             errors.len()
         )))
     }
+}
+
+/// The closing lines of `gyoku judge`: how many records, their results and reasons with
+/// counts (most frequent first), and every record whose judged end differs from its own.
+fn summary(judged: &[Judged], unreadable: usize) -> Vec<String> {
+    fn counts<'a>(items: impl Iterator<Item = &'a str>) -> String {
+        let mut by: BTreeMap<&str, usize> = BTreeMap::new();
+        for item in items {
+            *by.entry(item).or_default() += 1;
+        }
+        let mut by: Vec<(&str, usize)> = by.into_iter().collect();
+        by.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let list: Vec<String> = by.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        if list.is_empty() {
+            "none".to_string()
+        } else {
+            list.join(", ")
+        }
+    }
+    let plural = |n: usize, one: &str, many: &str| {
+        if n == 1 {
+            format!("{n} {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
+    let differing: Vec<&Judged> = judged.iter().filter(|j| !j.agrees).collect();
+    let mut lines = vec![
+        format!(
+            "{} judged, {unreadable} unreadable",
+            plural(judged.len(), "record", "records")
+        ),
+        format!(
+            "results: {}",
+            counts(judged.iter().map(|j| j.result.as_str()))
+        ),
+        format!(
+            "reasons: {}",
+            counts(
+                judged
+                    .iter()
+                    .filter(|j| j.reason != "-")
+                    .map(|j| j.reason.as_str())
+            )
+        ),
+        format!(
+            "{}{}",
+            plural(
+                differing.len(),
+                "differs from its record",
+                "differ from their records"
+            ),
+            if differing.is_empty() { "" } else { ":" }
+        ),
+    ];
+    lines.extend(differing.iter().map(|j| format!("  {}", j.name)));
+    lines
 }
 
 /// `gyoku convert FILE --to FORMAT [--out FILE]`.

@@ -459,7 +459,22 @@ fn judge_record_files() {
     let out = gyoku(&["judge", &data("csa"), &data("kif"), &data("usi")]);
     let text = stdout(&out);
     assert!(text.contains("11 records judged, 0 unreadable"), "{text}");
-    assert!(text.contains("differ from their record"), "{text}");
+    assert!(text.contains("differ from their records:"), "{text}");
+    // One record: its line says both ends in words, then the summary names it.
+    let out = gyoku(&["judge", &data("csa/nifu.csa")]);
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "nifu.csa: white by illegal_move at ply 9 (recorded: black by resignation)  << differs"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\n1 record judged, 0 unreadable\n"), "{text}");
+    assert!(
+        text.contains("results: white 1\nreasons: illegal_move 1\n"),
+        "{text}"
+    );
+    assert!(text.contains("1 differs from its record:\n  "), "{text}");
 }
 
 #[test]
