@@ -575,7 +575,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         .lines()
         .position(|l| {
             let l = l.trim_start();
-            is_move_line(l) || l.starts_with("まで") || l.starts_with("変化")
+            is_move_line(l) || l.starts_with("まで") || crate::kif::variation_header(l).is_some()
         })
         .unwrap_or(usize::MAX);
     let header: String = text
@@ -621,10 +621,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             }
             continue;
         }
-        if let Some(rest) = trimmed
-            .strip_prefix("変化：")
-            .or_else(|| trimmed.strip_prefix("変化:"))
-        {
+        if let Some(rest) = crate::kif::variation_header(trimmed) {
             let ply: u32 = rest
                 .trim_end_matches('手')
                 .trim()

@@ -229,6 +229,13 @@ fn parse_move(text: &str, previous_to: Option<Square>) -> Result<Move, String> {
     Ok(Move::Normal { from, to, promote })
 }
 
+/// The ply after `変化：` (or `変化:`) when `line` (trimmed at the start) opens a
+/// variation, KIF's and KI2's alike; a header whose name merely begins with 変化 does not.
+pub(crate) fn variation_header(line: &str) -> Option<&str> {
+    line.strip_prefix("変化：")
+        .or_else(|| line.strip_prefix("変化:"))
+}
+
 /// Reads a KIF record.
 ///
 /// # Errors
@@ -289,10 +296,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         // Leading white space (a form feed, a full-width space) does not hide a
         // variation: KI2 reads `変化` lines trimmed too.
         let trimmed = line.trim_start();
-        if let Some(rest) = trimmed
-            .strip_prefix("変化：")
-            .or_else(|| trimmed.strip_prefix("変化:"))
-        {
+        if let Some(rest) = variation_header(trimmed) {
             let ply: u32 = rest.trim_end_matches('手').trim().parse().map_err(|_| {
                 let indent = line.chars().count() - trimmed.chars().count();
                 err(line_no, indent + 4, format!("bad variation '{trimmed}'"))

@@ -305,3 +305,21 @@ fn indented_variation_lines_are_variations_in_kif_and_ki2() {
     let e = read_str(&kif.replace("2手\n   2", "x手\n   2"), Format::Kif).unwrap_err();
     assert_eq!((e.line, e.column), (6, 5), "{e}");
 }
+
+/// Only `変化：N手` opens a variation: a header whose name begins with 変化 is a header in
+/// KIF and in KI2 alike, and the moves after it stay on the main line (found by fuzzing:
+/// KI2 ended its header there).
+#[test]
+fn a_header_named_henka_is_not_a_variation() {
+    let kif = "変化記号：あり\n手合割：香落ち\n手数----指手---------消費時間--\n   1 ３四歩(33)\n   2 ７六歩(77)\n";
+    let ki2 = "変化記号：あり\n手合割：香落ち\n△３四歩　▲７六歩\n";
+    for (text, format) in [(kif, Format::Kif), (ki2, Format::Ki2)] {
+        let r = &read_str(text, format).unwrap()[0];
+        assert_eq!(r.handicap, Some(Handicap::Lance), "{format:?}");
+        assert_eq!(usi(r), ["3c3d", "7g7f"], "{format:?}");
+        assert!(r.variations.is_empty(), "{format:?}");
+        assert!(r.foul.is_none(), "{format:?}");
+        let back = &read_str(&write(r, format), format).unwrap()[0];
+        assert_eq!(usi(back), ["3c3d", "7g7f"], "{format:?} round trip");
+    }
+}
