@@ -6,8 +6,10 @@
 3. Records (our golden files and the shared CSA/KIF records): the moves cshogi's CSA and
    KIF parsers read equal `gyoku convert FILE --to usi`, except files cshogi cannot read and
    the known cshogi misreadings listed in CSHOGI_MISREADS (each checked by hand).
-4. KI2 records (cshogi's KI2 parser reads almost none of them): the moves tsshogi (npm)
-   reads, through .ci/tsshogi_ki2.mjs, equal Gyoku's, when TSSHOGI_NODE_PATH names a
+4. KI2 and JKF records (cshogi's KI2 parser reads almost none of them, and it has no JKF
+   reader): the moves tsshogi (npm) reads, through .ci/tsshogi_read.mjs, equal Gyoku's;
+   and every record above, written as JKF by `gyoku convert --to jkf`, reads in tsshogi to
+   the moves Gyoku reads from the original. Run when TSSHOGI_NODE_PATH names a
    node_modules holding tsshogi.
 
 Usage: python3 .ci/cross_check.py PATH/TO/gyoku [POSITIONS]
@@ -19,6 +21,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 
 import cshogi
 import cshogi.CSA
@@ -87,39 +90,74 @@ def gyoku_usi_lines(gyoku, f):
             for line in out.stdout.splitlines()], None
 
 
-def check_ki2(gyoku):
-    node_path = os.environ.get("TSSHOGI_NODE_PATH")
-    if not node_path:
-        print("ki2: skipped (TSSHOGI_NODE_PATH not set)")
-        return 0, 0
-    files = sorted(set(glob.glob(os.path.join(ROOT, "tests/data/records/ki2/*.ki2*"))
-                       + glob.glob(os.path.join(ROOT, "../shared/data/records/*/ki2/*.ki2*"))))
-    out = subprocess.run(["node", os.path.join(ROOT, ".ci/tsshogi_ki2.mjs"), *files],
+def tsshogi_read(files):
+    """tsshogi's moves for each file (None where it cannot read it), or an error string."""
+    out = subprocess.run(["node", os.path.join(ROOT, ".ci/tsshogi_read.mjs"), *files],
                          capture_output=True, text=True)
     if out.returncode != 0:
-        print(f"FAIL tsshogi script: {out.stderr.strip()[:300]}")
-        return 0, 1
-    passed = failed = skipped = 0
+        return None, out.stderr.strip()[:300]
+    result = {}
     for line in out.stdout.splitlines():
         item = json.loads(line)
-        name = os.path.basename(item["file"])
-        if "error" in item:
+        result[item["file"]] = None if "error" in item else item["moves"]
+    return result, None
+
+
+def compare_with_tsshogi(gyoku, label, files, gyoku_view=None):
+    """KI2 and JKF files: tsshogi's moves equal Gyoku's. `gyoku_view` maps a file to the
+    one Gyoku reads (the same by default)."""
+    theirs_by_file, err = tsshogi_read(files)
+    if err is not None:
+        print(f"FAIL tsshogi script: {err}")
+        return 0, 1
+    passed = failed = skipped = 0
+    for f in files:
+        name = os.path.basename(f)
+        theirs = theirs_by_file.get(f)
+        if theirs is None:
             skipped += 1
             continue
-        ours, err = gyoku_usi_lines(gyoku, item["file"])
+        ours, err = gyoku_usi_lines(gyoku, (gyoku_view or {}).get(f, f))
         if ours is None:
             failed += 1
             print(f"FAIL gyoku cannot read {name}: {err}")
             continue
-        theirs = item["moves"]
         # tsshogi checks no legality: after a foul it reads on; Gyoku stops at the foul.
-        if len(ours) == 1 and theirs[:len(ours[0])] == ours[0] and len(ours[0]) > 0:
+        if len(ours) == 1 and theirs[:len(ours[0])] == ours[0] and (len(ours[0]) > 0 or not theirs):
             passed += 1
         else:
             failed += 1
-            print(f"FAIL ki2 differs: {name}: gyoku {ours!r:.120} tsshogi {theirs!r:.120}")
-    print(f"ki2: {passed} same as tsshogi, {failed} different, {skipped} tsshogi cannot read")
+            print(f"FAIL {label} differs: {name}: gyoku {ours!r:.120} tsshogi {theirs!r:.120}")
+    print(f"{label}: {passed} same as tsshogi, {failed} different, {skipped} tsshogi cannot read")
     return passed, failed
+
+
+def check_tsshogi(gyoku):
+    """KI2 files, JKF files, and JKF that Gyoku writes from every record, read by tsshogi."""
+    if not os.environ.get("TSSHOGI_NODE_PATH"):
+        print("tsshogi: skipped (TSSHOGI_NODE_PATH not set)")
+        return 0, 0
+    ki2 = sorted(set(glob.glob(os.path.join(ROOT, "tests/data/records/ki2/*.ki2*"))
+                     + glob.glob(os.path.join(ROOT, "../shared/data/records/*/ki2/*.ki2*"))))
+    jkf = sorted(set(glob.glob(os.path.join(ROOT, "tests/data/records/jkf/*.jkf"))
+                     + glob.glob(os.path.join(ROOT, "../shared/data/records/*/*.jkf"))
+                     + glob.glob(os.path.join(ROOT, "../shared/data/records/*/*/*.jkf"))))
+    passed = failed = 0
+    for label, files in (("ki2", ki2), ("jkf", jkf)):
+        p, f = compare_with_tsshogi(gyoku, label, files)
+        passed += p
+        failed += f
+    # Gyoku's JKF writer, read by an independent reader: every record written as JKF.
+    written = tempfile.mkdtemp()
+    view = {}
+    for i, src in enumerate(record_files() + ki2):
+        dst = os.path.join(written, f"{i:03}-{os.path.basename(src)}.jkf")
+        out = subprocess.run([gyoku, "convert", src, "--to", "jkf", "--out", dst],
+                             capture_output=True, text=True)
+        if out.returncode == 0 and os.path.exists(dst):
+            view[dst] = src
+    p, f = compare_with_tsshogi(gyoku, "jkf written by gyoku", sorted(view), view)
+    return passed + p, failed + f
 
 
 def perft(board, depth):
@@ -185,7 +223,7 @@ def main():
                 print(f"FAIL moves {sfen}: only gyoku {sorted(set(got) - set(expected))}, "
                       f"only cshogi {sorted(set(expected) - set(got))}")
         checked += 1
-    for check in (check_records, check_ki2):
+    for check in (check_records, check_tsshogi):
         p, f = check(gyoku)
         passed += p
         failed += f

@@ -188,6 +188,8 @@ struct Time {
 #[derive(Deserialize)]
 struct Clock {
     #[serde(default)]
+    h: u64,
+    #[serde(default)]
     m: u64,
     #[serde(default)]
     s: u64,
@@ -245,16 +247,33 @@ impl<'t> Entries<'t> {
         let Some(m) = &entry.mv else {
             return Ok(None);
         };
-        let to =
-            m.to.as_ref()
-                .and_then(Place::square)
-                .ok_or_else(|| self.error(raw, None, "move without 'to'".into()))?;
-        let piece = m
-            .piece
-            .as_deref()
-            .and_then(role)
-            .ok_or_else(|| self.error(raw, None, "move without 'piece'".into()))?;
-        let mv = match m.from.as_ref().and_then(Place::square) {
+        let square = |place: &Place, key: &str| {
+            place.square().ok_or_else(|| {
+                self.error(
+                    raw,
+                    None,
+                    format!(
+                        "'{key}' {{\"x\": {}, \"y\": {}}} is not a square (x and y run 1-9)",
+                        place.x, place.y
+                    ),
+                )
+            })
+        };
+        let to = match &m.to {
+            Some(place) => square(place, "to")?,
+            None => return Err(self.error(raw, None, "move without 'to'".into())),
+        };
+        let piece = match m.piece.as_deref() {
+            Some(code) => role(code)
+                .ok_or_else(|| self.error(raw, None, format!("unknown piece '{code}'")))?,
+            None => return Err(self.error(raw, None, "move without 'piece'".into())),
+        };
+        let from = m
+            .from
+            .as_ref()
+            .map(|place| square(place, "from"))
+            .transpose()?;
+        let mv = match from {
             None => Move::Drop { role: piece, to },
             Some(from) => Move::Normal {
                 from,
@@ -262,15 +281,9 @@ impl<'t> Entries<'t> {
                 promote: m.promote == Some(true),
             },
         };
-        let time = entry.time.as_ref().and_then(|t| t.now.as_ref()).map(|now| {
-            now.m
-                .saturating_mul(60)
-                .saturating_add(now.s)
-                .saturating_mul(1000)
-        });
         Ok(Some(RecordMove {
             mv,
-            time_ms: time,
+            time_ms: time_ms(entry),
             comments: entry.comments.clone().unwrap_or_default(),
         }))
     }
@@ -309,6 +322,18 @@ impl<'t> Entries<'t> {
         }
         Ok(())
     }
+}
+
+/// The time an entry took (`time.now`), in milliseconds.
+fn time_ms(entry: &Entry) -> Option<u64> {
+    entry.time.as_ref().and_then(|t| t.now.as_ref()).map(|now| {
+        now.h
+            .saturating_mul(60)
+            .saturating_add(now.m)
+            .saturating_mul(60)
+            .saturating_add(now.s)
+            .saturating_mul(1000)
+    })
 }
 
 fn special(entry: &Entry) -> Option<Terminal> {
@@ -369,6 +394,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             None => {
                 if let Some(t) = special(&entry) {
                     record.end = Some(t);
+                    record.end_time_ms = time_ms(&entry);
                 }
             }
             Some(RecordMove {
@@ -430,13 +456,7 @@ fn move_json(
     let mut entry = Map::new();
     entry.insert("move".into(), Value::Object(m));
     if let Some((now, total)) = time {
-        entry.insert(
-            "time".into(),
-            json!({
-                "now": {"m": now / 60, "s": now % 60},
-                "total": {"h": total / 3600, "m": total / 60 % 60, "s": total % 60},
-            }),
-        );
+        entry.insert("time".into(), time_json(now, total));
     }
     if !comments.is_empty() {
         entry.insert("comments".into(), json!(comments));
@@ -456,29 +476,56 @@ fn special_code(end: &Terminal, turn: Color) -> String {
     }
 }
 
-/// The JSON entries of a line of play from `pos`, with the forks of `variations` attached.
-fn line_json(
-    record: &Record,
-    pos: &Position,
+/// A line of play to write: the main line or a fork.
+struct Line<'a> {
+    /// The position before its first move.
+    pos: Position,
     first_ply: u32,
-    moves: &[RecordMove],
-    end: Option<&Terminal>,
+    moves: &'a [RecordMove],
+    end: Option<&'a Terminal>,
+    /// The time the end took (the main line's only).
+    end_time_ms: Option<u64>,
+    /// `None` for the main line, else the variation's index.
     parent: Option<usize>,
-    mut previous: Option<Square>,
-) -> Vec<Value> {
-    let timed = moves.iter().any(|m| m.time_ms.is_some());
-    let mut totals = [0u64; 2];
-    let mut pos = pos.clone();
+    /// The square the move before the line went to (`same`).
+    previous: Option<Square>,
+    /// Each side's total seconds before the line's first move.
+    totals: [u64; 2],
+}
+
+/// The time of an entry: seconds it took and the side's total after it.
+fn time_json(now: u64, total: u64) -> Value {
+    json!({
+        "now": {"m": now / 60, "s": now % 60},
+        "total": {"h": total / 3600, "m": total / 60 % 60, "s": total % 60},
+    })
+}
+
+/// The JSON entries of a line of play, with the forks of `record.variations` attached.
+fn line_json(record: &Record, line: Line) -> Vec<Value> {
+    let Line {
+        mut pos,
+        first_ply,
+        moves,
+        end,
+        end_time_ms,
+        parent,
+        mut previous,
+        mut totals,
+    } = line;
+    let timed = moves.iter().any(|m| m.time_ms.is_some()) || end_time_ms.is_some();
     let mut out = Vec::new();
     for (k, m) in moves.iter().enumerate() {
         let ply = first_ply + k as u32;
+        let before = totals;
+        let side = pos.turn().index();
         let secs = m.time_ms.unwrap_or(0) / 1000;
-        totals[pos.turn().index()] = totals[pos.turn().index()].saturating_add(secs);
+        totals[side] = totals[side].saturating_add(secs);
         let mut entry = move_json(
             &pos,
             m.mv,
             previous,
-            timed.then_some((secs, totals[pos.turn().index()])),
+            timed.then_some((secs, totals[side])),
             &m.comments,
         );
         let forks: Vec<Value> = record
@@ -489,12 +536,16 @@ fn line_json(
             .map(|(i, v)| {
                 Value::Array(line_json(
                     record,
-                    &pos,
-                    v.start,
-                    &v.moves,
-                    v.end.as_ref(),
-                    Some(i),
-                    previous,
+                    Line {
+                        pos: pos.clone(),
+                        first_ply: v.start,
+                        moves: &v.moves,
+                        end: v.end.as_ref(),
+                        end_time_ms: None,
+                        parent: Some(i),
+                        previous,
+                        totals: before,
+                    },
                 ))
             })
             .collect();
@@ -508,7 +559,13 @@ fn line_json(
         }
     }
     if let Some(end) = end {
-        out.push(json!({ "special": special_code(end, pos.turn()) }));
+        let mut entry = json!({ "special": special_code(end, pos.turn()) });
+        if timed {
+            let side = pos.turn().index();
+            let secs = end_time_ms.unwrap_or(0) / 1000;
+            entry["time"] = time_json(secs, totals[side].saturating_add(secs));
+        }
+        out.push(entry);
     }
     out
 }
@@ -579,12 +636,16 @@ pub fn write(record: &Record) -> String {
     }
     moves.extend(line_json(
         record,
-        &record.start,
-        1,
-        &main,
-        record.end.as_ref(),
-        None,
-        None,
+        Line {
+            pos: record.start.clone(),
+            first_ply: 1,
+            moves: &main,
+            end: record.end.as_ref(),
+            end_time_ms: record.end_time_ms,
+            parent: None,
+            previous: None,
+            totals: [0; 2],
+        },
     ));
     let root = json!({"header": header, "initial": initial, "moves": moves});
     serde_json::to_string_pretty(&root).unwrap_or_default() + "\n"
@@ -639,13 +700,21 @@ mod tests {
             ),
             (r#""to": {"x": 3, "y": 4}, "#, "", 7, 5, "move without 'to'"),
             (
+                r#", "piece": "FU"},
+     "forks""#,
+                "},\n     \"forks\"",
+                7,
+                5,
+                "move without 'piece'",
+            ),
+            (
                 r#""piece": "FU"},
      "forks""#,
                 r#""piece": "XX"},
      "forks""#,
                 7,
                 5,
-                "move without 'piece'",
+                "unknown piece 'XX'",
             ),
             ("\"TORYO\"", "7", 9, 29, "invalid type"),
         ] {

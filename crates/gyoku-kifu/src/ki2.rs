@@ -36,7 +36,7 @@ fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
 /// The side marks that start a KI2 move.
 const MARKS: [char; 6] = ['▲', '△', '☗', '☖', '▼', '▽'];
 
-fn is_move_line(line: &str) -> bool {
+pub(crate) fn is_move_line(line: &str) -> bool {
     line.trim_start().starts_with(MARKS)
 }
 

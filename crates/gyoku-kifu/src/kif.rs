@@ -329,7 +329,9 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             });
             continue;
         }
-        if line.starts_with("まで") || line.starts_with("手数----") || line.starts_with("手数＝")
+        if line.trim_start().starts_with("まで")
+            || line.starts_with("手数----")
+            || line.starts_with("手数＝")
         {
             continue;
         }
@@ -356,8 +358,11 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
                 }
                 _ => {}
             }
+            // A KI2 move mark never starts a header, or the header would read back from
+            // KI2 as a move.
             if let Some((key, value)) = line.split_once('：').or_else(|| line.split_once(':'))
                 && move_line(line).is_none()
+                && !crate::ki2::is_move_line(key)
             {
                 let value = value.trim().to_string();
                 match key {
@@ -541,17 +546,21 @@ fn write_line(out: &mut String, ply: usize, text: &str, time: Option<(u64, u64)>
     out.push('\n');
 }
 
+/// Writes the move lines of one line of play from `start` (its first move at `first_ply`,
+/// `previous_to` the square the move before it went to), each side's total time carrying on
+/// from `totals`.
 fn write_moves(
     out: &mut String,
     start: &Position,
     first_ply: usize,
     moves: &[RecordMove],
-    end: Option<&Terminal>,
-    end_time: Option<u64>,
+    // How the line ends, and the time the end took.
+    end: (Option<&Terminal>, Option<u64>),
     mut previous_to: Option<Square>,
+    mut totals: [u64; 2],
 ) {
+    let (end, end_time) = end;
     let timed = moves.iter().any(|m| m.time_ms.is_some());
-    let mut totals = [0u64; 2];
     let mut pos = start.clone();
     for (i, m) in moves.iter().enumerate() {
         let text = move_text(&pos, m.mv, previous_to);
@@ -703,9 +712,9 @@ pub fn write(record: &Record) -> String {
         &record.start,
         1,
         &moves,
-        end,
-        record.end_time_ms,
+        (end, record.end_time_ms),
         None,
+        [0; 2],
     );
     let plies = moves.len();
     let turn = crate::turn_after(record.start.turn(), plies);
@@ -716,24 +725,28 @@ pub fn write(record: &Record) -> String {
     for (i, v) in record.variations.iter().enumerate() {
         out.push_str(&format!("\n変化：{}手\n", v.start));
         let mut pos = record.start.clone();
-        let before = record.moves_before(i);
-        for &m in &before {
-            if pos.is_legal(m) {
-                pos.play_unchecked(m);
+        // Each side's total time carries on from the line the variation leaves.
+        let mut totals = [0u64; 2];
+        let before = record.line_before(i);
+        for m in &before {
+            let side = pos.turn().index();
+            totals[side] = totals[side].saturating_add(m.time_ms.unwrap_or(0) / 1000);
+            if pos.is_legal(m.mv) {
+                pos.play_unchecked(m.mv);
             }
         }
         // As the reader sees it: the move at the ply before the variation, if the line has one.
         let previous = (before.len() + 1 == v.start as usize)
-            .then(|| before.last().map(|m| m.to()))
+            .then(|| before.last().map(|m| m.mv.to()))
             .flatten();
         write_moves(
             &mut out,
             &pos,
             v.start as usize,
             &v.moves,
-            v.end.as_ref(),
-            None,
+            (v.end.as_ref(), None),
             previous,
+            totals,
         );
     }
     out

@@ -337,12 +337,18 @@ impl Record {
 
     /// The moves of the line that variation `index` branches from, up to its start.
     pub fn moves_before(&self, index: usize) -> Vec<Move> {
+        self.line_before(index).iter().map(|m| m.mv).collect()
+    }
+
+    /// The moves (with their times and comments) of the line that variation `index`
+    /// branches from, up to its start.
+    pub fn line_before(&self, index: usize) -> Vec<&RecordMove> {
         let v = &self.variations[index];
-        let line: Vec<Move> = match v.parent {
-            None => self.moves.iter().map(|m| m.mv).collect(),
+        let line: Vec<&RecordMove> = match v.parent {
+            None => self.moves.iter().collect(),
             Some(p) if p < index => {
-                let mut l = self.moves_before(p);
-                l.extend(self.variations[p].moves.iter().map(|m| m.mv));
+                let mut l = self.line_before(p);
+                l.extend(self.variations[p].moves.iter());
                 l
             }
             Some(_) => Vec::new(),

@@ -234,6 +234,91 @@ fn read_errors_say_line_and_column() {
         e.to_string(),
         "5:11: '５八金' is ambiguous (2 pieces fit) (ki2)"
     );
+    let p = path("errors/bad-square.jkf");
+    let e = read_bytes(&fs::read(&p).unwrap(), Format::from_path(&p)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "6:5: 'to' {\"x\": 10, \"y\": 4} is not a square (x and y run 1-9) (jkf)"
+    );
+    // An unknown piece, and a 'from' off the board (not read as a drop), at their entries.
+    let text = fs::read_to_string(&p).unwrap();
+    let fixed = text.replace("\"x\": 10", "\"x\": 3");
+    assert!(read_str(&fixed, Format::Jkf).is_ok());
+    let e = read_str(
+        &fixed.replace("\"piece\": \"FU\"}}\n  ]", "\"piece\": \"XX\"}}\n  ]"),
+        Format::Jkf,
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "6:5: unknown piece 'XX' (jkf)");
+    let e = read_str(
+        &fixed.replace("{\"x\": 3, \"y\": 3}", "{\"x\": 0, \"y\": 0}"),
+        Format::Jkf,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "6:5: 'from' {\"x\": 0, \"y\": 0} is not a square (x and y run 1-9) (jkf)"
+    );
+}
+
+/// JKF written by hand: a lance handicap (White moves first), `same`, a promotion, drops
+/// (with and without `relative: "H"`), times with totals, comments at the start and on
+/// moves, a fork with its own comment, and `TORYO` with its time.
+#[test]
+fn jkf_handicap_times_forks_and_the_end() {
+    let p = path("jkf/lance-handicap-fork.jkf");
+    let r = &read_bytes(&fs::read(&p).unwrap(), Format::from_path(&p)).unwrap()[0];
+    assert_eq!(r.handicap, Some(Handicap::Lance));
+    assert_eq!(r.header[0], ("先手".to_string(), "下手の人".to_string()));
+    assert_eq!(r.start_comments, ["香落ち: 上手（後手）から指す"]);
+    assert_eq!(usi(r), ["3c3d", "7g7f", "2b8h+", "7i8h", "B*4e", "B*6e"]);
+    let secs: Vec<_> = r.moves.iter().map(|m| m.time_ms.unwrap() / 1000).collect();
+    assert_eq!(secs, [5, 12, 60, 3, 150, 20]);
+    assert_eq!(r.moves[1].comments, ["角道を開ける"]);
+    assert_eq!(
+        (r.end.clone(), r.end_time_ms),
+        (Some(Terminal::Resign), Some(9000))
+    );
+    assert_eq!(r.variations.len(), 1);
+    let v = &r.variations[0];
+    assert_eq!((v.start, v.parent), (5, None));
+    let fork: Vec<String> = v.moves.iter().map(|m| m.mv.to_string()).collect();
+    assert_eq!(fork, ["3a2b", "B*5e"]);
+    assert_eq!(v.moves[0].comments, ["穏やかに銀を上がる"]);
+    // White resigned at ply 7: Black wins, as recorded.
+    let j = judge(r, Preset::Csa.rules());
+    assert!(j.agrees);
+    assert_eq!(j.result, Some(gyoku::GameResult::Win(Color::Black)));
+    // KIF carries each side's total on into the fork and onto the end line.
+    let kif = write(r, Format::Kif);
+    assert!(
+        kif.contains("   7 投了          ( 0:09/00:03:44)\n"),
+        "{kif}"
+    );
+    assert!(
+        kif.contains("   5 ２二銀(31)    ( 0:40/00:01:45)\n"),
+        "{kif}"
+    );
+    // Written back as JKF, the totals are the ones written by hand.
+    let jkf = write(r, Format::Jkf);
+    let written: serde_json::Value = serde_json::from_str(&jkf).unwrap();
+    let original: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&p).unwrap()).unwrap();
+    let totals = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+        let moves = v["moves"].as_array().unwrap();
+        let mut t: Vec<_> = moves.iter().map(|e| e["time"]["total"].clone()).collect();
+        t.extend(
+            moves[5]["forks"][0]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["time"]["total"].clone()),
+        );
+        t
+    };
+    assert_eq!(totals(&written), totals(&original));
+    let back = &read_str(&jkf, Format::Jkf).unwrap()[0];
+    assert_eq!(back, r);
 }
 
 #[test]
@@ -308,7 +393,8 @@ fn indented_variation_lines_are_variations_in_kif_and_ki2() {
 
 /// Only `変化：N手` opens a variation: a header whose name begins with 変化 is a header in
 /// KIF and in KI2 alike, and the moves after it stay on the main line (found by fuzzing:
-/// KI2 ended its header there).
+/// KI2 ended its header there). A line that begins with a KI2 move mark is never a header
+/// (it would be a move in KI2): in a KIF header it is an unexpected line.
 #[test]
 fn a_header_named_henka_is_not_a_variation() {
     let kif = "変化記号：あり\n手合割：香落ち\n手数----指手---------消費時間--\n   1 ３四歩(33)\n   2 ７六歩(77)\n";
@@ -322,4 +408,9 @@ fn a_header_named_henka_is_not_a_variation() {
         let back = &read_str(&write(r, format), format).unwrap()[0];
         assert_eq!(usi(back), ["3c3d", "7g7f"], "{format:?} round trip");
     }
+    let e = read_str(&kif.replace("変化記号", "▲変化記号"), Format::Kif).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "1:1: unexpected line '▲変化記号：あり' (kif)"
+    );
 }
