@@ -1,0 +1,111 @@
+//! The README's way, end to end: `gyoku match` between GPSShogi's `gpsusi` and
+//! Fairy-Stockfish (Debian packages; CI installs them) under csa, jsa and try, then
+//! `gyoku judge DIR` on the records it wrote, which must end every game as the match did.
+//!
+//! Runs when `GYOKU_REAL_ENGINES=1` (as CI sets it), and then fails if an engine is
+//! missing; otherwise it says it was skipped.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const GPSUSI: &str = "/usr/games/gpsusi";
+const FAIRY: &str = "/usr/games/fairy-stockfish";
+
+fn gyoku(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gyoku"))
+        .args(args)
+        .output()
+        .expect("run gyoku")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn wanted() -> bool {
+    if std::env::var("GYOKU_REAL_ENGINES").as_deref() == Ok("1") {
+        for e in [GPSUSI, FAIRY] {
+            assert!(Path::new(e).exists(), "{e} is not installed");
+        }
+        true
+    } else {
+        eprintln!("skipped: set GYOKU_REAL_ENGINES=1 with gpsshogi and fairy-stockfish installed");
+        false
+    }
+}
+
+/// The game number of a record file `game-0007.kif`.
+fn game_number(file: &str) -> u64 {
+    let name = Path::new(file).file_stem().unwrap().to_str().unwrap();
+    name.strip_prefix("game-").unwrap().parse().unwrap()
+}
+
+#[test]
+fn match_records_judge_again_to_the_same_end() {
+    if !wanted() {
+        return;
+    }
+    for preset in ["csa", "jsa", "try"] {
+        let dir =
+            std::env::temp_dir().join(format!("gyoku-cli-real-{preset}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = dir.to_str().unwrap();
+        let summary = json(&gyoku(&[
+            "match",
+            "--engine",
+            GPSUSI,
+            "--engine",
+            FAIRY,
+            "--games",
+            "2",
+            "--rules",
+            preset,
+            "--byoyomi",
+            "1s",
+            "--margin",
+            "700ms",
+            "--option",
+            "1:LimitDepth=4",
+            "--option",
+            "1:Thread=1",
+            "--out",
+            out,
+            "--json",
+        ]));
+        assert_eq!(summary["games"], 2, "{preset}: {summary}");
+        // How the match ended each game: the winner's colour, or a draw.
+        let mut played = BTreeMap::new();
+        for g in summary["results"].as_array().unwrap() {
+            let result = match g["winner"].as_str() {
+                None => "draw".to_string(),
+                Some(w) if Some(w) == g["black"].as_str() => "black".to_string(),
+                Some(_) => "white".to_string(),
+            };
+            let reason = g["reason"].as_str().unwrap().to_string();
+            assert!(
+                !["crash", "hang", "garbage", "flood"].contains(&reason.as_str()),
+                "{preset}: real engines do not forfeit: {g}"
+            );
+            played.insert(g["game"].as_u64().unwrap(), (result, reason));
+        }
+        // `gyoku judge DIR`: every KIF and CSA record, judged under the same rules.
+        let judged = json(&gyoku(&["judge", out, "--rules", preset, "--json"]));
+        let judged = judged.as_array().unwrap();
+        assert_eq!(judged.len(), 4, "{preset}: two games, KIF and CSA each");
+        for j in judged {
+            let file = j["file"].as_str().unwrap();
+            let (result, reason) = &played[&game_number(file)];
+            assert_eq!(j["agrees"], true, "{preset}: {j}");
+            assert_eq!(j["result"].as_str().unwrap_or("draw"), result, "{j}");
+            assert_eq!(j["reason"].as_str(), Some(reason.as_str()), "{j}");
+        }
+        eprintln!("{preset}: {played:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
