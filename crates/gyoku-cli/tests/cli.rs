@@ -487,7 +487,12 @@ fn unreadable_records_say_file_line_column() {
         stderr(&out)
     );
     let out = gyoku(&["judge", &data("errors")]);
-    assert!(stderr(&out).contains("3 record file(s) could not be read"));
+    assert!(stderr(&out).contains("4 record file(s) could not be read"));
+    assert!(
+        stderr(&out).contains("bad-square.jkf:6:5: 'to' {\"x\": 10, \"y\": 4} is not a square"),
+        "{}",
+        stderr(&out)
+    );
     let out = gyoku(&["judge", "no/such/file.kif"]);
     assert_eq!(out.status.code(), Some(2));
 }

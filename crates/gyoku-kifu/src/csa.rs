@@ -388,15 +388,8 @@ impl Reader {
             if let Some(f) = record.foul.as_mut() {
                 f.rest.push(text.to_string());
             }
-        } else if mover != pos.turn() {
-            record.foul = Some(crate::Foul {
-                ply: record.moves.len() as u32 + 1,
-                mv,
-                kind: gyoku::IllegalMoveKind::OutOfTurn,
-                rest: Vec::new(),
-            });
         } else {
-            record.push_move(pos, mv, None);
+            record.push_move_by(pos, mv, None, mover);
         }
         self.last_was_move = true;
         Ok(())
@@ -563,8 +556,10 @@ fn write_position(out: &mut String, pos: &Position) {
     });
 }
 
-fn move_text(pos: &Position, mv: Move) -> String {
-    let sign = if pos.turn() == Color::Black { '+' } else { '-' };
+/// `mv` as a CSA move line (`+7776FU`) by `mover` (the side to move, but for a move out of
+/// turn).
+fn move_text(pos: &Position, mv: Move, mover: Color) -> String {
+    let sign = if mover == Color::Black { '+' } else { '-' };
     match mv {
         Move::Drop { role, to } => format!("{sign}00{}{}{}", to.file(), to.rank(), role_code(role)),
         Move::Normal { from, to, promote } => {
@@ -662,7 +657,7 @@ pub fn write(record: &Record) -> String {
     write_position(&mut out, &record.start);
     let mut pos = record.start.clone();
     for m in &record.moves {
-        out.push_str(&move_text(&pos, m.mv));
+        out.push_str(&move_text(&pos, m.mv, pos.turn()));
         out.push('\n');
         if let Some(ms) = m.time_ms {
             out.push_str(&time_text(ms));
@@ -685,7 +680,8 @@ pub fn write(record: &Record) -> String {
                 foul.mv
             ));
         } else {
-            out.push_str(&move_text(&pos, foul.mv));
+            // A move out of turn keeps its mover's sign, or it would read back as legal.
+            out.push_str(&move_text(&pos, foul.mv, foul.by));
             out.push('\n');
         }
     }

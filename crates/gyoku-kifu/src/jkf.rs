@@ -157,6 +157,9 @@ struct Entry<'a> {
 
 #[derive(Deserialize)]
 struct JkfMove<'a> {
+    /// The mover: 0 Black, 1 White (absent: the side to move).
+    #[serde(default)]
+    color: Option<u8>,
     #[serde(default)]
     to: Option<Place>,
     #[serde(default)]
@@ -402,7 +405,12 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
                 time_ms,
                 comments,
             }) => {
-                if record.push_move(&mut pos, mv, time_ms) {
+                let mover = match entry.mv.as_ref().and_then(|m| m.color) {
+                    Some(1) => Color::White,
+                    Some(_) => Color::Black,
+                    None => pos.turn(),
+                };
+                if record.push_move_by(&mut pos, mv, time_ms, mover) {
                     if let Some(last) = record.moves.last_mut() {
                         last.comments = comments;
                     }
@@ -422,12 +430,11 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
 
 fn move_json(
     pos: &Position,
-    mv: Move,
+    (mv, us): (Move, Color),
     previous: Option<Square>,
     time: Option<(u64, u64)>,
     comments: &[String],
 ) -> Value {
-    let us = pos.turn();
     let to = mv.to();
     let mut m = Map::new();
     m.insert("color".into(), json!(us.index()));
@@ -489,6 +496,9 @@ struct Line<'a> {
     parent: Option<usize>,
     /// The square the move before the line went to (`same`).
     previous: Option<Square>,
+    /// Who played the line's last move when it is not the side to move (a foul out of
+    /// turn).
+    last_mover: Option<Color>,
     /// Each side's total seconds before the line's first move.
     totals: [u64; 2],
 }
@@ -511,6 +521,7 @@ fn line_json(record: &Record, line: Line) -> Vec<Value> {
         end_time_ms,
         parent,
         mut previous,
+        last_mover,
         mut totals,
     } = line;
     let timed = moves.iter().any(|m| m.time_ms.is_some()) || end_time_ms.is_some();
@@ -521,9 +532,13 @@ fn line_json(record: &Record, line: Line) -> Vec<Value> {
         let side = pos.turn().index();
         let secs = m.time_ms.unwrap_or(0) / 1000;
         totals[side] = totals[side].saturating_add(secs);
+        let mover = match last_mover {
+            Some(c) if k + 1 == moves.len() => c,
+            _ => pos.turn(),
+        };
         let mut entry = move_json(
             &pos,
-            m.mv,
+            (m.mv, mover),
             previous,
             timed.then_some((secs, totals[side])),
             &m.comments,
@@ -544,6 +559,7 @@ fn line_json(record: &Record, line: Line) -> Vec<Value> {
                         end_time_ms: None,
                         parent: Some(i),
                         previous,
+                        last_mover: None,
                         totals: before,
                     },
                 ))
@@ -644,6 +660,7 @@ pub fn write(record: &Record) -> String {
             end_time_ms: record.end_time_ms,
             parent: None,
             previous: None,
+            last_mover: record.foul.as_ref().map(|f| f.by),
             totals: [0; 2],
         },
     ));

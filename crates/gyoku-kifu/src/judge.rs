@@ -79,8 +79,13 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
     if let Some(foul) = &record.foul
         && game.outcome().is_none()
     {
-        foul_side = Some(game.turn());
-        let _ = game.play(foul.mv);
+        foul_side = Some(foul.by);
+        let _ = if foul.by == game.turn() {
+            game.play(foul.mv)
+        } else {
+            // A second move in a row: its mover loses.
+            game.play_out_of_turn(foul.mv)
+        };
     }
     // The side to move when the record's end was written.
     let end_turn = match (&record.foul, foul_side) {

@@ -22,7 +22,7 @@
 
 use gyoku::{Color, Move, Position, Role, Square};
 
-use crate::{Format, ReadError, Record, RecordMove, Terminal, Variation};
+use crate::{Format, Foul, ReadError, Record, RecordMove, Terminal, Variation};
 
 fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
     ReadError {
@@ -368,14 +368,15 @@ pub fn write(record: &Record) -> String {
     // The move list header starts a line (a header value may hold the same text).
     let header_end = kif.find("\n手数----").map_or(kif.len(), |i| i + 1);
     let mut out = kif[..header_end].to_string();
-    let foul = record.foul.as_ref().map(|f| f.mv);
+    let foul = record.foul.as_ref();
+    let out_of_turn = record.foul_out_of_turn();
     write_moves(
         &mut out,
         record,
         record.start.clone(),
         None,
         &record.moves,
-        foul,
+        foul.map(|f| (f, out_of_turn)),
         record.end.as_ref(),
         0,
     );
@@ -414,7 +415,8 @@ fn write_moves(
     mut pos: Position,
     mut previous: Option<Square>,
     moves: &[RecordMove],
-    foul: Option<Move>,
+    // The foul, and whether it is a move out of turn.
+    foul: Option<(&Foul, bool)>,
     end: Option<&Terminal>,
     plies_before: usize,
 ) {
@@ -447,9 +449,12 @@ fn write_moves(
         }
     }
     let mut foul_written = false;
-    if let Some(mv) = foul {
+    if let Some((foul, out_of_turn)) = foul {
+        let mv = foul.mv;
         let text = move_notation(&pos, mv, previous);
-        if read_move(&pos, &text, previous) == Ok(mv) {
+        // KI2's marks are read as decoration, not as the mover, so a move out of turn
+        // cannot be said either.
+        if !out_of_turn && read_move(&pos, &text, previous) == Ok(mv) {
             line.push(text);
             written += 1;
             foul_written = true;
@@ -457,7 +462,8 @@ fn write_moves(
             // A foul no piece could make as written (a pawn moving sideways): KI2 cannot
             // say it, so it is kept as a comment.
             flush(out, &mut line);
-            out.push_str(&format!("*illegal move {mv} (not writable in KI2)\n"));
+            let how = if out_of_turn { " out of turn" } else { "" };
+            out.push_str(&format!("*illegal move {mv}{how} (not writable in KI2)\n"));
         }
     }
     flush(out, &mut line);

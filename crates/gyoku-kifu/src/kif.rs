@@ -697,16 +697,24 @@ pub fn write(record: &Record) -> String {
     }
     out.push_str("手数----指手---------消費時間--\n");
     let mut moves = record.moves.clone();
-    let end = if let Some(foul) = &record.foul {
-        moves.push(RecordMove {
+    match &record.foul {
+        // KIF says the mover by the ply number alone: a move out of turn cannot be said,
+        // so it is kept as a comment.
+        Some(foul) if record.foul_out_of_turn() => {
+            let note = format!("illegal move {} out of turn (not writable in KIF)", foul.mv);
+            match moves.last_mut() {
+                Some(last) => last.comments.push(note),
+                None => out.push_str(&format!("*{note}\n")),
+            }
+        }
+        Some(foul) => moves.push(RecordMove {
             mv: foul.mv,
             time_ms: None,
             comments: Vec::new(),
-        });
-        record.end.as_ref()
-    } else {
-        record.end.as_ref()
-    };
+        }),
+        None => {}
+    }
+    let end = record.end.as_ref();
     write_moves(
         &mut out,
         &record.start,

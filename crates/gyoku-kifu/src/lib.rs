@@ -34,7 +34,7 @@ pub mod western;
 
 use std::fmt;
 
-use gyoku::{Handicap, IllegalMoveKind, Move, Position};
+use gyoku::{Color, GameResult, Handicap, IllegalMoveKind, Move, Position};
 
 /// A record format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -220,6 +220,9 @@ pub struct Foul {
     pub mv: Move,
     /// Why it is illegal.
     pub kind: IllegalMoveKind,
+    /// The side that played it: the side to move, but for a move out of turn (a second
+    /// move in a row, which CSA's sign and JKF's `color` can say).
+    pub by: Color,
     /// The text of the moves recorded after it in that line, in the source format (not
     /// interpreted, and not written by the writers).
     pub rest: Vec<String>,
@@ -300,13 +303,19 @@ impl Record {
             EndReason::Checkmate | EndReason::NoLegalMove => Terminal::Mate,
             EndReason::Resignation { .. } => Terminal::Resign,
             EndReason::IllegalMove { mv, kind } => {
+                // The fouler lost (it is the side to move, but for a move out of turn).
+                let by = match outcome.result {
+                    GameResult::Win(winner) => !winner,
+                    _ => game.position().turn(),
+                };
                 record.foul = Some(Foul {
                     ply: outcome.ply,
                     mv: *mv,
                     kind: *kind,
+                    by,
                     rest: Vec::new(),
                 });
-                Terminal::IllegalAction(game.position().turn())
+                Terminal::IllegalAction(by)
             }
             EndReason::Sennichite { .. } => Terminal::Sennichite,
             EndReason::PerpetualCheck { checker, .. } => Terminal::IllegalAction(*checker),
@@ -387,11 +396,42 @@ impl Record {
                     ply: self.moves.len() as u32 + 1,
                     mv,
                     kind,
+                    by: pos.turn(),
                     rest: Vec::new(),
                 });
                 false
             }
         }
+    }
+
+    /// [`Record::push_move`] for a move whose record names its mover (CSA's sign, JKF's
+    /// `color`): a move by the side not to move is the foul `out_of_turn`.
+    pub(crate) fn push_move_by(
+        &mut self,
+        pos: &mut Position,
+        mv: Move,
+        time_ms: Option<u64>,
+        mover: Color,
+    ) -> bool {
+        if self.foul.is_none() && mover != pos.turn() {
+            self.foul = Some(Foul {
+                ply: self.moves.len() as u32 + 1,
+                mv,
+                kind: IllegalMoveKind::OutOfTurn,
+                by: mover,
+                rest: Vec::new(),
+            });
+            return false;
+        }
+        self.push_move(pos, mv, time_ms)
+    }
+
+    /// Whether the record's foul is a move by the side not to move (a second move in a
+    /// row), which KIF, KI2 and USI cannot say.
+    pub fn foul_out_of_turn(&self) -> bool {
+        self.foul
+            .as_ref()
+            .is_some_and(|f| f.by != turn_after(self.start.turn(), self.moves.len()))
     }
 
     /// Adds a comment to the last move (or to the start).

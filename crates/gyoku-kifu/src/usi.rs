@@ -134,7 +134,9 @@ pub fn write(record: &Record) -> String {
         out.push(' ');
         out.push_str(&m.mv.to_string());
     }
-    if let Some(foul) = &record.foul {
+    // A USI line says no mover: a move out of turn would read as the other side's move,
+    // so it is left out (USI has no comments to keep it in).
+    if let Some(foul) = record.foul.as_ref().filter(|_| !record.foul_out_of_turn()) {
         out.push(' ');
         out.push_str(&foul.mv.to_string());
     }

@@ -414,3 +414,43 @@ fn a_header_named_henka_is_not_a_variation() {
         "1:1: unexpected line '▲変化記号：あり' (kif)"
     );
 }
+
+/// A move out of turn (Black moving twice) is the foul `out_of_turn`. CSA's sign and
+/// JKF's `color` say the mover, so it reads back as the same foul; KIF and KI2 (whose
+/// marks are decoration) cannot say it and keep it as a comment, and USI leaves it out;
+/// none of them turns it into a legal move (found by fuzzing: CSA wrote it with the other
+/// side's sign).
+#[test]
+fn a_move_out_of_turn_stays_a_foul_or_a_comment() {
+    let csa = "V2.2\nPI\n+\n+7776FU\n+2726FU\n%TORYO\n";
+    let r = &read_str(csa, Format::Csa).unwrap()[0];
+    let foul = r.foul.as_ref().unwrap();
+    assert_eq!((foul.ply, foul.kind), (2, IllegalMoveKind::OutOfTurn));
+    assert_eq!(foul.by, Color::Black);
+    assert!(r.foul_out_of_turn());
+    let j = judge(r, Preset::Csa.rules());
+    assert_eq!(j.result, Some(gyoku::GameResult::Win(Color::White)));
+    for format in [Format::Csa, Format::Jkf] {
+        let text = write(r, format);
+        let back = &read_str(&text, format).unwrap()[0];
+        assert_eq!(
+            back.foul.as_ref().map(|f| (f.ply, f.kind, f.mv)),
+            Some((2, IllegalMoveKind::OutOfTurn, foul.mv)),
+            "{format:?}\n{text}"
+        );
+    }
+    assert!(write(r, Format::Csa).contains("+7776FU\n+2726FU\n"));
+    for format in [Format::Kif, Format::Ki2] {
+        let text = write(r, format);
+        assert!(
+            text.contains("*illegal move 2g2f out of turn (not writable in"),
+            "{text}"
+        );
+        let back = &read_str(&text, format).unwrap()[0];
+        assert_eq!(usi(back), ["7g7f"], "{format:?}");
+    }
+    assert_eq!(
+        write(r, Format::Usi),
+        "position startpos moves 7g7f resign\n"
+    );
+}

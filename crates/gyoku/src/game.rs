@@ -321,6 +321,41 @@ impl Game {
         Ok(())
     }
 
+    /// The side *not* to move plays `m`: a second move in a row (二手指し), which the rules
+    /// never allow but a record can hold (CSA's sign, JKF's `color`). Under `fouls = lose`
+    /// its mover loses (`illegal_move`, kind `out_of_turn`); under `fouls = refuse` it is
+    /// refused and nothing changes.
+    ///
+    /// ```
+    /// use gyoku::{Color, Game, GameResult, Move, Position, Preset};
+    ///
+    /// let mut game = Game::new(Position::startpos(), Preset::Csa.rules());
+    /// game.play(Move::from_usi("7g7f").unwrap()).unwrap();
+    /// // Black moves again, with White to move.
+    /// game.play_out_of_turn(Move::from_usi("2g2f").unwrap()).unwrap();
+    /// assert_eq!(game.outcome().unwrap().result, GameResult::Win(Color::White));
+    /// ```
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], or [`GameError::IllegalMove`] under `fouls = refuse`.
+    pub fn play_out_of_turn(&mut self, m: Move) -> Result<(), GameError> {
+        self.ensure_running()?;
+        let kind = IllegalMoveKind::OutOfTurn;
+        match self.rules.fouls {
+            Fouls::Refuse => Err(GameError::IllegalMove(kind)),
+            Fouls::Lose => {
+                let ply = self.next_ply();
+                let mover = !self.position.turn();
+                self.end(
+                    GameResult::Win(!mover),
+                    EndReason::IllegalMove { mv: m, kind },
+                    ply,
+                );
+                Ok(())
+            }
+        }
+    }
+
     /// Whether `m`, if it is a king move onto the try square, would be a try under the
     /// rules (judged before the move: both kings entered and no check, where required).
     fn try_allowed_before(&self, m: Move) -> bool {
