@@ -458,6 +458,22 @@ pub fn judge_matrix(
         .collect()
 }
 
+/// The record of a random game as the records benchmarks write it: from the start position,
+/// a second a move, ended by resignation.
+fn resigned_record(moves: &[gyoku::Move]) -> gyoku_kifu::Record {
+    let mut r = gyoku_kifu::Record::new(gyoku::Position::startpos());
+    r.moves = moves
+        .iter()
+        .map(|&mv| gyoku_kifu::RecordMove {
+            mv,
+            time_ms: Some(1000),
+            comments: Vec::new(),
+        })
+        .collect();
+    r.end = Some(gyoku_kifu::Terminal::Resign);
+    r
+}
+
 /// The records benchmark: `count` games of Gyoku's random play (`plies` moves each), written
 /// as CSA and as KIF (UTF-8), then read and judged by Gyoku (full legality, repetition,
 /// impasse and move-limit checks on every ply, one core) and parsed by rsshogi 1.7.3 (its
@@ -469,25 +485,13 @@ pub fn records_matrix(
     rounds: usize,
     cshogi: bool,
 ) -> Vec<(String, String, u64, f64)> {
-    use gyoku_kifu::{Format, Record, RecordMove};
+    use gyoku_kifu::Format;
     let games = random_games(count, plies, 0x6779_6f6b_7520_0004);
     let mut rows = Vec::new();
     for format in [Format::Csa, Format::Kif] {
         let texts: Vec<String> = games
             .iter()
-            .map(|moves| {
-                let mut r = Record::new(gyoku::Position::startpos());
-                r.moves = moves
-                    .iter()
-                    .map(|&mv| RecordMove {
-                        mv,
-                        time_ms: Some(1000),
-                        comments: Vec::new(),
-                    })
-                    .collect();
-                r.end = Some(gyoku_kifu::Terminal::Resign);
-                gyoku_kifu::write(&r, format)
-            })
+            .map(|moves| gyoku_kifu::write(&resigned_record(moves), format))
             .collect();
         let file =
             std::env::temp_dir().join(format!("gyoku-bench-records-{}.json", std::process::id()));
@@ -567,8 +571,8 @@ pub fn records_mixed(
     rounds: usize,
     gyoku_cli: Option<&std::path::Path>,
 ) -> Vec<(String, u64, f64)> {
+    use gyoku_kifu::Format;
     use gyoku_kifu::encoding::Encoding;
-    use gyoku_kifu::{Format, Record, RecordMove};
     let games = random_games(count, plies, 0x6779_6f6b_7520_0006);
     let dir = std::env::temp_dir().join(format!("gyoku-bench-mixed-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -582,16 +586,7 @@ pub fn records_mixed(
     ];
     let mut files = Vec::with_capacity(games.len());
     for (i, moves) in games.iter().enumerate() {
-        let mut r = Record::new(gyoku::Position::startpos());
-        r.moves = moves
-            .iter()
-            .map(|&mv| RecordMove {
-                mv,
-                time_ms: Some(1000),
-                comments: Vec::new(),
-            })
-            .collect();
-        r.end = Some(gyoku_kifu::Terminal::Resign);
+        let r = resigned_record(moves);
         let (format, ext, encoding) = formats[i % formats.len()];
         let path = dir.join(format!("game-{i:05}.{ext}"));
         std::fs::write(&path, encoding.encode(&gyoku_kifu::write(&r, format))).expect("write");

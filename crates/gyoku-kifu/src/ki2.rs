@@ -368,15 +368,13 @@ pub fn write(record: &Record) -> String {
     // The move list header starts a line (a header value may hold the same text).
     let header_end = kif.find("\n手数----").map_or(kif.len(), |i| i + 1);
     let mut out = kif[..header_end].to_string();
-    let foul = record.foul.as_ref();
-    let out_of_turn = record.foul_out_of_turn();
     write_moves(
         &mut out,
         record,
         record.start.clone(),
         None,
         &record.moves,
-        foul.map(|f| (f, out_of_turn)),
+        record.foul.as_ref(),
         record.end.as_ref(),
         0,
     );
@@ -415,8 +413,7 @@ fn write_moves(
     mut pos: Position,
     mut previous: Option<Square>,
     moves: &[RecordMove],
-    // The foul, and whether it is a move out of turn.
-    foul: Option<(&Foul, bool)>,
+    foul: Option<&Foul>,
     end: Option<&Terminal>,
     plies_before: usize,
 ) {
@@ -449,8 +446,9 @@ fn write_moves(
         }
     }
     let mut foul_written = false;
-    if let Some((foul, out_of_turn)) = foul {
+    if let Some(foul) = foul {
         let mv = foul.mv;
+        let out_of_turn = record.foul_out_of_turn();
         let text = move_notation(&pos, mv, previous);
         // KI2's marks are read as decoration, not as the mover, so a move out of turn
         // cannot be said either.
