@@ -368,8 +368,16 @@ pub fn run_impasse_file(
         )));
     }
     let mut pos = record.start.clone();
+    let mut checks = gyoku::rules::RecentChecks {
+        last: pos.is_check(),
+        before: false,
+    };
     for &m in &moves[..ply] {
         pos.play_unchecked(m);
+        checks = gyoku::rules::RecentChecks {
+            last: pos.is_check(),
+            before: checks.last,
+        };
     }
     let initial = record.start.to_setup();
     if let Some(out) = chart {
@@ -386,6 +394,7 @@ pub fn run_impasse_file(
     if !json {
         outln!("after ply {ply} of {}:", moves.len());
     }
-    crate::referee::print_impasse(&pos, Some(&initial), json);
+    let report = gyoku::ImpasseReport::with_checks(&pos, Some(&initial), checks);
+    crate::referee::print_report(&report, json);
     Ok(())
 }

@@ -174,9 +174,14 @@ pub fn run_impasse(pos: &Position, initial: Option<&str>, json: bool) -> Result<
     Ok(())
 }
 
-/// Prints the calculator for `pos` (with `initial` for handicap credit).
+/// Prints the calculator for `pos` as the start of a game (with `initial` for handicap
+/// credit; without it, `pos` is its own initial position).
 pub fn print_impasse(pos: &Position, initial: Option<&gyoku::Setup>, json: bool) {
-    let report = ImpasseReport::new(pos, initial);
+    print_report(&ImpasseReport::new(pos, initial), json);
+}
+
+/// Prints a calculator report.
+pub fn print_report(report: &ImpasseReport, json: bool) {
     if json {
         let verdicts: serde_json::Map<String, Value> = report
             .verdicts
@@ -186,7 +191,9 @@ pub fn print_impasse(pos: &Position, initial: Option<&gyoku::Setup>, json: bool)
                     v.preset.name().to_string(),
                     json!({
                         "declaration": v.declaration_code(),
+                        "declaration_failure": v.declaration_failure().map(|f| f.code()),
                         "agreement": v.agreement_code(),
+                        "ended": v.ended.map(|e| e.code()),
                     }),
                 )
             })
@@ -198,6 +205,7 @@ pub fn print_impasse(pos: &Position, initial: Option<&gyoku::Setup>, json: bool)
                 "white": count_json(&report.counts.white),
                 "turn": report.turn.name(),
                 "handicap_credit": report.credit,
+                "moves_counted": report.moves_counted,
                 "verdicts": verdicts,
             })
         );
@@ -217,21 +225,28 @@ pub fn print_impasse(pos: &Position, initial: Option<&gyoku::Setup>, json: bool)
         );
     }
     outln!(
-        "({} to move; handicap credit to White: {})",
+        "({} to move after {} move{}; handicap credit to White: {})",
         report.turn,
+        report.moves_counted,
+        if report.moves_counted == 1 { "" } else { "s" },
         report.credit
     );
     outln!();
     outln!(
-        "rules        if {} declares now   agreement count now",
+        "rules        if {} declares now          agreement count now  already over by",
         report.turn
     );
     for v in &report.verdicts {
+        let declaration = match v.declaration_failure() {
+            Some(f) => format!("lose ({})", f.code()),
+            None => v.declaration_code().to_string(),
+        };
         outln!(
-            "{:<12} {:<23} {}",
+            "{:<12} {:<30} {:<20} {}",
             v.preset.name(),
-            v.declaration_code(),
-            v.agreement_code()
+            declaration,
+            v.agreement_code(),
+            v.ended.map_or("-", |e| e.code())
         );
     }
 }

@@ -218,13 +218,16 @@ fn judge_json_shape_and_reasons() {
 
 #[test]
 fn judge_overrides_and_refusals() {
+    // Move 300 is past csa's 256: the game is over before any move (issue 16).
     let sfen = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 300";
-    let v = json(&gyoku(&[
-        "judge", "--sfen", sfen, "--moves", "7g7f", "--json",
-    ]));
+    let v = json(&gyoku(&["judge", "--sfen", sfen, "--moves", "", "--json"]));
     assert_eq!(
-        (v["reason"].as_str(), v["detail"]["limit"].as_u64()),
-        (Some("move_limit"), Some(256))
+        (
+            v["reason"].as_str(),
+            v["detail"]["limit"].as_u64(),
+            v["ply"].as_u64()
+        ),
+        (Some("move_limit"), Some(256), Some(0))
     );
     let v = json(&gyoku(&[
         "judge",
@@ -276,10 +279,14 @@ fn impasse_calculator_json() {
     );
     assert_eq!(
         v["verdicts"]["csa"],
-        serde_json::json!({"declaration": "lose", "agreement": "not_available"})
+        serde_json::json!({"declaration": "lose", "declaration_failure": "points",
+            "agreement": "not_available", "ended": null})
     );
     assert_eq!(v["verdicts"]["jsa"]["declaration"], "no_contest");
-    assert_eq!(v["verdicts"]["try"]["declaration"], "not_available");
+    // Under try (no declaration, fouls lose) a declaration loses, as `judge --moves win` says.
+    assert_eq!(v["verdicts"]["try"]["declaration"], "lose");
+    assert_eq!(v["verdicts"]["try"]["declaration_failure"], "no_rule");
+    assert_eq!(v["moves_counted"], 0);
     assert_eq!(v["verdicts"].as_object().unwrap().len(), 10);
     // Handicap credit from --initial.
     let sfen = "9/9/9/9/9/9/3p1lllg/+P+P2kssgg/K+P4ssg w r 2";
@@ -296,6 +303,10 @@ fn impasse_calculator_json() {
     assert_eq!(v["handicap_credit"], 10);
     assert_eq!(v["verdicts"]["81dojo"]["declaration"], "win");
     assert_eq!(v["verdicts"]["csa"]["declaration"], "lose");
+    // A recognised handicap start is its own initial position: credit without --initial.
+    let v = json(&gyoku(&["impasse", "--sfen", "2-piece", "--json"]));
+    assert_eq!(v["handicap_credit"], 10);
+    assert_eq!(v["white"]["total_points"], 27);
     let text = stdout(&gyoku(&["impasse"]));
     assert!(text.contains("black   no"), "{text}");
 }
@@ -733,4 +744,37 @@ fn match_between_builtin_engines() {
         "{}",
         stderr(&missing)
     );
+}
+
+/// Issue 16: a game that starts past its move limit is over at ply 0, and the calculator
+/// says a declaration there is not available, as the judge does.
+#[test]
+fn games_starting_past_the_move_limit() {
+    let late = "RRBBK4/PPPPPP3/9/9/9/9/9/9/8k b 2P 257";
+    let v = json(&gyoku(&["judge", "--sfen", late, "--moves", "", "--json"]));
+    assert_eq!(
+        (&v["result"], &v["reason"], &v["ply"]),
+        (&"draw".into(), &"move_limit".into(), &0.into())
+    );
+    let out = gyoku(&["judge", "--sfen", late, "--moves", "win"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("already over (draw by move_limit at ply 0)"));
+    let v = json(&gyoku(&["impasse", "--sfen", late, "--json"]));
+    assert_eq!(v["moves_counted"], 256);
+    assert_eq!(v["verdicts"]["csa"]["declaration"], "not_available");
+    assert_eq!(v["verdicts"]["csa"]["ended"], "move_limit");
+    assert_eq!(v["verdicts"]["81dojo"]["declaration"], "win");
+    // The JSA extension of a game imported just after a checking move 500.
+    let v = json(&gyoku(&[
+        "judge",
+        "--lenient",
+        "--sfen",
+        "k1RK5/9/9/9/9/9/9/9/9 w - 501",
+        "--moves",
+        "9a9b 7a7d",
+        "--rules",
+        "jsa",
+        "--json",
+    ]));
+    assert_eq!((&v["reason"], &v["ply"]), (&"move_limit".into(), &2.into()));
 }

@@ -6,7 +6,11 @@
 //! after mate, before repetition), perpetual check, sennichite, the Fairbairn count, and
 //! last the move limit, so a mate or a sennichite on the last allowed move decides the game.
 //! A move limit counts the moves of the game, including those before its initial position
-//! (an SFEN with move number 495 is five moves from JSA's 500).
+//! (an SFEN with move number 495 is five moves from JSA's 500). A game whose initial
+//! position stands at its limit is judged as if the limit move had just been played there
+//! (mate, the automatic impasse, then the limit; the start position's check opens the JSA
+//! extension); one that starts past its limit is over by `move_limit` at ply 0 unless the
+//! JSA extension holds there.
 //!
 //! `Err` means refused and nothing changed; a foul that loses under `fouls = lose` is an
 //! [`Outcome`], not an error.
@@ -19,7 +23,7 @@ use crate::impasse::{
     self, DeclarationFailure, DeclarationVerdict, GameResult, ImpasseCount, ImpasseReport,
 };
 use crate::outcome::{EndReason, Outcome};
-use crate::rules::{DeclarationRule, Fouls, OnFail, RuleSet};
+use crate::rules::{DeclarationRule, Fouls, LimitState, OnFail, RecentChecks, RuleSet};
 use crate::{ByColor, Color, IllegalMoveKind, Move, Position};
 
 /// One move of the history.
@@ -175,9 +179,7 @@ impl Game {
             outcome: None,
             proposal: None,
         };
-        game.outcome = game
-            .judge_start_of_turn()
-            .or_else(|| game.fairbairn_outcome(0));
+        game.outcome = game.judge_initial();
         game
     }
 
@@ -191,9 +193,7 @@ impl Game {
             _ => 0,
         };
         if self.plies.is_empty() {
-            self.outcome = self
-                .judge_start_of_turn()
-                .or_else(|| self.fairbairn_outcome(0));
+            self.outcome = self.judge_initial();
         }
         self
     }
@@ -232,7 +232,11 @@ impl Game {
     /// The impasse calculator for the current position (with this game's initial position
     /// for handicap credit).
     pub fn impasse_report(&self) -> ImpasseReport {
-        ImpasseReport::new(&self.position, Some(&self.initial.to_setup()))
+        ImpasseReport::with_checks(
+            &self.position,
+            Some(&self.initial.to_setup()),
+            self.recent_checks(),
+        )
     }
 
     /// `color`'s impasse figures now, with this game's handicap credit.
@@ -276,6 +280,30 @@ impl Game {
     /// initial position (an SFEN's move number 495 means 494 moves were played before).
     pub fn moves_counted(&self) -> u32 {
         self.initial.move_number().saturating_sub(1) + self.plies.len() as u32
+    }
+
+    /// Whether the positions after the last two moves were checks (for a game imported
+    /// mid-way, the initial position's check stands for the move before it).
+    pub fn recent_checks(&self) -> RecentChecks {
+        let check_after = |ply: usize| {
+            if ply == 0 {
+                self.initial.is_check()
+            } else {
+                self.plies[ply - 1].check
+            }
+        };
+        let n = self.plies.len();
+        RecentChecks {
+            last: check_after(n),
+            before: n >= 1 && check_after(n - 1),
+        }
+    }
+
+    /// Where the game stands against its move limit now (`Before` without a limit).
+    pub fn limit_state(&self) -> LimitState {
+        self.rules.move_limit.map_or(LimitState::Before, |l| {
+            l.state(self.moves_counted(), self.recent_checks())
+        })
     }
 
     /// The ply an action taken instead of a move occupies.
@@ -433,6 +461,26 @@ impl Game {
                 ply,
             });
         }
+        self.judge_position(start, repeated)
+    }
+
+    /// The initial position's outcome, if it is already decided. At its move limit it is
+    /// judged as the position after the limit move; past it, the limit came first.
+    fn judge_initial(&self) -> Option<Outcome> {
+        if let Some(limit) = self.rules.move_limit
+            && self.moves_counted() > limit.plies
+            && self.limit_state() == LimitState::Reached
+        {
+            return self.limit_outcome();
+        }
+        let start = self.judge_start_of_turn();
+        self.judge_position(start, false)
+    }
+
+    /// After mate and the try: the start-of-turn ending, repetition, the Fairbairn count
+    /// and the move limit, in that order.
+    fn judge_position(&self, start: Option<Outcome>, repeated: bool) -> Option<Outcome> {
+        let ply = self.plies.len() as u32;
         if start.is_some() {
             return start;
         }
@@ -442,30 +490,17 @@ impl Game {
         if let Some(outcome) = self.fairbairn_outcome(ply) {
             return Some(outcome);
         }
-        if let Some(limit) = self.rules.move_limit
-            && self.moves_counted() >= limit.plies
-            && !(limit.check_extension && self.in_check_extension(limit.plies))
-        {
-            return Some(Outcome {
-                result: GameResult::from_resolution(limit.result),
-                reason: EndReason::MoveLimit { limit: limit.plies },
-                ply,
-            });
-        }
-        None
+        self.limit_outcome()
     }
 
-    /// JSA 500-move rule: whether play goes on past the limit. The extension starts only
-    /// if the move that reached the limit gave check, and lasts while the checks continue:
-    /// it ends at the first move that is no check when the move before it was none either
-    /// (so the escapes between the checks do not end it).
-    fn in_check_extension(&self, limit: u32) -> bool {
-        let last = self.plies.last().is_some_and(|p| p.check);
-        if self.moves_counted() == limit {
-            return last;
-        }
-        let before = self.plies.len() >= 2 && self.plies[self.plies.len() - 2].check;
-        last || before
+    /// The move limit's outcome now, if it has been reached (and no JSA extension holds).
+    fn limit_outcome(&self) -> Option<Outcome> {
+        let limit = self.rules.move_limit?;
+        (self.limit_state() == LimitState::Reached).then(|| Outcome {
+            result: GameResult::from_resolution(limit.result),
+            reason: EndReason::MoveLimit { limit: limit.plies },
+            ply: self.plies.len() as u32,
+        })
     }
 
     fn fairbairn_outcome(&self, ply: u32) -> Option<Outcome> {
@@ -476,13 +511,8 @@ impl Game {
             return None;
         }
         let points = self.total_points();
-        // The Fairbairn count is the 24-point count; a draw when both reach 24.
-        let agreement = self.rules.agreement.unwrap_or(crate::rules::Agreement {
-            both_reach: crate::rules::Resolution::Draw,
-            ..crate::rules::POINTS24_AGREEMENT
-        });
         Some(Outcome {
-            result: impasse::judge_count(&agreement, points),
+            result: impasse::judge_count(&self.rules.fairbairn_agreement(), points),
             reason: EndReason::ImpasseCount { points },
             ply,
         })
@@ -636,10 +666,7 @@ impl Game {
         };
         let declarer = self.position.turn();
         let count = self.impasse_count(declarer);
-        let past_limit = self
-            .rules
-            .move_limit
-            .is_some_and(|l| self.moves_counted() >= l.plies);
+        let past_limit = self.limit_state() != LimitState::Before;
         let verdict = if past_limit {
             DeclarationVerdict::Fail(DeclarationFailure::AfterMoveLimit)
         } else {

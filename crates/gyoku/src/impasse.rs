@@ -7,7 +7,10 @@
 //! zone. Handicap credit (§4.7) adds the points of the pieces a recognised handicap start
 //! removed to White's totals.
 
-use crate::rules::{Agreement, CountRule, DeclarationRule, Resolution, Tie};
+use crate::rules::{
+    Agreement, CountRule, DeclarationRule, Fouls, LimitState, RecentChecks, Resolution, RuleSet,
+    Tie,
+};
 use crate::{Bitboard, ByColor, Color, Handicap, Position, Preset, Role, Setup};
 
 /// One side's impasse figures.
@@ -240,16 +243,44 @@ pub fn agreement_allowed(agreement: &Agreement, counts: &ByColor<ImpasseCount>) 
     }
 }
 
-/// The verdict of the calculator for one preset.
+/// An ending that already holds in the calculator's position under a preset, before
+/// anyone acts: a game there is over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StandingEnd {
+    /// `move_limit`: the move limit has been reached (the position's move number counts).
+    MoveLimit,
+    /// `automatic_impasse`: the side to move meets the automatic impasse's conditions.
+    AutomaticImpasse,
+    /// `impasse_count`: the Fairbairn count has been forced, with this result.
+    ImpasseCount(GameResult),
+}
+
+impl StandingEnd {
+    /// The stable code, as the game's end reason would say it.
+    pub const fn code(self) -> &'static str {
+        match self {
+            StandingEnd::MoveLimit => "move_limit",
+            StandingEnd::AutomaticImpasse => "automatic_impasse",
+            StandingEnd::ImpasseCount(_) => "impasse_count",
+        }
+    }
+}
+
+/// The verdict of the calculator for one preset: what [`crate::Game`] under that preset
+/// would decide if the side to move declared now, or both agreed to count now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PresetVerdict {
     /// The preset.
     pub preset: Preset,
-    /// If the side to move declared now: `Some(verdict)`, or `None` when the preset has no
-    /// declaration (for automatic-impasse presets, `Win` when the automatic impasse holds).
+    /// An ending that already holds here (a game under the preset is over).
+    pub ended: Option<StandingEnd>,
+    /// If the side to move declared now: `Some(verdict)`, or `None` when no declaration can
+    /// be made (the game is over, or the preset refuses a declaration it does not have).
+    /// An automatic impasse that holds is `Win`; a declaration under rules without one,
+    /// where fouls lose, is `Fail(NoRule)`; in the JSA extension, `Fail(AfterMoveLimit)`.
     pub declaration: Option<DeclarationVerdict>,
-    /// The result of an agreement count now, or `None` when the preset has none or it is
-    /// not allowed in this position.
+    /// The result of an agreement count now, or `None` when the preset has none, it is
+    /// not allowed in this position, or the game is over.
     pub agreement: Option<GameResult>,
 }
 
@@ -261,6 +292,14 @@ impl PresetVerdict {
             Some(DeclarationVerdict::NoContest) => "no_contest",
             Some(DeclarationVerdict::Fail(_)) => "lose",
             None => "not_available",
+        }
+    }
+
+    /// Why a declaration would fail, if it would.
+    pub fn declaration_failure(&self) -> Option<DeclarationFailure> {
+        match self.declaration {
+            Some(DeclarationVerdict::Fail(f)) => Some(f),
+            _ => None,
         }
     }
 
@@ -279,13 +318,17 @@ pub struct ImpasseReport {
     pub counts: ByColor<ImpasseCount>,
     /// The handicap credit applied to White.
     pub credit: u32,
+    /// The moves a move limit counts here (the position's move number, less one).
+    pub moves_counted: u32,
     /// The verdict under every preset.
     pub verdicts: Vec<PresetVerdict>,
 }
 
 impl ImpasseReport {
-    /// Computes the report for `pos`, with `initial` the game's initial position when known
-    /// (for handicap credit).
+    /// Computes the report for `pos` as the start of a game: with `initial` the game's
+    /// initial position when known (for handicap credit; without it, `pos` is its own
+    /// initial position, so a recognised handicap start is credited), and the move limits
+    /// counted from the position's move number.
     ///
     /// ```
     /// use gyoku::{ImpasseReport, Position, Preset};
@@ -293,9 +336,29 @@ impl ImpasseReport {
     /// let report = ImpasseReport::new(&pos, None);
     /// let csa = report.verdicts.iter().find(|v| v.preset == Preset::Csa).unwrap();
     /// assert_eq!(csa.declaration_code(), "win");
+    /// // At move 257, past csa's 256 moves, the game is over: no declaration.
+    /// let late = Position::from_sfen("RRBBK4/PPPPPP3/9/9/9/9/9/9/8k b 2P 257").unwrap();
+    /// let report = ImpasseReport::new(&late, None);
+    /// let csa = report.verdicts.iter().find(|v| v.preset == Preset::Csa).unwrap();
+    /// assert_eq!(csa.declaration_code(), "not_available");
+    /// assert_eq!(csa.ended.unwrap().code(), "move_limit");
     /// ```
     pub fn new(pos: &Position, initial: Option<&Setup>) -> ImpasseReport {
-        let credit = initial.map_or(0, handicap_credit);
+        let checks = RecentChecks {
+            last: pos.is_check(),
+            before: false,
+        };
+        ImpasseReport::with_checks(pos, initial, checks)
+    }
+
+    /// The report for `pos` reached in a game, with the checks of its last two positions
+    /// ([`crate::Game::recent_checks`]) for the JSA extension.
+    pub fn with_checks(
+        pos: &Position,
+        initial: Option<&Setup>,
+        checks: RecentChecks,
+    ) -> ImpasseReport {
+        let credit = handicap_credit(&initial.cloned().unwrap_or_else(|| pos.to_setup()));
         let counts_with = |credit: u32| {
             ByColor::new(
                 ImpasseCount::of(pos, Color::Black, credit),
@@ -304,7 +367,7 @@ impl ImpasseReport {
         };
         let counts = counts_with(credit);
         let plain = counts_with(0);
-        let turn = pos.turn();
+        let moves_counted = pos.move_number().saturating_sub(1);
         let verdicts = Preset::ALL
             .into_iter()
             .map(|preset| {
@@ -314,33 +377,79 @@ impl ImpasseReport {
                 } else {
                     &plain
                 };
-                let own = c.get(turn);
-                let declaration = match (rules.declaration, rules.automatic_impasse) {
-                    (Some(d), _) => Some(judge_declaration(d.rule, own, turn)),
-                    (None, true) => (judge_declaration(DeclarationRule::Points27, own, turn)
-                        == DeclarationVerdict::Win)
-                        .then_some(DeclarationVerdict::Win),
-                    (None, false) => None,
-                };
-                let agreement = rules
-                    .agreement
-                    .filter(|a| agreement_allowed(a, c))
-                    .map(|a| {
-                        judge_count(&a, ByColor::new(c.black.total_points, c.white.total_points))
-                    });
-                PresetVerdict {
-                    preset,
-                    declaration,
-                    agreement,
-                }
+                verdict(preset, &rules, pos, c, moves_counted, checks)
             })
             .collect();
         ImpasseReport {
-            turn,
+            turn: pos.turn(),
             counts,
             credit,
+            moves_counted,
             verdicts,
         }
+    }
+}
+
+/// One preset's verdict, in the referee's order (spec §3): past the limit the game ended
+/// there; then the automatic impasse, the Fairbairn count and the limit reached now.
+fn verdict(
+    preset: Preset,
+    rules: &RuleSet,
+    pos: &Position,
+    c: &ByColor<ImpasseCount>,
+    moves_counted: u32,
+    checks: RecentChecks,
+) -> PresetVerdict {
+    let turn = pos.turn();
+    let own = c.get(turn);
+    let limit = rules
+        .move_limit
+        .map_or(LimitState::Before, |l| l.state(moves_counted, checks));
+    let past_limit = rules
+        .move_limit
+        .is_some_and(|l| moves_counted > l.plies && limit == LimitState::Reached);
+    let automatic = rules.automatic_impasse
+        && own.entered
+        && judge_declaration(DeclarationRule::Points27, own, turn) == DeclarationVerdict::Win;
+    let fairbairn = rules.fairbairn_count
+        && (ImpasseCount::all_in_zone(pos, Color::Black)
+            || ImpasseCount::all_in_zone(pos, Color::White));
+    let totals = ByColor::new(c.black.total_points, c.white.total_points);
+    let ended = if past_limit {
+        Some(StandingEnd::MoveLimit)
+    } else if automatic {
+        Some(StandingEnd::AutomaticImpasse)
+    } else if fairbairn {
+        Some(StandingEnd::ImpasseCount(judge_count(
+            &rules.fairbairn_agreement(),
+            totals,
+        )))
+    } else if limit == LimitState::Reached {
+        Some(StandingEnd::MoveLimit)
+    } else {
+        None
+    };
+    let declaration = match ended {
+        Some(StandingEnd::AutomaticImpasse) => Some(DeclarationVerdict::Win),
+        Some(_) => None,
+        None => match rules.declaration {
+            Some(_) if limit != LimitState::Before => {
+                Some(DeclarationVerdict::Fail(DeclarationFailure::AfterMoveLimit))
+            }
+            Some(d) => Some(judge_declaration(d.rule, own, turn)),
+            None => (rules.fouls == Fouls::Lose)
+                .then_some(DeclarationVerdict::Fail(DeclarationFailure::NoRule)),
+        },
+    };
+    let agreement = rules
+        .agreement
+        .filter(|a| ended.is_none() && agreement_allowed(a, c))
+        .map(|a| judge_count(&a, totals));
+    PresetVerdict {
+        preset,
+        ended,
+        declaration,
+        agreement,
     }
 }
 

@@ -109,6 +109,65 @@ pub struct MoveLimit {
     pub strict_csa_server: bool,
 }
 
+/// Where a game stands against its move limit (spec §4.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LimitState {
+    /// Fewer moves than the limit have been played: play and declarations go on.
+    Before,
+    /// The limit has been reached during a JSA check extension: play goes on, a
+    /// declaration fails (`after_move_limit`).
+    Extension,
+    /// The limit has been reached: the game is over by `move_limit` (unless the move that
+    /// reached it decided the game first).
+    Reached,
+}
+
+/// Whether the positions after the last two moves were checks: the JSA extension's memory.
+/// For a game imported mid-way, the start position's check stands for the move before it,
+/// and what came before that is unknown (no check).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RecentChecks {
+    /// The side to move is in check now.
+    pub last: bool,
+    /// The side that moved last was in check before its move.
+    pub before: bool,
+}
+
+impl MoveLimit {
+    /// Where a game stands after `moves_counted` moves (the SFEN move number's moves
+    /// included), with the checks of its last two positions.
+    ///
+    /// The JSA extension starts only if the move that reached the limit gave check, and
+    /// lasts while the checks continue: it ends at the first move that is no check when
+    /// the move before it was none either (so the escapes between the checks do not end it).
+    ///
+    /// ```
+    /// use gyoku::rules::{LimitState, RecentChecks};
+    /// use gyoku::Preset;
+    /// let jsa = Preset::Jsa.rules().move_limit.unwrap();
+    /// let check = RecentChecks { last: true, before: false };
+    /// assert_eq!(jsa.state(499, check), LimitState::Before);
+    /// assert_eq!(jsa.state(500, check), LimitState::Extension);
+    /// assert_eq!(jsa.state(500, RecentChecks::default()), LimitState::Reached);
+    /// ```
+    pub fn state(&self, moves_counted: u32, checks: RecentChecks) -> LimitState {
+        if moves_counted < self.plies {
+            return LimitState::Before;
+        }
+        let extended = self.check_extension
+            && if moves_counted == self.plies {
+                checks.last
+            } else {
+                checks.last || checks.before
+            };
+        if extended {
+            LimitState::Extension
+        } else {
+            LimitState::Reached
+        }
+    }
+}
+
 /// A rule set: how a game ends, field by field (spec §6).
 ///
 /// ```
@@ -376,6 +435,15 @@ impl FromStr for Preset {
 }
 
 impl RuleSet {
+    /// The count the Fairbairn rule forces (§4.6): the rules' own agreement count, or the
+    /// 24-point count with a draw when both reach 24.
+    pub fn fairbairn_agreement(&self) -> Agreement {
+        self.agreement.unwrap_or(Agreement {
+            both_reach: Resolution::Draw,
+            ..POINTS24_AGREEMENT
+        })
+    }
+
     /// The rule set of a preset.
     pub const fn preset(preset: Preset) -> RuleSet {
         preset.rules()

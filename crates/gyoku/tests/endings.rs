@@ -690,3 +690,63 @@ fn fairbairn_count_when_a_side_is_all_in_its_zone() {
     g.play("5d5c".parse().unwrap()).unwrap();
     assert!(g.outcome().is_none());
 }
+
+/// `move-limits.tsv`: games that start at or past a move limit, and the calculator's
+/// declaration verdict and handicap credit for the start position, row by row.
+#[test]
+fn games_starting_at_or_past_a_move_limit() {
+    let rows = rows("move-limits.tsv");
+    assert!(rows.len() >= 20);
+    for row in rows {
+        let [
+            sfen,
+            preset,
+            actions,
+            result,
+            reason,
+            ply,
+            calc,
+            credit,
+            source,
+        ] = &row[..]
+        else {
+            panic!("{row:?}")
+        };
+        let preset: Preset = preset.parse().unwrap();
+        let start = position(sfen);
+        let mut g = Game::new(start.clone(), preset.rules());
+        for token in actions.split_whitespace().filter(|t| *t != "-") {
+            let action = match token {
+                "win" => Action::Declare,
+                "agree" => Action::AgreeImpasse,
+                usi => Action::Move(usi.parse().unwrap()),
+            };
+            let over = g.outcome().is_some();
+            match g.apply(action) {
+                Ok(()) => assert!(!over, "{source}: {token} accepted after the end"),
+                Err(GameError::GameOver) => assert!(over, "{source}: {token}"),
+                Err(e) => assert_eq!(result, "-", "{source}: {token} refused: {e}"),
+            }
+        }
+        match g.outcome() {
+            None => assert_eq!((result.as_str(), reason.as_str()), ("-", "-"), "{source}"),
+            Some(o) => assert_eq!(
+                (o.result.code(), o.reason.code(), o.ply.to_string()),
+                (result.as_str(), reason.as_str(), ply.clone()),
+                "{source}"
+            ),
+        }
+        let report = gyoku::ImpasseReport::new(&start, None);
+        let verdict = report.verdicts.iter().find(|v| v.preset == preset).unwrap();
+        assert_eq!(verdict.declaration_code(), calc, "{source}: calculator");
+        let game_credit = Game::new(start.clone(), preset.rules()).handicap_credit();
+        assert_eq!(game_credit.to_string(), *credit, "{source}: game credit");
+        if preset.rules().handicap_credit {
+            assert_eq!(
+                report.credit.to_string(),
+                *credit,
+                "{source}: calculator credit"
+            );
+        }
+    }
+}
