@@ -275,19 +275,98 @@ fn id_lines(config: &Config) -> Vec<String> {
     ]
 }
 
+/// The longest input line the engine reads (a `position ... moves ...` line of some
+/// 170,000 moves); a longer one is skipped, never held whole.
+pub const MAX_INPUT_LINE: usize = 1 << 20;
+
+/// One line of input.
+enum Line {
+    /// A line, without its end.
+    Text(String),
+    /// A line longer than the limit (skipped to its end).
+    TooLong,
+    /// A line that is not UTF-8.
+    NotUtf8,
+    /// The end of the input.
+    End,
+}
+
+/// Reads one line of at most `max` bytes from `input` without ever holding more: the rest
+/// of a longer line is read and dropped.
+fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<Line> {
+    buf.clear();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            if !any {
+                return Ok(Line::End);
+            }
+            break;
+        }
+        any = true;
+        let (part, done) = match memchr_newline(chunk) {
+            Some(i) => (&chunk[..i], i + 1),
+            None => (chunk, chunk.len()),
+        };
+        if !too_long {
+            if buf.len() + part.len() > max {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(part);
+            }
+        }
+        let ended = done > part.len();
+        input.consume(done);
+        if ended {
+            break;
+        }
+    }
+    if too_long {
+        return Ok(Line::TooLong);
+    }
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    Ok(match std::str::from_utf8(buf) {
+        Ok(text) => Line::Text(text.to_string()),
+        Err(_) => Line::NotUtf8,
+    })
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
 /// Runs the engine: reads commands from `input` until `quit` or its end, answers on
 /// `output`.
 ///
 /// # Errors
 /// An I/O error on `output`.
-pub fn run(input: impl BufRead, mut output: impl Write, mut config: Config) -> io::Result<()> {
+pub fn run(mut input: impl BufRead, mut output: impl Write, mut config: Config) -> io::Result<()> {
     let mut pos = Position::startpos();
     let mut rng = Rng::new(config.seed);
     let mut gos = 0u32;
     let mut readies = 0u32;
     let mut script_at = 0usize;
-    for line in input.lines() {
-        let line = line?;
+    let mut buf = Vec::new();
+    loop {
+        let line = match read_line(&mut input, &mut buf, MAX_INPUT_LINE)? {
+            Line::End => break,
+            Line::Text(line) => line,
+            // A robust engine ignores what it cannot read, and says so where the GUI
+            // does not parse it.
+            Line::TooLong => {
+                eprintln!("gyoku engine: a line over {MAX_INPUT_LINE} bytes ignored");
+                continue;
+            }
+            Line::NotUtf8 => {
+                eprintln!("gyoku engine: a line that is not UTF-8 ignored");
+                continue;
+            }
+        };
         match Command::parse(&line) {
             Command::Usi => {
                 for l in id_lines(&config) {

@@ -137,6 +137,9 @@ enum Line {
 #[derive(Debug)]
 pub struct Engine {
     child: Child,
+    /// Its process group (its own, led by the engine process): killed whole when the
+    /// engine is dropped, so that a wrapper script's children go too.
+    group: Option<nix::unistd::Pid>,
     stdin: ChildStdin,
     lines: mpsc::Receiver<Line>,
     name: String,
@@ -198,20 +201,30 @@ impl Engine {
         let (program, args) = argv
             .split_first()
             .ok_or_else(|| EngineFailure::Spawn("empty engine command".into()))?;
-        let mut child = Process::new(program)
+        let mut command = Process::new(program);
+        command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .kill_on_drop(true)
+            // Its own process group, so that everything it starts can be killed with it.
+            .process_group(0);
+        die_with_parent(&mut command);
+        let mut child = command
             .spawn()
             .map_err(|e| EngineFailure::Spawn(format!("'{}': {e}", config.command)))?;
+        let group = child
+            .id()
+            .and_then(|id| i32::try_from(id).ok())
+            .map(nix::unistd::Pid::from_raw);
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, rx) = mpsc::channel(1024);
         tokio::spawn(read_lines(stdout, config.limits.max_line, tx));
         let mut engine = Engine {
             child,
+            group,
             stdin,
             lines: rx,
             name: program.clone(),
@@ -223,7 +236,10 @@ impl Engine {
         let deadline = Instant::now() + engine.limits.handshake;
         loop {
             match engine.recv(deadline, "usiok").await? {
-                EngineMessage::IdName(n) => engine.name = n,
+                EngineMessage::IdName(n) => {
+                    // Shown in tables and written in records: never a terminal control.
+                    engine.name = gyoku_kifu::escape_controls(&n).into_owned();
+                }
                 EngineMessage::Option(o) => engine.options.push(o),
                 EngineMessage::UsiOk => break,
                 _ => {}
@@ -401,6 +417,53 @@ impl Engine {
 
     /// Kills the process now.
     pub async fn kill(mut self) {
+        self.kill_group();
         let _ = self.child.kill().await;
     }
+
+    /// Kills every process of the engine's group (the engine, and whatever a wrapper
+    /// script started). A group that is already gone is no error.
+    fn kill_group(&mut self) {
+        if let Some(group) = self.group {
+            let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+        }
+    }
 }
+
+impl Drop for Engine {
+    /// Whatever way an engine goes (quit, kill, a match interrupted by a signal, a task
+    /// aborted), its whole process group goes with it.
+    fn drop(&mut self) {
+        self.kill_group();
+    }
+}
+
+/// On Linux, the engine process is killed by the kernel when the runner dies, even by
+/// SIGKILL (`PR_SET_PDEATHSIG`). The signal comes when the thread that started the engine
+/// ends: engines are started from the runtime's worker threads, which live as long as the
+/// match does.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn die_with_parent(command: &mut Process) {
+    let parent = nix::unistd::getpid();
+    // SAFETY: the closure runs in the child between fork and exec, where only
+    // async-signal-safe calls may be made. It makes two system calls, prctl(2) and
+    // getppid(2), through nix's thin wrappers, which neither allocate nor lock; the error
+    // it may return is built from a raw OS error code, without allocating. It reads only
+    // `parent`, a copied integer. There is no safe API for a parent-death signal: it must
+    // be set in the child itself, before exec.
+    unsafe {
+        command.pre_exec(move || {
+            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+                .map_err(|e| std::io::Error::from_raw_os_error(e as i32))?;
+            // The runner died before the signal was set: do not start an orphan.
+            if nix::unistd::getppid() != parent {
+                return Err(std::io::Error::from_raw_os_error(nix::libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_command: &mut Process) {}

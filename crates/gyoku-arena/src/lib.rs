@@ -11,7 +11,7 @@
 //! win` is judged under the rule set, and an engine that crashes, hangs, floods its output
 //! or answers garbage loses that game and is restarted for the next.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod builtin;

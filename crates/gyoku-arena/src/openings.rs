@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use gyoku::{Move, Position};
+use gyoku::{Game, Handicap, Move, Position, RuleSet};
 
 /// A start position and an opening line from it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,6 +14,20 @@ pub struct Opening {
 }
 
 impl Opening {
+    /// The game under `rules` after the opening's moves, as a match starts it (handicap
+    /// credit from a recognised handicap start). A move the game refuses, or one after the
+    /// end, is not played: [`load`] refuses such openings, so a match never meets one.
+    pub fn game(&self, rules: RuleSet) -> Game {
+        let mut game = Game::new(self.start.clone(), rules)
+            .with_handicap(Handicap::from_setup(&self.start.to_setup()));
+        for &m in &self.moves {
+            if game.outcome().is_some() || game.play(m).is_err() {
+                break;
+            }
+        }
+        game
+    }
+
     /// The even start, no moves.
     pub fn startpos() -> Opening {
         Opening {
@@ -26,13 +40,21 @@ impl Opening {
 /// Reads openings from a file: any record file Gyoku reads (each game's start and main
 /// line is one opening: a USI file with one `sfen ...`/`position ...` line per opening,
 /// KIF, KI2, CSA, JKF). A bare SFEN line (`<board> <side> <hand> <n>`) is read as
-/// `sfen <line>`. `plies` keeps only the first moves of each line.
+/// `sfen <line>`. `plies` keeps only the first moves of each line; a file larger than
+/// `max_bytes`, or not a regular file, is refused. Each opening is played
+/// under `rules` as a game would be: one that ends the game (a mate, a sennichite, the move
+/// limit, an impasse) before the engines take over is refused.
 ///
 /// # Errors
-/// A message with the file and what is wrong (an unreadable file, a record with an
-/// illegal move, no opening at all).
-pub fn load(path: &Path, plies: Option<usize>) -> Result<Vec<Opening>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+/// A message with the file, the line and what is wrong (an unreadable file, a record with
+/// an illegal move, an opening that ends the game and at which ply, no opening at all).
+pub fn load(
+    path: &Path,
+    plies: Option<usize>,
+    rules: &RuleSet,
+    max_bytes: u64,
+) -> Result<Vec<Opening>, String> {
+    let bytes = gyoku_kifu::files::read_regular(path, max_bytes)?;
     let (text, _) = gyoku_kifu::encoding::decode(&bytes);
     // Bare SFEN lines become USI lines.
     let looks_bare_sfen = |l: &str| {
@@ -57,31 +79,58 @@ pub fn load(path: &Path, plies: Option<usize>) -> Result<Vec<Opening>, String> {
         .ok_or_else(|| format!("{}: not a record or SFEN file", path.display()))?;
     let records =
         gyoku_kifu::read_str(&text, format).map_err(|e| format!("{}:{e}", path.display()))?;
+    let lines = start_lines(&text, format);
     let mut out = Vec::new();
     for (i, r) in records.iter().enumerate() {
+        let at = format!(
+            "{}:{}: opening {}",
+            path.display(),
+            lines.get(i).copied().unwrap_or(1),
+            i + 1
+        );
         if let Some(f) = &r.foul {
             return Err(format!(
-                "{}: opening {}: move {} ({}) is illegal: {}",
-                path.display(),
-                i + 1,
-                f.ply,
-                f.mv,
-                f.kind
+                "{at}: move {} ({}) is illegal: {}",
+                f.ply, f.mv, f.kind
             ));
         }
         let mut moves: Vec<Move> = r.moves.iter().map(|m| m.mv).collect();
         if let Some(n) = plies {
             moves.truncate(n);
         }
-        out.push(Opening {
+        let opening = Opening {
             start: r.start.clone(),
             moves,
-        });
+        };
+        if let Some(o) = opening.game(*rules).outcome() {
+            return Err(format!(
+                "{at}: the game is over at ply {} of the opening ({o}); an opening must leave \
+                 the engines a game to play (shorten it with --opening-plies, or check the rules)",
+                o.ply
+            ));
+        }
+        out.push(opening);
     }
     if out.is_empty() {
         return Err(format!("{}: no opening in the file", path.display()));
     }
     Ok(out)
+}
+
+/// The line on which each record of `text` starts, where the format says it: one line per
+/// USI record; CSA games after each `/` line; any other format holds one game (line 1).
+fn start_lines(text: &str, format: gyoku_kifu::Format) -> Vec<usize> {
+    let numbered = text.lines().enumerate().map(|(n, l)| (n + 1, l.trim()));
+    match format {
+        gyoku_kifu::Format::Usi => numbered
+            .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+            .map(|(n, _)| n)
+            .collect(),
+        gyoku_kifu::Format::Csa => std::iter::once(1)
+            .chain(numbered.filter(|(_, l)| *l == "/").map(|(n, _)| n + 1))
+            .collect(),
+        _ => vec![1],
+    }
 }
 
 #[cfg(test)]
@@ -100,19 +149,25 @@ mod tests {
              sfen lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1 moves 3c3d\n",
         )
         .unwrap();
-        let o = load(&file, None).unwrap();
+        let rules = gyoku::Preset::Csa.rules();
+        let o = load(&file, None, &rules, 1 << 20).unwrap();
         assert_eq!(o.len(), 3);
         assert_eq!(o[1].moves.len(), 3);
         assert_eq!(o[2].start.turn(), gyoku::Color::White);
-        assert_eq!(load(&file, Some(1)).unwrap()[1].moves.len(), 1);
+        assert_eq!(
+            load(&file, Some(1), &rules, 1 << 20).unwrap()[1]
+                .moves
+                .len(),
+            1
+        );
         std::fs::write(&file, "position startpos moves 7g7f 7g7f\n").unwrap();
         assert!(
-            load(&file, None)
+            load(&file, None, &rules, 1 << 20)
                 .unwrap_err()
                 .contains("move 2 (7g7f) is illegal")
         );
         std::fs::write(&file, "").unwrap();
-        assert!(load(&file, None).is_err());
+        assert!(load(&file, None, &rules, 1 << 20).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

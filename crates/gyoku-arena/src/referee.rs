@@ -118,14 +118,17 @@ fn millis_since(t0: Instant, t: Instant) -> Millis {
 
 /// Plays one game: `engines` by colour. Both engines must have been started.
 ///
-/// # Panics
-/// If an opening move is illegal (openings are checked when they are loaded).
+/// An opening move the game refuses, or one after its end, is not played (openings are
+/// checked when they are loaded: [`crate::openings::load`]).
 pub async fn play(engines: ByColor<&mut Engine>, setup: &GameSetup) -> GameReport {
     let mut engines = engines;
     let mut game = Game::new(setup.start.clone(), setup.rules)
         .with_handicap(Handicap::from_setup(&setup.start.to_setup()));
     for &m in &setup.opening {
-        game.play(m).expect("opening moves are checked when loaded");
+        // Openings are checked when loaded; one that ends the game stops here.
+        if game.outcome().is_some() || game.play(m).is_err() {
+            break;
+        }
     }
     let opening_plies = game.plies().len();
     let mut failures: ByColor<Option<EngineFailure>> = ByColor::new(None, None);

@@ -7,8 +7,8 @@
 //! match again plays only the games not yet in it.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::fs::OpenOptions;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -46,6 +46,39 @@ pub struct MatchConfig {
     pub out: Option<PathBuf>,
     /// Games played at once.
     pub concurrency: usize,
+}
+
+/// Why a match could not be run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MatchError {
+    /// The match asked for cannot be played as asked: the output directory holds another
+    /// match, or its `match.json` is not one (the user's input is at fault).
+    Input(String),
+    /// Running it failed: an engine could not be started, an output could not be written.
+    Run(String),
+}
+
+impl MatchError {
+    /// The message.
+    pub fn message(&self) -> &str {
+        match self {
+            MatchError::Input(m) | MatchError::Run(m) => m,
+        }
+    }
+}
+
+impl std::fmt::Display for MatchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl std::error::Error for MatchError {}
+
+impl From<String> for MatchError {
+    fn from(message: String) -> MatchError {
+        MatchError::Run(message)
+    }
 }
 
 /// One finished game, as `results.jsonl` keeps it.
@@ -290,51 +323,84 @@ fn identity(config: &MatchConfig) -> Value {
 
 /// Prepares the output directory: a new one gets `match.json`; an existing one must hold
 /// the same match, and its finished games are returned.
-fn prepare_out(dir: &Path, config: &MatchConfig) -> Result<Vec<GameEntry>, String> {
+fn prepare_out(dir: &Path, config: &MatchConfig) -> Result<Vec<GameEntry>, MatchError> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let id_path = dir.join("match.json");
     let id = identity(config);
-    match std::fs::read_to_string(&id_path) {
-        Ok(text) => {
-            let stored: Value =
-                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", id_path.display()))?;
+    let stored = if id_path.exists() {
+        let bytes =
+            gyoku_kifu::files::read_regular(&id_path, 1 << 20).map_err(MatchError::Input)?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    } else {
+        None
+    };
+    match stored {
+        Some(text) => {
+            let stored: Value = serde_json::from_str(&text).map_err(|e| {
+                MatchError::Input(format!("{}: not a match identity: {e}", id_path.display()))
+            })?;
             if stored != id {
-                return Err(format!(
+                return Err(MatchError::Input(format!(
                     "{} holds a different match (engines, games, rules, time or openings differ); \
                      use another --out",
                     dir.display()
-                ));
+                )));
             }
         }
-        Err(_) => {
-            std::fs::write(&id_path, format!("{id:#}\n"))
-                .map_err(|e| format!("{}: {e}", id_path.display()))?;
-        }
+        None => gyoku_kifu::files::write_atomic(&id_path, format!("{id:#}\n").as_bytes())?,
     }
-    let mut done = Vec::new();
-    if let Ok(f) = File::open(dir.join("results.jsonl")) {
-        for (n, line) in BufReader::new(f).lines().enumerate() {
-            let line = line.map_err(|e| format!("results.jsonl: {e}"))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            // A line cut short by an interruption is dropped: that game is played again.
-            if let Some(entry) = serde_json::from_str(&line)
-                .ok()
-                .as_ref()
-                .and_then(GameEntry::from_json)
-                && entry.number >= 1
-                && entry.number <= config.games
-                && !done.iter().any(|d: &GameEntry| d.number == entry.number)
-            {
-                done.push(entry);
-            } else {
-                eprintln!(
-                    "results.jsonl:{}: unreadable line ignored (that game is played again)",
-                    n + 1
-                );
-            }
+    let path = dir.join("results.jsonl");
+    let text =
+        match gyoku_kifu::files::read_regular(&path, gyoku_kifu::files::DEFAULT_MAX_FILE_BYTES) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(_) if !path.exists() => String::new(),
+            Err(e) => return Err(MatchError::Run(e)),
+        };
+    let mut done: Vec<GameEntry> = Vec::new();
+    let mut dropped = false;
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
         }
+        // A line cut short by an interruption or a full disk is dropped: that game is
+        // played again.
+        let Some(entry) = serde_json::from_str(line)
+            .ok()
+            .as_ref()
+            .and_then(GameEntry::from_json)
+            .filter(|e| e.number >= 1 && e.number <= config.games)
+            .filter(|e| !done.iter().any(|d| d.number == e.number))
+        else {
+            eprintln!(
+                "results.jsonl:{}: unreadable line dropped (that game is played again)",
+                n + 1
+            );
+            dropped = true;
+            continue;
+        };
+        // A finished game whose record was deleted is played again.
+        let missing: Vec<String> = ["kif", "csa"]
+            .iter()
+            .map(|ext| format!("game-{:04}.{ext}", entry.number))
+            .filter(|name| !dir.join(name).is_file())
+            .collect();
+        if !missing.is_empty() {
+            eprintln!(
+                "results.jsonl:{}: game {} has no {} (deleted?); it is played again",
+                n + 1,
+                entry.number,
+                missing.join(" or ")
+            );
+            dropped = true;
+            continue;
+        }
+        done.push(entry);
+    }
+    // Rewrite the file without what was dropped (a torn last line included), so that the
+    // games played again are appended after whole lines only.
+    if dropped || !(text.is_empty() || text.ends_with('\n')) {
+        let kept: String = done.iter().map(|e| format!("{}\n", e.to_json())).collect();
+        gyoku_kifu::files::write_atomic(&path, kept.as_bytes())?;
     }
     Ok(done)
 }
@@ -364,7 +430,7 @@ fn now_text() -> String {
 }
 
 /// Writes a finished game's records (`game-NNNN.kif` in Shift_JIS, `game-NNNN.csa`),
-/// each through a temporary file, so an interruption never leaves half a record.
+/// each atomically, so an interruption never leaves half a record.
 fn write_records(dir: &Path, number: u32, record: &Record) -> Result<(), String> {
     for (format, ext) in [(Format::Kif, "kif"), (Format::Csa, "csa")] {
         let text = gyoku_kifu::write(record, format);
@@ -373,11 +439,7 @@ fn write_records(dir: &Path, number: u32, record: &Record) -> Result<(), String>
         } else {
             text.into_bytes()
         };
-        let path = dir.join(format!("game-{number:04}.{ext}"));
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, bytes)
-            .and_then(|()| std::fs::rename(&tmp, &path))
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        gyoku_kifu::files::write_atomic(&dir.join(format!("game-{number:04}.{ext}")), &bytes)?;
     }
     Ok(())
 }
@@ -399,7 +461,10 @@ fn lost_before_start(setup: &GameSetup, color: Color, failure: EngineFailure) ->
     let mut game = Game::new(setup.start.clone(), setup.rules)
         .with_handicap(Handicap::from_setup(&setup.start.to_setup()));
     for &m in &setup.opening {
-        game.play(m).expect("opening moves are checked when loaded");
+        // Openings are checked when loaded; one that ends the game stops here.
+        if game.outcome().is_some() || game.play(m).is_err() {
+            break;
+        }
     }
     let _ = game.forfeit(color, failure.cause());
     let record = Record::from_game(&game);
@@ -538,15 +603,44 @@ pub async fn probe(config: &MatchConfig) -> Result<[String; 2], String> {
     Ok(names)
 }
 
-/// Runs a match; `progress` is called after each game. Ctrl-C stops it cleanly (engines
-/// are killed; finished games are kept for a resume).
+/// The next delivery of `signal` (never, if it could not be listened to).
+#[cfg(unix)]
+async fn next_signal(signal: &mut Option<tokio::signal::unix::Signal>) {
+    match signal {
+        Some(s) => {
+            s.recv().await;
+        }
+        None => std::future::pending::<()>().await,
+    }
+}
+
+/// Resolves when the runner is asked to stop: Ctrl-C (SIGINT), SIGTERM or SIGHUP.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate()).ok();
+        let mut hup = signal(SignalKind::hangup()).ok();
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            () = next_signal(&mut term) => {}
+            () = next_signal(&mut hup) => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// Runs a match; `progress` is called after each game. Ctrl-C, SIGTERM and SIGHUP stop it
+/// cleanly (engines and everything they started are killed; finished games are kept for a
+/// resume); even SIGKILL takes the engines with it on Linux (their parent-death signal).
 ///
 /// # Errors
 /// A message when an engine cannot start at all, or the output directory cannot be used.
 pub async fn run(
     config: MatchConfig,
     mut progress: impl FnMut(&Progress),
-) -> Result<MatchSummary, String> {
+) -> Result<MatchSummary, MatchError> {
     let mut config = config;
     config.rules = match_rules(config.rules);
     if config.openings.is_empty() {
@@ -592,8 +686,8 @@ pub async fn run(
         score: score(&games),
     });
     let mut interrupted = false;
-    let ctrl_c = tokio::signal::ctrl_c();
-    tokio::pin!(ctrl_c);
+    let stop = stop_signal();
+    tokio::pin!(stop);
     loop {
         tokio::select! {
             finished = rx.recv() => {
@@ -630,7 +724,7 @@ pub async fn run(
                 games.push(entry);
                 progress(&Progress { done: games.len() as u32, total, score: score(&games) });
             }
-            _ = &mut ctrl_c => {
+            _ = &mut stop => {
                 interrupted = true;
                 queue.lock().expect("queue lock").clear();
                 for h in &handles {

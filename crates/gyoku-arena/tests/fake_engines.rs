@@ -185,8 +185,27 @@ async fn an_interrupted_match_resumes() {
         s.games.iter().map(|g| g.number).collect::<Vec<_>>(),
         [1, 2, 3, 4]
     );
+    // Issue 11, item 9: the torn line was cut before game 2's line was appended, so a third
+    // run finds every game finished, and every line of results.jsonl whole.
+    let s = play(config([fake(""), fake("--random")], 4, Preset::Csa, &dir)).await;
+    assert_eq!((s.resumed, s.games.len()), (4, 4));
+    let text = std::fs::read_to_string(&results).unwrap();
+    assert_eq!(text.lines().count(), 4, "{text}");
+    for line in text.lines() {
+        serde_json::from_str::<serde_json::Value>(line).unwrap();
+    }
+    // A deleted record of a finished game is noticed: that game is played again, once.
+    std::fs::remove_file(dir.join("game-0003.kif")).unwrap();
+    let s = play(config([fake(""), fake("--random")], 4, Preset::Csa, &dir)).await;
+    assert_eq!((s.resumed, s.games.len()), (3, 4));
+    assert!(dir.join("game-0003.kif").is_file());
+    let text = std::fs::read_to_string(&results).unwrap();
+    assert_eq!(text.lines().count(), 4, "{text}");
+    assert_eq!(text.matches("\"game\":3,").count(), 1, "{text}");
     // Another match in the same directory is refused.
     let other =
         gyoku_arena::runner::run(config([fake(""), fake("")], 6, Preset::Csa, &dir), |_| {}).await;
-    assert!(other.unwrap_err().contains("holds a different match"));
+    let err = other.unwrap_err();
+    assert!(matches!(err, gyoku_arena::runner::MatchError::Input(_)));
+    assert!(err.to_string().contains("holds a different match"));
 }

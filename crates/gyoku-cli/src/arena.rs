@@ -58,6 +58,11 @@ fn engine_options(options: &[String]) -> Result<[Vec<(String, String)>; 2], Fail
         let (which, rest) = match o.split_once(':') {
             Some(("1", rest)) => (vec![0], rest),
             Some(("2", rest)) => (vec![1], rest),
+            Some((n, _)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                return Err(Failure::Input(format!(
+                    "--option '{o}': there is no engine {n} (1 or 2)"
+                )));
+            }
             _ => (vec![0, 1], o.as_str()),
         };
         let (name, value) = rest.split_once('=').ok_or_else(|| {
@@ -91,7 +96,13 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
         None => 0,
     };
     let openings = match &args.openings {
-        Some(path) => openings::load(path, args.opening_plies).map_err(Failure::Input)?,
+        Some(path) => openings::load(
+            path,
+            args.opening_plies,
+            &rules,
+            crate::records::max_file_bytes(),
+        )
+        .map_err(Failure::Input)?,
         None => Vec::new(),
     };
     let [o1, o2] = engine_options(&args.options)?;
@@ -152,7 +163,10 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
                 ));
             }
         }))
-        .map_err(Failure::Input)?;
+        .map_err(|e| match e {
+            runner::MatchError::Input(m) => Failure::Input(m),
+            runner::MatchError::Run(m) => Failure::Run(m),
+        })?;
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }

@@ -13,6 +13,30 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// The largest record file read (judge, convert, impasse, --openings): bytes, or with
+    /// a unit (KiB, MiB, GiB).
+    #[arg(long, global = true, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
+    pub max_file_size: u64,
+}
+
+/// A size in bytes: `1000`, `64KiB`, `64MiB`, `1GiB` (also `k`, `M`, `G` as binary units).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("'{text}' is not a size (e.g. 64MiB)"))?;
+    let shift = match unit.trim() {
+        "" | "B" => 0,
+        "k" | "K" | "KiB" | "KB" => 10,
+        "M" | "MiB" | "MB" => 20,
+        "G" | "GiB" | "GB" => 30,
+        other => return Err(format!("unknown size unit '{other}' (B, KiB, MiB, GiB)")),
+    };
+    n.checked_mul(1 << shift)
+        .filter(|&b| b > 0)
+        .ok_or_else(|| format!("'{text}' is not a usable size"))
 }
 
 /// The subcommands.

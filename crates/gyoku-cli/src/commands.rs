@@ -13,6 +13,7 @@ use crate::referee;
 
 /// Runs one command.
 pub fn run(cli: Cli) -> Result<(), Failure> {
+    records::set_max_file_bytes(cli.max_file_size);
     match cli.command {
         Command::Perft {
             depth,

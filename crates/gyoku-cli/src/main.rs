@@ -51,17 +51,26 @@ pub fn emit(text: &str) {
     }
 }
 
+/// A message for the terminal: the control characters of any input it quotes escaped,
+/// line by line.
+fn shown(msg: &str) -> String {
+    msg.split('\n')
+        .map(gyoku_kifu::escape_controls)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
     let result = commands::run(cli);
     let code = match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Input(msg)) => {
-            eprintln!("gyoku: {msg}");
+            eprintln!("gyoku: {}", shown(&msg));
             ExitCode::from(2)
         }
         Err(Failure::Run(msg)) => {
-            eprintln!("gyoku: {msg}");
+            eprintln!("gyoku: {}", shown(&msg));
             ExitCode::from(1)
         }
     };

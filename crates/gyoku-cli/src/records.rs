@@ -1,8 +1,9 @@
 //! `gyoku judge FILE...` and `gyoku convert`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use gyoku::RuleSet;
 use gyoku_kifu::encoding::Encoding;
@@ -13,28 +14,61 @@ use serde_json::{Value, json};
 use crate::Failure;
 use crate::referee::judge_json;
 
-/// Every record file under `paths` (directories are walked), in a stable order.
+static MAX_FILE_BYTES: AtomicU64 = AtomicU64::new(gyoku_kifu::files::DEFAULT_MAX_FILE_BYTES);
+
+/// Sets the largest record file read (`--max-file-size`).
+pub fn set_max_file_bytes(bytes: u64) {
+    MAX_FILE_BYTES.store(bytes, Ordering::Relaxed);
+}
+
+/// The largest record file read.
+pub fn max_file_bytes() -> u64 {
+    MAX_FILE_BYTES.load(Ordering::Relaxed)
+}
+
+/// Every record file under `paths`, in a stable order. Directories are walked following
+/// symbolic links, each directory and each file visited once (by device and inode), so a
+/// link loop ends; only regular files with a record extension are taken from a walk (a
+/// FIFO or a device there is passed over). A path named directly is taken as it is, and
+/// refused when read if it is not a regular file.
 fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    use std::os::unix::fs::MetadataExt;
     let mut out = Vec::new();
+    let mut seen_dirs = HashSet::new();
+    let mut seen_files = HashSet::new();
     for path in paths {
-        if path.is_dir() {
-            let mut stack = vec![path.clone()];
-            while let Some(dir) = stack.pop() {
-                let entries = std::fs::read_dir(&dir)
-                    .map_err(|e| Failure::Input(format!("{}: {e}", dir.display())))?;
-                for entry in entries.flatten() {
-                    let p = entry.path();
-                    if p.is_dir() {
+        let meta = std::fs::metadata(path)
+            .map_err(|e| Failure::Input(format!("{}: {e}", path.display())))?;
+        if !meta.is_dir() {
+            if seen_files.insert((meta.dev(), meta.ino())) {
+                out.push(path.clone());
+            }
+            continue;
+        }
+        let mut stack = vec![path.clone()];
+        seen_dirs.insert((meta.dev(), meta.ino()));
+        while let Some(dir) = stack.pop() {
+            let entries = std::fs::read_dir(&dir)
+                .map_err(|e| Failure::Input(format!("{}: {e}", dir.display())))?;
+            let mut here = Vec::new();
+            for entry in entries.flatten() {
+                let p = entry.path();
+                // Follows links; a dangling link or an unreadable entry is passed over.
+                let Ok(meta) = std::fs::metadata(&p) else {
+                    continue;
+                };
+                if meta.is_dir() {
+                    if seen_dirs.insert((meta.dev(), meta.ino())) {
                         stack.push(p);
-                    } else if Format::from_path(&p).is_some() {
-                        out.push(p);
                     }
+                } else if meta.is_file()
+                    && Format::from_path(&p).is_some()
+                    && seen_files.insert((meta.dev(), meta.ino()))
+                {
+                    here.push(p);
                 }
             }
-        } else if path.exists() {
-            out.push(path.clone());
-        } else {
-            return Err(Failure::Input(format!("{}: no such file", path.display())));
+            out.extend(here);
         }
     }
     out.sort();
@@ -43,7 +77,7 @@ fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
 
 /// Reads one file's records, with the error as `file:line:column: message`.
 pub fn read_file(path: &Path) -> Result<Vec<Record>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = gyoku_kifu::files::read_regular(path, max_file_bytes())?;
     read_bytes(&bytes, Format::from_path(path)).map_err(|e| format!("{}:{e}", path.display()))
 }
 
@@ -98,7 +132,8 @@ fn judged(name: String, record: &Record, j: &Judgement) -> Judged {
         (_, None) => "no end".to_string(),
     };
     let line = format!(
-        "{name}: {judged} at ply {} (recorded: {recorded}){}",
+        "{}: {judged} at ply {} (recorded: {recorded}){}",
+        gyoku_kifu::escape_controls(&name),
         v["ply"],
         if j.agrees { "" } else { "  << differs" }
     );
@@ -219,7 +254,7 @@ pub fn run_judge_files(
         }
     }
     for e in &errors {
-        eprintln!("gyoku: {e}");
+        eprintln!("gyoku: {}", gyoku_kifu::escape_controls(e));
     }
     if errors.is_empty() {
         Ok(())
@@ -328,7 +363,9 @@ pub fn run_convert(file: &Path, to: &str, out: Option<&Path>) -> Result<(), Fail
 }
 
 /// Prints `text`, or writes it to `out` (a `.kif`/`.ki2` file in Shift_JIS, anything else
-/// UTF-8) through a temporary file, so that a failed write never leaves half a file.
+/// UTF-8) atomically: a failed write leaves the old file, or none, and no temporary file; a
+/// symbolic link is followed, a device written in place, anything else not a regular file
+/// refused ([`gyoku_kifu::files::write_atomic`]).
 fn write_output(text: String, out: Option<&Path>) -> Result<(), Failure> {
     match out {
         None => out!("{text}"),
@@ -341,10 +378,7 @@ fn write_output(text: String, out: Option<&Path>) -> Result<(), Failure> {
             } else {
                 text.into_bytes()
             };
-            let tmp = path.with_extension("gyoku-tmp");
-            std::fs::write(&tmp, bytes)
-                .and_then(|()| std::fs::rename(&tmp, path))
-                .map_err(|e| Failure::Run(format!("{}: {e}", path.display())))?;
+            gyoku_kifu::files::write_atomic(path, &bytes).map_err(Failure::Run)?;
         }
     }
     Ok(())
@@ -388,8 +422,8 @@ pub fn run_impasse_file(
             file.display(),
             moves.len()
         );
-        std::fs::write(out, crate::chart::svg(&title, &data))
-            .map_err(|e| Failure::Run(format!("{}: {e}", out.display())))?;
+        gyoku_kifu::files::write_atomic(out, crate::chart::svg(&title, &data).as_bytes())
+            .map_err(Failure::Run)?;
     }
     if !json {
         outln!("after ply {ply} of {}:", moves.len());

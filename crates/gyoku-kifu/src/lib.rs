@@ -24,6 +24,7 @@
 
 pub mod csa;
 pub mod encoding;
+pub mod files;
 pub mod fuzzing;
 pub mod jkf;
 pub mod judge;
@@ -475,10 +476,37 @@ impl fmt::Display for ReadError {
             "{}:{}: {} ({})",
             self.line,
             self.column,
-            self.message,
+            escape_controls(&self.message),
             self.format.name()
         )
     }
+}
+
+/// `text` with every control character (C0, DEL, C1: an escape sequence, a carriage
+/// return, a line break) written as a visible escape (`\x1b`, `\u{9b}`), so that a message
+/// quoting a record or an engine's output can never drive the terminal it is shown on.
+/// Text without control characters is returned as it is.
+///
+/// ```
+/// use gyoku_kifu::escape_controls;
+/// assert_eq!(escape_controls("bad move '\x1b[2J7g7f'"), "bad move '\\x1b[2J7g7f'");
+/// assert_eq!(escape_controls("７六歩"), "７六歩");
+/// ```
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            c if (c as u32) < 0x80 && c.is_control() => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 impl std::error::Error for ReadError {}
@@ -500,6 +528,16 @@ pub fn read_str(text: &str, format: Format) -> Result<Vec<Record>, ReadError> {
     } else {
         text.into()
     };
+    // One rule for every format: a file with nothing but white space holds no game (a KIF
+    // reader would otherwise make it a game of no moves from the even start).
+    if text.trim().is_empty() {
+        return Err(ReadError {
+            format,
+            line: 1,
+            column: 1,
+            message: "empty file: no game in it".to_string(),
+        });
+    }
     match format {
         Format::Csa => csa::read(&text),
         Format::Kif => kif::read(&text).map(|r| vec![r]),
