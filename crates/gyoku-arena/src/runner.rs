@@ -51,10 +51,10 @@ pub struct MatchConfig {
 /// Why a match could not be run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MatchError {
-    /// The match asked for cannot be played as asked: the output directory holds another
-    /// match, or its `match.json` is not one (the user's input is at fault).
+    /// The match asked for cannot be played as asked: an engine command that cannot start,
+    /// an output directory that holds another match or whose `match.json` is not one.
     Input(String),
-    /// Running it failed: an engine could not be started, an output could not be written.
+    /// Running it failed: an output could not be written.
     Run(String),
 }
 
@@ -646,7 +646,8 @@ pub async fn run(
     if config.openings.is_empty() {
         config.openings.push(Opening::startpos());
     }
-    let names = probe(&config).await?;
+    // An engine that cannot start at all is the command the user gave: an input error.
+    let names = probe(&config).await.map_err(MatchError::Input)?;
     let mut games = match &config.out {
         Some(dir) => prepare_out(dir, &config)?,
         None => Vec::new(),

@@ -291,14 +291,27 @@ impl<'t> Entries<'t> {
         }))
     }
 
-    /// Reads the forks of `entry` (alternatives to the move at `ply`) as variations.
+    /// Reads the forks of `entry` (alternatives to the move at `ply`) as variations, at
+    /// nesting `depth` (1 for the main line's forks; deeper is refused past
+    /// [`crate::MAX_VARIATION_DEPTH`], so the recursion stays shallow).
     fn forks(
         &self,
         record: &mut Record,
-        entry: &Entry,
+        (raw, entry): (&RawValue, &Entry),
         ply: u32,
         parent: Option<usize>,
+        depth: usize,
     ) -> Result<(), ReadError> {
+        if entry.forks.is_some() && depth > crate::MAX_VARIATION_DEPTH {
+            return Err(self.error(
+                raw,
+                None,
+                format!(
+                    "forks nest deeper than {} levels",
+                    crate::MAX_VARIATION_DEPTH
+                ),
+            ));
+        }
         for fork in entry.forks.iter().flatten() {
             let index = record.variations.len();
             record.variations.push(Variation {
@@ -313,18 +326,49 @@ impl<'t> Entries<'t> {
                 if let Some(m) = self.parse_move(raw, &e)? {
                     record.variations[index].moves.push(m);
                     if e.forks.is_some() {
-                        nested.push((e, ply + k as u32));
+                        nested.push((raw, e, ply + k as u32));
                     }
                 } else if let Some(t) = special(&e) {
                     record.variations[index].end = Some(t);
                 }
             }
-            for (e, p) in nested {
-                self.forks(record, &e, p, Some(index))?;
+            for (raw, e, p) in nested {
+                self.forks(record, (raw, &e), p, Some(index), depth + 1)?;
             }
         }
         Ok(())
     }
+}
+
+/// The offset of the first bracket that opens more than `max` nested JSON arrays and
+/// objects, outside strings; `None` when the text stays within `max`.
+fn nesting_exceeds(text: &[u8], max: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, &b) in text.iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return Some(i);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The time an entry took (`time.now`), in milliseconds.
@@ -360,6 +404,21 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         column: e.column(),
         message: e.to_string(),
     };
+    // Each level of forks is three levels of JSON (the forks, a fork, an entry): a document
+    // nested deeper than the forks may be is refused in one pass, before any parsing.
+    let max_json_depth = 3 * crate::MAX_VARIATION_DEPTH + 16;
+    if let Some(offset) = nesting_exceeds(text.as_bytes(), max_json_depth) {
+        let (line, column) = line_column(text, offset);
+        return Err(ReadError {
+            format: Format::Jkf,
+            line,
+            column,
+            message: format!(
+                "nested deeper than {max_json_depth} levels (forks nest at most {} levels)",
+                crate::MAX_VARIATION_DEPTH
+            ),
+        });
+    }
     let root: Root = serde_json::from_str(text).map_err(json_error)?;
     // A JKF record is an object with at least one of its keys; other JSON is not one.
     if root.header.is_none() && root.initial.is_none() && root.moves.is_none() {
@@ -422,7 +481,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             }
         }
         if i > 0 {
-            entries.forks(&mut record, &entry, i as u32, None)?;
+            entries.forks(&mut record, (raw, &entry), i as u32, None, 1)?;
         }
     }
     Ok(record)
@@ -511,8 +570,13 @@ fn time_json(now: u64, total: u64) -> Value {
     })
 }
 
-/// The JSON entries of a line of play, with the forks of `record.variations` attached.
-fn line_json(record: &Record, line: Line) -> Vec<Value> {
+/// The variations of a record by the line they branch from and the ply they start at.
+type ForkIndex = std::collections::HashMap<(Option<usize>, u32), Vec<usize>>;
+
+/// The JSON entries of a line of play, with the forks of `record.variations` attached
+/// (found through `forks`, so that writing is linear in the record; the recursion is as
+/// deep as the variations nest, at most [`crate::MAX_VARIATION_DEPTH`] for a record read).
+fn line_json(record: &Record, forks: &ForkIndex, line: Line) -> Vec<Value> {
     let Line {
         mut pos,
         first_ply,
@@ -543,14 +607,15 @@ fn line_json(record: &Record, line: Line) -> Vec<Value> {
             timed.then_some((secs, totals[side])),
             &m.comments,
         );
-        let forks: Vec<Value> = record
-            .variations
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| v.parent == parent && v.start == ply)
-            .map(|(i, v)| {
+        let here: Vec<Value> = forks
+            .get(&(parent, ply))
+            .into_iter()
+            .flatten()
+            .map(|&i| {
+                let v = &record.variations[i];
                 Value::Array(line_json(
                     record,
+                    forks,
                     Line {
                         pos: pos.clone(),
                         first_ply: v.start,
@@ -565,8 +630,8 @@ fn line_json(record: &Record, line: Line) -> Vec<Value> {
                 ))
             })
             .collect();
-        if !forks.is_empty() {
-            entry["forks"] = Value::Array(forks);
+        if !here.is_empty() {
+            entry["forks"] = Value::Array(here);
         }
         out.push(entry);
         previous = Some(m.mv.to());
@@ -650,8 +715,17 @@ pub fn write(record: &Record) -> String {
             comments: Vec::new(),
         });
     }
+    let mut forks = ForkIndex::new();
+    for (i, v) in record.variations.iter().enumerate() {
+        // A parent must come earlier (as every reader makes it): anything else has no
+        // place in the tree and is not written, rather than written forever.
+        if v.parent.is_none_or(|p| p < i) {
+            forks.entry((v.parent, v.start)).or_default().push(i);
+        }
+    }
     moves.extend(line_json(
         record,
+        &forks,
         Line {
             pos: record.start.clone(),
             first_ply: 1,
@@ -664,8 +738,20 @@ pub fn write(record: &Record) -> String {
             totals: [0; 2],
         },
     ));
-    let root = json!({"header": header, "initial": initial, "moves": moves});
-    serde_json::to_string_pretty(&root).unwrap_or_default() + "\n"
+    // One entry a line, each compact: readable, and never indented once per level of
+    // nesting (a deeply forked record stays the size of its moves).
+    let mut out = String::with_capacity(64 + moves.len() * 96);
+    out.push_str("{\n  \"header\": ");
+    out.push_str(&Value::Object(header).to_string());
+    out.push_str(",\n  \"initial\": ");
+    out.push_str(&initial.to_string());
+    out.push_str(",\n  \"moves\": [");
+    for (i, entry) in moves.iter().enumerate() {
+        out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+        out.push_str(&entry.to_string());
+    }
+    out.push_str("\n  ]\n}\n");
+    out
 }
 
 #[cfg(test)]

@@ -637,6 +637,18 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             }
             // The parent is the most recent line that starts before this one.
             let parent = record.variations.iter().rposition(|v| v.start < ply);
+            if let Some(i) = parent
+                && record.variation_depth(i) >= crate::MAX_VARIATION_DEPTH
+            {
+                return Err(err(
+                    line_no,
+                    1,
+                    format!(
+                        "variations nest deeper than {} levels",
+                        crate::MAX_VARIATION_DEPTH
+                    ),
+                ));
+            }
             let moves_of_parent: Vec<Move> = match parent {
                 Some(i) => {
                     let mut l = record.moves_before(i);

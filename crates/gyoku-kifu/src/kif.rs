@@ -308,18 +308,22 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             let parent = record
                 .as_ref()
                 .and_then(|r| r.variations.iter().rposition(|v| v.start < ply));
-            let (parent, last) = match (record.as_ref(), parent) {
-                (Some(r), Some(i)) if r.variations[i].parent.is_none() || i > 0 => {
-                    let mut line = r.moves_before(i);
-                    line.extend(r.variations[i].moves.iter().map(|m| m.mv));
-                    (Some(i), line)
-                }
-                (Some(r), _) => (None, r.moves.iter().map(|m| m.mv).collect()),
-                (None, _) => (None, Vec::new()),
-            };
-            last_to = (ply as usize)
-                .checked_sub(2)
-                .and_then(|i| last.get(i))
+            if let (Some(r), Some(i)) = (record.as_ref(), parent)
+                && r.variation_depth(i) >= crate::MAX_VARIATION_DEPTH
+            {
+                return Err(err(
+                    line_no,
+                    1,
+                    format!(
+                        "variations nest deeper than {} levels",
+                        crate::MAX_VARIATION_DEPTH
+                    ),
+                ));
+            }
+            // The move before the variation, on the line it branches from (for 同).
+            last_to = record
+                .as_ref()
+                .and_then(|r| r.move_on_line(parent, ply.checked_sub(1)?))
                 .map(|m| m.to());
             variation = Some(Variation {
                 start: ply,

@@ -197,6 +197,11 @@ pub struct RecordMove {
     pub comments: Vec<String>,
 }
 
+/// How deep variations may nest (a variation of a variation of …): deeper ones are a read
+/// error, so that no reader, writer or judge works in time or stack proportional to an
+/// unbounded depth. Real records nest a few levels.
+pub const MAX_VARIATION_DEPTH: usize = 100;
+
 /// A variation (変化): moves replacing, from ply `start` (1-based), the line it branches
 /// from. Variations are kept as read; only the main line is checked and judged.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -351,20 +356,80 @@ impl Record {
     }
 
     /// The moves (with their times and comments) of the line that variation `index`
-    /// branches from, up to its start.
+    /// branches from, up to its start. Built without recursion, in time proportional to
+    /// the line and the depth.
     pub fn line_before(&self, index: usize) -> Vec<&RecordMove> {
-        let v = &self.variations[index];
-        let line: Vec<&RecordMove> = match v.parent {
-            None => self.moves.iter().collect(),
-            Some(p) if p < index => {
-                let mut l = self.line_before(p);
-                l.extend(self.variations[p].moves.iter());
-                l
+        // The chain of lines from the main line down to `index`'s parent.
+        let mut chain = Vec::new();
+        let mut at = index;
+        while let Some(p) = self.variations[at].parent {
+            if p >= at || chain.len() > self.variations.len() {
+                // A parent must come earlier; anything else is no line.
+                return Vec::new();
             }
-            Some(_) => Vec::new(),
-        };
-        let keep = (v.start as usize).saturating_sub(1).min(line.len());
-        line[..keep].to_vec()
+            chain.push(p);
+            at = p;
+        }
+        let mut line: Vec<&RecordMove> = self.moves.iter().collect();
+        for &p in chain.iter().rev() {
+            let v = &self.variations[p];
+            line.truncate((v.start as usize).saturating_sub(1));
+            line.extend(v.moves.iter());
+        }
+        line.truncate((self.variations[index].start as usize).saturating_sub(1));
+        line
+    }
+
+    /// How deep variation `index` nests: 1 for a variation of the main line, 2 for a
+    /// variation of one of those, and so on.
+    pub fn variation_depth(&self, index: usize) -> usize {
+        let mut depth = 1;
+        let mut at = index;
+        while let Some(p) = self.variations[at].parent {
+            if p >= at {
+                break;
+            }
+            depth += 1;
+            at = p;
+        }
+        depth
+    }
+
+    /// The move at `ply` (1-based) of a line (`None`: the main line; `Some(i)`: variation
+    /// `i`, as [`Record::line_before`] composes it: as much of the line it branches from as
+    /// comes before its start, then its own moves), if the line has one. Without recursion,
+    /// in time proportional to the depth.
+    pub fn move_on_line(&self, line: Option<usize>, ply: u32) -> Option<Move> {
+        let index = (ply as usize).checked_sub(1)?;
+        // The chain from the main line down to `line`.
+        let mut chain = Vec::new();
+        let mut at = line;
+        while let Some(i) = at {
+            if chain.len() > self.variations.len() {
+                return None;
+            }
+            chain.push(i);
+            at = self.variations[i].parent.filter(|&p| p < i);
+        }
+        // Each line's length, top down: what it keeps of its parent, then its own moves.
+        let mut kept = Vec::with_capacity(chain.len());
+        let mut len = self.moves.len();
+        for &i in chain.iter().rev() {
+            let v = &self.variations[i];
+            let keep = (v.start as usize).saturating_sub(1).min(len);
+            kept.push(keep);
+            len = keep + v.moves.len();
+        }
+        if index >= len {
+            return None;
+        }
+        // Bottom up: the first line whose own moves hold `index`.
+        for (&i, &keep) in chain.iter().zip(kept.iter().rev()) {
+            if index >= keep {
+                return Some(self.variations[i].moves[index - keep].mv);
+            }
+        }
+        Some(self.moves[index].mv)
     }
 
     /// The position after the main line's legal moves.
