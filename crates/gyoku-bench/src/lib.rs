@@ -692,3 +692,77 @@ pub fn referee_overhead(games: usize, plies: usize, rounds: usize) -> (u64, f64)
     }
     (moves, median(&mut samples))
 }
+
+/// Peak resident memory of a process, read from `/proc` while it runs (the kernel's
+/// high-water mark, `VmHWM`), in bytes; 0 where `/proc` does not say.
+fn peak_rss_of(child: &mut std::process::Child) -> (u64, std::process::ExitStatus) {
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status_path)
+            && let Some(kb) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        {
+            peak = peak.max(kb * 1024);
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            return (peak, status);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// One row of [`judge_memory`]: the input, records judged, peak RSS in bytes, seconds.
+pub type MemoryRow = (String, usize, u64, f64);
+
+/// Peak memory of `gyoku judge` over `counts` records of `plies` moves each, from one
+/// multi-game CSA file and from a directory of one-record USI files: the issue 11 bound
+/// (memory set by the largest record, not the number of records).
+pub fn judge_memory(counts: &[usize], plies: usize, gyoku_cli: &std::path::Path) -> Vec<MemoryRow> {
+    use gyoku_kifu::Format;
+    let dir = std::env::temp_dir().join(format!("gyoku-bench-memory-{}", std::process::id()));
+    let mut rows = Vec::new();
+    for &count in counts {
+        let _ = std::fs::remove_dir_all(&dir);
+        let files = dir.join("files");
+        std::fs::create_dir_all(&files).expect("temporary directory");
+        let games = random_games(count, plies, 0x6779_6f6b_7520_0011);
+        let mut csa = String::with_capacity(count * plies * 12);
+        for (i, moves) in games.iter().enumerate() {
+            let r = resigned_record(moves);
+            if i > 0 {
+                csa.push_str("/\n");
+            }
+            csa.push_str(&gyoku_kifu::write(&r, Format::Csa));
+            std::fs::write(
+                files.join(format!("game-{i:06}.usi")),
+                gyoku_kifu::write(&r, Format::Usi),
+            )
+            .expect("write");
+        }
+        drop(games);
+        let many = dir.join("many.csa");
+        std::fs::write(&many, csa).expect("write");
+        for (name, path) in [
+            ("one CSA file", &many),
+            ("a directory of USI files", &files),
+        ] {
+            let start = Instant::now();
+            let mut child = Command::new(gyoku_cli)
+                .arg("judge")
+                .arg(path)
+                .args(["--max-file-size", "1GiB"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("gyoku judge runs");
+            let (peak, status) = peak_rss_of(&mut child);
+            assert!(status.success(), "gyoku judge {}: {status}", path.display());
+            rows.push((name.to_string(), count, peak, start.elapsed().as_secs_f64()));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    rows
+}

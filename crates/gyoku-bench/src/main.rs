@@ -5,7 +5,10 @@
 //! cargo run --release -p gyoku-bench -- judge [--rounds N] [--games N] [--no-cshogi]
 //! cargo run --release -p gyoku-bench -- records [--rounds N] [--games N] [--no-cshogi]
 //! cargo run --release -p gyoku-bench -- referee [--rounds N] [--games N]
+//! cargo run --release -p gyoku-bench -- memory [--games N]
 //! ```
+//! `memory` runs `gyoku judge` (built beside this one) over N and 10×N records (10,000 and
+//! 100,000 by default), as one CSA file and as a directory, and reports its peak memory.
 //! `perft` (the default) counts perft side by side; `--quick` runs only the cells every
 //! library can do in seconds. `judge` replays 300-move games with each library's referee
 //! checks. `records` reads and judges CSA and KIF records side by side with rsshogi and
@@ -23,6 +26,7 @@ fn main() {
     let mut judge = false;
     let mut records = false;
     let mut referee = false;
+    let mut memory = false;
     let mut games = 1000;
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -31,6 +35,7 @@ fn main() {
             "judge" => judge = true,
             "records" => records = true,
             "referee" => referee = true,
+            "memory" => memory = true,
             "--games" => games = it.next().and_then(|n| n.parse().ok()).unwrap_or(1000),
             "--rounds" => rounds = it.next().and_then(|n| n.parse().ok()).unwrap_or(3),
             "--quick" => quick = true,
@@ -40,6 +45,39 @@ fn main() {
                 std::process::exit(2);
             }
         }
+    }
+    if memory {
+        let n = if args.iter().any(|a| a == "--games") {
+            games
+        } else {
+            10_000
+        };
+        let Some(cli) = std::env::current_exe()
+            .ok()
+            .and_then(|exe| Some(exe.parent()?.join("gyoku")))
+            .filter(|p| p.exists())
+        else {
+            eprintln!(
+                "gyoku-bench: build the gyoku binary first (cargo build --release -p gyoku-cli)"
+            );
+            std::process::exit(2);
+        };
+        let rows = gyoku_bench::judge_memory(&[n, 10 * n], 40, &cli);
+        println!(
+            "| input | records | peak RSS | × the smaller run | seconds |\n|---|---|---|---|---|"
+        );
+        for (name, count, peak, seconds) in &rows {
+            let base = rows
+                .iter()
+                .find(|r| &r.0 == name)
+                .map_or(f64::NAN, |r| r.2 as f64);
+            println!(
+                "| gyoku judge: {name} | {count} | {:.1} MiB | {:.2}× | {seconds:.2} |",
+                *peak as f64 / (1 << 20) as f64,
+                *peak as f64 / base
+            );
+        }
+        return;
     }
     if referee {
         let (moves, seconds) = gyoku_bench::referee_overhead(games, 150, rounds);

@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, mpsc};
 
 use gyoku::RuleSet;
 use gyoku_kifu::encoding::Encoding;
@@ -26,53 +27,173 @@ pub fn max_file_bytes() -> u64 {
     MAX_FILE_BYTES.load(Ordering::Relaxed)
 }
 
-/// Every record file under `paths`, in a stable order. Directories are walked following
-/// symbolic links, each directory and each file visited once (by device and inode), so a
-/// link loop ends; only regular files with a record extension are taken from a walk (a
-/// FIFO or a device there is passed over). A path named directly is taken as it is, and
-/// refused when read if it is not a regular file.
-fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
-    use std::os::unix::fs::MetadataExt;
-    let mut out = Vec::new();
-    let mut seen_dirs = HashSet::new();
-    let mut seen_files = HashSet::new();
-    for path in paths {
-        let meta = std::fs::metadata(path)
-            .map_err(|e| Failure::Input(format!("{}: {e}", path.display())))?;
-        if !meta.is_dir() {
-            if seen_files.insert((meta.dev(), meta.ino())) {
-                out.push(path.clone());
-            }
-            continue;
+/// A directory's entry names, sorted, packed in one buffer (a directory of 100,000 files
+/// costs about 20 bytes a name), handed out in order.
+struct Names {
+    bytes: Vec<u8>,
+    /// (start, length) of each name in `bytes`, sorted by name.
+    spans: Vec<(u32, u32)>,
+    next: usize,
+}
+
+impl Names {
+    fn sorted(names: impl Iterator<Item = std::ffi::OsString>) -> Names {
+        use std::os::unix::ffi::OsStrExt;
+        let mut bytes = Vec::new();
+        let mut spans = Vec::new();
+        for name in names {
+            let b = name.as_bytes();
+            // A directory larger than 4 GiB of names is cut there rather than overflow.
+            let (Ok(start), Ok(len)) = (u32::try_from(bytes.len()), u32::try_from(b.len())) else {
+                break;
+            };
+            bytes.extend_from_slice(b);
+            spans.push((start, len));
         }
-        let mut stack = vec![path.clone()];
-        seen_dirs.insert((meta.dev(), meta.ino()));
-        while let Some(dir) = stack.pop() {
-            let entries = std::fs::read_dir(&dir)
-                .map_err(|e| Failure::Input(format!("{}: {e}", dir.display())))?;
-            let mut here = Vec::new();
-            for entry in entries.flatten() {
-                let p = entry.path();
-                // Follows links; a dangling link or an unreadable entry is passed over.
-                let Ok(meta) = std::fs::metadata(&p) else {
-                    continue;
-                };
-                if meta.is_dir() {
-                    if seen_dirs.insert((meta.dev(), meta.ino())) {
-                        stack.push(p);
-                    }
-                } else if meta.is_file()
-                    && Format::from_path(&p).is_some()
-                    && seen_files.insert((meta.dev(), meta.ino()))
-                {
-                    here.push(p);
-                }
-            }
-            out.extend(here);
+        let slice = |&(s, l): &(u32, u32)| (s as usize, (s + l) as usize);
+        spans.sort_by(|a, b| {
+            let (a, b) = (slice(a), slice(b));
+            bytes[a.0..a.1].cmp(&bytes[b.0..b.1])
+        });
+        bytes.shrink_to_fit();
+        Names {
+            bytes,
+            spans,
+            next: 0,
         }
     }
-    out.sort();
-    Ok(out)
+
+    fn next_name(&mut self) -> Option<&std::ffi::OsStr> {
+        use std::os::unix::ffi::OsStrExt;
+        let &(start, len) = self.spans.get(self.next)?;
+        self.next += 1;
+        Some(std::ffi::OsStr::from_bytes(
+            &self.bytes[start as usize..(start + len) as usize],
+        ))
+    }
+}
+
+/// The record files under some paths, found lazily in a stable order: each directory's
+/// entries sorted by name, depth first. Symbolic links are followed; each directory is
+/// walked once (by device and inode), so a link loop ends; each file is judged once (a
+/// link to a file inside a walked directory is left to the walk, and files with several
+/// names are remembered by inode). Only regular files with a record extension are taken
+/// from a walk (a FIFO or a device there is passed over); a path named directly is taken
+/// as it is, and refused when read if it is not a regular file. Memory holds the open
+/// directories' entries, never the whole tree.
+struct Walk {
+    roots: std::collections::VecDeque<PathBuf>,
+    /// The directories being walked, with their entries still to visit.
+    stack: Vec<(PathBuf, Names)>,
+    seen_dirs: HashSet<(u64, u64)>,
+    /// Files that could be reached twice: through a link, or with several hard links.
+    seen_files: HashSet<(u64, u64)>,
+    /// The directories named on the command line, resolved.
+    walked: Vec<PathBuf>,
+}
+
+impl Walk {
+    /// Checks that every path exists, then walks nothing yet.
+    fn new(paths: &[PathBuf]) -> Result<Walk, Failure> {
+        let mut walked = Vec::new();
+        for path in paths {
+            let meta = std::fs::metadata(path)
+                .map_err(|e| Failure::Input(format!("{}: {e}", path.display())))?;
+            if meta.is_dir()
+                && let Ok(real) = std::fs::canonicalize(path)
+            {
+                walked.push(real);
+            }
+        }
+        Ok(Walk {
+            roots: paths.iter().cloned().collect(),
+            stack: Vec::new(),
+            seen_dirs: HashSet::new(),
+            seen_files: HashSet::new(),
+            walked,
+        })
+    }
+
+    fn enter(&mut self, dir: PathBuf) -> Result<(), String> {
+        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let names = Names::sorted(entries.flatten().map(|e| e.file_name()));
+        self.stack.push((dir, names));
+        Ok(())
+    }
+
+    /// Whether `meta`'s file was met already (recording it if it could be met again).
+    fn repeated(&mut self, meta: &std::fs::Metadata, linked: bool) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let key = (meta.dev(), meta.ino());
+        if linked || meta.nlink() > 1 {
+            !self.seen_files.insert(key)
+        } else {
+            self.seen_files.contains(&key)
+        }
+    }
+
+    /// Whether `path` (a link, or a file named directly) is a record file whose own name
+    /// lies in a walked directory: the walk judges it there.
+    fn walked_elsewhere(&self, path: &Path) -> bool {
+        !self.walked.is_empty()
+            && std::fs::canonicalize(path).is_ok_and(|real| {
+                Format::from_path(&real).is_some()
+                    && self.walked.iter().any(|w| real.starts_with(w))
+            })
+    }
+
+    fn next_path(&mut self) -> Option<Result<PathBuf, String>> {
+        use std::os::unix::fs::MetadataExt;
+        loop {
+            let Some((dir, names)) = self.stack.last_mut() else {
+                let root = self.roots.pop_front()?;
+                let meta = match std::fs::metadata(&root) {
+                    Ok(m) => m,
+                    Err(e) => return Some(Err(format!("{}: {e}", root.display()))),
+                };
+                if !meta.is_dir() {
+                    if self.walked_elsewhere(&root) || self.repeated(&meta, true) {
+                        continue;
+                    }
+                    return Some(Ok(root));
+                }
+                if self.seen_dirs.insert((meta.dev(), meta.ino()))
+                    && let Err(e) = self.enter(root)
+                {
+                    return Some(Err(e));
+                }
+                continue;
+            };
+            let Some(name) = names.next_name() else {
+                self.stack.pop();
+                continue;
+            };
+            let path = dir.join(name);
+            let Ok(own) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            let linked = own.file_type().is_symlink();
+            // Follows links; a dangling link or an unreadable entry is passed over.
+            let Ok(meta) = std::fs::metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() {
+                if self.seen_dirs.insert((meta.dev(), meta.ino()))
+                    && let Err(e) = self.enter(path)
+                {
+                    return Some(Err(e));
+                }
+                continue;
+            }
+            if !meta.is_file() || Format::from_path(&path).is_none() {
+                continue;
+            }
+            if (linked && self.walked_elsewhere(&path)) || self.repeated(&meta, linked) {
+                continue;
+            }
+            return Some(Ok(path));
+        }
+    }
 }
 
 /// Reads one file's records, with the error as `file:line:column: message`.
@@ -161,121 +282,242 @@ fn rules_for(record: &Record, rules: RuleSet, user_max_moves: bool) -> RuleSet {
     rules
 }
 
-/// `gyoku judge FILE...`.
+/// What a worker hands the printer for one file: its judged records, one at a time, or
+/// the error that stopped reading it.
+enum Item {
+    Judged(Box<Judged>),
+    Unreadable(String),
+}
+
+/// How many files ahead of the printer the workers may judge: with the bounded channel of
+/// each file, this bounds what is held while one large file is being judged.
+const WINDOW: usize = 64;
+/// Judged records a file may have waiting for the printer before its worker waits.
+const PER_FILE: usize = 64;
+/// Differing records named one by one in the summary; past it, only counted.
+const MAX_LISTED: usize = 1000;
+
+/// Judges every record of one file, handing each to `emit` as soon as it is judged: a
+/// file of a million games is read and judged one game at a time. A file of one record is
+/// named by its path, one of several `path#k`.
+fn judge_file(path: &Path, rules: RuleSet, user_max_moves: bool, emit: &mut dyn FnMut(Item)) {
+    let shown = path.display().to_string();
+    let judge_one = |name: String, r: &Record| {
+        Item::Judged(Box::new(judged(
+            name,
+            r,
+            &judge(r, rules_for(r, rules, user_max_moves)),
+        )))
+    };
+    // The first record waits until the second shows whether the file holds several.
+    let mut first: Option<Record> = None;
+    let mut count = 0usize;
+    let read = gyoku_kifu::files::read_records_each(path, max_file_bytes(), &mut |r| {
+        count += 1;
+        match count {
+            1 => first = Some(r),
+            _ => {
+                if let Some(f) = first.take() {
+                    emit(judge_one(format!("{shown}#1"), &f));
+                }
+                emit(judge_one(format!("{shown}#{count}"), &r));
+            }
+        }
+    });
+    if let Some(f) = first.take() {
+        emit(judge_one(shown.clone(), &f));
+    }
+    if let Err(e) = read {
+        emit(Item::Unreadable(e));
+    }
+}
+
+/// The summary's figures, gathered as records are printed.
+#[derive(Default)]
+struct Tally {
+    judged: usize,
+    unreadable: usize,
+    results: BTreeMap<String, usize>,
+    reasons: BTreeMap<String, usize>,
+    differing: usize,
+    listed: Vec<String>,
+}
+
+impl Tally {
+    fn add(&mut self, j: &Judged) {
+        self.judged += 1;
+        *self.results.entry(j.result.clone()).or_default() += 1;
+        if j.reason != "-" {
+            *self.reasons.entry(j.reason.clone()).or_default() += 1;
+        }
+        if !j.agrees {
+            self.differing += 1;
+            if self.listed.len() < MAX_LISTED {
+                self.listed.push(j.name.clone());
+            }
+        }
+    }
+}
+
+/// Prints `--json` output as a stream: one record alone as an object, several (or none,
+/// or with unreadable files) as an array, holding at most one record back.
+struct JsonOut {
+    held: Option<Value>,
+    opened: bool,
+}
+
+impl JsonOut {
+    fn push(&mut self, v: Value) {
+        if let Some(h) = self.held.take() {
+            outln!("[\n{h}");
+            self.opened = true;
+        }
+        if self.opened {
+            outln!(",{v}");
+        } else {
+            self.held = Some(v);
+        }
+    }
+
+    fn finish(self, single_allowed: bool) {
+        match (self.opened, self.held) {
+            (true, _) => outln!("]"),
+            (false, Some(h)) if single_allowed => outln!("{h}"),
+            (false, Some(h)) => outln!("[\n{h}\n]"),
+            (false, None) => outln!("[]"),
+        }
+    }
+}
+
+/// `gyoku judge FILE...`: files are judged on every core, in order, and printed as they
+/// are judged; memory is bounded by the largest file, not by the number of records.
 pub fn run_judge_files(
     paths: &[PathBuf],
     rules: RuleSet,
     user_max_moves: bool,
     json: bool,
 ) -> Result<(), Failure> {
-    let files = collect(paths)?;
-    let progress = (std::io::stderr().is_terminal() && files.len() > 20).then(|| {
-        let bar = indicatif::ProgressBar::new(files.len() as u64);
+    let walk = Walk::new(paths)?;
+    let progress = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
         bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} records {eta}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template("{spinner} {pos} files judged  {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
         );
         bar
     });
     let workers = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .max(1);
-    let chunk = files.len().div_ceil(workers).max(1);
-    let mut results: Vec<(usize, Result<Vec<Judged>, String>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = files
-            .chunks(chunk)
-            .enumerate()
-            .map(|(c, group)| {
-                let progress = progress.as_ref();
-                scope.spawn(move || {
-                    group
-                        .iter()
-                        .enumerate()
-                        .map(|(i, path)| {
-                            let out = read_file(path).map(|records| {
-                                let many = records.len() > 1;
-                                records
-                                    .iter()
-                                    .enumerate()
-                                    .map(|(k, r)| {
-                                        let name = if many {
-                                            format!("{}#{}", path.display(), k + 1)
-                                        } else {
-                                            path.display().to_string()
-                                        };
-                                        judged(
-                                            name,
-                                            r,
-                                            &judge(r, rules_for(r, rules, user_max_moves)),
-                                        )
-                                    })
-                                    .collect()
-                            });
-                            if let Some(p) = progress {
-                                p.inc(1);
-                            }
-                            (c * chunk + i, out)
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
+    // The walk, the next file's number and how many files are printed: a worker takes
+    // file `j` only while `j` is within WINDOW of the printer.
+    let window = (Mutex::new((walk, 0usize, 0usize)), Condvar::new());
+    let (announce, announced) = mpsc::channel::<(usize, mpsc::Receiver<Item>)>();
+    let mut tally = Tally::default();
+    let mut out = JsonOut {
+        held: None,
+        opened: false,
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let announce = announce.clone();
+            let window = &window;
+            scope.spawn(move || {
+                loop {
+                    let (j, next) = {
+                        let (lock, cv) = window;
+                        let mut g = lock.lock().unwrap_or_else(|e| e.into_inner());
+                        while g.1 >= g.2 + WINDOW {
+                            g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+                        }
+                        let Some(next) = g.0.next_path() else {
+                            return;
+                        };
+                        g.1 += 1;
+                        (g.1 - 1, next)
+                    };
+                    let (tx, rx) = mpsc::sync_channel(PER_FILE);
+                    if announce.send((j, rx)).is_err() {
+                        return;
+                    }
+                    match next {
+                        Ok(path) => judge_file(&path, rules, user_max_moves, &mut |item| {
+                            let _ = tx.send(item);
+                        }),
+                        Err(e) => {
+                            let _ = tx.send(Item::Unreadable(e));
+                        }
+                    }
+                }
+            });
+        }
+        drop(announce);
+        let mut waiting: BTreeMap<usize, mpsc::Receiver<Item>> = BTreeMap::new();
+        for i in 0.. {
+            let rx = loop {
+                if let Some(rx) = waiting.remove(&i) {
+                    break Some(rx);
+                }
+                match announced.recv() {
+                    Ok((j, rx)) => {
+                        waiting.insert(j, rx);
+                    }
+                    Err(_) => break None,
+                }
+            };
+            // Every worker has gone and no file `i` was announced: the walk is over.
+            let Some(rx) = rx else { break };
+            for item in rx {
+                match item {
+                    Item::Judged(j) => {
+                        tally.add(&j);
+                        if json {
+                            out.push(j.json);
+                        } else {
+                            outln!("{}", j.line);
+                        }
+                    }
+                    Item::Unreadable(e) => {
+                        tally.unreadable += 1;
+                        eprintln!("gyoku: {}", gyoku_kifu::escape_controls(&e));
+                    }
+                }
+            }
+            let (lock, cv) = &window;
+            lock.lock().unwrap_or_else(|e| e.into_inner()).2 = i + 1;
+            cv.notify_all();
+            if let Some(p) = &progress {
+                p.inc(1);
+            }
+        }
     });
     if let Some(p) = progress {
         p.finish_and_clear();
     }
-    results.sort_by_key(|(i, _)| *i);
-    let mut judged_all = Vec::new();
-    let mut errors = Vec::new();
-    for (_, r) in results {
-        match r {
-            Ok(js) => judged_all.extend(js),
-            Err(e) => errors.push(e),
-        }
-    }
     if json {
-        if judged_all.len() == 1 && errors.is_empty() {
-            outln!("{}", judged_all[0].json);
-        } else {
-            let list: Vec<&Value> = judged_all.iter().map(|j| &j.json).collect();
-            outln!("{}", Value::Array(list.into_iter().cloned().collect()));
-        }
+        out.finish(tally.unreadable == 0);
     } else {
-        for j in &judged_all {
-            outln!("{}", j.line);
-        }
         outln!();
-        for line in summary(&judged_all, errors.len()) {
+        for line in summary(&tally) {
             outln!("{line}");
         }
     }
-    for e in &errors {
-        eprintln!("gyoku: {}", gyoku_kifu::escape_controls(e));
-    }
-    if errors.is_empty() {
+    if tally.unreadable == 0 {
         Ok(())
     } else {
         Err(Failure::Input(format!(
             "{} record file(s) could not be read",
-            errors.len()
+            tally.unreadable
         )))
     }
 }
 
 /// The closing lines of `gyoku judge`: how many records, their results and reasons with
 /// counts (most frequent first), and every record whose judged end differs from its own.
-fn summary(judged: &[Judged], unreadable: usize) -> Vec<String> {
-    fn counts<'a>(items: impl Iterator<Item = &'a str>) -> String {
-        let mut by: BTreeMap<&str, usize> = BTreeMap::new();
-        for item in items {
-            *by.entry(item).or_default() += 1;
-        }
-        let mut by: Vec<(&str, usize)> = by.into_iter().collect();
-        by.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+fn summary(t: &Tally) -> Vec<String> {
+    fn counts(by: &BTreeMap<String, usize>) -> String {
+        let mut by: Vec<(&String, &usize)> = by.iter().collect();
+        by.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         let list: Vec<String> = by.iter().map(|(k, n)| format!("{k} {n}")).collect();
         if list.is_empty() {
             "none".to_string()
@@ -290,36 +532,32 @@ fn summary(judged: &[Judged], unreadable: usize) -> Vec<String> {
             format!("{n} {many}")
         }
     };
-    let differing: Vec<&Judged> = judged.iter().filter(|j| !j.agrees).collect();
     let mut lines = vec![
         format!(
-            "{} judged, {unreadable} unreadable",
-            plural(judged.len(), "record", "records")
+            "{} judged, {} unreadable",
+            plural(t.judged, "record", "records"),
+            t.unreadable
         ),
-        format!(
-            "results: {}",
-            counts(judged.iter().map(|j| j.result.as_str()))
-        ),
-        format!(
-            "reasons: {}",
-            counts(
-                judged
-                    .iter()
-                    .filter(|j| j.reason != "-")
-                    .map(|j| j.reason.as_str())
-            )
-        ),
+        format!("results: {}", counts(&t.results)),
+        format!("reasons: {}", counts(&t.reasons)),
         format!(
             "{}{}",
             plural(
-                differing.len(),
+                t.differing,
                 "differs from its record",
                 "differ from their records"
             ),
-            if differing.is_empty() { "" } else { ":" }
+            if t.differing == 0 { "" } else { ":" }
         ),
     ];
-    lines.extend(differing.iter().map(|j| format!("  {}", j.name)));
+    lines.extend(
+        t.listed
+            .iter()
+            .map(|name| format!("  {}", gyoku_kifu::escape_controls(name))),
+    );
+    if t.differing > t.listed.len() {
+        lines.push(format!("  ... and {} more", t.differing - t.listed.len()));
+    }
     lines
 }
 

@@ -486,6 +486,28 @@ impl Reader {
 /// # Errors
 /// [`ReadError`] with the line and column of the first fault.
 pub fn read(text: &str) -> Result<Vec<Record>, ReadError> {
+    let mut records = Vec::new();
+    read_each(text, &mut |r| records.push(r))?;
+    Ok(records)
+}
+
+/// Reads the games of a CSA file one at a time, handing each to `each` as soon as it is
+/// read: memory holds one game, however many the file has. Returns how many there were.
+///
+/// # Errors
+/// [`ReadError`] with the line and column of the first fault; the games before it have
+/// been handed over.
+pub fn read_each(text: &str, each: &mut dyn FnMut(Record)) -> Result<usize, ReadError> {
+    let count = read_part(text, each)?;
+    if count == 0 {
+        return Err(err(1, 1, "no game in the file"));
+    }
+    Ok(count)
+}
+
+/// [`read_each`] over a part of a file (games after a `/`), where no game is no error.
+pub(crate) fn read_part(text: &str, each: &mut dyn FnMut(Record)) -> Result<usize, ReadError> {
+    let mut count = 0;
     let mut r = Reader {
         records: Vec::new(),
         header: Vec::new(),
@@ -516,15 +538,20 @@ pub fn read(text: &str) -> Result<Vec<Record>, ReadError> {
         r.game_bytes = game_end - line_start;
         line_start += raw.len() + 1;
         r.line(n, raw.strip_suffix('\r').unwrap_or(raw))?;
+        for record in r.records.drain(..) {
+            count += 1;
+            each(record);
+        }
         if last {
             break;
         }
     }
     r.finish();
-    if r.records.is_empty() {
-        return Err(err(1, 1, "no game in the file"));
+    for record in r.records.drain(..) {
+        count += 1;
+        each(record);
     }
-    Ok(r.records)
+    Ok(count)
 }
 
 fn write_position(out: &mut String, pos: &Position) {

@@ -35,6 +35,15 @@ impl Encoding {
         }
     }
 
+    /// Decodes `bytes` in this encoding (a malformed sequence becomes U+FFFD).
+    pub fn decode(self, bytes: &[u8]) -> String {
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        self.codec()
+            .decode_without_bom_handling(bytes)
+            .0
+            .into_owned()
+    }
+
     /// Encodes `text`; characters the encoding cannot hold become numeric references
     /// (as encoding_rs writes them) rather than failing.
     pub fn encode(self, text: &str) -> Vec<u8> {

@@ -34,6 +34,26 @@ const MAX_LINKS: usize = 40;
 /// ```
 pub fn read_regular(path: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
     let shown = path.display();
+    let file = open_regular(path)?;
+    let meta = file.metadata().map_err(|e| format!("{shown}: {e}"))?;
+    if meta.len() > max_bytes {
+        return Err(too_large(path, max_bytes));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // The size may grow while it is read: never take more than the cap.
+    file.take(max_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(too_large(path, max_bytes));
+    }
+    Ok(bytes)
+}
+
+/// Opens `path` for reading if it is a regular file, without ever blocking (a FIFO is
+/// opened non-blocking, then refused).
+fn open_regular(path: &Path) -> Result<File, String> {
+    let shown = path.display();
     let mut options = OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -51,18 +71,110 @@ pub fn read_regular(path: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
             kind_of(&meta.file_type())
         ));
     }
-    if meta.len() > max_bytes {
+    Ok(file)
+}
+
+/// Reads the records of the regular file at `path` (at most `max_bytes`) one at a time,
+/// handing each to `each` as soon as it is read. A many-record file (CSA games separated
+/// by `/`, USI lines) is read one game at a time, so memory holds one game however many the
+/// file has; any other file is read whole (it holds one record). The encoding is the
+/// first non-ASCII part's, for the whole file; errors keep the file's line numbers.
+/// Returns how many records there were.
+///
+/// # Errors
+/// `path:line:column: message` (or `path: message`), after the records before the fault
+/// have been handed over.
+pub fn read_records_each(
+    path: &Path,
+    max_bytes: u64,
+    each: &mut dyn FnMut(crate::Record),
+) -> Result<usize, String> {
+    use std::io::BufRead;
+    let shown = path.display();
+    let mut file = open_regular(path)?;
+    let len = file.metadata().map_err(|e| format!("{shown}: {e}"))?.len();
+    if len > max_bytes {
         return Err(too_large(path, max_bytes));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    // The size may grow while it is read: never take more than the cap.
-    file.take(max_bytes + 1)
-        .read_to_end(&mut bytes)
+    // The format: the file's extension, or what its beginning looks like.
+    let mut head = Vec::with_capacity(4096);
+    (&mut file)
+        .take(4096)
+        .read_to_end(&mut head)
         .map_err(|e| format!("{shown}: {e}"))?;
-    if bytes.len() as u64 > max_bytes {
-        return Err(too_large(path, max_bytes));
+    let format = crate::Format::from_path(path)
+        .or_else(|| crate::Format::sniff(&crate::encoding::decode(&head).0));
+    if !matches!(format, Some(crate::Format::Csa | crate::Format::Usi)) {
+        let mut bytes = head;
+        file.take(max_bytes + 1 - bytes.len() as u64)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("{shown}: {e}"))?;
+        if bytes.len() as u64 > max_bytes {
+            return Err(too_large(path, max_bytes));
+        }
+        return crate::read_bytes_each(&bytes, format, each).map_err(|e| format!("{shown}:{e}"));
     }
-    Ok(bytes)
+    let format = format.unwrap_or(crate::Format::Csa);
+    let mut reader = std::io::BufReader::new(std::io::Cursor::new(head).chain(file));
+    let mut encoding: Option<crate::encoding::Encoding> = None;
+    let (mut count, mut read_bytes, mut line_no) = (0usize, 0u64, 0usize);
+    let mut part = Vec::new();
+    let mut part_first_line = 1;
+    let mut line = Vec::new();
+    let mut only_space = true;
+    loop {
+        line.clear();
+        let n = reader
+            .by_ref()
+            .take(max_bytes + 1 - read_bytes)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| format!("{shown}: {e}"))?;
+        read_bytes += n as u64;
+        if read_bytes > max_bytes {
+            return Err(too_large(path, max_bytes));
+        }
+        let end = n == 0;
+        if !end {
+            line_no += 1;
+            only_space &= line
+                .iter()
+                .all(|b| b.is_ascii_whitespace() || *b == 0xEF || *b == 0xBB || *b == 0xBF);
+            part.extend_from_slice(&line);
+        }
+        // A part ends at a CSA `/` line, at each USI line, and at the end of the file.
+        let boundary = match format {
+            crate::Format::Csa => line.trim_ascii() == b"/",
+            _ => true,
+        };
+        if (boundary || end) && !part.is_empty() {
+            let text = match encoding {
+                Some(enc) => enc.decode(&part),
+                None => {
+                    let (text, enc) = crate::encoding::decode(&part);
+                    if !part.is_ascii() {
+                        encoding = Some(enc);
+                    }
+                    text
+                }
+            };
+            count += crate::read_part(&text, format, part_first_line, each)
+                .map_err(|e| format!("{shown}:{e}"))?;
+            part.clear();
+            part_first_line = line_no + 1;
+        }
+        if end {
+            break;
+        }
+    }
+    if count == 0 {
+        let message = if only_space {
+            "empty file: no game in it"
+        } else {
+            "no game in the file"
+        };
+        return Err(format!("{shown}:1:1: {message} ({})", format.name()));
+    }
+    Ok(count)
 }
 
 fn too_large(path: &Path, max_bytes: u64) -> String {

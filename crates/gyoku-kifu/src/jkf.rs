@@ -576,7 +576,7 @@ type ForkIndex = std::collections::HashMap<(Option<usize>, u32), Vec<usize>>;
 /// The JSON entries of a line of play, with the forks of `record.variations` attached
 /// (found through `forks`, so that writing is linear in the record; the recursion is as
 /// deep as the variations nest, at most [`crate::MAX_VARIATION_DEPTH`] for a record read).
-fn line_json(record: &Record, forks: &ForkIndex, line: Line) -> Vec<Value> {
+fn line_json(record: &Record, forks: &ForkIndex, line: Line, emit: &mut dyn FnMut(Value)) {
     let Line {
         mut pos,
         first_ply,
@@ -589,7 +589,6 @@ fn line_json(record: &Record, forks: &ForkIndex, line: Line) -> Vec<Value> {
         mut totals,
     } = line;
     let timed = moves.iter().any(|m| m.time_ms.is_some()) || end_time_ms.is_some();
-    let mut out = Vec::new();
     for (k, m) in moves.iter().enumerate() {
         let ply = first_ply + k as u32;
         let before = totals;
@@ -613,7 +612,8 @@ fn line_json(record: &Record, forks: &ForkIndex, line: Line) -> Vec<Value> {
             .flatten()
             .map(|&i| {
                 let v = &record.variations[i];
-                Value::Array(line_json(
+                let mut fork = Vec::new();
+                line_json(
                     record,
                     forks,
                     Line {
@@ -627,13 +627,15 @@ fn line_json(record: &Record, forks: &ForkIndex, line: Line) -> Vec<Value> {
                         last_mover: None,
                         totals: before,
                     },
-                ))
+                    &mut |entry| fork.push(entry),
+                );
+                Value::Array(fork)
             })
             .collect();
         if !here.is_empty() {
             entry["forks"] = Value::Array(here);
         }
-        out.push(entry);
+        emit(entry);
         previous = Some(m.mv.to());
         if pos.is_legal(m.mv) {
             pos.play_unchecked(m.mv);
@@ -646,9 +648,8 @@ fn line_json(record: &Record, forks: &ForkIndex, line: Line) -> Vec<Value> {
             let secs = end_time_ms.unwrap_or(0) / 1000;
             entry["time"] = time_json(secs, totals[side].saturating_add(secs));
         }
-        out.push(entry);
+        emit(entry);
     }
-    out
 }
 
 /// Writes a record as JKF (pretty-printed JSON).
@@ -702,11 +703,11 @@ pub fn write(record: &Record) -> String {
             json!({"preset": "OTHER", "data": {"color": record.start.turn().index(), "board": board, "hands": hands}})
         }
     };
-    let mut moves = vec![if record.start_comments.is_empty() {
+    let first = if record.start_comments.is_empty() {
         json!({})
     } else {
         json!({"comments": record.start_comments})
-    }];
+    };
     let mut main = record.moves.clone();
     if let Some(f) = &record.foul {
         main.push(RecordMove {
@@ -723,7 +724,17 @@ pub fn write(record: &Record) -> String {
             forks.entry((v.parent, v.start)).or_default().push(i);
         }
     }
-    moves.extend(line_json(
+    // One entry a line, each compact: readable, and never indented once per level of
+    // nesting (a deeply forked record stays the size of its moves). Entries are written as
+    // they are made, never all held as JSON values.
+    let mut out = String::with_capacity(64 + record.moves.len() * 96);
+    out.push_str("{\n  \"header\": ");
+    out.push_str(&Value::Object(header).to_string());
+    out.push_str(",\n  \"initial\": ");
+    out.push_str(&initial.to_string());
+    out.push_str(",\n  \"moves\": [\n    ");
+    out.push_str(&first.to_string());
+    line_json(
         record,
         &forks,
         Line {
@@ -737,19 +748,11 @@ pub fn write(record: &Record) -> String {
             last_mover: record.foul.as_ref().map(|f| f.by),
             totals: [0; 2],
         },
-    ));
-    // One entry a line, each compact: readable, and never indented once per level of
-    // nesting (a deeply forked record stays the size of its moves).
-    let mut out = String::with_capacity(64 + moves.len() * 96);
-    out.push_str("{\n  \"header\": ");
-    out.push_str(&Value::Object(header).to_string());
-    out.push_str(",\n  \"initial\": ");
-    out.push_str(&initial.to_string());
-    out.push_str(",\n  \"moves\": [");
-    for (i, entry) in moves.iter().enumerate() {
-        out.push_str(if i == 0 { "\n    " } else { ",\n    " });
-        out.push_str(&entry.to_string());
-    }
+        &mut |entry| {
+            out.push_str(",\n    ");
+            out.push_str(&entry.to_string());
+        },
+    );
     out.push_str("\n  ]\n}\n");
     out
 }

@@ -581,18 +581,23 @@ impl std::error::Error for ReadError {}
 /// # Errors
 /// [`ReadError`] with the line and column of the first fault.
 pub fn read_str(text: &str, format: Format) -> Result<Vec<Record>, ReadError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    // NEL and lone CR occur as line ends in the wild; copy the text only when they do.
-    let bytes = text.as_bytes();
-    let odd_line_ends = memchr::memchr(b'\r', bytes).is_some()
-        || memchr::memmem::find(bytes, "\u{85}".as_bytes()).is_some();
-    let text: std::borrow::Cow<'_, str> = if odd_line_ends {
-        text.replace("\r\n", "\n")
-            .replace(['\r', '\u{85}'], "\n")
-            .into()
-    } else {
-        text.into()
-    };
+    let mut records = Vec::new();
+    read_str_each(text, format, &mut |r| records.push(r))?;
+    Ok(records)
+}
+
+/// Reads the records in `text` one at a time, handing each to `each` as soon as it is read
+/// (a CSA file of a million games is never held whole). Returns how many there were.
+///
+/// # Errors
+/// [`ReadError`] with the line and column of the first fault; the records before it have
+/// been handed over.
+pub fn read_str_each(
+    text: &str,
+    format: Format,
+    each: &mut dyn FnMut(Record),
+) -> Result<usize, ReadError> {
+    let text = normalized(text);
     // One rule for every format: a file with nothing but white space holds no game (a KIF
     // reader would otherwise make it a game of no moves from the even start).
     if text.trim().is_empty() {
@@ -603,12 +608,51 @@ pub fn read_str(text: &str, format: Format) -> Result<Vec<Record>, ReadError> {
             message: "empty file: no game in it".to_string(),
         });
     }
+    let one = |r: Result<Record, ReadError>, each: &mut dyn FnMut(Record)| {
+        each(r?);
+        Ok(1)
+    };
     match format {
-        Format::Csa => csa::read(&text),
-        Format::Kif => kif::read(&text).map(|r| vec![r]),
-        Format::Ki2 => ki2::read(&text).map(|r| vec![r]),
-        Format::Usi => usi::read(&text),
-        Format::Jkf => jkf::read(&text).map(|r| vec![r]),
+        Format::Csa => csa::read_each(&text, each),
+        Format::Kif => one(kif::read(&text), each),
+        Format::Ki2 => one(ki2::read(&text), each),
+        Format::Usi => usi::read_each(&text, each),
+        Format::Jkf => one(jkf::read(&text), each),
+    }
+}
+
+/// The records of one part of a many-record file (CSA games after a `/`, USI lines),
+/// whose lines start at `first_line`: none is no error. For [`files::read_records_each`].
+pub(crate) fn read_part(
+    text: &str,
+    format: Format,
+    first_line: usize,
+    each: &mut dyn FnMut(Record),
+) -> Result<usize, ReadError> {
+    let text = normalized(text);
+    let read = match format {
+        Format::Csa => csa::read_part(&text, each),
+        _ => usi::read_part(&text, each),
+    };
+    read.map_err(|mut e| {
+        e.line += first_line - 1;
+        e
+    })
+}
+
+/// `text` without a byte-order mark, with every line ending a `\n`.
+fn normalized(text: &str) -> std::borrow::Cow<'_, str> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // NEL and lone CR occur as line ends in the wild; copy the text only when they do.
+    let bytes = text.as_bytes();
+    let odd_line_ends = memchr::memchr(b'\r', bytes).is_some()
+        || memchr::memmem::find(bytes, "\u{85}".as_bytes()).is_some();
+    if odd_line_ends {
+        text.replace("\r\n", "\n")
+            .replace(['\r', '\u{85}'], "\n")
+            .into()
+    } else {
+        text.into()
     }
 }
 
@@ -618,6 +662,21 @@ pub fn read_str(text: &str, format: Format) -> Result<Vec<Record>, ReadError> {
 /// # Errors
 /// [`ReadError`]; an unknown format is reported at line 1.
 pub fn read_bytes(bytes: &[u8], format: Option<Format>) -> Result<Vec<Record>, ReadError> {
+    let mut records = Vec::new();
+    read_bytes_each(bytes, format, &mut |r| records.push(r))?;
+    Ok(records)
+}
+
+/// [`read_bytes`], handing each record to `each` as soon as it is read (see
+/// [`read_str_each`]). Returns how many there were.
+///
+/// # Errors
+/// As [`read_bytes`]; the records before the fault have been handed over.
+pub fn read_bytes_each(
+    bytes: &[u8],
+    format: Option<Format>,
+    each: &mut dyn FnMut(Record),
+) -> Result<usize, ReadError> {
     let (text, _) = encoding::decode(bytes);
     let format = match format.or_else(|| Format::sniff(&text)) {
         Some(f) => f,
@@ -630,7 +689,7 @@ pub fn read_bytes(bytes: &[u8], format: Option<Format>) -> Result<Vec<Record>, R
             });
         }
     };
-    read_str(&text, format)
+    read_str_each(&text, format, each)
 }
 
 /// Writes `record` in `format` (as text; encode it with [`encoding::Encoding::encode`]).

@@ -50,6 +50,27 @@ fn unusual_drop(token: &str) -> Option<Move> {
 /// [`ReadError`] naming the line and the column of the bad token.
 pub fn read(text: &str) -> Result<Vec<Record>, ReadError> {
     let mut records = Vec::new();
+    read_each(text, &mut |r| records.push(r))?;
+    Ok(records)
+}
+
+/// Reads the records of a USI file (one a line) one at a time, handing each to `each`:
+/// memory holds one record, however many the file has. Returns how many there were.
+///
+/// # Errors
+/// [`ReadError`] with the line and column of the first fault; the records before it have
+/// been handed over.
+pub fn read_each(text: &str, each: &mut dyn FnMut(Record)) -> Result<usize, ReadError> {
+    let count = read_part(text, each)?;
+    if count == 0 {
+        return Err(err(1, 1, "no game in the file"));
+    }
+    Ok(count)
+}
+
+/// [`read_each`] over some lines of a file, where no record is no error.
+pub(crate) fn read_part(text: &str, each: &mut dyn FnMut(Record)) -> Result<usize, ReadError> {
+    let mut count = 0;
     for (n, raw) in text.lines().enumerate() {
         let line = n + 1;
         let trimmed = raw.trim();
@@ -95,12 +116,10 @@ pub fn read(text: &str) -> Result<Vec<Record>, ReadError> {
             }
             column += token.len() + 1;
         }
-        records.push(record);
+        count += 1;
+        each(record);
     }
-    if records.is_empty() {
-        return Err(err(1, 1, "no game in the file"));
-    }
-    Ok(records)
+    Ok(count)
 }
 
 /// The USI end token of `end`, when USI has one.
