@@ -378,23 +378,16 @@ pub fn write(record: &Record) -> String {
         record.end.as_ref(),
         0,
     );
+    let mut states = crate::lines::LineStates::default();
     for (i, v) in record.variations.iter().enumerate() {
         out.push_str(&format!("\n変化：{}手\n", v.start));
-        let before = record.moves_before(i);
-        let mut pos = record.start.clone();
-        for &m in &before {
-            if !pos.is_legal(m) {
-                break;
-            }
-            pos.play_unchecked(m);
-        }
-        let previous = (before.len() + 1 == v.start as usize)
-            .then(|| before.last().map(|m| m.to()))
-            .flatten();
+        let wanted = (v.start as usize).saturating_sub(1);
+        let (before, kept) = states.after(record, v.parent.filter(|&p| p < i), wanted);
+        let previous = (kept == wanted).then_some(before.previous).flatten();
         write_moves(
             &mut out,
             record,
-            pos,
+            before.pos,
             previous,
             &v.moves,
             None,
@@ -597,6 +590,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         stopped: false,
     };
     let mut variation: Option<Variation> = None;
+    let mut states = crate::lines::LineStates::default();
     for (n, raw) in text.lines().enumerate().skip(first_move) {
         let line_no = n + 1;
         let trimmed = raw.trim();
@@ -649,22 +643,13 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
                     ),
                 ));
             }
-            let moves_of_parent: Vec<Move> = match parent {
-                Some(i) => {
-                    let mut l = record.moves_before(i);
-                    l.extend(record.variations[i].moves.iter().map(|m| m.mv));
-                    l
-                }
-                None => record.moves.iter().map(|m| m.mv).collect(),
-            };
-            let keep = (ply as usize).saturating_sub(1).min(moves_of_parent.len());
-            let mut pos = record.start.clone();
-            for &m in &moves_of_parent[..keep] {
-                pos.play_unchecked(m);
-            }
+            // The game where the variation leaves its line (found from checkpoints, not by
+            // replaying the line for every variation).
+            let wanted = (ply as usize).saturating_sub(1);
+            let (before, keep) = states.after(&record, parent, wanted);
             line = Line {
-                pos,
-                previous_to: keep.checked_sub(1).map(|i| moves_of_parent[i].to()),
+                pos: before.pos,
+                previous_to: before.previous.filter(|_| keep > 0),
                 // A variation that starts past the end of its line cannot be resolved.
                 stopped: keep + 1 != ply as usize,
             };

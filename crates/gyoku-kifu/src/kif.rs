@@ -734,31 +734,22 @@ pub fn write(record: &Record) -> String {
         out.push_str(&line);
         out.push('\n');
     }
+    let mut states = crate::lines::LineStates::default();
     for (i, v) in record.variations.iter().enumerate() {
         out.push_str(&format!("\n変化：{}手\n", v.start));
-        let mut pos = record.start.clone();
-        // Each side's total time carries on from the line the variation leaves.
-        let mut totals = [0u64; 2];
-        let before = record.line_before(i);
-        for m in &before {
-            let side = pos.turn().index();
-            totals[side] = totals[side].saturating_add(m.time_ms.unwrap_or(0) / 1000);
-            if pos.is_legal(m.mv) {
-                pos.play_unchecked(m.mv);
-            }
-        }
+        // The game where the variation leaves its line; each side's total time carries on.
+        let wanted = (v.start as usize).saturating_sub(1);
+        let (before, kept) = states.after(record, v.parent.filter(|&p| p < i), wanted);
         // As the reader sees it: the move at the ply before the variation, if the line has one.
-        let previous = (before.len() + 1 == v.start as usize)
-            .then(|| before.last().map(|m| m.mv.to()))
-            .flatten();
+        let previous = (kept == wanted).then_some(before.previous).flatten();
         write_moves(
             &mut out,
-            &pos,
+            &before.pos,
             v.start as usize,
             &v.moves,
             (v.end.as_ref(), None),
             previous,
-            totals,
+            before.totals,
         );
     }
     out

@@ -30,6 +30,7 @@ pub mod jkf;
 pub mod judge;
 pub mod ki2;
 pub mod kif;
+mod lines;
 pub mod usi;
 pub mod western;
 
