@@ -486,9 +486,7 @@ impl Reader {
 /// # Errors
 /// [`ReadError`] with the line and column of the first fault.
 pub fn read(text: &str) -> Result<Vec<Record>, ReadError> {
-    let mut records = Vec::new();
-    read_each(text, &mut |r| records.push(r))?;
-    Ok(records)
+    crate::collect_records(|each| read_each(text, each))
 }
 
 /// Reads the games of a CSA file one at a time, handing each to `each` as soon as it is

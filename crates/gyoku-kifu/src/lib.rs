@@ -582,8 +582,15 @@ impl std::error::Error for ReadError {}
 /// # Errors
 /// [`ReadError`] with the line and column of the first fault.
 pub fn read_str(text: &str, format: Format) -> Result<Vec<Record>, ReadError> {
+    collect_records(|each| read_str_each(text, format, each))
+}
+
+/// Every record a reader that hands them over one at a time (`read_each`) reads.
+pub(crate) fn collect_records(
+    read: impl FnOnce(&mut dyn FnMut(Record)) -> Result<usize, ReadError>,
+) -> Result<Vec<Record>, ReadError> {
     let mut records = Vec::new();
-    read_str_each(text, format, &mut |r| records.push(r))?;
+    read(&mut |r| records.push(r))?;
     Ok(records)
 }
 
@@ -663,9 +670,7 @@ fn normalized(text: &str) -> std::borrow::Cow<'_, str> {
 /// # Errors
 /// [`ReadError`]; an unknown format is reported at line 1.
 pub fn read_bytes(bytes: &[u8], format: Option<Format>) -> Result<Vec<Record>, ReadError> {
-    let mut records = Vec::new();
-    read_bytes_each(bytes, format, &mut |r| records.push(r))?;
-    Ok(records)
+    collect_records(|each| read_bytes_each(bytes, format, each))
 }
 
 /// [`read_bytes`], handing each record to `each` as soon as it is read (see

@@ -49,9 +49,7 @@ fn unusual_drop(token: &str) -> Option<Move> {
 /// # Errors
 /// [`ReadError`] naming the line and the column of the bad token.
 pub fn read(text: &str) -> Result<Vec<Record>, ReadError> {
-    let mut records = Vec::new();
-    read_each(text, &mut |r| records.push(r))?;
-    Ok(records)
+    crate::collect_records(|each| read_each(text, each))
 }
 
 /// Reads the records of a USI file (one a line) one at a time, handing each to `each`:
