@@ -363,30 +363,8 @@ impl Reader {
                 "a move before the side to move ('+' or '-')",
             ));
         };
-        let bytes = text.as_bytes();
-        if bytes.len() != 7 {
-            return Err(err(line, col, format!("bad move '{text}'")));
-        }
-        let mover = if bytes[0] == b'+' {
-            Color::Black
-        } else {
-            Color::White
-        };
-        let to =
-            square(&bytes[3..5]).ok_or_else(|| err(line, col + 3, "bad destination square"))?;
-        let role = role_of(&text[5..7])
-            .ok_or_else(|| err(line, col + 5, format!("unknown piece '{}'", &text[5..7])))?;
-        let mv = if &bytes[1..3] == b"00" {
-            Move::Drop { role, to }
-        } else {
-            let from =
-                square(&bytes[1..3]).ok_or_else(|| err(line, col + 1, "bad origin square"))?;
-            let promote = pos
-                .board()
-                .piece_at(from)
-                .is_some_and(|p| p.role != role && p.role.promoted() == Some(role));
-            Move::Normal { from, to, promote }
-        };
+        let (mover, mv) =
+            parse_move(text, pos).map_err(|(at, message)| err(line, col + at, message))?;
         if record.foul.is_some() {
             if let Some(f) = record.foul.as_mut() {
                 f.rest.push(text.to_string());
@@ -592,9 +570,50 @@ fn write_position(out: &mut String, pos: &Position) {
     });
 }
 
+/// Reads a CSA move (`+7776FU`: the mover's sign, the origin (`00` for a drop), the
+/// destination, and the piece *after* the move, so that a promotion shows as a change of
+/// piece) in `pos`. The move is not checked for legality.
+///
+/// ```
+/// use gyoku::{Color, Position};
+/// let pos = Position::startpos();
+/// let (mover, mv) = gyoku_kifu::csa::parse_move("+7776FU", &pos).unwrap();
+/// assert_eq!((mover, mv.to_string()), (Color::Black, "7g7f".to_string()));
+/// assert_eq!(gyoku_kifu::csa::move_text(&pos, mv, mover), "+7776FU");
+/// assert_eq!(gyoku_kifu::csa::parse_move("+7776XX", &pos).unwrap_err(), (5, "unknown piece 'XX'".to_string()));
+/// ```
+///
+/// # Errors
+/// The byte offset of the fault in `text` and what it is.
+pub fn parse_move(text: &str, pos: &Position) -> Result<(Color, Move), (usize, String)> {
+    let bytes = text.as_bytes();
+    if bytes.len() != 7 || !matches!(bytes[0], b'+' | b'-') || !text.is_ascii() {
+        return Err((0, format!("bad move '{text}'")));
+    }
+    let mover = if bytes[0] == b'+' {
+        Color::Black
+    } else {
+        Color::White
+    };
+    let to = square(&bytes[3..5]).ok_or((3, "bad destination square".to_string()))?;
+    let role =
+        role_of(&text[5..7]).ok_or_else(|| (5, format!("unknown piece '{}'", &text[5..7])))?;
+    let mv = if &bytes[1..3] == b"00" {
+        Move::Drop { role, to }
+    } else {
+        let from = square(&bytes[1..3]).ok_or((1, "bad origin square".to_string()))?;
+        let promote = pos
+            .board()
+            .piece_at(from)
+            .is_some_and(|p| p.role != role && p.role.promoted() == Some(role));
+        Move::Normal { from, to, promote }
+    };
+    Ok((mover, mv))
+}
+
 /// `mv` as a CSA move line (`+7776FU`) by `mover` (the side to move, but for a move out of
 /// turn).
-fn move_text(pos: &Position, mv: Move, mover: Color) -> String {
+pub fn move_text(pos: &Position, mv: Move, mover: Color) -> String {
     let sign = if mover == Color::Black { '+' } else { '-' };
     match mv {
         Move::Drop { role, to } => format!("{sign}00{}{}{}", to.file(), to.rank(), role_code(role)),

@@ -1,4 +1,7 @@
-//! # gyoku-proto: USI messages
+//! # gyoku-proto: USI and CSA messages
+//!
+//! [`csa`] is the CSA server protocol (client messages, game names, end lines), as
+//! shogi-server speaks it. The rest of this page is USI.
 //!
 //! The Universal Shogi Interface as data: [`Command`]s a GUI or referee sends an engine and
 //! the [`EngineMessage`]s an engine answers, each parsed from and written as one line. No
@@ -23,6 +26,7 @@
 #![warn(missing_docs)]
 
 mod command;
+pub mod csa;
 mod engine;
 
 pub use command::{Command, GameOverResult, Go, PositionStart};

@@ -1,0 +1,714 @@
+//! The CSA server protocol 1.2.1 as shogi-server (Floodgate) speaks it, as data: what a
+//! client sends ([`ClientMessage`]), the game names that carry a time control
+//! ([`GameName`]), the `LOGIN` password forms ([`Login`]), and the end-of-game lines
+//! ([`GameEnd`], [`EndResult`]). No I/O happens here; the server (`gyoku-server`) and the
+//! bridge drive connections with it.
+//!
+//! ```
+//! use gyoku_proto::csa::{ClientMessage, GameName, Login};
+//! let login = ClientMessage::parse("LOGIN engine floodgate-300-10F,secret").unwrap();
+//! let ClientMessage::Login(Login { name, game, password, x1 }) = login else { panic!() };
+//! assert_eq!((name.as_str(), password.as_str(), x1), ("engine", "secret", false));
+//! let game = game.unwrap();
+//! assert_eq!((game.total_seconds, game.increment_seconds), (300, 10));
+//! assert_eq!(ClientMessage::parse("%TORYO").unwrap(), ClientMessage::Resign);
+//! ```
+
+use std::fmt;
+
+use gyoku::{Color, Handicap};
+
+use crate::trim_line;
+
+/// The longest name or game name shogi-server accepts (its `--max-identifier` default).
+pub const MAX_IDENTIFIER: usize = 32;
+
+/// Whether `s` is a player or game identifier shogi-server accepts: 1 to 32 of
+/// `[A-Za-z0-9_@.-]`.
+pub fn good_identifier(s: &str) -> bool {
+    (1..=MAX_IDENTIFIER).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'@' | b'-' | b'.'))
+}
+
+/// A game name that carries its time control, as shogi-server reads it:
+/// `<base>-<total seconds>-<byoyomi seconds>` or `…-<increment>F` (Fischer); a byoyomi
+/// written with a leading zero (`-060`) is a stop-watch game (minutes). A `hc2p_`, `hc4p_`,
+/// … prefix names a handicap game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameName {
+    /// The whole name, without a turn preference suffix.
+    pub name: String,
+    /// The main time, in seconds (minutes for a stop-watch game).
+    pub total_seconds: u32,
+    /// The byoyomi, in seconds (0 with an increment).
+    pub byoyomi_seconds: u32,
+    /// The Fischer increment, in seconds.
+    pub increment_seconds: u32,
+    /// A stop-watch game (`-060`: times in whole minutes).
+    pub stop_watch: bool,
+    /// The colour asked for with a `-B`/`-W` suffix (`None`: either).
+    pub turn: Option<Color>,
+    /// The handicap the name's prefix asks for.
+    pub handicap: Option<Handicap>,
+}
+
+/// shogi-server's handicap prefixes, the giver (White) moving first.
+const HANDICAP_PREFIXES: [(&str, Handicap); 9] = [
+    ("hcrooklance_", Handicap::RookLance),
+    ("hclance_", Handicap::Lance),
+    ("hcbishop_", Handicap::Bishop),
+    ("hcrook_", Handicap::Rook),
+    ("hc2p_", Handicap::TwoPiece),
+    ("hc4p_", Handicap::FourPiece),
+    ("hc6p_", Handicap::SixPiece),
+    ("hc8p_", Handicap::EightPiece),
+    ("hc10p_", Handicap::TenPiece),
+];
+
+impl GameName {
+    /// Reads a game name; `None` when it carries no time control or its base is not an
+    /// identifier (shogi-server then falls back to `default-1500-0`).
+    ///
+    /// ```
+    /// use gyoku_proto::csa::GameName;
+    /// let g = GameName::parse("floodgate-600-10-B").unwrap();
+    /// assert_eq!((g.name.as_str(), g.total_seconds, g.byoyomi_seconds), ("floodgate-600-10", 600, 10));
+    /// assert_eq!(g.turn, Some(gyoku::Color::Black));
+    /// assert_eq!(GameName::parse("hc2p_test-900-0").unwrap().handicap, Some(gyoku::Handicap::TwoPiece));
+    /// assert!(GameName::parse("no-time").is_none());
+    /// ```
+    pub fn parse(text: &str) -> Option<GameName> {
+        let (name, turn) = match text.rsplit_once('-') {
+            Some((rest, "b" | "B")) if Self::timed(rest).is_some() => (rest, Some(Color::Black)),
+            Some((rest, "w" | "W")) if Self::timed(rest).is_some() => (rest, Some(Color::White)),
+            _ => (text, None),
+        };
+        let (total, second) = Self::timed(name)?;
+        let (byoyomi, increment) = match second.strip_suffix('F') {
+            Some(inc) => (0, inc.parse().ok()?),
+            None => (second.parse().ok()?, 0),
+        };
+        let handicap = HANDICAP_PREFIXES
+            .iter()
+            .find(|(p, _)| name.starts_with(p))
+            .map(|&(_, h)| h);
+        Some(GameName {
+            name: name.to_string(),
+            total_seconds: total.parse().ok()?,
+            byoyomi_seconds: byoyomi,
+            increment_seconds: increment,
+            stop_watch: second.len() > 1 && second.starts_with('0'),
+            turn,
+            handicap,
+        })
+    }
+
+    /// `(total, second field)` of `<base>-<digits>-<digits>[F]` whose base is an identifier.
+    fn timed(name: &str) -> Option<(&str, &str)> {
+        let (rest, second) = name.rsplit_once('-')?;
+        let (base, total) = rest.rsplit_once('-')?;
+        let digits = second.strip_suffix('F').unwrap_or(second);
+        let numeric =
+            |s: &str| !s.is_empty() && s.len() <= 9 && s.bytes().all(|b| b.is_ascii_digit());
+        (good_identifier(base) && numeric(total) && numeric(digits)).then_some((total, second))
+    }
+}
+
+impl fmt::Display for GameName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+/// A `LOGIN` line: `LOGIN <name> <password>` (CSA mode, where the password field carries
+/// the game to join: `<game>` or `<game>,<password>`) or `LOGIN <name> <password> x1`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Login {
+    /// The player's name.
+    pub name: String,
+    /// The game to join, in CSA mode (`None`: shogi-server's `default-1500-0`).
+    pub game: Option<GameName>,
+    /// The password proper.
+    pub password: String,
+    /// x1 (extended) mode.
+    pub x1: bool,
+}
+
+impl Login {
+    fn parse(words: &[&str]) -> Result<Login, CsaError> {
+        let (name, field, x1) = match words {
+            [_, name, field] => (*name, *field, false),
+            [_, name, field, "x1"] => (*name, *field, true),
+            _ => return Err(CsaError::Malformed("LOGIN <name> <password> [x1]")),
+        };
+        if !good_identifier(name) {
+            return Err(CsaError::BadName(name.to_string()));
+        }
+        if x1 {
+            return Ok(Login {
+                name: name.to_string(),
+                game: None,
+                password: field.to_string(),
+                x1,
+            });
+        }
+        // As shogi-server: the whole field a game name; else `<game>,<password>`; else a
+        // plain password.
+        let (game, password) = match GameName::parse(field) {
+            Some(g) => (Some(g), String::new()),
+            None => match field.split_once(',') {
+                Some((g, pass)) => (GameName::parse(g), pass.to_string()),
+                None => (None, field.to_string()),
+            },
+        };
+        Ok(Login {
+            name: name.to_string(),
+            game,
+            password,
+            x1,
+        })
+    }
+}
+
+/// An x1-mode command (`%%…`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum X1Command {
+    /// `%%GAME <game> <+|-|*>`: wait for an opponent (no game name: leave the waiting list).
+    Game {
+        /// The game.
+        game: Option<String>,
+        /// `+`, `-` or `*`.
+        turn: Option<char>,
+    },
+    /// `%%CHALLENGE <game> <+|-|*>`.
+    Challenge {
+        /// The game.
+        game: String,
+        /// `+`, `-` or `*`.
+        turn: Option<char>,
+    },
+    /// `%%WHO`.
+    Who,
+    /// `%%LIST`.
+    List,
+    /// `%%SHOW <game id>`.
+    Show(String),
+    /// `%%MONITORON <game id>` (`v2` for `%%MONITOR2ON`).
+    MonitorOn {
+        /// The game.
+        game_id: String,
+        /// Version 2.
+        v2: bool,
+    },
+    /// `%%MONITOROFF <game id>` (`v2` for `%%MONITOR2OFF`).
+    MonitorOff {
+        /// The game.
+        game_id: String,
+        /// Version 2.
+        v2: bool,
+    },
+    /// `%%CHAT <message>`.
+    Chat(String),
+    /// `%%VERSION`.
+    Version,
+    /// `%%HELP`.
+    Help,
+    /// `%%RATING`.
+    Rating,
+    /// `%%FORK <source game> [<new buoy game>] [<nth move>]`.
+    Fork {
+        /// The game to fork from.
+        source: String,
+        /// The new game's name.
+        new_game: Option<String>,
+        /// How many moves of the source to keep.
+        nth_move: Option<u32>,
+    },
+    /// `%%SETBUOY <game> <moves> [<count>]`.
+    SetBuoy {
+        /// The buoy game.
+        game: String,
+        /// Its moves (`+7776FU-3334FU…`).
+        moves: String,
+        /// How many games it may start.
+        count: Option<u32>,
+    },
+    /// `%%DELETEBUOY <game>`.
+    DeleteBuoy(String),
+    /// `%%GETBUOYCOUNT <game>`.
+    GetBuoyCount(String),
+    /// Any other `%%` word.
+    Unknown(String),
+}
+
+/// What a client sends, one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientMessage {
+    /// `LOGIN …`.
+    Login(Login),
+    /// `LOGOUT`.
+    Logout,
+    /// `AGREE [<game id>]`.
+    Agree(Option<String>),
+    /// `REJECT [<game id>]`.
+    Reject(Option<String>),
+    /// A move, `+7776FU`, with an optional `,'` comment (Floodgate's evaluation and PV);
+    /// a client `,T` is read and ignored.
+    Move {
+        /// The move as sent: checked against the position by the referee.
+        text: String,
+        /// The comment after `,'`.
+        comment: Option<String>,
+    },
+    /// `%TORYO`: resign.
+    Resign,
+    /// `%KACHI`: declare an entering-king win.
+    Declare,
+    /// `%CHUDAN`: ask to suspend.
+    Chudan,
+    /// An empty line (or shogi-server's single space): keep-alive.
+    KeepAlive,
+    /// An x1 command.
+    X1(X1Command),
+    /// A `%%%` line (81Dojo), ignored.
+    Ignored,
+}
+
+/// Why a client line is not a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CsaError {
+    /// Nothing the protocol knows.
+    Unknown(String),
+    /// A known message of the wrong shape; the text says the right one.
+    Malformed(&'static str),
+    /// A name that is not 1–32 of `[A-Za-z0-9_@.-]`.
+    BadName(String),
+}
+
+impl fmt::Display for CsaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CsaError::Unknown(line) => write!(f, "unknown message '{line}'"),
+            CsaError::Malformed(form) => write!(f, "malformed message (expected {form})"),
+            CsaError::BadName(name) => {
+                write!(
+                    f,
+                    "bad name '{name}' (1 to {MAX_IDENTIFIER} of A-Z a-z 0-9 _ @ . -)"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for CsaError {}
+
+/// Whether `text` has the shape of a CSA move (`^[+-]\d{4}[A-Z]{2}$`, as shogi-server
+/// checks before anything else).
+pub fn move_shaped(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() == 7
+        && matches!(b[0], b'+' | b'-')
+        && b[1..5].iter().all(u8::is_ascii_digit)
+        && b[5..7].iter().all(u8::is_ascii_uppercase)
+}
+
+impl ClientMessage {
+    /// Reads one line (its line end and surrounding blanks ignored).
+    ///
+    /// # Errors
+    /// [`CsaError`] for a line the protocol does not know or a known one of the wrong shape.
+    pub fn parse(line: &str) -> Result<ClientMessage, CsaError> {
+        let raw = line.trim_end_matches(['\r', '\n']);
+        if raw.is_empty() || raw == " " {
+            return Ok(ClientMessage::KeepAlive);
+        }
+        let line = trim_line(raw);
+        if line.is_empty() {
+            // Blanks only: shogi-server answers nothing, as to its single-space keep-alive.
+            return Ok(ClientMessage::KeepAlive);
+        }
+        if line.starts_with("%%%") {
+            return Ok(ClientMessage::Ignored);
+        }
+        if matches!(line.as_bytes().first(), Some(b'+' | b'-')) {
+            let mut parts = line.split(',');
+            let text = parts.next().unwrap_or_default();
+            if !move_shaped(text) {
+                return Err(CsaError::Unknown(line.to_string()));
+            }
+            let comment = parts.find_map(|p| p.strip_prefix('\'')).map(str::to_string);
+            return Ok(ClientMessage::Move {
+                text: text.to_string(),
+                comment,
+            });
+        }
+        let words: Vec<&str> = line.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
+        let arg = |i: usize| words.get(i).map(|s| s.to_string());
+        Ok(match words[0] {
+            "LOGIN" => ClientMessage::Login(Login::parse(&words)?),
+            "LOGOUT" => ClientMessage::Logout,
+            "AGREE" => ClientMessage::Agree(arg(1)),
+            "REJECT" => ClientMessage::Reject(arg(1)),
+            "%TORYO" => ClientMessage::Resign,
+            "%KACHI" => ClientMessage::Declare,
+            "%CHUDAN" => ClientMessage::Chudan,
+            w if w.starts_with("%%") => ClientMessage::X1(Self::x1(&words, line)?),
+            _ => return Err(CsaError::Unknown(line.to_string())),
+        })
+    }
+
+    fn x1(words: &[&str], line: &str) -> Result<X1Command, CsaError> {
+        let arg = |i: usize| words.get(i).map(|s| s.to_string());
+        let need = |i: usize, form: &'static str| arg(i).ok_or(CsaError::Malformed(form));
+        let turn = |i: usize| words.get(i).and_then(|t| t.chars().next());
+        let rest = |i: usize| {
+            line.splitn(i + 1, [' ', '\t'])
+                .nth(i)
+                .unwrap_or_default()
+                .to_string()
+        };
+        Ok(match words[0] {
+            "%%GAME" => X1Command::Game {
+                game: arg(1),
+                turn: turn(2),
+            },
+            "%%CHALLENGE" => X1Command::Challenge {
+                game: need(1, "%%CHALLENGE <game> <+|-|*>")?,
+                turn: turn(2),
+            },
+            "%%WHO" => X1Command::Who,
+            "%%LIST" => X1Command::List,
+            "%%SHOW" => X1Command::Show(need(1, "%%SHOW <game id>")?),
+            "%%MONITORON" | "%%MONITOR2ON" => X1Command::MonitorOn {
+                game_id: need(1, "%%MONITOR2ON <game id>")?,
+                v2: words[0] == "%%MONITOR2ON",
+            },
+            "%%MONITOROFF" | "%%MONITOR2OFF" => X1Command::MonitorOff {
+                game_id: need(1, "%%MONITOR2OFF <game id>")?,
+                v2: words[0] == "%%MONITOR2OFF",
+            },
+            "%%CHAT" => X1Command::Chat(rest(1)),
+            "%%VERSION" => X1Command::Version,
+            "%%HELP" => X1Command::Help,
+            "%%RATING" => X1Command::Rating,
+            "%%FORK" => X1Command::Fork {
+                source: need(1, "%%FORK <source game> [<new game>] [<nth move>]")?,
+                new_game: arg(2),
+                nth_move: words.get(3).and_then(|n| n.parse().ok()),
+            },
+            "%%SETBUOY" => X1Command::SetBuoy {
+                game: need(1, "%%SETBUOY <game> <moves> [<count>]")?,
+                moves: need(2, "%%SETBUOY <game> <moves> [<count>]")?,
+                count: words.get(3).and_then(|n| n.parse().ok()),
+            },
+            "%%DELETEBUOY" => X1Command::DeleteBuoy(need(1, "%%DELETEBUOY <game>")?),
+            "%%GETBUOYCOUNT" => X1Command::GetBuoyCount(need(1, "%%GETBUOYCOUNT <game>")?),
+            other => X1Command::Unknown(other.to_string()),
+        })
+    }
+}
+
+impl fmt::Display for ClientMessage {
+    /// The line a client writes (without its line end).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientMessage::Login(l) => {
+                write!(f, "LOGIN {} ", l.name)?;
+                match (&l.game, l.x1) {
+                    (_, true) => write!(f, "{} x1", l.password),
+                    (Some(g), false) if l.password.is_empty() => write!(f, "{g}"),
+                    (Some(g), false) => write!(f, "{g},{}", l.password),
+                    (None, false) => f.write_str(&l.password),
+                }
+            }
+            ClientMessage::Logout => f.write_str("LOGOUT"),
+            ClientMessage::Agree(id) => match id {
+                Some(id) => write!(f, "AGREE {id}"),
+                None => f.write_str("AGREE"),
+            },
+            ClientMessage::Reject(id) => match id {
+                Some(id) => write!(f, "REJECT {id}"),
+                None => f.write_str("REJECT"),
+            },
+            ClientMessage::Move { text, comment } => match comment {
+                Some(c) => write!(f, "{text},'{c}"),
+                None => f.write_str(text),
+            },
+            ClientMessage::Resign => f.write_str("%TORYO"),
+            ClientMessage::Declare => f.write_str("%KACHI"),
+            ClientMessage::Chudan => f.write_str("%CHUDAN"),
+            ClientMessage::KeepAlive | ClientMessage::Ignored => Ok(()),
+            ClientMessage::X1(c) => write!(f, "{c}"),
+        }
+    }
+}
+
+impl fmt::Display for X1Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let opt = |t: &Option<char>| t.map(|c| format!(" {c}")).unwrap_or_default();
+        match self {
+            X1Command::Game { game, turn } => match game {
+                Some(g) => write!(f, "%%GAME {g}{}", opt(turn)),
+                None => f.write_str("%%GAME"),
+            },
+            X1Command::Challenge { game, turn } => write!(f, "%%CHALLENGE {game}{}", opt(turn)),
+            X1Command::Who => f.write_str("%%WHO"),
+            X1Command::List => f.write_str("%%LIST"),
+            X1Command::Show(id) => write!(f, "%%SHOW {id}"),
+            X1Command::MonitorOn { game_id, v2 } => {
+                write!(f, "%%MONITOR{}ON {game_id}", if *v2 { "2" } else { "" })
+            }
+            X1Command::MonitorOff { game_id, v2 } => {
+                write!(f, "%%MONITOR{}OFF {game_id}", if *v2 { "2" } else { "" })
+            }
+            X1Command::Chat(m) => write!(f, "%%CHAT {m}"),
+            X1Command::Version => f.write_str("%%VERSION"),
+            X1Command::Help => f.write_str("%%HELP"),
+            X1Command::Rating => f.write_str("%%RATING"),
+            X1Command::Fork {
+                source,
+                new_game,
+                nth_move,
+            } => {
+                write!(f, "%%FORK {source}")?;
+                if let Some(g) = new_game {
+                    write!(f, " {g}")?;
+                }
+                if let Some(n) = nth_move {
+                    write!(f, " {n}")?;
+                }
+                Ok(())
+            }
+            X1Command::SetBuoy { game, moves, count } => {
+                write!(f, "%%SETBUOY {game} {moves}")?;
+                if let Some(n) = count {
+                    write!(f, " {n}")?;
+                }
+                Ok(())
+            }
+            X1Command::DeleteBuoy(g) => write!(f, "%%DELETEBUOY {g}"),
+            X1Command::GetBuoyCount(g) => write!(f, "%%GETBUOYCOUNT {g}"),
+            X1Command::Unknown(w) => f.write_str(w),
+        }
+    }
+}
+
+/// How a game ended, as the server's reason line says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameEnd {
+    /// `#RESIGN`.
+    Resign,
+    /// `#TIME_UP`.
+    TimeUp,
+    /// `#ILLEGAL_MOVE` (an illegal move or a failed declaration).
+    IllegalMove,
+    /// `#SENNICHITE`.
+    Sennichite,
+    /// `#OUTE_SENNICHITE` (perpetual check).
+    OuteSennichite,
+    /// `#JISHOGI` (a successful declaration, or an impasse).
+    Jishogi,
+    /// `#MAX_MOVES`.
+    MaxMoves,
+    /// `#CENSORED`.
+    Censored,
+    /// `#CHUDAN` (suspended; no result line follows).
+    Chudan,
+}
+
+impl GameEnd {
+    /// The line, with its `#`.
+    pub const fn line(self) -> &'static str {
+        match self {
+            GameEnd::Resign => "#RESIGN",
+            GameEnd::TimeUp => "#TIME_UP",
+            GameEnd::IllegalMove => "#ILLEGAL_MOVE",
+            GameEnd::Sennichite => "#SENNICHITE",
+            GameEnd::OuteSennichite => "#OUTE_SENNICHITE",
+            GameEnd::Jishogi => "#JISHOGI",
+            GameEnd::MaxMoves => "#MAX_MOVES",
+            GameEnd::Censored => "#CENSORED",
+            GameEnd::Chudan => "#CHUDAN",
+        }
+    }
+
+    /// Reads a reason line.
+    pub fn parse(line: &str) -> Option<GameEnd> {
+        let line = trim_line(line);
+        [
+            GameEnd::Resign,
+            GameEnd::TimeUp,
+            GameEnd::IllegalMove,
+            GameEnd::Sennichite,
+            GameEnd::OuteSennichite,
+            GameEnd::Jishogi,
+            GameEnd::MaxMoves,
+            GameEnd::Censored,
+            GameEnd::Chudan,
+        ]
+        .into_iter()
+        .find(|e| e.line() == line)
+    }
+}
+
+/// The result line a player receives after the reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EndResult {
+    /// `#WIN`.
+    Win,
+    /// `#LOSE`.
+    Lose,
+    /// `#DRAW`.
+    Draw,
+    /// `#CENSORED` as a result (shogi-server's for a game neither side finished).
+    Censored,
+}
+
+impl EndResult {
+    /// The line, with its `#`.
+    pub const fn line(self) -> &'static str {
+        match self {
+            EndResult::Win => "#WIN",
+            EndResult::Lose => "#LOSE",
+            EndResult::Draw => "#DRAW",
+            EndResult::Censored => "#CENSORED",
+        }
+    }
+
+    /// Reads a result line.
+    pub fn parse(line: &str) -> Option<EndResult> {
+        match trim_line(line) {
+            "#WIN" => Some(EndResult::Win),
+            "#LOSE" => Some(EndResult::Lose),
+            "#DRAW" => Some(EndResult::Draw),
+            "#CENSORED" => Some(EndResult::Censored),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_round_trip() {
+        for line in [
+            "LOGIN engine floodgate-300-10F,secret",
+            "LOGIN engine floodgate-300-10F",
+            "LOGIN engine secret",
+            "LOGIN engine pass x1",
+            "LOGOUT",
+            "AGREE",
+            "AGREE game+id",
+            "REJECT",
+            "+7776FU",
+            "-3334FU,'* 30 -3334FU +2625FU",
+            "%TORYO",
+            "%KACHI",
+            "%CHUDAN",
+            "%%GAME test-600-10 +",
+            "%%GAME",
+            "%%CHALLENGE test-600-10 *",
+            "%%WHO",
+            "%%LIST",
+            "%%SHOW id",
+            "%%MONITORON id",
+            "%%MONITOR2ON id",
+            "%%MONITOR2OFF id",
+            "%%CHAT hello there",
+            "%%VERSION",
+            "%%HELP",
+            "%%RATING",
+            "%%FORK src-600-10 new-600-10 12",
+            "%%SETBUOY buoy-600-10 +7776FU-3334FU 3",
+            "%%DELETEBUOY buoy-600-10",
+            "%%GETBUOYCOUNT buoy-600-10",
+        ] {
+            let m = ClientMessage::parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert_eq!(m.to_string(), line);
+        }
+    }
+
+    #[test]
+    fn shapes_and_refusals() {
+        assert_eq!(ClientMessage::parse("").unwrap(), ClientMessage::KeepAlive);
+        assert_eq!(ClientMessage::parse(" ").unwrap(), ClientMessage::KeepAlive);
+        assert_eq!(
+            ClientMessage::parse("\r\n").unwrap(),
+            ClientMessage::KeepAlive
+        );
+        assert_eq!(
+            ClientMessage::parse("%%%81dojo").unwrap(),
+            ClientMessage::Ignored
+        );
+        // A client's ,T is read and ignored.
+        assert_eq!(
+            ClientMessage::parse("+7776FU,T3").unwrap(),
+            ClientMessage::Move {
+                text: "+7776FU".into(),
+                comment: None
+            }
+        );
+        for bad in ["+776FU", "+7776fu", "*7776FU", "HELLO", "+7776FUX"] {
+            assert!(ClientMessage::parse(bad).is_err(), "{bad}");
+        }
+        assert!(matches!(
+            ClientMessage::parse("LOGIN bad/name pass"),
+            Err(CsaError::BadName(_))
+        ));
+        assert!(matches!(
+            ClientMessage::parse("LOGIN onlyname"),
+            Err(CsaError::Malformed(_))
+        ));
+        assert_eq!(
+            GameEnd::parse("#OUTE_SENNICHITE"),
+            Some(GameEnd::OuteSennichite)
+        );
+        assert_eq!(EndResult::parse("#DRAW\r"), Some(EndResult::Draw));
+    }
+
+    /// shogi-server's rules: `-B`/`-W` turn suffixes, `F` for Fischer, a leading zero for a
+    /// stop-watch game, handicap prefixes, and names without a time control refused.
+    #[test]
+    fn game_names_as_shogi_server_reads_them() {
+        let g = GameName::parse("floodgate-300-10F").unwrap();
+        assert_eq!(
+            (
+                g.total_seconds,
+                g.byoyomi_seconds,
+                g.increment_seconds,
+                g.stop_watch
+            ),
+            (300, 0, 10, false)
+        );
+        let g = GameName::parse("sw-30-060").unwrap();
+        assert!(g.stop_watch);
+        let g = GameName::parse("test-1500-0-w").unwrap();
+        assert_eq!(
+            (g.name.as_str(), g.turn),
+            ("test-1500-0", Some(Color::White))
+        );
+        // "-x" is not a turn: the name has no time control then.
+        assert!(GameName::parse("test-1500-0-x").is_none());
+        for (name, h) in [
+            ("hclance_a-600-10", Handicap::Lance),
+            ("hcrooklance_a-600-10", Handicap::RookLance),
+            ("hc10p_a-600-10", Handicap::TenPiece),
+        ] {
+            assert_eq!(GameName::parse(name).unwrap().handicap, Some(h), "{name}");
+        }
+        for bad in [
+            "test",
+            "test-600",
+            "te st-600-10",
+            "-600-10",
+            "test-600-10G",
+        ] {
+            assert!(GameName::parse(bad).is_none(), "{bad}");
+        }
+        let long = format!("{}-600-10", "a".repeat(33));
+        assert!(GameName::parse(&long).is_none());
+    }
+}
