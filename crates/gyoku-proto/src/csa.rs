@@ -712,3 +712,334 @@ mod tests {
         assert!(GameName::parse(&long).is_none());
     }
 }
+
+/// One side's clock as a `Game_Summary` gives it (the `BEGIN Time` block, or `BEGIN Time+`
+/// / `BEGIN Time-` when the sides differ). Missing keys are `None` (read as 0).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SummaryTime {
+    /// `Time_Unit`: `1sec`, `1min`, `1msec`, `<n>sec`, …
+    pub time_unit: Option<String>,
+    /// `Total_Time`, in units.
+    pub total_time: Option<u64>,
+    /// `Byoyomi`, in units.
+    pub byoyomi: Option<u64>,
+    /// `Increment` (Fischer), in units.
+    pub increment: Option<u64>,
+    /// `Least_Time_Per_Move`, in units.
+    pub least_time_per_move: Option<u64>,
+    /// `Time_Roundup`: `YES` rounds a move's time up, `NO` (the default) truncates.
+    pub time_roundup: Option<bool>,
+    /// `Delay` (US delay), in units.
+    pub delay: Option<u64>,
+}
+
+impl SummaryTime {
+    /// The length of one unit in milliseconds (`1sec` = 1,000; `1min` = 60,000; `1msec` =
+    /// 1); `None` for a unit the protocol does not know. A missing unit is a second.
+    pub fn unit_ms(&self) -> Option<u64> {
+        let Some(unit) = self.time_unit.as_deref() else {
+            return Some(1000);
+        };
+        let digits = unit.bytes().take_while(u8::is_ascii_digit).count();
+        let n: u64 = if digits == 0 {
+            1
+        } else {
+            unit[..digits].parse().ok()?
+        };
+        let scale = match &unit[digits..] {
+            "sec" => 1000,
+            "min" => 60_000,
+            "msec" => 1,
+            _ => return None,
+        };
+        n.checked_mul(scale)
+    }
+
+    /// `value` units in milliseconds.
+    pub fn ms(&self, value: Option<u64>) -> Option<u64> {
+        value.unwrap_or(0).checked_mul(self.unit_ms()?)
+    }
+
+    fn set(&mut self, key: &str, value: &str) -> bool {
+        let num = || value.trim().parse::<u64>().ok();
+        match key {
+            "Time_Unit" => self.time_unit = Some(value.to_string()),
+            "Total_Time" => self.total_time = num(),
+            "Byoyomi" => self.byoyomi = num(),
+            "Increment" => self.increment = num(),
+            "Least_Time_Per_Move" => self.least_time_per_move = num(),
+            "Time_Roundup" => self.time_roundup = Some(value == "YES"),
+            "Delay" => self.delay = num(),
+            _ => return false,
+        }
+        true
+    }
+
+    fn write(&self, out: &mut String) {
+        let mut line = |k: &str, v: Option<String>| {
+            if let Some(v) = v {
+                out.push_str(&format!("{k}:{v}\n"));
+            }
+        };
+        line("Time_Unit", self.time_unit.clone());
+        line("Total_Time", self.total_time.map(|v| v.to_string()));
+        line("Byoyomi", self.byoyomi.map(|v| v.to_string()));
+        line("Increment", self.increment.map(|v| v.to_string()));
+        line(
+            "Least_Time_Per_Move",
+            self.least_time_per_move.map(|v| v.to_string()),
+        );
+        line(
+            "Time_Roundup",
+            self.time_roundup
+                .map(|y| if y { "YES" } else { "NO" }.to_string()),
+        );
+        line("Delay", self.delay.map(|v| v.to_string()));
+    }
+}
+
+/// The `Game_Summary` a server sends each player before a game: written here exactly as
+/// shogi-server writes it (keys in its order, only those present), and read in every form
+/// clients meet (per-side `Time+`/`Time-` blocks, `Time_Unit` in sec/min/msec, optional
+/// keys missing, unknown keys kept, moves already played in the position).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameSummary {
+    /// The keys before the time block, in order, as `(key, value)`: `Protocol_Version`,
+    /// `Protocol_Mode`, `Format`, `Declaration`, `Game_ID`, `Name+`, `Name-`, `Your_Turn`,
+    /// `Rematch_On_Draw`, `To_Move`, `Max_Moves`, and any other.
+    pub fields: Vec<(String, String)>,
+    /// The clock of both sides (a plain `BEGIN Time` block), or of Black and White.
+    pub time: SummaryTimes,
+    /// The lines of the `BEGIN Position` block: the board (`P1…`/`PI`), hands, the side to
+    /// move, and moves already played (`+7776FU,T12`).
+    pub position: Vec<String>,
+    /// Keys after the position block (rshogi's extensions), in order.
+    pub trailer: Vec<(String, String)>,
+}
+
+/// The time blocks of a [`GameSummary`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SummaryTimes {
+    /// One `BEGIN Time` block for both sides.
+    Both(SummaryTime),
+    /// `BEGIN Time+` and `BEGIN Time-`.
+    PerSide(gyoku::ByColor<SummaryTime>),
+}
+
+impl Default for SummaryTimes {
+    fn default() -> SummaryTimes {
+        SummaryTimes::Both(SummaryTime::default())
+    }
+}
+
+impl SummaryTimes {
+    /// `color`'s clock.
+    pub fn of(&self, color: Color) -> &SummaryTime {
+        match self {
+            SummaryTimes::Both(t) => t,
+            SummaryTimes::PerSide(t) => t.get(color),
+        }
+    }
+}
+
+/// A `Game_Summary` that cannot be read: the line (1-based, within the block) and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SummaryError {
+    /// The line within the block.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for SummaryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Game_Summary line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for SummaryError {}
+
+/// The most lines a `Game_Summary` may have (a position with 10,000 moves already played
+/// fits; a server that sends more is refused, not followed).
+pub const MAX_SUMMARY_LINES: usize = 10_100;
+
+impl GameSummary {
+    /// The value of `key` among the fields before the time block.
+    pub fn field(&self, key: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .chain(&self.trailer)
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// `Your_Turn`.
+    pub fn your_turn(&self) -> Option<Color> {
+        sign(self.field("Your_Turn")?)
+    }
+
+    /// `To_Move`.
+    pub fn to_move(&self) -> Option<Color> {
+        sign(self.field("To_Move")?)
+    }
+
+    /// `Max_Moves` (`None` when absent or 0: no limit).
+    pub fn max_moves(&self) -> Option<u32> {
+        self.field("Max_Moves")?
+            .trim()
+            .parse()
+            .ok()
+            .filter(|&n| n > 0)
+    }
+
+    /// Reads a `Game_Summary` from its lines, `BEGIN Game_Summary` to `END Game_Summary`
+    /// (line ends and a trailing CR ignored).
+    ///
+    /// ```
+    /// use gyoku_proto::csa::GameSummary;
+    /// let text = "BEGIN Game_Summary\nProtocol_Version:1.2\nGame_ID:g\nName+:a\nName-:b\n\
+    ///             Your_Turn:-\nTo_Move:+\nBEGIN Time\nTime_Unit:1msec\nTotal_Time:30000\n\
+    ///             Byoyomi:5000\nEND Time\nBEGIN Position\nPI\n+\n+7776FU,T3\nEND Position\n\
+    ///             END Game_Summary\n";
+    /// let s = GameSummary::parse(text.lines()).unwrap();
+    /// assert_eq!(s.your_turn(), Some(gyoku::Color::White));
+    /// let t = s.time.of(gyoku::Color::Black);
+    /// assert_eq!((t.ms(t.total_time), t.ms(t.byoyomi)), (Some(30_000), Some(5_000)));
+    /// assert_eq!(s.position.last().unwrap(), "+7776FU,T3");
+    /// assert_eq!(s.to_string(), text);
+    /// ```
+    ///
+    /// # Errors
+    /// [`SummaryError`] for a block that is not closed, a line that is not `key:value`, a
+    /// time block inside another, or more than [`MAX_SUMMARY_LINES`] lines.
+    pub fn parse<'a>(
+        lines: impl IntoIterator<Item = &'a str>,
+    ) -> Result<GameSummary, SummaryError> {
+        #[derive(PartialEq)]
+        enum In {
+            Start,
+            Fields,
+            Time(Option<Color>),
+            Position,
+            Done,
+        }
+        let mut s = GameSummary::default();
+        let mut per_side = gyoku::ByColor::new(SummaryTime::default(), SummaryTime::default());
+        let mut both = SummaryTime::default();
+        let mut split = false;
+        let mut state = In::Start;
+        let mut after_position = false;
+        for (i, raw) in lines.into_iter().enumerate() {
+            let n = i + 1;
+            let err = |message: &str| SummaryError {
+                line: n,
+                message: message.to_string(),
+            };
+            if n > MAX_SUMMARY_LINES {
+                return Err(err("too many lines"));
+            }
+            let line = raw.trim_end_matches(['\r', '\n']);
+            state = match (state, line) {
+                (In::Start, "BEGIN Game_Summary") => In::Fields,
+                (In::Start, _) => return Err(err("expected BEGIN Game_Summary")),
+                (In::Fields, "BEGIN Time") => In::Time(None),
+                (In::Fields, "BEGIN Time+") => In::Time(Some(Color::Black)),
+                (In::Fields, "BEGIN Time-") => In::Time(Some(Color::White)),
+                (In::Fields, "BEGIN Position") => In::Position,
+                (In::Fields, "END Game_Summary") => In::Done,
+                (In::Fields, l) => {
+                    let (k, v) = l.split_once(':').ok_or_else(|| err("expected key:value"))?;
+                    let target = if after_position {
+                        &mut s.trailer
+                    } else {
+                        &mut s.fields
+                    };
+                    target.push((k.to_string(), v.to_string()));
+                    In::Fields
+                }
+                (In::Time(side), l) if l.starts_with("END Time") => {
+                    split |= side.is_some();
+                    In::Fields
+                }
+                (In::Time(side), l) => {
+                    let (k, v) = l.split_once(':').ok_or_else(|| err("expected key:value"))?;
+                    let t = match side {
+                        Some(c) => per_side.get_mut(c),
+                        None => &mut both,
+                    };
+                    if !t.set(k, v) {
+                        return Err(err(&format!("unknown time key '{k}'")));
+                    }
+                    In::Time(side)
+                }
+                (In::Position, "END Position") => {
+                    after_position = true;
+                    In::Fields
+                }
+                (In::Position, l) => {
+                    s.position.push(l.to_string());
+                    In::Position
+                }
+                (In::Done, _) => return Err(err("a line after END Game_Summary")),
+            };
+            if state == In::Done {
+                break;
+            }
+        }
+        if state != In::Done {
+            return Err(SummaryError {
+                line: 0,
+                message: "no END Game_Summary".to_string(),
+            });
+        }
+        s.time = if split {
+            SummaryTimes::PerSide(per_side)
+        } else {
+            SummaryTimes::Both(both)
+        };
+        Ok(s)
+    }
+}
+
+fn sign(v: &str) -> Option<Color> {
+    match v.trim() {
+        "+" => Some(Color::Black),
+        "-" => Some(Color::White),
+        _ => None,
+    }
+}
+
+impl fmt::Display for GameSummary {
+    /// The block as shogi-server writes it, one line each, ending with a line end.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::from("BEGIN Game_Summary\n");
+        for (k, v) in &self.fields {
+            out.push_str(&format!("{k}:{v}\n"));
+        }
+        match &self.time {
+            SummaryTimes::Both(t) => {
+                out.push_str("BEGIN Time\n");
+                t.write(&mut out);
+                out.push_str("END Time\n");
+            }
+            SummaryTimes::PerSide(t) => {
+                for (c, sign) in [(Color::Black, '+'), (Color::White, '-')] {
+                    out.push_str(&format!("BEGIN Time{sign}\n"));
+                    t.get(c).write(&mut out);
+                    out.push_str(&format!("END Time{sign}\n"));
+                }
+            }
+        }
+        out.push_str("BEGIN Position\n");
+        for l in &self.position {
+            out.push_str(l);
+            out.push('\n');
+        }
+        out.push_str("END Position\n");
+        for (k, v) in &self.trailer {
+            out.push_str(&format!("{k}:{v}\n"));
+        }
+        out.push_str("END Game_Summary\n");
+        f.write_str(&out)
+    }
+}
