@@ -474,11 +474,7 @@ pub fn read(text: &str) -> Result<Vec<Record>, ReadError> {
 /// [`ReadError`] with the line and column of the first fault; the games before it have
 /// been handed over.
 pub fn read_each(text: &str, each: &mut dyn FnMut(Record)) -> Result<usize, ReadError> {
-    let count = read_part(text, each)?;
-    if count == 0 {
-        return Err(err(1, 1, "no game in the file"));
-    }
-    Ok(count)
+    crate::at_least_one(read_part(text, each)?, Format::Csa)
 }
 
 /// [`read_each`] over a part of a file (games after a `/`), where no game is no error.

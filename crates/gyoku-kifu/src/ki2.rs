@@ -631,18 +631,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             }
             // The parent is the most recent line that starts before this one.
             let parent = record.variations.iter().rposition(|v| v.start < ply);
-            if let Some(i) = parent
-                && record.variation_depth(i) >= crate::MAX_VARIATION_DEPTH
-            {
-                return Err(err(
-                    line_no,
-                    1,
-                    format!(
-                        "variations nest deeper than {} levels",
-                        crate::MAX_VARIATION_DEPTH
-                    ),
-                ));
-            }
+            crate::check_nesting(&record, parent, Format::Ki2, line_no)?;
             // The game where the variation leaves its line (found from checkpoints, not by
             // replaying the line for every variation).
             let wanted = (ply as usize).saturating_sub(1);

@@ -308,17 +308,8 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             let parent = record
                 .as_ref()
                 .and_then(|r| r.variations.iter().rposition(|v| v.start < ply));
-            if let (Some(r), Some(i)) = (record.as_ref(), parent)
-                && r.variation_depth(i) >= crate::MAX_VARIATION_DEPTH
-            {
-                return Err(err(
-                    line_no,
-                    1,
-                    format!(
-                        "variations nest deeper than {} levels",
-                        crate::MAX_VARIATION_DEPTH
-                    ),
-                ));
+            if let Some(r) = record.as_ref() {
+                crate::check_nesting(r, parent, Format::Kif, line_no)?;
             }
             // The move before the variation, on the line it branches from (for 同).
             last_to = record

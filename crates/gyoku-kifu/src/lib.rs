@@ -585,6 +585,38 @@ pub fn read_str(text: &str, format: Format) -> Result<Vec<Record>, ReadError> {
     collect_records(|each| read_str_each(text, format, each))
 }
 
+/// `count` records read from a whole file: none is an error ("no game in the file").
+pub(crate) fn at_least_one(count: usize, format: Format) -> Result<usize, ReadError> {
+    if count == 0 {
+        return Err(ReadError {
+            format,
+            line: 1,
+            column: 1,
+            message: "no game in the file".to_string(),
+        });
+    }
+    Ok(count)
+}
+
+/// Refuses a variation at `line` whose parent line `parent` already nests
+/// [`MAX_VARIATION_DEPTH`] deep (the KIF and KI2 readers' check).
+pub(crate) fn check_nesting(
+    record: &Record,
+    parent: Option<usize>,
+    format: Format,
+    line: usize,
+) -> Result<(), ReadError> {
+    match parent {
+        Some(i) if record.variation_depth(i) >= MAX_VARIATION_DEPTH => Err(ReadError {
+            format,
+            line,
+            column: 1,
+            message: format!("variations nest deeper than {MAX_VARIATION_DEPTH} levels"),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Every record a reader that hands them over one at a time (`read_each`) reads.
 pub(crate) fn collect_records(
     read: impl FnOnce(&mut dyn FnMut(Record)) -> Result<usize, ReadError>,
