@@ -196,6 +196,46 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run the CSA-protocol game server (shogi-server's protocol, x1 included): games
+    /// refereed under any preset, every echoed move stored first.
+    Serve {
+        /// The CSA port's address (loopback unless told otherwise).
+        #[arg(long, default_value = "127.0.0.1:4081")]
+        csa: std::net::SocketAddr,
+        /// The database: a SQLite file path or `sqlite://PATH` (default: gyoku.sqlite3 in
+        /// the data directory).
+        #[arg(long)]
+        db: Option<String>,
+        /// The data directory (default: $XDG_DATA_HOME/gyoku, ~/.local/share/gyoku).
+        #[arg(long)]
+        data_dir: Option<std::path::PathBuf>,
+        /// Where record files go, as YYYY/MM/DD/<Game_ID>.csa (default: records/ in the
+        /// data directory).
+        #[arg(long)]
+        records: Option<std::path::PathBuf>,
+        /// The rules of games whose name does not choose a preset (`rules_jsa_name-600-10`).
+        #[arg(long, default_value = "csa")]
+        rules: String,
+        /// The move limit (0: none; default: the preset's own, 256 for csa).
+        #[arg(long)]
+        max_moves: Option<u32>,
+        /// Every move costs at least this many seconds (CSA 1.1 used 1).
+        #[arg(long, default_value_t = 0)]
+        least_time_per_move: u32,
+        /// Reproduce shogi-server where Gyoku differs (%CHUDAN is an illegal move, no mate
+        /// recognised on the move that reaches the limit).
+        #[arg(long)]
+        strict_csa_server: bool,
+        /// The event name, first part of every Game_ID.
+        #[arg(long, default_value = "gyoku")]
+        event: String,
+        /// Connections at once.
+        #[arg(long, default_value_t = 20_000)]
+        max_connections: usize,
+        /// Connections at once from one address.
+        #[arg(long, default_value_t = 1_000)]
+        max_connections_per_address: usize,
+    },
 }
 
 /// The rule set: a preset and single-field overrides.

@@ -10,6 +10,7 @@ use crate::arena;
 use crate::args::{Cli, Command, parse_move};
 use crate::records;
 use crate::referee;
+use crate::serve;
 
 /// Runs one command.
 pub fn run(cli: Cli) -> Result<(), Failure> {
@@ -64,6 +65,31 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             json,
         } => referee::run_rules(preset.as_deref(), &overrides, json),
         Command::Engine { style, seed } => arena::run_engine(&style, seed),
+        Command::Serve {
+            csa,
+            db,
+            data_dir,
+            records,
+            rules,
+            max_moves,
+            least_time_per_move,
+            strict_csa_server,
+            event,
+            max_connections,
+            max_connections_per_address,
+        } => serve::run_serve(serve::ServeArgs {
+            csa,
+            db,
+            data_dir,
+            records,
+            rules,
+            max_moves,
+            least_time_per_move,
+            strict_csa_server,
+            event,
+            max_connections,
+            max_connections_per_address,
+        }),
         Command::Match {
             engines,
             games,

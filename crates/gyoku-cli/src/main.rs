@@ -24,6 +24,7 @@ mod chart;
 mod commands;
 mod records;
 mod referee;
+mod serve;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -531,6 +531,20 @@ fn write_position(out: &mut String, pos: &Position) {
         out.push_str("PI\n+\n");
         return;
     }
+    out.push_str(&board_text(pos));
+}
+
+/// A position as CSA board lines, always all nine (`P1`–`P9`, never `PI`), then the hands
+/// (`P+00HI…`, `P-…`) and the side to move (`+`/`-`), each line ending in a line end: the
+/// form shogi-server writes in records and Game_Summary.
+///
+/// ```
+/// let text = gyoku_kifu::csa::board_text(&gyoku::Position::startpos());
+/// assert!(text.starts_with("P1-KY-KE-GI-KI-OU-KI-GI-KE-KY\nP2 * -HI *  *  *  *  * -KA * \n"));
+/// assert!(text.ends_with("P9+KY+KE+GI+KI+OU+KI+GI+KE+KY\n+\n"));
+/// ```
+pub fn board_text(pos: &Position) -> String {
+    let mut out = String::with_capacity(9 * 30 + 8);
     for rank in 1..=9u8 {
         out.push_str(&format!("P{rank}"));
         for file in (1..=9u8).rev() {
@@ -564,6 +578,7 @@ fn write_position(out: &mut String, pos: &Position) {
     } else {
         "-\n"
     });
+    out
 }
 
 /// Reads a CSA move (`+7776FU`: the mover's sign, the origin (`00` for a drop), the

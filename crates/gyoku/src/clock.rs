@@ -18,8 +18,12 @@ pub type Millis = u64;
 pub enum Rounding {
     /// To the millisecond.
     Exact,
-    /// As CSA servers do: floored to whole seconds, and at least one second.
+    /// As CSA servers of protocol 1.1 did: floored to whole seconds, and at least one
+    /// second.
     WholeSeconds,
+    /// As CSA servers of protocol 1.2 do (shogi-server's `Least_Time_Per_Move:0`): floored
+    /// to whole seconds, so a move made within the first second costs nothing.
+    FlooredSeconds,
 }
 
 /// A time control.
@@ -94,6 +98,7 @@ impl TimeControl {
         let rounded = match self.rounding {
             Rounding::Exact => elapsed,
             Rounding::WholeSeconds => (elapsed / 1000 * 1000).max(1000),
+            Rounding::FlooredSeconds => elapsed / 1000 * 1000,
         };
         rounded.max(self.least_time_per_move)
     }
@@ -229,7 +234,7 @@ impl Clock {
         let extra = match self.control.rounding {
             Rounding::Exact => available,
             // Flagged once the floored elapsed time reaches the available time.
-            Rounding::WholeSeconds => available.div_ceil(1000) * 1000,
+            Rounding::WholeSeconds | Rounding::FlooredSeconds => available.div_ceil(1000) * 1000,
         };
         Some(start + extra)
     }
@@ -243,7 +248,7 @@ impl Clock {
         let elapsed = now.checked_sub(start).ok_or(ClockError::TimeWentBack)?;
         let charged = match self.control.rounding {
             Rounding::Exact => elapsed,
-            Rounding::WholeSeconds => elapsed / 1000 * 1000,
+            Rounding::WholeSeconds | Rounding::FlooredSeconds => elapsed / 1000 * 1000,
         };
         Ok((charged >= self.available()).then_some(Flagged {
             color: self.turn,
@@ -353,5 +358,46 @@ mod tests {
         assert_eq!(c.check(9_999).unwrap(), None);
         assert!(c.check(10_000).unwrap().is_some());
         assert_eq!(c.time_left(4_000), 6_000);
+    }
+
+    /// shogi-server 1.2 (`time_clock.rb`, `Least_Time_Per_Move:0`): `t = floor(seconds)`,
+    /// time-up iff `my - t + byoyomi + increment <= 0`, else `my = max(0, my + inc - t)`.
+    #[test]
+    fn floored_seconds_as_shogi_server() {
+        // (main, byoyomi, increment, remaining before, elapsed ms) -> Some(charged,
+        // remaining) or None (time-up).
+        type Row = (u64, u64, u64, u64, u64, Option<(u64, u64)>);
+        let table: [Row; 8] = [
+            (1500, 0, 0, 1500, 999, Some((0, 1500))),
+            (1500, 0, 0, 1500, 1_999, Some((1, 1499))),
+            (0, 10, 0, 0, 9_999, Some((9, 0))),
+            (0, 10, 0, 0, 10_000, None),
+            (60, 10, 0, 5, 14_999, Some((14, 0))),
+            (60, 10, 0, 5, 15_000, None),
+            (300, 0, 10, 3, 12_999, Some((12, 1))),
+            (300, 0, 10, 3, 13_000, None),
+        ];
+        for (main, byo, inc, before, elapsed, want) in table {
+            let tc = TimeControl {
+                main: main * 1000,
+                byoyomi: byo * 1000,
+                increment: inc * 1000,
+                least_time_per_move: 0,
+                rounding: Rounding::FlooredSeconds,
+            };
+            let mut c = Clock::with_remaining(tc, Color::Black, before * 1000, main * 1000);
+            c.start(0).unwrap();
+            let flagged_by_check = c.check(elapsed).unwrap().is_some();
+            let got = c
+                .stop(elapsed)
+                .unwrap()
+                .ok()
+                .map(|t| (t.charged / 1000, t.remaining / 1000));
+            assert_eq!(
+                got, want,
+                "{main}-{byo}-{inc}F remaining {before} after {elapsed} ms"
+            );
+            assert_eq!(flagged_by_check, want.is_none());
+        }
     }
 }

@@ -620,6 +620,41 @@ impl Game {
         Ok(())
     }
 
+    /// The side to move sends `m` marked as the other side's move (a CSA move with the
+    /// wrong sign, a protocol's move for the wrong colour): a foul of kind
+    /// [`IllegalMoveKind::OutOfTurn`] whatever the move itself would do. Under
+    /// `fouls = lose` the side to move loses; under `fouls = refuse` it is refused.
+    ///
+    /// ```
+    /// use gyoku::{Color, Game, GameResult, Move, Position, Preset};
+    ///
+    /// let mut game = Game::new(Position::startpos(), Preset::Csa.rules());
+    /// game.play(Move::from_usi("7g7f").unwrap()).unwrap();
+    /// // White, to move, sends a Black move.
+    /// game.play_as_other_side(Move::from_usi("1g1f").unwrap()).unwrap();
+    /// assert_eq!(game.outcome().unwrap().result, GameResult::Win(Color::Black));
+    /// ```
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], or [`GameError::IllegalMove`] under `fouls = refuse`.
+    pub fn play_as_other_side(&mut self, m: Move) -> Result<(), GameError> {
+        self.ensure_running()?;
+        let kind = IllegalMoveKind::OutOfTurn;
+        match self.rules.fouls {
+            Fouls::Refuse => Err(GameError::IllegalMove(kind)),
+            Fouls::Lose => {
+                let us = self.position.turn();
+                let ply = self.next_ply();
+                self.end(
+                    GameResult::Win(!us),
+                    EndReason::IllegalMove { mv: m, kind },
+                    ply,
+                );
+                Ok(())
+            }
+        }
+    }
+
     /// `color` forfeits the game (its engine crashed, hung, flooded or answered garbage).
     ///
     /// # Errors

@@ -1,0 +1,129 @@
+//! `gyoku serve`: the CSA game server.
+
+use std::path::PathBuf;
+
+use gyoku::Preset;
+use gyoku_server::lobby::Config;
+use gyoku_server::server::{self, Options};
+
+use crate::Failure;
+
+/// The command's arguments.
+pub struct ServeArgs {
+    pub csa: std::net::SocketAddr,
+    pub db: Option<String>,
+    pub data_dir: Option<PathBuf>,
+    pub records: Option<PathBuf>,
+    pub rules: String,
+    pub max_moves: Option<u32>,
+    pub least_time_per_move: u32,
+    pub strict_csa_server: bool,
+    pub event: String,
+    pub max_connections: usize,
+    pub max_connections_per_address: usize,
+}
+
+/// `$XDG_DATA_HOME/gyoku`, else `~/.local/share/gyoku`, else `./gyoku-data`.
+fn default_data_dir() -> PathBuf {
+    if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|x| !x.is_empty()) {
+        return PathBuf::from(x).join("gyoku");
+    }
+    if let Some(h) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        return PathBuf::from(h).join(".local/share/gyoku");
+    }
+    PathBuf::from("gyoku-data")
+}
+
+/// The database file a `--db` value names.
+fn sqlite_path(db: &str) -> Result<PathBuf, Failure> {
+    if db.starts_with("postgres://") || db.starts_with("postgresql://") {
+        return Err(Failure::Input(
+            "--db: PostgreSQL is not supported yet in this build; use a SQLite file".into(),
+        ));
+    }
+    let path = db.strip_prefix("sqlite://").unwrap_or(db);
+    if path.is_empty() {
+        return Err(Failure::Input("--db: empty path".into()));
+    }
+    Ok(PathBuf::from(path))
+}
+
+/// Runs the server until Ctrl-C or SIGTERM.
+pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
+    let rules: Preset = a
+        .rules
+        .parse()
+        .map_err(|e| Failure::Input(format!("--rules: {e}")))?;
+    let data = a.data_dir.unwrap_or_else(default_data_dir);
+    let db = match &a.db {
+        Some(d) => sqlite_path(d)?,
+        None => data.join("gyoku.sqlite3"),
+    };
+    let records = a.records.unwrap_or_else(|| data.join("records"));
+    for dir in [db.parent().map(PathBuf::from), Some(records.clone())]
+        .into_iter()
+        .flatten()
+    {
+        if !dir.as_os_str().is_empty() {
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| Failure::Run(format!("{}: {e}", dir.display())))?;
+        }
+    }
+    if a.max_connections == 0 || a.max_connections_per_address == 0 {
+        return Err(Failure::Input(
+            "connection limits must be at least 1".into(),
+        ));
+    }
+    let options = Options {
+        csa: a.csa,
+        db: db.clone(),
+        records: records.clone(),
+        lobby: Config {
+            event: a.event,
+            rules,
+            max_moves: a.max_moves,
+            least_time_per_move: a.least_time_per_move,
+            strict_csa_server: a.strict_csa_server,
+        },
+        max_connections: a.max_connections,
+        max_per_address: a.max_connections_per_address,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Run(e.to_string()))?;
+    runtime
+        .block_on(server::run(
+            options,
+            |s| {
+                eprintln!(
+                    "gyoku serve: CSA protocol on {} (rules {}, database {}, records in {}){}",
+                    s.csa,
+                    rules.name(),
+                    db.display(),
+                    records.display(),
+                    if s.suspended > 0 {
+                        format!("; {} unfinished games marked suspended", s.suspended)
+                    } else {
+                        String::new()
+                    }
+                );
+            },
+            shutdown_signal(),
+        ))
+        .map_err(|e| Failure::Run(e.to_string()))?;
+    eprintln!("gyoku serve: stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = match signal(SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(_) => return std::future::pending().await,
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}

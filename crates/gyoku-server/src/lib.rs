@@ -1,0 +1,16 @@
+//! Gyoku's live referee: a CSA-protocol game server (protocol 1.2.1 as shogi-server speaks
+//! it, x1 extensions included) whose games are decided by [`gyoku::Game`] under any of
+//! Gyoku's rule sets and timed by [`gyoku::Clock`], with every echoed move stored first.
+//!
+//! - [`lobby`]: the server's logic, no I/O: logins, waiting players, proposals, games,
+//!   deferred moves, endings and their words.
+//! - [`server`]: the tokio driver: connections, the referee loop, group commits.
+//! - [`store`]: SQLite storage and its migrations.
+//! - [`accounts`]: names bound to argon2-hashed passwords.
+//! - [`record`]: records in shogi-server's file layout.
+
+pub mod accounts;
+pub mod lobby;
+pub mod record;
+pub mod server;
+pub mod store;

@@ -1,0 +1,1639 @@
+//! The server's logic with no I/O: who is logged in, who waits for which game, the games
+//! being agreed and played, and what each line a client sends does.
+//!
+//! The driver ([`crate::server`]) feeds it [`Input`]s stamped with the time and carries out
+//! the [`Output`]s in order — with one rule that makes storage safe: every
+//! [`Output::Store`] of a batch is committed before any [`Output::Send`] of the same batch
+//! goes out. Each game is refereed by [`gyoku::Game`] under its rules and timed by
+//! [`gyoku::Clock`]; the lobby only says who may do what, when, and in which words.
+//!
+//! Protocol behaviour follows shogi-server (spec §2): x1 and CSA modes, deferred
+//! out-of-turn moves, ignored duplicates, `REJECT` when a player leaves before the start,
+//! the end lines of each ending. Where Gyoku differs (mate ends the game, `%CHUDAN`
+//! suspends it, a player who leaves mid-game loses at once), it is said where it happens.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use gyoku::rules::{MoveLimit, Resolution};
+use gyoku::{
+    Clock, Color, EndReason, Game, GameResult, Handicap, IllegalMoveKind, Outcome, Position,
+    Preset, Rounding, RuleSet, TimeControl,
+};
+use gyoku_proto::csa::{
+    ClientMessage, GameName, GameSummary, SummaryTime, SummaryTimes, X1Command,
+};
+
+use crate::record;
+use crate::store::{NewGame, StoreOp, StoredBuoy};
+
+/// A connection, numbered by the driver.
+pub type ConnId = u64;
+
+/// Milliseconds on the driver's monotonic clock.
+pub type Millis = u64;
+
+/// How long players may take to agree to a proposed game (shogi-server's 120 s).
+pub const AGREE_TIMEOUT_MS: Millis = 120_000;
+
+/// Lines a player may send out of turn before the server stops keeping them.
+pub const MAX_DEFERRED: usize = 64;
+
+/// The lobby's settings.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The event name, first part of every Game_ID.
+    pub event: String,
+    /// The rules of games whose name does not choose others.
+    pub rules: Preset,
+    /// The move limit (0: none); `None`: each preset's own.
+    pub max_moves: Option<u32>,
+    /// Every move costs at least this many seconds.
+    pub least_time_per_move: u32,
+    /// Reproduce shogi-server where Gyoku differs (no mate detection on the last move
+    /// before the limit, `%CHUDAN` an illegal move).
+    pub strict_csa_server: bool,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            event: "gyoku".into(),
+            rules: Preset::Csa,
+            max_moves: None,
+            least_time_per_move: 0,
+            strict_csa_server: false,
+        }
+    }
+}
+
+/// The moment an input happened.
+#[derive(Clone, Copy, Debug)]
+pub struct Now {
+    /// Monotonic milliseconds (clocks and deadlines).
+    pub mono: Millis,
+    /// Local wall time (Game_IDs, record dates).
+    pub wall: chrono::NaiveDateTime,
+}
+
+/// A login the driver has checked (the password against the name's stored hash).
+#[derive(Clone, Debug)]
+pub struct CheckedLogin {
+    /// The name.
+    pub name: String,
+    /// x1 mode.
+    pub x1: bool,
+    /// `name+md5(password)`, shogi-server's rating id, when a password was given.
+    pub rating_id: Option<String>,
+    /// CSA mode: the game to join (default `default-1500-0`) and the turn asked for.
+    pub game: Option<(String, Option<Color>)>,
+}
+
+/// What happened.
+#[derive(Clone, Debug)]
+pub enum Input {
+    /// A connection logged in.
+    LoggedIn(ConnId, CheckedLogin),
+    /// A logged-in connection sent a line.
+    Line(ConnId, String),
+    /// A connection closed (or its client sent `LOGOUT`, answered already).
+    Closed(ConnId),
+    /// Time passed: check clocks and agreement deadlines.
+    Tick,
+}
+
+/// What to do, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// Write text to a connection.
+    Send(ConnId, String),
+    /// Close a connection once what was sent to it has been written.
+    Close(ConnId),
+    /// Commit a change to storage (before any `Send` of the same batch).
+    Store(StoreOp),
+    /// Write a record file (after the store commit), relative to the records directory.
+    WriteRecord {
+        /// `YYYY/MM/DD/<Game_ID>.csa`.
+        path: String,
+        /// Its bytes.
+        bytes: Vec<u8>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    Connected,
+    GameWaiting,
+    AgreeWaiting,
+    StartWaiting,
+    Game,
+}
+
+impl Status {
+    const fn name(self) -> &'static str {
+        match self {
+            Status::Connected => "connected",
+            Status::GameWaiting => "game_waiting",
+            Status::AgreeWaiting => "agree_waiting",
+            Status::StartWaiting => "start_waiting",
+            Status::Game => "game",
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Conn {
+    name: String,
+    x1: bool,
+    rating_id: Option<String>,
+    status: Status,
+    game_name: String,
+    /// `Some(true)`: wants Black.
+    sente: Option<bool>,
+    game: Option<u64>,
+    deferred: VecDeque<String>,
+}
+
+#[derive(Debug)]
+enum Phase {
+    Agreeing { expires: Millis },
+    Playing,
+}
+
+#[derive(Debug)]
+struct LiveGame {
+    id: String,
+    name: String,
+    preset: Preset,
+    /// Black's and White's connections.
+    players: [ConnId; 2],
+    names: [String; 2],
+    rating_ids: [Option<String>; 2],
+    referee: Game,
+    clock: Clock,
+    phase: Phase,
+    start: Position,
+    initial_moves: Vec<(String, u32)>,
+    /// Played after the initial moves: CSA text, seconds, comment.
+    moves: Vec<(String, u64, Option<String>)>,
+    /// The last echoed move without its time (`+7776FU`), for duplicates.
+    last_move: String,
+    /// The foul's text (`'ILLEGAL_MOVE(…)` in the record).
+    foul_text: Option<String>,
+    started_at: String,
+    total: u32,
+    byoyomi: u32,
+    increment: u32,
+    max_moves: u32,
+    monitors: Vec<ConnId>,
+}
+
+/// How a game ends, as the server sees it.
+#[derive(Clone, Debug)]
+enum Ending {
+    /// The referee decided.
+    Decided(Outcome),
+    /// A player left mid-game (shogi-server's `abnormal`): it loses.
+    Left(Color),
+    /// A player asked to suspend (`%CHUDAN`): no result, stored as suspended.
+    Suspended,
+}
+
+/// The lobby.
+#[derive(Debug)]
+pub struct Lobby {
+    config: Config,
+    conns: BTreeMap<ConnId, Conn>,
+    games: HashMap<u64, LiveGame>,
+    by_id: BTreeMap<String, u64>,
+    buoys: BTreeMap<String, StoredBuoy>,
+    next_game: u64,
+    last_id_time: chrono::NaiveDateTime,
+    rng: u64,
+}
+
+/// The start position of a game: the even start, or a handicap as shogi-server sets it
+/// (the giver is Black and moves first, its pieces removed).
+pub fn start_position(handicap: Option<Handicap>) -> Position {
+    let Some(h) = handicap else {
+        return Position::startpos();
+    };
+    // Gyoku's handicaps have White give; turn the board round and swap the colours.
+    let given = Position::from_sfen(h.sfen()).expect("handicap SFENs are valid");
+    let mut setup = gyoku::Setup::empty();
+    for (sq, piece) in given.board().iter() {
+        let flipped = gyoku::Square::new(10 - sq.file(), 10 - sq.rank()).expect("on the board");
+        setup.put(
+            flipped,
+            gyoku::Piece {
+                color: !piece.color,
+                role: piece.role,
+            },
+        );
+    }
+    setup.turn = Color::Black;
+    Position::from_setup(setup).expect("a turned handicap is a legal position")
+}
+
+/// The rules preset a game name chooses with a `rules_<preset>_` prefix
+/// (`rules_jsa_cup-600-10`), if any.
+pub fn preset_of_name(name: &str) -> Option<Preset> {
+    let rest = name.strip_prefix("rules_")?;
+    let (preset, _) = rest.split_once('_')?;
+    preset.parse().ok()
+}
+
+fn is_buoy_name(name: &str) -> bool {
+    name.starts_with("buoy_") && GameName::parse(name).is_some()
+}
+
+fn is_floodgate_name(name: &str) -> bool {
+    name.strip_prefix("floodgate-")
+        .and_then(|rest| GameName::parse(&format!("floodgate-{rest}")))
+        .is_some_and(|g| g.name.matches('-').count() == 2)
+}
+
+/// The moves of a buoy or fork, `+7776FU,T0-3334FU,T2` or `+7776FU-3334FU`: each CSA
+/// move with its time (1 s when none is given, as shogi-server).
+pub fn split_moves(text: &str) -> Option<Vec<(String, u32)>> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut out = Vec::new();
+    while i < b.len() {
+        let m = text.get(i..i + 7)?;
+        if !gyoku_proto::csa::move_shaped(m) {
+            return None;
+        }
+        i += 7;
+        let mut t = 1;
+        if b.get(i) == Some(&b',') && b.get(i + 1) == Some(&b'T') {
+            let digits = b[i + 2..].iter().take_while(|c| c.is_ascii_digit()).count();
+            t = text.get(i + 2..i + 2 + digits)?.parse().ok()?;
+            i += 2 + digits;
+        }
+        out.push((m.to_string(), t));
+        if out.len() > 10_000 {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+impl Lobby {
+    /// A lobby with no one in it, knowing the stored buoys.
+    pub fn new(config: Config, buoys: Vec<StoredBuoy>) -> Lobby {
+        let seed = {
+            use std::hash::{BuildHasher, Hasher};
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u64(0x9e37_79b9);
+            h.finish() | 1
+        };
+        Lobby {
+            config,
+            conns: BTreeMap::new(),
+            games: HashMap::new(),
+            by_id: BTreeMap::new(),
+            buoys: buoys.into_iter().map(|b| (b.name.clone(), b)).collect(),
+            next_game: 1,
+            last_id_time: chrono::NaiveDateTime::MIN,
+            rng: seed,
+        }
+    }
+
+    /// Games being agreed or played.
+    pub fn live_games(&self) -> usize {
+        self.games.len()
+    }
+
+    /// Logged-in connections.
+    pub fn connections(&self) -> usize {
+        self.conns.len()
+    }
+
+    fn coin(&mut self) -> bool {
+        // xorshift64
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        self.rng & 1 == 0
+    }
+
+    /// The earliest instant at which a [`Input::Tick`] has something to do.
+    pub fn next_deadline(&self) -> Option<Millis> {
+        self.games
+            .values()
+            .filter_map(|g| match g.phase {
+                Phase::Agreeing { expires } => Some(expires),
+                Phase::Playing => g.clock.deadline(),
+            })
+            .min()
+    }
+
+    /// Handles one input, appending what to do to `out`.
+    pub fn handle(&mut self, input: Input, now: Now, out: &mut Vec<Output>) {
+        match input {
+            Input::LoggedIn(conn, login) => self.logged_in(conn, login, now, out),
+            Input::Line(conn, line) => self.line(conn, &line, now, out),
+            Input::Closed(conn) => self.closed(conn, now, out),
+            Input::Tick => self.tick(now, out),
+        }
+    }
+
+    fn send(out: &mut Vec<Output>, conn: ConnId, text: impl Into<String>) {
+        out.push(Output::Send(conn, text.into()));
+    }
+
+    fn logged_in(&mut self, conn: ConnId, login: CheckedLogin, now: Now, out: &mut Vec<Output>) {
+        let existing = self
+            .conns
+            .iter()
+            .find(|(_, c)| c.name == login.name)
+            .map(|(&id, c)| {
+                (
+                    id,
+                    c.rating_id == login.rating_id && c.status != Status::Game,
+                )
+            });
+        match existing {
+            Some((old, true)) => {
+                // The same player again, not in a game: the new connection replaces the old.
+                self.closed(old, now, out);
+                out.push(Output::Close(old));
+            }
+            Some((_, false)) => {
+                Self::send(out, conn, "LOGIN:incorrect\n");
+                if login.x1 {
+                    Self::send(
+                        out,
+                        conn,
+                        format!("username {} is already connected\n", login.name),
+                    );
+                }
+                out.push(Output::Close(conn));
+                return;
+            }
+            None => {}
+        }
+        Self::send(out, conn, format!("LOGIN:{} OK\n", login.name));
+        if login.x1 {
+            Self::send(out, conn, "##[LOGIN] +OK x1\n");
+        }
+        self.conns.insert(
+            conn,
+            Conn {
+                name: login.name,
+                x1: login.x1,
+                rating_id: login.rating_id,
+                status: Status::Connected,
+                game_name: String::new(),
+                sente: None,
+                game: None,
+                deferred: VecDeque::new(),
+            },
+        );
+        if let Some((game, turn)) = login.game {
+            let turn = match turn {
+                Some(Color::Black) => '+',
+                Some(Color::White) => '-',
+                None => '*',
+            };
+            self.game_command(conn, false, &game, turn, now, out);
+        }
+    }
+
+    fn line(&mut self, conn: ConnId, line: &str, now: Now, out: &mut Vec<Output>) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        let raw = line.trim_end_matches(['\r', '\n']);
+        if raw == "CHALLENGE" {
+            // CSA's official test server's command: accepted and meaningless here.
+            Self::send(out, conn, "CHALLENGE ACCEPTED\n");
+            return;
+        }
+        let msg = match ClientMessage::parse(raw) {
+            Ok(m) => m,
+            Err(e) => {
+                if c.status == Status::Game && raw.starts_with(['+', '-']) {
+                    // A malformed move on one's turn loses, as shogi-server.
+                    self.game_line(conn, raw, now, out);
+                } else {
+                    Self::send(out, conn, format!("##[ERROR] {e}\n"));
+                }
+                return;
+            }
+        };
+        match msg {
+            ClientMessage::Login(_) => {
+                Self::send(out, conn, "##[ERROR] already logged in\n");
+            }
+            ClientMessage::Logout => {
+                Self::send(out, conn, "LOGOUT:completed\n");
+                self.closed(conn, now, out);
+                out.push(Output::Close(conn));
+            }
+            ClientMessage::Agree(_) => self.agree(conn, now, out),
+            ClientMessage::Reject(_) => self.reject(conn, out),
+            ClientMessage::KeepAlive => {
+                if raw.is_empty() {
+                    Self::send(out, conn, "\n");
+                }
+                self.tick(now, out);
+            }
+            ClientMessage::Ignored => {}
+            ClientMessage::Move { ref text, .. } => {
+                if c.status != Status::Game {
+                    return;
+                }
+                let game = c.game.and_then(|g| self.games.get(&g));
+                if game.is_some_and(|g| g.last_move == *text) {
+                    // Two identical moves in a row: the second is ignored (shogi-server).
+                    return;
+                }
+                self.game_line(conn, raw, now, out);
+            }
+            ClientMessage::Resign | ClientMessage::Declare | ClientMessage::Chudan => {
+                if c.status == Status::Game {
+                    self.game_line(conn, raw, now, out);
+                }
+            }
+            ClientMessage::X1(cmd) => self.x1(conn, cmd, now, out),
+        }
+    }
+
+    /// A move or `%…` from a player in a game: deferred if it is not its turn.
+    fn game_line(&mut self, conn: ConnId, raw: &str, now: Now, out: &mut Vec<Output>) {
+        let Some(key) = self.conns.get(&conn).and_then(|c| c.game) else {
+            return;
+        };
+        let Some(g) = self.games.get(&key) else {
+            return;
+        };
+        let color = if g.players[0] == conn {
+            Color::Black
+        } else {
+            Color::White
+        };
+        if g.referee.turn() != color || !matches!(g.phase, Phase::Playing) {
+            let c = self.conns.get_mut(&conn).expect("checked above");
+            if c.deferred.len() >= MAX_DEFERRED {
+                Self::send(out, conn, "##[ERROR] too many moves sent out of turn\n");
+                self.closed(conn, now, out);
+                out.push(Output::Close(conn));
+                return;
+            }
+            c.deferred.push_back(raw.to_string());
+            return;
+        }
+        self.play_line(key, color, raw, now, out);
+        // The other side may have sent its next moves early: play them now, in order.
+        loop {
+            let Some(g) = self.games.get(&key) else {
+                return;
+            };
+            let side = g.referee.turn();
+            let next = g.players[side.index()];
+            let Some(line) = self
+                .conns
+                .get_mut(&next)
+                .and_then(|c| c.deferred.pop_front())
+            else {
+                return;
+            };
+            self.play_line(key, side, &line, now, out);
+        }
+    }
+
+    /// The side to move's line, on its turn.
+    fn play_line(&mut self, key: u64, color: Color, raw: &str, now: Now, out: &mut Vec<Output>) {
+        let strict = self.config.strict_csa_server;
+        let g = self.games.get_mut(&key).expect("live game");
+        if g.referee.outcome().is_some() {
+            return;
+        }
+        if let Ok(Some(_)) = g.clock.check(now.mono) {
+            let _ = g.referee.time_up(color);
+            return self.finish(key, now, out);
+        }
+        let msg = ClientMessage::parse(raw);
+        match msg {
+            Ok(ClientMessage::Resign) => {
+                let _ = g.referee.resign(color);
+            }
+            Ok(ClientMessage::Declare) => {
+                if let Err(e) = g.referee.declare() {
+                    let conn = g.players[color.index()];
+                    if e == gyoku::GameError::NoDeclarationRule {
+                        // No declaration under these rules: a declaration that fails.
+                        g.foul_text = None;
+                        let _ = g.referee.forfeit(color, gyoku::ForfeitCause::Garbage);
+                        g.foul_text = Some("%KACHI".into());
+                    } else {
+                        Self::send(out, conn, format!("##[ERROR] {e}\n"));
+                        return;
+                    }
+                }
+            }
+            Ok(ClientMessage::Chudan) if !strict => {
+                return self.end(key, Ending::Suspended, now, out);
+            }
+            Ok(ClientMessage::Move { text, comment }) => {
+                let parsed = gyoku_kifu::csa::parse_move(&text, g.referee.position());
+                let result = match parsed {
+                    Ok((mover, mv)) if mover == color => g.referee.play(mv),
+                    Ok((_, mv)) => g.referee.play_as_other_side(mv),
+                    Err(_) => g.referee.forfeit(color, gyoku::ForfeitCause::Garbage),
+                };
+                if let Err(e) = result {
+                    // Refused under `fouls = refuse`: the player may try again.
+                    let conn = g.players[color.index()];
+                    Self::send(out, conn, format!("##[ERROR] {e}\n"));
+                    return;
+                }
+                let legal = g.referee.outcome().is_none_or(|o| {
+                    !matches!(
+                        o.reason,
+                        EndReason::IllegalMove { .. } | EndReason::Forfeit { .. }
+                    )
+                });
+                if !legal {
+                    g.foul_text = Some(text);
+                    return self.finish(key, now, out);
+                }
+                let charged = match g.clock.stop(now.mono) {
+                    Ok(Ok(t)) => t.charged / 1000,
+                    _ => 0,
+                };
+                let ply = u32::try_from(g.moves.len() + 1).unwrap_or(u32::MAX);
+                out.push(Output::Store(StoreOp::Move {
+                    game_id: g.id.clone(),
+                    ply,
+                    csa: text.clone(),
+                    seconds: charged,
+                    comment: comment.clone(),
+                }));
+                let echo = format!("{text},T{charged}\n");
+                for p in g.players {
+                    Self::send(out, p, echo.clone());
+                }
+                for &m in &g.monitors {
+                    Self::send(
+                        out,
+                        m,
+                        format!(
+                            "##[MONITOR2][{}] {text}\n##[MONITOR2][{}] T{charged}\n##[MONITOR2][{}] +OK\n",
+                            g.id, g.id, g.id
+                        ),
+                    );
+                }
+                g.last_move = text.clone();
+                g.moves.push((text, charged, comment));
+                if g.referee.outcome().is_none() {
+                    let _ = g.clock.start(now.mono);
+                }
+            }
+            // %CHUDAN under --strict-csa-server, or anything else: an illegal move.
+            _ => {
+                g.foul_text = Some(raw.to_string());
+                let _ = g.referee.forfeit(color, gyoku::ForfeitCause::Garbage);
+            }
+        }
+        if self.games[&key].referee.outcome().is_some() {
+            self.finish(key, now, out);
+        }
+    }
+
+    fn finish(&mut self, key: u64, now: Now, out: &mut Vec<Output>) {
+        let outcome = self.games[&key]
+            .referee
+            .outcome()
+            .cloned()
+            .expect("decided");
+        self.end(key, Ending::Decided(outcome), now, out);
+    }
+
+    /// Ends a game: the end lines to both players, the record and the result stored, the
+    /// record file written, CSA-mode players disconnected.
+    fn end(&mut self, key: u64, ending: Ending, now: Now, out: &mut Vec<Output>) {
+        let Some(g) = self.games.remove(&key) else {
+            return;
+        };
+        self.by_id.remove(&g.id);
+        let lines = end_lines(&g, &ending);
+        for (i, &p) in g.players.iter().enumerate() {
+            Self::send(out, p, lines.players[i].clone());
+        }
+        for &m in &g.monitors {
+            Self::send(
+                out,
+                m,
+                format!(
+                    "##[MONITOR2][{}] {}\n##[MONITOR2][{}] +OK\n",
+                    g.id, lines.monitor, g.id
+                ),
+            );
+        }
+        let end_time = now.wall.format("%Y/%m/%d %H:%M:%S").to_string();
+        let mut text = record::head(&record::RecordHead {
+            game_id: &g.id,
+            names: [&g.names[0], &g.names[1]],
+            rating_ids: [g.rating_ids[0].as_deref(), g.rating_ids[1].as_deref()],
+            max_moves: g.max_moves,
+            least_time_per_move: self.config.least_time_per_move,
+            increment: g.increment,
+            rules: g.preset.name(),
+            start_time: &g.started_at,
+            start: &g.start,
+            initial_moves: &g.initial_moves,
+        });
+        for (m, t, c) in &g.moves {
+            record::move_lines(&mut text, m, *t, c.as_deref());
+        }
+        if let (Some(f), None) = (&g.foul_text, lines.record_end) {
+            text.push_str(&format!("'ILLEGAL_MOVE({f})\n"));
+        }
+        let summary = format!(
+            "{}:{} {}:{} {}",
+            lines.summary, g.names[0], lines.results[0], g.names[1], lines.results[1]
+        );
+        record::tail(
+            &mut text,
+            lines.record_end,
+            g.referee.position(),
+            &summary,
+            &end_time,
+        );
+        let path = format!("{}/{}.csa", g.started_at_dir(), g.id);
+        if matches!(g.phase, Phase::Playing) {
+            out.push(Output::Store(StoreOp::GameEnded {
+                game_id: g.id.clone(),
+                status: if matches!(ending, Ending::Suspended) {
+                    "suspended"
+                } else {
+                    "finished"
+                },
+                result: lines.result.map(str::to_string),
+                reason: lines.reason.to_string(),
+                ended_at: end_time,
+                record: text.clone(),
+                record_path: path.clone(),
+            }));
+            out.push(Output::WriteRecord {
+                path,
+                bytes: record::encode(&text),
+            });
+        }
+        // Sends go out after the commit and the file: the driver orders them so.
+        for p in g.players {
+            self.release(p, out);
+        }
+    }
+
+    /// A player's game is over: back to `connected`, or disconnected in CSA mode.
+    fn release(&mut self, conn: ConnId, out: &mut Vec<Output>) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        c.status = Status::Connected;
+        c.game = None;
+        c.game_name.clear();
+        c.sente = None;
+        c.deferred.clear();
+        if !c.x1 {
+            self.conns.remove(&conn);
+            out.push(Output::Close(conn));
+        }
+    }
+
+    fn closed(&mut self, conn: ConnId, now: Now, out: &mut Vec<Output>) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        if let Some(key) = c.game {
+            let g = &self.games[&key];
+            match g.phase {
+                Phase::Agreeing { .. } => {
+                    let name = c.name.clone();
+                    self.drop_proposal(key, &name, out);
+                }
+                Phase::Playing => {
+                    let color = if g.players[0] == conn {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
+                    self.conns.remove(&conn);
+                    self.end(key, Ending::Left(color), now, out);
+                }
+            }
+        }
+        self.conns.remove(&conn);
+        for g in self.games.values_mut() {
+            g.monitors.retain(|&m| m != conn);
+        }
+    }
+
+    fn tick(&mut self, now: Now, out: &mut Vec<Output>) {
+        let due: Vec<(u64, bool)> = self
+            .games
+            .iter()
+            .filter_map(|(&k, g)| match g.phase {
+                Phase::Agreeing { expires } => (expires <= now.mono).then_some((k, false)),
+                Phase::Playing => {
+                    matches!(g.clock.check(now.mono), Ok(Some(_))).then_some((k, true))
+                }
+            })
+            .collect();
+        for (key, playing) in due {
+            if playing {
+                let g = self.games.get_mut(&key).expect("listed");
+                let color = g.referee.turn();
+                let _ = g.referee.time_up(color);
+                self.finish(key, now, out);
+            } else {
+                self.drop_proposal(key, "the Server (timed out)", out);
+            }
+        }
+    }
+
+    fn drop_proposal(&mut self, key: u64, by: &str, out: &mut Vec<Output>) {
+        let Some(g) = self.games.remove(&key) else {
+            return;
+        };
+        self.by_id.remove(&g.id);
+        for p in g.players {
+            Self::send(out, p, format!("REJECT:{} by {by}\n", g.id));
+        }
+        for p in g.players {
+            self.release(p, out);
+        }
+    }
+
+    fn agree(&mut self, conn: ConnId, now: Now, out: &mut Vec<Output>) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        if c.status != Status::AgreeWaiting {
+            let msg = format!(
+                "##[ERROR] you are in {} status. AGREE is valid in agree_waiting status\n",
+                c.status.name()
+            );
+            Self::send(out, conn, msg);
+            return;
+        }
+        c.status = Status::StartWaiting;
+        let key = c.game.expect("agree_waiting has a game");
+        let g = self.games.get_mut(&key).expect("live game");
+        let both = g.players.iter().all(|p| {
+            self.conns
+                .get(p)
+                .is_some_and(|c| c.status == Status::StartWaiting)
+        });
+        if !both {
+            return;
+        }
+        g.phase = Phase::Playing;
+        g.started_at = now.wall.format("%Y/%m/%d %H:%M:%S").to_string();
+        out.push(Output::Store(StoreOp::GameStarted(NewGame {
+            id: g.id.clone(),
+            name: g.name.clone(),
+            black: g.names[0].clone(),
+            white: g.names[1].clone(),
+            rules: g.preset.name().to_string(),
+            max_moves: g.max_moves,
+            least_time_per_move: self.config.least_time_per_move,
+            total_time: g.total,
+            byoyomi: g.byoyomi,
+            increment: g.increment,
+            start_sfen: g.start.to_sfen(),
+            initial_moves: g
+                .initial_moves
+                .iter()
+                .map(|(m, t)| format!("{m},T{t}\n"))
+                .collect(),
+            started_at: g.started_at.clone(),
+            replay_of: None,
+        })));
+        for p in g.players {
+            Self::send(out, p, format!("START:{}\n", g.id));
+            if let Some(c) = self.conns.get_mut(&p) {
+                c.status = Status::Game;
+            }
+        }
+        let _ = g.clock.start(now.mono);
+        // A player whose moves arrived before the start has them played now.
+        let side = g.referee.turn();
+        let first = g.players[side.index()];
+        if let Some(line) = self
+            .conns
+            .get_mut(&first)
+            .and_then(|c| c.deferred.pop_front())
+        {
+            self.game_line(first, &line, now, out);
+        }
+    }
+
+    fn reject(&mut self, conn: ConnId, out: &mut Vec<Output>) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        if c.status != Status::AgreeWaiting {
+            let msg = format!(
+                "##[ERROR] you are in {} status. REJECT is valid in agree_waiting status\n",
+                c.status.name()
+            );
+            Self::send(out, conn, msg);
+            return;
+        }
+        let key = c.game.expect("agree_waiting has a game");
+        let name = c.name.clone();
+        self.drop_proposal(key, &name, out);
+    }
+
+    fn x1(&mut self, conn: ConnId, cmd: X1Command, now: Now, out: &mut Vec<Output>) {
+        match cmd {
+            X1Command::Game { game: None, .. } => {
+                let c = self.conns.get_mut(&conn).expect("logged in");
+                if matches!(c.status, Status::Connected | Status::GameWaiting) {
+                    c.status = Status::Connected;
+                    c.game_name.clear();
+                } else {
+                    let msg = format!(
+                        "##[ERROR] you are in {} status. GAME is valid in connected or game_waiting status\n",
+                        c.status.name()
+                    );
+                    Self::send(out, conn, msg);
+                }
+            }
+            X1Command::Game {
+                game: Some(game),
+                turn,
+            } => self.game_command(conn, false, &game, turn.unwrap_or('*'), now, out),
+            X1Command::Challenge { game, turn } => {
+                self.game_command(conn, true, &game, turn.unwrap_or('*'), now, out);
+            }
+            X1Command::Who => {
+                let mut text = String::new();
+                for c in self.conns.values() {
+                    let who = c.rating_id.as_deref().unwrap_or(&c.name);
+                    let mode = if c.x1 { "x1" } else { "CSA" };
+                    if c.status == Status::Connected {
+                        text.push_str(&format!("##[WHO] {who} {mode} {}\n", c.status.name()));
+                    } else {
+                        let t = match c.sente {
+                            Some(true) => '+',
+                            Some(false) => '-',
+                            None => '*',
+                        };
+                        text.push_str(&format!(
+                            "##[WHO] {who} {mode} {} {} {t}\n",
+                            c.status.name(),
+                            c.game_name
+                        ));
+                    }
+                }
+                text.push_str("##[WHO] +OK\n");
+                Self::send(out, conn, text);
+            }
+            X1Command::List => {
+                let mut text = String::new();
+                for id in self.by_id.keys() {
+                    text.push_str(&format!("##[LIST] {id}\n"));
+                }
+                text.push_str("##[LIST] +OK\n");
+                Self::send(out, conn, text);
+            }
+            X1Command::Show(id) => {
+                if let Some(g) = self.by_id.get(&id).and_then(|k| self.games.get(k)) {
+                    let mut text = String::new();
+                    for l in self.show(g, now).lines() {
+                        text.push_str(&format!("##[SHOW] {l}\n"));
+                    }
+                    Self::send(out, conn, text);
+                }
+                Self::send(out, conn, "##[SHOW] +OK\n");
+            }
+            X1Command::MonitorOn { game_id, .. } => {
+                let Some(&key) = self.by_id.get(&game_id) else {
+                    Self::send(out, conn, format!("##[ERROR] no such game: {game_id}\n"));
+                    return;
+                };
+                let show = self.show(&self.games[&key], now);
+                let g = self.games.get_mut(&key).expect("listed");
+                g.monitors.retain(|&m| m != conn);
+                g.monitors.push(conn);
+                let mut text = String::new();
+                for l in show.lines() {
+                    text.push_str(&format!("##[MONITOR2][{game_id}] {l}\n"));
+                }
+                for (m, t, _) in &g.moves {
+                    text.push_str(&format!(
+                        "##[MONITOR2][{game_id}] {m}\n##[MONITOR2][{game_id}] T{t}\n"
+                    ));
+                }
+                text.push_str(&format!("##[MONITOR2][{game_id}] +OK\n"));
+                Self::send(out, conn, text);
+            }
+            X1Command::MonitorOff { game_id, .. } => {
+                if let Some(g) = self.by_id.get(&game_id).and_then(|k| self.games.get_mut(k)) {
+                    g.monitors.retain(|&m| m != conn);
+                }
+            }
+            X1Command::Chat(message) => {
+                let from = self.conns[&conn].name.clone();
+                for (&id, c) in &self.conns {
+                    if c.x1 {
+                        Self::send(out, id, format!("##[CHAT][{from}] {message}\n"));
+                    }
+                }
+            }
+            X1Command::Version => Self::send(
+                out,
+                conn,
+                format!(
+                    "##[VERSION] Gyoku {} (CSA protocol 1.2.1, x1)\n##[VERSION] +OK\n",
+                    env!("CARGO_PKG_VERSION")
+                ),
+            ),
+            X1Command::Help => Self::send(
+                out,
+                conn,
+                "##[HELP] %%GAME <game> <+|-|*>, %%CHALLENGE, %%WHO, %%LIST, %%SHOW <id>, \
+                 %%MONITOR2ON <id>, %%MONITOR2OFF <id>, %%CHAT <text>, %%VERSION, %%RATING, \
+                 %%SETBUOY, %%DELETEBUOY, %%GETBUOYCOUNT, %%FORK, LOGOUT\n##[HELP] +OK\n",
+            ),
+            X1Command::Rating => Self::send(out, conn, "##[RATING] +OK\n"),
+            X1Command::Fork {
+                source,
+                new_game,
+                nth_move,
+            } => self.fork(conn, &source, new_game, nth_move, now, out),
+            X1Command::SetBuoy { game, moves, count } => {
+                self.set_buoy(conn, &game, &moves, count.unwrap_or(1), now, out);
+            }
+            X1Command::DeleteBuoy(name) => {
+                let owner = self.conns[&conn].name.clone();
+                match self.buoys.get(&name) {
+                    None => Self::send(
+                        out,
+                        conn,
+                        format!("##[ERROR] buoy game not found: {name}\n"),
+                    ),
+                    Some(b) if b.owner != owner => Self::send(
+                        out,
+                        conn,
+                        format!(
+                            "##[ERROR] you are not allowed to delete a buoy game that you did not set: {name}\n"
+                        ),
+                    ),
+                    Some(b) => {
+                        out.push(Output::Store(StoreOp::Buoy {
+                            name: name.clone(),
+                            moves: b.moves.clone(),
+                            owner,
+                            count: 0,
+                        }));
+                        self.buoys.remove(&name);
+                        Self::send(out, conn, "##[DELETEBUOY] +OK\n");
+                    }
+                }
+            }
+            X1Command::GetBuoyCount(name) => {
+                let count = self.buoys.get(&name).map_or(-1, |b| i64::from(b.count));
+                Self::send(
+                    out,
+                    conn,
+                    format!("##[GETBUOYCOUNT] {count}\n##[GETBUOYCOUNT] +OK\n"),
+                );
+            }
+            X1Command::Unknown(word) => {
+                Self::send(out, conn, format!("##[ERROR] unknown command {word}\n"));
+            }
+        }
+    }
+
+    fn fork(
+        &mut self,
+        conn: ConnId,
+        source: &str,
+        new_game: Option<String>,
+        nth: Option<u32>,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let Some(g) = self.by_id.get(source).and_then(|k| self.games.get(k)) else {
+            Self::send(
+                out,
+                conn,
+                format!("##[ERROR] wrong source game name: {source}\n"),
+            );
+            return;
+        };
+        let all: Vec<(String, u32)> = g
+            .initial_moves
+            .iter()
+            .cloned()
+            .chain(
+                g.moves
+                    .iter()
+                    .map(|(m, t, _)| (m.clone(), u32::try_from(*t).unwrap_or(u32::MAX))),
+            )
+            .collect();
+        let nth = nth.map_or(all.len().saturating_sub(1), |n| n as usize);
+        if nth > all.len() || nth < 1 {
+            Self::send(
+                out,
+                conn,
+                format!(
+                    "##[ERROR] number of moves to fork is out of range: {}.\n",
+                    all.len()
+                ),
+            );
+            return;
+        }
+        let moves: String = all[..nth]
+            .iter()
+            .map(|(m, t)| format!("{m},T{t}"))
+            .collect();
+        let new_game = match new_game {
+            Some(n) => n,
+            None => {
+                let parsed = source.split('+').nth(1).and_then(|n| {
+                    let (rest, byo) = n.rsplit_once('-')?;
+                    let (name, total) = rest.rsplit_once('-')?;
+                    (!name.contains('-'))
+                        .then(|| (name.to_string(), total.to_string(), byo.to_string()))
+                });
+                let Some((name, total, byo)) = parsed else {
+                    Self::send(
+                        out,
+                        conn,
+                        format!(
+                            "##[ERROR] wrong source game name to make a new buoy game name: {source}\n"
+                        ),
+                    );
+                    return;
+                };
+                let n = format!("buoy_{name}_{nth}-{total}-{byo}");
+                Self::send(
+                    out,
+                    conn,
+                    format!("##[FORK]: new buoy game name: {n}\n##[FORK] +OK\n"),
+                );
+                n
+            }
+        };
+        self.set_buoy(conn, &new_game, &moves, 1, now, out);
+    }
+
+    fn set_buoy(
+        &mut self,
+        conn: ConnId,
+        name: &str,
+        moves: &str,
+        count: u32,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        if !is_buoy_name(name) {
+            Self::send(
+                out,
+                conn,
+                format!("##[ERROR] wrong buoy game name: {name}\n"),
+            );
+            return;
+        }
+        if self.buoys.contains_key(name) {
+            Self::send(
+                out,
+                conn,
+                format!("##[ERROR] duplicated buoy game name: {name}\n"),
+            );
+            return;
+        }
+        if count < 1 {
+            Self::send(out, conn, format!("##[ERROR] invalid count: {count}\n"));
+            return;
+        }
+        if split_moves(moves)
+            .and_then(|m| play_moves(&Position::startpos(), &m))
+            .is_none()
+        {
+            Self::send(out, conn, format!("##[ERROR] wrong moves: {moves}\n"));
+            return;
+        }
+        let buoy = StoredBuoy {
+            name: name.to_string(),
+            moves: moves.to_string(),
+            owner: self.conns[&conn].name.clone(),
+            count,
+        };
+        out.push(Output::Store(StoreOp::Buoy {
+            name: buoy.name.clone(),
+            moves: buoy.moves.clone(),
+            owner: buoy.owner.clone(),
+            count,
+        }));
+        self.buoys.insert(name.to_string(), buoy);
+        Self::send(out, conn, "##[SETBUOY] +OK\n");
+        // Two players already waiting for it start now.
+        let waiting: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| c.status == Status::GameWaiting && c.game_name == name)
+            .map(|(&id, _)| id)
+            .collect();
+        if let Some(&p1) = waiting.first()
+            && let Some(p2) = self.find_rival(p1, name)
+        {
+            let turn = match self.conns[&p1].sente {
+                Some(true) => '+',
+                Some(false) => '-',
+                None => '*',
+            };
+            self.pair(p1, turn, p2, name, now, out);
+        }
+    }
+
+    fn find_rival(&self, me: ConnId, game: &str) -> Option<ConnId> {
+        let c = &self.conns[&me];
+        let want = c.sente.map(|s| !s);
+        self.conns
+            .iter()
+            .find(|&(&id, r)| {
+                id != me
+                    && r.status == Status::GameWaiting
+                    && r.game_name == game
+                    && (want.is_none() || r.sente.is_none() || r.sente == want)
+                    && r.name != c.name
+            })
+            .map(|(&id, _)| id)
+    }
+
+    fn game_command(
+        &mut self,
+        conn: ConnId,
+        challenge: bool,
+        game: &str,
+        turn: char,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let parsed = GameName::parse(game).filter(|g| g.name == game);
+        if parsed.is_none() {
+            Self::send(out, conn, format!("##[ERROR] bad game name: {game}.\n"));
+            Self::send(
+                out,
+                conn,
+                "##[ERROR] game name should consist of three parts like game-1500-60.\n",
+            );
+            return;
+        }
+        let c = self.conns.get_mut(&conn).expect("logged in");
+        if !matches!(c.status, Status::Connected | Status::GameWaiting) {
+            let msg = format!(
+                "##[ERROR] you are in {} status. GAME is valid in connected or game_waiting status\n",
+                c.status.name()
+            );
+            Self::send(out, conn, msg);
+            return;
+        }
+        c.sente = match turn {
+            '+' => Some(true),
+            '-' => Some(false),
+            _ => None,
+        };
+        if is_floodgate_name(game) && turn != '*' {
+            Self::send(
+                out,
+                conn,
+                format!(
+                    "##[ERROR] You are not allowed to specify TEBAN {turn} for the game {game}\n"
+                ),
+            );
+            return;
+        }
+        if c.sente.is_none() && parsed.as_ref().is_some_and(|g| g.handicap.is_some()) {
+            Self::send(
+                out,
+                conn,
+                "##[ERROR] Random turn preference is not allowed for handicapped games\n",
+            );
+            return;
+        }
+        c.game_name = game.to_string();
+        match self.find_rival(conn, game) {
+            Some(rival) if !is_buoy_name(game) || self.buoys.contains_key(game) => {
+                self.pair(conn, turn, rival, game, now, out);
+            }
+            Some(_) => self.conns.get_mut(&conn).expect("logged in").status = Status::GameWaiting,
+            None if challenge => {
+                Self::send(
+                    out,
+                    conn,
+                    format!("##[ERROR] can't find rival for {game}\n"),
+                );
+                let c = self.conns.get_mut(&conn).expect("logged in");
+                c.status = Status::Connected;
+                c.game_name.clear();
+                c.sente = None;
+            }
+            None => self.conns.get_mut(&conn).expect("logged in").status = Status::GameWaiting,
+        }
+    }
+
+    /// Two players meet: decide colours as shogi-server does and propose the game.
+    fn pair(
+        &mut self,
+        me: ConnId,
+        my_turn: char,
+        rival: ConnId,
+        game: &str,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let rival_sente = self.conns[&rival].sente;
+        let me_black = match (my_turn, rival_sente) {
+            ('*', None) => self.coin(),
+            (_, Some(true)) => false,
+            (_, Some(false)) => true,
+            ('+', None) => true,
+            _ => false,
+        };
+        let (black, white) = if me_black { (me, rival) } else { (rival, me) };
+        let mut initial = Vec::new();
+        if is_buoy_name(game) {
+            let b = self.buoys.get_mut(game).expect("checked by the caller");
+            initial = split_moves(&b.moves).unwrap_or_default();
+            b.count = b.count.saturating_sub(1);
+            out.push(Output::Store(StoreOp::Buoy {
+                name: b.name.clone(),
+                moves: b.moves.clone(),
+                owner: b.owner.clone(),
+                count: b.count,
+            }));
+            if b.count == 0 {
+                self.buoys.remove(game);
+            }
+        }
+        self.propose(game, black, white, initial, now, out);
+    }
+
+    fn rules_for(&self, preset: Preset) -> (RuleSet, u32) {
+        let mut rules = preset.rules();
+        let strict = self.config.strict_csa_server;
+        let limit = match self.config.max_moves {
+            Some(0) => None,
+            Some(n) => Some(MoveLimit {
+                plies: n,
+                check_extension: false,
+                result: Resolution::Draw,
+                strict_csa_server: strict,
+            }),
+            None => rules.move_limit.map(|l| MoveLimit {
+                strict_csa_server: strict,
+                ..l
+            }),
+        };
+        rules.move_limit = limit;
+        (rules, limit.map_or(0, |l| l.plies))
+    }
+
+    fn next_game_id(&mut self, game: &str, black: &str, white: &str, now: Now) -> String {
+        let mut t = now.wall.with_nanosecond_zero();
+        if t <= self.last_id_time {
+            t = self.last_id_time + chrono::Duration::seconds(1);
+        }
+        self.last_id_time = t;
+        format!(
+            "{}+{game}+{black}+{white}+{}",
+            self.config.event,
+            t.format("%Y%m%d%H%M%S")
+        )
+    }
+
+    fn propose(
+        &mut self,
+        game: &str,
+        black: ConnId,
+        white: ConnId,
+        initial: Vec<(String, u32)>,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let name = GameName::parse(game).expect("checked by the caller");
+        let preset = preset_of_name(game).unwrap_or(self.config.rules);
+        let (rules, max_moves) = self.rules_for(preset);
+        let start = start_position(name.handicap);
+        let mut referee = Game::new(start.clone(), rules);
+        let mut pos = start.clone();
+        for (m, _) in &initial {
+            let Ok((_, mv)) = gyoku_kifu::csa::parse_move(m, &pos) else {
+                break;
+            };
+            if referee.play(mv).is_err() || referee.outcome().is_some() {
+                break;
+            }
+            pos = referee.position().clone();
+        }
+        let names = [
+            self.conns[&black].name.clone(),
+            self.conns[&white].name.clone(),
+        ];
+        let id = self.next_game_id(game, &names[0], &names[1], now);
+        let control = TimeControl {
+            main: u64::from(name.total_seconds) * 1000,
+            byoyomi: u64::from(name.byoyomi_seconds) * 1000,
+            increment: u64::from(name.increment_seconds) * 1000,
+            least_time_per_move: u64::from(self.config.least_time_per_move) * 1000,
+            rounding: Rounding::FlooredSeconds,
+        };
+        let key = self.next_game;
+        self.next_game += 1;
+        let last_move = initial.last().map(|(m, _)| m.clone()).unwrap_or_default();
+        let g = LiveGame {
+            id: id.clone(),
+            name: game.to_string(),
+            preset,
+            players: [black, white],
+            names,
+            rating_ids: [
+                self.conns[&black].rating_id.clone(),
+                self.conns[&white].rating_id.clone(),
+            ],
+            clock: Clock::new(control, referee.turn()),
+            referee,
+            phase: Phase::Agreeing {
+                expires: now.mono + AGREE_TIMEOUT_MS,
+            },
+            start,
+            initial_moves: initial,
+            moves: Vec::new(),
+            last_move,
+            foul_text: None,
+            started_at: now.wall.format("%Y/%m/%d %H:%M:%S").to_string(),
+            total: name.total_seconds,
+            byoyomi: name.byoyomi_seconds,
+            increment: name.increment_seconds,
+            max_moves,
+            monitors: Vec::new(),
+        };
+        for (color, conn) in [(Color::Black, black), (Color::White, white)] {
+            Self::send(out, conn, self.summary(&g, Some(color)).to_string());
+            let c = self
+                .conns
+                .get_mut(&conn)
+                .expect("paired players are logged in");
+            c.status = Status::AgreeWaiting;
+            c.game = Some(key);
+            c.sente = Some(color == Color::Black);
+            c.game_name = game.to_string();
+        }
+        self.by_id.insert(id, key);
+        self.games.insert(key, g);
+    }
+
+    /// The Game_Summary for a player (`Some(colour)`) or a monitor (`None`, with the
+    /// remaining times and the last move).
+    fn summary(&self, g: &LiveGame, you: Option<Color>) -> GameSummary {
+        let sign = |c: Color| record::sign(c).to_string();
+        let declaration = match g.preset {
+            Preset::Csa => "Jishogi 1.1".to_string(),
+            p => format!("Gyoku {}", p.name()),
+        };
+        let mut fields = vec![
+            ("Protocol_Version".to_string(), "1.2".to_string()),
+            ("Protocol_Mode".into(), "Server".into()),
+            ("Format".into(), "Shogi 1.0".into()),
+            ("Declaration".into(), declaration),
+            ("Game_ID".into(), g.id.clone()),
+            ("Name+".into(), g.names[0].clone()),
+            ("Name-".into(), g.names[1].clone()),
+        ];
+        if let Some(c) = you {
+            fields.push(("Your_Turn".into(), sign(c)));
+        }
+        fields.push(("Rematch_On_Draw".into(), "NO".into()));
+        fields.push(("To_Move".into(), sign(g.start.turn())));
+        fields.push(("Max_Moves".into(), g.max_moves.to_string()));
+        let time = SummaryTime {
+            time_unit: Some("1sec".into()),
+            total_time: Some(g.total.into()),
+            byoyomi: Some(g.byoyomi.into()),
+            increment: Some(g.increment.into()),
+            least_time_per_move: Some(self.config.least_time_per_move.into()),
+            ..SummaryTime::default()
+        };
+        let mut position: Vec<String> = record::board_lines(&g.start)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        for (m, t) in &g.initial_moves {
+            position.push(format!("{m},T{t}"));
+        }
+        if you.is_none() {
+            for (m, t, _) in &g.moves {
+                position.push(format!("{m},T{t}"));
+            }
+        }
+        GameSummary {
+            fields,
+            time: SummaryTimes::Both(time),
+            position,
+            trailer: Vec::new(),
+        }
+    }
+
+    fn show(&self, g: &LiveGame, now: Now) -> String {
+        let mut s = self.summary(g, None);
+        let left = |c: Color| {
+            let ms = if g.clock.turn() == c && matches!(g.phase, Phase::Playing) {
+                g.clock
+                    .time_left(now.mono)
+                    .saturating_sub(u64::from(g.byoyomi) * 1000)
+            } else {
+                g.clock.remaining(c)
+            };
+            (ms / 1000).to_string()
+        };
+        s.trailer
+            .push(("Remaining_Time+".into(), left(Color::Black)));
+        s.trailer
+            .push(("Remaining_Time-".into(), left(Color::White)));
+        let last = g
+            .moves
+            .last()
+            .map(|(m, t, _)| format!("{m},T{t}"))
+            .unwrap_or_default();
+        s.trailer.push(("Last_Move".into(), last));
+        s.trailer.push((
+            "Current_Turn".into(),
+            (g.initial_moves.len() + g.moves.len()).to_string(),
+        ));
+        s.to_string()
+    }
+}
+
+impl LiveGame {
+    /// `YYYY/MM/DD` of the game's start, the record's directory.
+    fn started_at_dir(&self) -> String {
+        self.started_at
+            .get(..10)
+            .unwrap_or("0000/00/00")
+            .to_string()
+    }
+}
+
+/// Plays CSA moves from `start`; `None` if one is not legal.
+fn play_moves(start: &Position, moves: &[(String, u32)]) -> Option<Position> {
+    let mut pos = start.clone();
+    for (m, _) in moves {
+        let (mover, mv) = gyoku_kifu::csa::parse_move(m, &pos).ok()?;
+        if mover != pos.turn() {
+            return None;
+        }
+        pos.play(mv).ok()?;
+    }
+    Some(pos)
+}
+
+/// What each side is told at an ending, and what the record and storage say.
+struct EndLines {
+    players: [String; 2],
+    monitor: String,
+    record_end: Option<&'static str>,
+    summary: &'static str,
+    results: [&'static str; 2],
+    result: Option<&'static str>,
+    reason: &'static str,
+}
+
+fn end_lines(g: &LiveGame, ending: &Ending) -> EndLines {
+    let (reason_lines, result, record_end, summary, code): (
+        &str,
+        Option<GameResult>,
+        Option<&'static str>,
+        &'static str,
+        &'static str,
+    ) = match ending {
+        Ending::Left(color) => (
+            "%TORYO\n#RESIGN\n",
+            Some(GameResult::Win(!*color)),
+            Some("%TORYO"),
+            "abnormal",
+            "abnormal",
+        ),
+        Ending::Suspended => ("#CHUDAN\n", None, Some("%CHUDAN"), "chudan", "chudan"),
+        Ending::Decided(o) => {
+            let r = Some(o.result);
+            match &o.reason {
+                EndReason::Checkmate | EndReason::NoLegalMove => {
+                    ("#CHECKMATE\n", r, None, "checkmate", o.reason.code())
+                }
+                EndReason::Resignation { .. } => (
+                    "%TORYO\n#RESIGN\n",
+                    r,
+                    Some("%TORYO"),
+                    "toryo",
+                    "resignation",
+                ),
+                EndReason::IllegalMove { kind, .. } => (
+                    "#ILLEGAL_MOVE\n",
+                    r,
+                    None,
+                    match kind {
+                        IllegalMoveKind::Uchifuzume => "uchifuzume",
+                        IllegalMoveKind::KingInCheck => "oute_kaihimore",
+                        _ => "illegal move",
+                    },
+                    "illegal_move",
+                ),
+                EndReason::Forfeit { .. } if g.foul_text.as_deref() == Some("%KACHI") => (
+                    "%KACHI\n#ILLEGAL_MOVE\n",
+                    r,
+                    Some("%KACHI"),
+                    "illegal kachi",
+                    "failed_declaration",
+                ),
+                EndReason::Forfeit { .. } => {
+                    ("#ILLEGAL_MOVE\n", r, None, "illegal move", "illegal_move")
+                }
+                EndReason::FailedDeclaration { .. } => (
+                    "%KACHI\n#ILLEGAL_MOVE\n",
+                    r,
+                    Some("%KACHI"),
+                    "illegal kachi",
+                    "failed_declaration",
+                ),
+                EndReason::Declaration { .. } => (
+                    "%KACHI\n#JISHOGI\n",
+                    r,
+                    Some("%KACHI"),
+                    "kachi",
+                    "declaration",
+                ),
+                EndReason::AutomaticImpasse { .. } => {
+                    ("#JISHOGI\n", r, None, "jishogi", "automatic_impasse")
+                }
+                EndReason::ImpasseAgreement { .. } | EndReason::ImpasseCount { .. } => (
+                    "#JISHOGI\n",
+                    r,
+                    Some("%JISHOGI"),
+                    "jishogi",
+                    o.reason.code(),
+                ),
+                EndReason::Sennichite { .. } => (
+                    "#SENNICHITE\n",
+                    r,
+                    Some("%SENNICHITE"),
+                    "sennichite",
+                    "sennichite",
+                ),
+                EndReason::PerpetualCheck { .. } => (
+                    "#OUTE_SENNICHITE\n",
+                    r,
+                    None,
+                    "oute_sennichite",
+                    "perpetual_check",
+                ),
+                EndReason::Try { .. } => ("#TRY\n", r, None, "try", "try"),
+                EndReason::MoveLimit { .. } => ("#MAX_MOVES\n", r, None, "max_moves", "move_limit"),
+                EndReason::TimeUp { .. } => {
+                    ("#TIME_UP\n", r, Some("%TIME_UP"), "time up", "time_up")
+                }
+            }
+        }
+    };
+    let max_moves =
+        matches!(ending, Ending::Decided(o) if matches!(o.reason, EndReason::MoveLimit { .. }));
+    let per_side = |c: Color| -> (&'static str, &'static str) {
+        match result {
+            Some(GameResult::Win(w)) if w == c => ("#WIN\n", "win"),
+            Some(GameResult::Win(_)) => ("#LOSE\n", "lose"),
+            Some(_) if max_moves => ("#CENSORED\n", "draw"),
+            Some(_) => ("#DRAW\n", "draw"),
+            None => ("", "suspended"),
+        }
+    };
+    let (b, bw) = per_side(Color::Black);
+    let (w, ww) = per_side(Color::White);
+    EndLines {
+        players: [format!("{reason_lines}{b}"), format!("{reason_lines}{w}")],
+        monitor: reason_lines.trim_end().replace('\n', " "),
+        record_end,
+        summary,
+        results: [bw, ww],
+        result: result.map(GameResult::code),
+        reason: code,
+    }
+}
+
+trait NanosZero {
+    fn with_nanosecond_zero(self) -> Self;
+}
+
+impl NanosZero for chrono::NaiveDateTime {
+    fn with_nanosecond_zero(self) -> Self {
+        use chrono::Timelike;
+        self.with_nanosecond(0).unwrap_or(self)
+    }
+}

@@ -1,0 +1,480 @@
+//! The CSA server on tokio: connections, the referee's loop, storage and record files.
+//!
+//! One task runs the [`Lobby`]: it takes what arrived (many connections' lines at once),
+//! lets the lobby decide, commits every storage change of that batch in one transaction
+//! on a blocking thread, writes the finished games' record files, and only then sends
+//! what the batch decided. Each connection has a reader task (bounded lines, a login
+//! deadline) and a writer task (a bounded queue: a client that does not read is
+//! disconnected, never waited for).
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, Semaphore, mpsc};
+use tokio::time::Instant;
+
+use gyoku_proto::csa::ClientMessage;
+
+use crate::accounts::{Accounts, rating_id};
+use crate::lobby::{CheckedLogin, Config, ConnId, Input, Lobby, Now, Output};
+use crate::store::{Store, StoreOp};
+
+/// Longest line a client may send, bytes (a move with a long PV comment fits).
+pub const MAX_LINE: usize = 16 * 1024;
+
+/// Time to log in after connecting (shogi-server's `Login_Time`).
+pub const LOGIN_TIME: Duration = Duration::from_secs(300);
+
+/// Messages queued for one client before it counts as not reading.
+pub const WRITE_QUEUE: usize = 4096;
+
+/// A write that takes longer than this disconnects the client.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How the server runs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The CSA port's address.
+    pub csa: SocketAddr,
+    /// The SQLite database file.
+    pub db: PathBuf,
+    /// Where record files go (`YYYY/MM/DD/<Game_ID>.csa` under it).
+    pub records: PathBuf,
+    /// The lobby's settings.
+    pub lobby: Config,
+    /// Connections at once.
+    pub max_connections: usize,
+    /// Connections at once from one address.
+    pub max_per_address: usize,
+}
+
+/// Why the server stopped.
+#[derive(Debug)]
+pub struct ServeError(pub String);
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ServeError {}
+
+enum WriterMsg {
+    Text(String),
+    Close,
+}
+
+struct ConnHandle {
+    tx: mpsc::Sender<WriterMsg>,
+    closed: Arc<Notify>,
+}
+
+enum Event {
+    Register(ConnId, ConnHandle),
+    Lobby(Input, Instant),
+}
+
+/// What the server tells its caller once it listens.
+#[derive(Debug, Clone)]
+pub struct Started {
+    /// The CSA port's address (with the port the system chose, for port 0).
+    pub csa: SocketAddr,
+    /// Games found unfinished in storage and marked suspended.
+    pub suspended: usize,
+}
+
+/// Runs the server until `shutdown` completes. `on_start` is called once it listens.
+///
+/// # Errors
+/// [`ServeError`] when it cannot listen or open storage, or storage fails (the server
+/// stops rather than echo a move it could not store).
+pub async fn run(
+    options: Options,
+    on_start: impl FnOnce(&Started),
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<(), ServeError> {
+    let db = options.db.clone();
+    let (store, accounts, buoys, suspended) = tokio::task::spawn_blocking(move || {
+        let mut store = Store::open_sqlite(&db)?;
+        let suspended = store.suspend_unfinished()?;
+        let buoys = store.buoys()?;
+        let accounts = Accounts::new(Store::open_sqlite(&db)?);
+        Ok::<_, crate::store::StoreError>((store, accounts, buoys, suspended))
+    })
+    .await
+    .map_err(|e| ServeError(e.to_string()))?
+    .map_err(|e| ServeError(e.to_string()))?;
+    let listener = TcpListener::bind(options.csa)
+        .await
+        .map_err(|e| ServeError(format!("cannot listen on {}: {e}", options.csa)))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| ServeError(e.to_string()))?;
+    on_start(&Started {
+        csa: local,
+        suspended,
+    });
+    let (tx, rx) = mpsc::channel::<Event>(65_536);
+    let limits = Arc::new(Limits {
+        total: Semaphore::new(options.max_connections),
+        per_address: std::sync::Mutex::new(HashMap::new()),
+        max_per_address: options.max_per_address,
+        hashing: Semaphore::new(2),
+    });
+    let acceptor = tokio::spawn(accept_loop(listener, tx, accounts, limits));
+    let lobby = Lobby::new(options.lobby.clone(), buoys);
+    let result = tokio::select! {
+        r = referee_loop(lobby, rx, store, options.records.clone()) => r,
+        () = shutdown => Ok(()),
+    };
+    acceptor.abort();
+    result
+}
+
+struct Limits {
+    total: Semaphore,
+    per_address: std::sync::Mutex<HashMap<IpAddr, usize>>,
+    max_per_address: usize,
+    hashing: Semaphore,
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    tx: mpsc::Sender<Event>,
+    accounts: Accounts,
+    limits: Arc<Limits>,
+) {
+    let mut next_id: ConnId = 1;
+    loop {
+        let Ok((mut socket, peer)) = listener.accept().await else {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        };
+        let _ = socket.set_nodelay(true);
+        let Ok(permit) = limits.total.try_acquire() else {
+            let _ = socket.write_all(b"##[ERROR] too many connections\n").await;
+            continue;
+        };
+        let admitted = {
+            let mut map = limits
+                .per_address
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let n = map.entry(peer.ip()).or_insert(0);
+            let ok = *n < limits.max_per_address;
+            if ok {
+                *n += 1;
+            }
+            ok
+        };
+        if !admitted {
+            let _ = socket
+                .write_all(b"##[ERROR] too many connections from your address\n")
+                .await;
+            continue;
+        }
+        permit.forget();
+        let id = next_id;
+        next_id += 1;
+        let tx = tx.clone();
+        let accounts = accounts.clone();
+        let limits = Arc::clone(&limits);
+        tokio::spawn(async move {
+            connection(id, socket, tx, accounts, &limits).await;
+            let mut map = limits
+                .per_address
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(n) = map.get_mut(&peer.ip()) {
+                *n -= 1;
+                if *n == 0 {
+                    map.remove(&peer.ip());
+                }
+            }
+            drop(map);
+            limits.total.add_permits(1);
+        });
+    }
+}
+
+/// Reads one line of at most [`MAX_LINE`] bytes; `Ok(None)` at the end of the stream.
+async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+) -> Result<Option<String>, String> {
+    buf.clear();
+    let mut limited = reader.take(MAX_LINE as u64 + 1);
+    let n = limited
+        .read_until(b'\n', buf)
+        .await
+        .map_err(|e| e.to_string())?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.len() > MAX_LINE {
+        return Err(format!("a line longer than {MAX_LINE} bytes"));
+    }
+    // Comments may be EUC-JP or Shift_JIS (shogi-server's tests send both): keep the
+    // bytes readable whatever they are.
+    let text = match std::str::from_utf8(buf) {
+        Ok(s) => s.to_string(),
+        Err(_) => encoding_rs::EUC_JP.decode(buf).0.into_owned(),
+    };
+    Ok(Some(text.trim_end_matches(['\r', '\n']).to_string()))
+}
+
+async fn connection(
+    id: ConnId,
+    socket: TcpStream,
+    events: mpsc::Sender<Event>,
+    accounts: Accounts,
+    limits: &Limits,
+) {
+    let (read_half, mut write_half) = socket.into_split();
+    let (tx, mut rx) = mpsc::channel::<WriterMsg>(WRITE_QUEUE);
+    let closed = Arc::new(Notify::new());
+    let writer_closed = Arc::clone(&closed);
+    let writer = tokio::spawn(async move {
+        while let Some(msg) = rx.recv().await {
+            match msg {
+                WriterMsg::Text(t) => {
+                    let w = tokio::time::timeout(WRITE_TIMEOUT, write_half.write_all(t.as_bytes()));
+                    if !matches!(w.await, Ok(Ok(()))) {
+                        break;
+                    }
+                }
+                WriterMsg::Close => break,
+            }
+        }
+        let _ = write_half.shutdown().await;
+        writer_closed.notify_one();
+    });
+    let mut reader = BufReader::new(read_half);
+    let mut buf = Vec::new();
+    let say = |text: &str| {
+        let _ = tx.try_send(WriterMsg::Text(text.to_string()));
+    };
+    // Log in.
+    let deadline = Instant::now() + LOGIN_TIME;
+    let login = loop {
+        let line = tokio::select! {
+            l = tokio::time::timeout_at(deadline, read_line(&mut reader, &mut buf)) => l,
+            () = closed.notified() => return,
+        };
+        let line = match line {
+            Ok(Ok(Some(l))) => l,
+            Ok(Err(e)) => {
+                say(&format!("##[ERROR] {e}\n"));
+                break None;
+            }
+            _ => break None,
+        };
+        match ClientMessage::parse(&line) {
+            Ok(ClientMessage::Login(login)) => {
+                let Ok(_permit) = limits.hashing.acquire().await else {
+                    break None;
+                };
+                let accounts = accounts.clone();
+                let (name, password) = (login.name.clone(), login.password.clone());
+                let now = chrono::Local::now().format("%Y/%m/%d %H:%M:%S").to_string();
+                let ok =
+                    tokio::task::spawn_blocking(move || accounts.check(&name, &password, &now))
+                        .await
+                        .ok()
+                        .and_then(Result::ok)
+                        .unwrap_or(false);
+                if ok {
+                    break Some(login);
+                }
+                say("LOGIN:incorrect\n");
+            }
+            Ok(ClientMessage::KeepAlive) => {}
+            _ => {
+                say("LOGIN:incorrect\n");
+                if line.split_whitespace().count() >= 4 {
+                    say("type 'LOGIN name password' or 'LOGIN name password x1'\n");
+                }
+            }
+        }
+    };
+    let Some(login) = login else {
+        drop(tx);
+        let _ = writer.await;
+        return;
+    };
+    let checked = CheckedLogin {
+        rating_id: (!login.password.is_empty()).then(|| rating_id(&login.name, &login.password)),
+        game: if login.x1 {
+            None
+        } else {
+            Some(match &login.game {
+                Some(g) => (g.name.clone(), g.turn),
+                None => ("default-1500-0".to_string(), None),
+            })
+        },
+        name: login.name,
+        x1: login.x1,
+    };
+    let handle = ConnHandle {
+        tx: tx.clone(),
+        closed: Arc::clone(&closed),
+    };
+    if events.send(Event::Register(id, handle)).await.is_err()
+        || events
+            .send(Event::Lobby(Input::LoggedIn(id, checked), Instant::now()))
+            .await
+            .is_err()
+    {
+        return;
+    }
+    drop(tx);
+    loop {
+        let line = tokio::select! {
+            l = read_line(&mut reader, &mut buf) => l,
+            () = closed.notified() => break,
+        };
+        match line {
+            Ok(Some(l)) => {
+                if events
+                    .send(Event::Lobby(Input::Line(id, l), Instant::now()))
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                note(&format!("connection {id}: {e}"));
+                break;
+            }
+        }
+    }
+    let _ = events
+        .send(Event::Lobby(Input::Closed(id), Instant::now()))
+        .await;
+    let _ = writer.await;
+}
+
+fn note(msg: &str) {
+    eprintln!("gyoku serve: {msg}");
+}
+
+async fn referee_loop(
+    mut lobby: Lobby,
+    mut rx: mpsc::Receiver<Event>,
+    store: Store,
+    records: PathBuf,
+) -> Result<(), ServeError> {
+    let epoch = Instant::now();
+    let mut conns: HashMap<ConnId, ConnHandle> = HashMap::new();
+    let mut store = Some(store);
+    let mut batch: Vec<(Input, Instant)> = Vec::new();
+    let mut out = Vec::new();
+    loop {
+        let deadline = lobby
+            .next_deadline()
+            .map(|ms| epoch + Duration::from_millis(ms));
+        tokio::select! {
+            ev = rx.recv() => {
+                let Some(ev) = ev else { return Ok(()) };
+                let mut push = |ev: Event, batch: &mut Vec<(Input, Instant)>| match ev {
+                    Event::Register(id, h) => { conns.insert(id, h); }
+                    Event::Lobby(input, at) => batch.push((input, at)),
+                };
+                push(ev, &mut batch);
+                while batch.len() < 4096 {
+                    match rx.try_recv() {
+                        Ok(ev) => push(ev, &mut batch),
+                        Err(_) => break,
+                    }
+                }
+            }
+            () = sleep_until_opt(deadline) => batch.push((Input::Tick, Instant::now())),
+        }
+        let wall = chrono::Local::now().naive_local();
+        let mut gone = Vec::new();
+        for (input, at) in batch.drain(..) {
+            if let Input::Closed(id) = input {
+                gone.push(id);
+            }
+            let mono =
+                u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX);
+            lobby.handle(input, Now { mono, wall }, &mut out);
+        }
+        let stores: Vec<StoreOp> = out
+            .iter()
+            .filter_map(|o| match o {
+                Output::Store(op) => Some(op.clone()),
+                _ => None,
+            })
+            .collect();
+        let files: Vec<(PathBuf, Vec<u8>)> = out
+            .iter()
+            .filter_map(|o| match o {
+                Output::WriteRecord { path, bytes } => Some((records.join(path), bytes.clone())),
+                _ => None,
+            })
+            .collect();
+        if !stores.is_empty() || !files.is_empty() {
+            let mut s = store.take().expect("the store is back after each batch");
+            let (s, result) = tokio::task::spawn_blocking(move || {
+                let r = s.apply(&stores).map_err(|e| e.to_string());
+                if r.is_ok() {
+                    for (path, bytes) in &files {
+                        if let Some(dir) = path.parent() {
+                            let _ = std::fs::create_dir_all(dir);
+                        }
+                        if let Err(e) = gyoku_kifu::files::write_atomic(path, bytes) {
+                            // The record is in the database; the file is a copy.
+                            eprintln!("gyoku serve: record file: {e}");
+                        }
+                    }
+                }
+                (s, r)
+            })
+            .await
+            .map_err(|e| ServeError(e.to_string()))?;
+            store = Some(s);
+            if let Err(e) = result {
+                // Nothing of this batch was stored: say nothing of it, and stop.
+                return Err(ServeError(format!("storage failed, stopping: {e}")));
+            }
+        }
+        for o in out.drain(..) {
+            match o {
+                Output::Send(id, text) => {
+                    if let Some(h) = conns.get(&id)
+                        && h.tx.try_send(WriterMsg::Text(text)).is_err()
+                    {
+                        // Not reading: disconnected (the reader reports it closed).
+                        h.closed.notify_one();
+                        conns.remove(&id);
+                    }
+                }
+                Output::Close(id) => {
+                    if let Some(h) = conns.remove(&id) {
+                        let _ = h.tx.try_send(WriterMsg::Close);
+                    }
+                }
+                Output::Store(_) | Output::WriteRecord { .. } => {}
+            }
+        }
+        for id in gone {
+            conns.remove(&id);
+        }
+    }
+}
+
+async fn sleep_until_opt(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}

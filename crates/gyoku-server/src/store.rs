@@ -1,0 +1,502 @@
+//! Storage: players, games, every move with its time, results and records, in SQLite (an
+//! embedded file, nothing to install).
+//!
+//! The referee hands the store a batch of [`StoreOp`]s and releases nothing the batch
+//! decided (an echoed move, a result) until [`Store::apply`] has committed it: a move that
+//! was echoed is on disk. Batches are what arrived while the previous one was being
+//! committed, so many games share one commit (group commit).
+//!
+//! The schema is created and upgraded by [`MIGRATIONS`], in order, recorded in
+//! `PRAGMA user_version`; `README.md` ("Storage") documents the tables.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// The schema, one step per entry; a database at version *n* has had the first *n* applied.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: players, games, moves, buoys.
+    "CREATE TABLE players (
+        name TEXT PRIMARY KEY,
+        password_hash TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE games (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        black TEXT NOT NULL,
+        white TEXT NOT NULL,
+        rules TEXT NOT NULL,
+        max_moves INTEGER NOT NULL,
+        least_time_per_move INTEGER NOT NULL,
+        total_time INTEGER NOT NULL,
+        byoyomi INTEGER NOT NULL,
+        increment INTEGER NOT NULL,
+        start_sfen TEXT NOT NULL,
+        initial_moves TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('playing', 'suspended', 'finished')),
+        result TEXT,
+        reason TEXT,
+        started_at TEXT NOT NULL,
+        ended_at TEXT,
+        record TEXT,
+        record_path TEXT,
+        replay_of TEXT REFERENCES games(id)
+    );
+    CREATE INDEX games_status ON games(status);
+    CREATE TABLE moves (
+        game_id TEXT NOT NULL REFERENCES games(id),
+        ply INTEGER NOT NULL,
+        csa TEXT NOT NULL,
+        seconds INTEGER NOT NULL,
+        comment TEXT,
+        PRIMARY KEY (game_id, ply)
+    ) WITHOUT ROWID;
+    CREATE TABLE buoys (
+        name TEXT PRIMARY KEY,
+        moves TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        count INTEGER NOT NULL
+    );",
+];
+
+/// A game as stored when both players agreed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewGame {
+    /// The Game_ID.
+    pub id: String,
+    /// The game name (`floodgate-300-10F`).
+    pub name: String,
+    /// Black's name.
+    pub black: String,
+    /// White's name.
+    pub white: String,
+    /// The rules preset.
+    pub rules: String,
+    /// The move limit (0: none).
+    pub max_moves: u32,
+    /// Seconds.
+    pub least_time_per_move: u32,
+    /// Seconds.
+    pub total_time: u32,
+    /// Seconds.
+    pub byoyomi: u32,
+    /// Seconds.
+    pub increment: u32,
+    /// The start position.
+    pub start_sfen: String,
+    /// Moves the game started with (`+7776FU,T3` each line).
+    pub initial_moves: String,
+    /// `YYYY/MM/DD HH:MM:SS`.
+    pub started_at: String,
+    /// The game this one replays (a no-contest's replay with colours swapped).
+    pub replay_of: Option<String>,
+}
+
+/// One change to the stored state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreOp {
+    /// A game started.
+    GameStarted(NewGame),
+    /// A move was accepted.
+    Move {
+        /// The Game_ID.
+        game_id: String,
+        /// Its ply in the game (1 = the first move after the start position and the
+        /// initial moves).
+        ply: u32,
+        /// `+7776FU`.
+        csa: String,
+        /// Seconds charged.
+        seconds: u64,
+        /// The `,'` comment.
+        comment: Option<String>,
+    },
+    /// A game ended (or was suspended, with no result).
+    GameEnded {
+        /// The Game_ID.
+        game_id: String,
+        /// `finished` or `suspended`.
+        status: &'static str,
+        /// `black`, `white`, `draw`, `no_contest`, or none when suspended.
+        result: Option<String>,
+        /// The reason code.
+        reason: String,
+        /// `YYYY/MM/DD HH:MM:SS`.
+        ended_at: String,
+        /// The CSA record.
+        record: String,
+        /// Where the record file is written, relative to the records directory.
+        record_path: String,
+    },
+    /// A buoy game was set (or its count changed; 0 deletes it).
+    Buoy {
+        /// Its name.
+        name: String,
+        /// Its moves (`+7776FU,T0+3334FU…` as `%%SETBUOY` takes them).
+        moves: String,
+        /// Who set it.
+        owner: String,
+        /// Games it may still start.
+        count: u32,
+    },
+}
+
+/// A stored buoy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredBuoy {
+    /// Its name.
+    pub name: String,
+    /// Its moves.
+    pub moves: String,
+    /// Who set it.
+    pub owner: String,
+    /// Games it may still start.
+    pub count: u32,
+}
+
+/// A game listed from storage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredGame {
+    /// The Game_ID.
+    pub id: String,
+    /// `playing`, `suspended` or `finished`.
+    pub status: String,
+    /// The result, if finished.
+    pub result: Option<String>,
+    /// The reason code, if ended.
+    pub reason: Option<String>,
+    /// Moves stored (after the initial moves).
+    pub moves: u32,
+}
+
+/// Why storage failed.
+#[derive(Debug)]
+pub struct StoreError(pub String);
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "storage: {}", self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> StoreError {
+        StoreError(e.to_string())
+    }
+}
+
+/// A connection to the database.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+}
+
+impl Store {
+    /// Opens (creating and migrating as needed) the SQLite database at `path`, in WAL mode
+    /// with full synchronisation: a committed batch survives the process being killed and
+    /// the machine losing power.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the file cannot be opened or migrated.
+    pub fn open_sqlite(path: &Path) -> Result<Store, StoreError> {
+        let conn =
+            Connection::open(path).map_err(|e| StoreError(format!("{}: {e}", path.display())))?;
+        conn.busy_timeout(std::time::Duration::from_secs(30))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        let mut store = Store { conn };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// An in-memory database, for tests.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn open_memory() -> Result<Store, StoreError> {
+        let mut store = Store {
+            conn: Connection::open_in_memory()?,
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self) -> Result<(), StoreError> {
+        let version: usize = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))?
+            .try_into()
+            .map_err(|_| StoreError("negative schema version".into()))?;
+        if version > MIGRATIONS.len() {
+            return Err(StoreError(format!(
+                "the database has schema version {version}, newer than this gyoku's {}",
+                MIGRATIONS.len()
+            )));
+        }
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(version) {
+            let tx = self.conn.transaction()?;
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", i + 1)?;
+            tx.commit()?;
+        }
+        Ok(())
+    }
+
+    /// Commits `ops` in one transaction: all of them or none.
+    ///
+    /// # Errors
+    /// [`StoreError`]; nothing of the batch is stored then.
+    pub fn apply(&mut self, ops: &[StoreOp]) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        for op in ops {
+            match op {
+                StoreOp::GameStarted(g) => {
+                    tx.prepare_cached(
+                        "INSERT INTO games (id, name, black, white, rules, max_moves,
+                         least_time_per_move, total_time, byoyomi, increment, start_sfen,
+                         initial_moves, status, started_at, replay_of)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'playing', ?13, ?14)",
+                    )?
+                    .execute(params![
+                        g.id,
+                        g.name,
+                        g.black,
+                        g.white,
+                        g.rules,
+                        g.max_moves,
+                        g.least_time_per_move,
+                        g.total_time,
+                        g.byoyomi,
+                        g.increment,
+                        g.start_sfen,
+                        g.initial_moves,
+                        g.started_at,
+                        g.replay_of
+                    ])?;
+                }
+                StoreOp::Move {
+                    game_id,
+                    ply,
+                    csa,
+                    seconds,
+                    comment,
+                } => {
+                    tx.prepare_cached(
+                        "INSERT INTO moves (game_id, ply, csa, seconds, comment) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    )?
+                    .execute(params![game_id, ply, csa, seconds, comment])?;
+                }
+                StoreOp::GameEnded {
+                    game_id,
+                    status,
+                    result,
+                    reason,
+                    ended_at,
+                    record,
+                    record_path,
+                } => {
+                    tx.prepare_cached(
+                        "UPDATE games SET status = ?2, result = ?3, reason = ?4, ended_at = ?5,
+                         record = ?6, record_path = ?7 WHERE id = ?1",
+                    )?
+                    .execute(params![
+                        game_id,
+                        status,
+                        result,
+                        reason,
+                        ended_at,
+                        record,
+                        record_path
+                    ])?;
+                }
+                StoreOp::Buoy {
+                    name,
+                    moves,
+                    owner,
+                    count,
+                } => {
+                    if *count == 0 {
+                        tx.prepare_cached("DELETE FROM buoys WHERE name = ?1")?
+                            .execute(params![name])?;
+                    } else {
+                        tx.prepare_cached(
+                            "INSERT INTO buoys (name, moves, owner, count) VALUES (?1, ?2, ?3, ?4)
+                             ON CONFLICT(name) DO UPDATE SET moves = ?2, owner = ?3, count = ?4",
+                        )?
+                        .execute(params![name, moves, owner, count])?;
+                    }
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Marks the games that were being played when the server stopped as suspended, and
+    /// returns how many there were.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn suspend_unfinished(&mut self) -> Result<usize, StoreError> {
+        Ok(self.conn.execute(
+            "UPDATE games SET status = 'suspended' WHERE status = 'playing'",
+            [],
+        )?)
+    }
+
+    /// Every stored buoy.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn buoys(&self) -> Result<Vec<StoredBuoy>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name, moves, owner, count FROM buoys ORDER BY name")?;
+        let rows = stmt.query_map([], |r| {
+            Ok(StoredBuoy {
+                name: r.get(0)?,
+                moves: r.get(1)?,
+                owner: r.get(2)?,
+                count: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every stored game, oldest first, with its number of stored moves.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn games(&self) -> Result<Vec<StoredGame>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT g.id, g.status, g.result, g.reason,
+                    (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id)
+             FROM games g ORDER BY g.started_at, g.id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(StoredGame {
+                id: r.get(0)?,
+                status: r.get(1)?,
+                result: r.get(2)?,
+                reason: r.get(3)?,
+                moves: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A game's stored moves, in order: `(csa, seconds)`.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn moves(&self, game_id: &str) -> Result<Vec<(String, u64)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT csa, seconds FROM moves WHERE game_id = ?1 ORDER BY ply")?;
+        let rows = stmt.query_map(params![game_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The password hash a name is bound to.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn password_hash(&self, name: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT password_hash FROM players WHERE name = ?1")?
+            .query_row(params![name], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Binds `name` to `hash` unless it is bound already; returns the hash it is bound to.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn bind_password(
+        &mut self,
+        name: &str,
+        hash: &str,
+        now: &str,
+    ) -> Result<String, StoreError> {
+        let tx = self.conn.transaction()?;
+        tx.prepare_cached(
+            "INSERT INTO players (name, password_hash, created_at) VALUES (?1, ?2, ?3)
+             ON CONFLICT(name) DO NOTHING",
+        )?
+        .execute(params![name, hash, now])?;
+        let bound: String = tx.query_row(
+            "SELECT password_hash FROM players WHERE name = ?1",
+            params![name],
+            |r| r.get(0),
+        )?;
+        tx.commit()?;
+        Ok(bound)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn started(id: &str) -> StoreOp {
+        StoreOp::GameStarted(NewGame {
+            id: id.into(),
+            name: "g-600-10".into(),
+            black: "a".into(),
+            white: "b".into(),
+            rules: "csa".into(),
+            max_moves: 256,
+            least_time_per_move: 0,
+            total_time: 600,
+            byoyomi: 10,
+            increment: 0,
+            start_sfen: gyoku::STARTPOS_SFEN.into(),
+            initial_moves: String::new(),
+            started_at: "2026/11/23 10:00:00".into(),
+            replay_of: None,
+        })
+    }
+
+    #[test]
+    fn a_batch_is_all_or_nothing() {
+        let mut s = Store::open_memory().unwrap();
+        s.apply(&[started("g1")]).unwrap();
+        let mv = |ply| StoreOp::Move {
+            game_id: "g1".into(),
+            ply,
+            csa: "+7776FU".into(),
+            seconds: 1,
+            comment: None,
+        };
+        s.apply(&[mv(1)]).unwrap();
+        // The second op repeats ply 1: the whole batch fails and ply 2 is not stored.
+        assert!(s.apply(&[mv(2), mv(1)]).is_err());
+        assert_eq!(s.moves("g1").unwrap().len(), 1);
+        assert_eq!(s.suspend_unfinished().unwrap(), 1);
+        assert_eq!(s.games().unwrap()[0].status, "suspended");
+    }
+
+    #[test]
+    fn a_name_keeps_its_first_password() {
+        let mut s = Store::open_memory().unwrap();
+        assert_eq!(s.bind_password("a", "h1", "t").unwrap(), "h1");
+        assert_eq!(s.bind_password("a", "h2", "t").unwrap(), "h1");
+        assert_eq!(s.password_hash("a").unwrap().as_deref(), Some("h1"));
+    }
+
+    #[test]
+    fn migrations_are_idempotent_on_reopen() {
+        let dir = std::env::temp_dir().join(format!("gyoku-store-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.sqlite3");
+        drop(Store::open_sqlite(&path).unwrap());
+        let s = Store::open_sqlite(&path).unwrap();
+        assert!(s.games().unwrap().is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,420 @@
+//! The CSA server end to end over loopback TCP: real sockets, the real SQLite file and the
+//! real record files, driven by scripted clients.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use gyoku_server::lobby::Config;
+use gyoku_server::server::{Options, run};
+
+struct TestServer {
+    addr: SocketAddr,
+    dir: PathBuf,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl TestServer {
+    fn start(name: &str, config: Config) -> TestServer {
+        let dir = std::env::temp_dir().join(format!("gyoku-server-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let options = Options {
+            csa: "127.0.0.1:0".parse().unwrap(),
+            db: dir.join("gyoku.sqlite3"),
+            records: dir.join("records"),
+            lobby: config,
+            max_connections: 100,
+            max_per_address: 50,
+        };
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                run(options, |s| addr_tx.send(s.csa).unwrap(), async move {
+                    let _ = stop_rx.await;
+                })
+                .await
+                .unwrap();
+            });
+        });
+        let addr = addr_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        TestServer {
+            addr,
+            dir,
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        }
+    }
+
+    fn client(&self) -> Client {
+        Client::connect(self.addr)
+    }
+
+    fn db(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open_with_flags(
+            self.dir.join("gyoku.sqlite3"),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .unwrap()
+    }
+
+    fn record_files(&self) -> Vec<PathBuf> {
+        fn walk(p: &Path, out: &mut Vec<PathBuf>) {
+            for e in std::fs::read_dir(p).into_iter().flatten().flatten() {
+                if e.path().is_dir() {
+                    walk(&e.path(), out);
+                } else {
+                    out.push(e.path());
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.dir.join("records"), &mut out);
+        out
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+struct Client {
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+    seen: Vec<String>,
+}
+
+impl Client {
+    fn connect(addr: SocketAddr) -> Client {
+        let s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        Client {
+            reader: BufReader::new(s.try_clone().unwrap()),
+            writer: s,
+            seen: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        self.writer
+            .write_all(format!("{line}\n").as_bytes())
+            .unwrap();
+    }
+
+    /// Reads lines until one equals `want` (or starts with it, for a `prefix*`).
+    fn expect(&mut self, want: &str) -> String {
+        loop {
+            let mut line = String::new();
+            match self.reader.read_line(&mut line) {
+                Ok(0) => panic!(
+                    "connection closed waiting for {want:?}; seen {:?}",
+                    self.seen
+                ),
+                Ok(_) => {}
+                Err(e) => panic!("{e} waiting for {want:?}; seen {:?}", self.seen),
+            }
+            let line = line.trim_end().to_string();
+            self.seen.push(line.clone());
+            let hit = match want.strip_suffix('*') {
+                Some(prefix) => line.starts_with(prefix),
+                None => line == want,
+            };
+            if hit {
+                return line;
+            }
+        }
+    }
+
+    /// Whether the server closes the connection (reading whatever comes first).
+    fn closed(&mut self) -> bool {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match self.reader.read_line(&mut line) {
+                Ok(0) => return true,
+                Ok(_) => self.seen.push(line.trim_end().to_string()),
+                Err(_) => return false,
+            }
+        }
+    }
+
+    fn login_x1(addr: SocketAddr, name: &str, password: &str) -> Client {
+        let mut c = Client::connect(addr);
+        c.send(&format!("LOGIN {name} {password} x1"));
+        c.expect(&format!("LOGIN:{name} OK"));
+        c.expect("##[LOGIN] +OK x1");
+        c
+    }
+}
+
+/// Two x1 players start `game`, Black first; returns (black, white, Game_ID).
+fn start_game(server: &TestServer, game: &str, names: [&str; 2]) -> (Client, Client, String) {
+    let mut b = Client::login_x1(server.addr, names[0], "pw");
+    let mut w = Client::login_x1(server.addr, names[1], "pw");
+    b.send(&format!("%%GAME {game} +"));
+    w.send(&format!("%%GAME {game} -"));
+    let id = b.expect("Game_ID:*")["Game_ID:".len()..].to_string();
+    b.expect("END Game_Summary");
+    w.expect("END Game_Summary");
+    b.send("AGREE");
+    w.send("AGREE");
+    b.expect(&format!("START:{id}"));
+    w.expect(&format!("START:{id}"));
+    (b, w, id)
+}
+
+fn stored_moves(server: &TestServer, id: &str) -> Vec<(String, i64)> {
+    let db = server.db();
+    let mut stmt = db
+        .prepare("SELECT csa, seconds FROM moves WHERE game_id = ?1 ORDER BY ply")
+        .unwrap();
+    stmt.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+#[test]
+fn every_echoed_move_is_already_stored_and_the_record_is_written() {
+    let server = TestServer::start("echo", Config::default());
+    let (mut b, mut w, id) = start_game(&server, "echo-600-10", ["b1", "w1"]);
+    let moves = ["+7776FU", "-3334FU", "+8822UM", "-3122GI"];
+    for (i, m) in moves.iter().enumerate() {
+        if i % 2 == 0 { &mut b } else { &mut w }.send(m);
+        b.expect(&format!("{m},T*"));
+        w.expect(&format!("{m},T*"));
+        // The echo came: the move is on disk already.
+        assert_eq!(stored_moves(&server, &id).len(), i + 1, "after {m}");
+    }
+    b.send("%TORYO");
+    for (c, result) in [(&mut b, "#LOSE"), (&mut w, "#WIN")] {
+        c.expect("%TORYO");
+        c.expect("#RESIGN");
+        c.expect(result);
+    }
+    let files = server.record_files();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(files[0].ends_with(format!("{id}.csa")), "{files:?}");
+    assert!(
+        text.starts_with("V2\nN+b1\nN-w1\n'Max_Moves:256\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("+8822UM\nT0\n-3122GI\nT0\n%TORYO\n"),
+        "{text}"
+    );
+    assert!(text.contains("'summary:toryo:b1 lose:w1 win\n"), "{text}");
+    let (status, result, reason): (String, String, String) = server
+        .db()
+        .query_row(
+            "SELECT status, result, reason FROM games WHERE id = ?1",
+            [&id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (status.as_str(), result.as_str(), reason.as_str()),
+        ("finished", "white", "resignation")
+    );
+    // The stored record reads back and judges to the stored result.
+    let record = &gyoku_kifu::read_str(&text, gyoku_kifu::Format::Csa).unwrap()[0];
+    assert_eq!(record.moves.len(), 4);
+}
+
+#[test]
+fn the_server_flags_time_up_without_a_message_from_the_player() {
+    let server = TestServer::start("timeup", Config::default());
+    let (mut b, mut w, _) = start_game(&server, "blitz-1-0", ["b2", "w2"]);
+    let started = std::time::Instant::now();
+    b.expect("#TIME_UP");
+    b.expect("#LOSE");
+    w.expect("#TIME_UP");
+    w.expect("#WIN");
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+}
+
+#[test]
+fn byoyomi_counts_whole_seconds_as_shogi_server() {
+    let server = TestServer::start("byo", Config::default());
+    let (mut b, mut w, _) = start_game(&server, "byo-0-2", ["b3", "w3"]);
+    // 1.2 s is charged 1 s, within a 2 s byoyomi.
+    std::thread::sleep(Duration::from_millis(1200));
+    b.send("+7776FU");
+    w.expect("+7776FU,T1");
+    // White takes longer than its 2 s and loses, with no move sent.
+    w.expect("#TIME_UP");
+    w.expect("#LOSE");
+    b.expect("#WIN");
+}
+
+#[test]
+fn mate_ends_the_game_unlike_shogi_server() {
+    // A real game that ended in mate at ply 107 (kifu-for-js sample, shared data): its first
+    // 106 moves are set as a buoy, and Black plays the mating move.
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/records/kifu-for-js/csa/2005_YAMADA_GPS.csa");
+    let bytes = std::fs::read(&path).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    let moves: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.get(..7))
+        .filter(|m| gyoku_proto::csa::move_shaped(m))
+        .collect();
+    assert_eq!(moves.len(), 107);
+    let server = TestServer::start("mate", Config::default());
+    let mut admin = Client::login_x1(server.addr, "admin", "pw");
+    let buoy: String = moves[..106].iter().map(|m| format!("{m},T0")).collect();
+    admin.send(&format!("%%SETBUOY buoy_mate-600-0 {buoy} 1"));
+    admin.expect("##[SETBUOY] +OK");
+    let (mut b, mut w, _) = start_game(&server, "buoy_mate-600-0", ["b4", "w4"]);
+    b.send(moves[106]);
+    b.expect(&format!("{},T*", moves[106]));
+    b.expect("#CHECKMATE");
+    b.expect("#WIN");
+    w.expect("#CHECKMATE");
+    w.expect("#LOSE");
+    let text = std::fs::read_to_string(&server.record_files()[0]).unwrap();
+    assert!(
+        text.contains("'buoy game starting with 106 moves\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("'summary:checkmate:b4 win:w4 lose\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_illegal_move_loses_and_the_record_names_it() {
+    let server = TestServer::start("illegal", Config::default());
+    let (mut b, mut w, id) = start_game(&server, "foul-600-0", ["b5", "w5"]);
+    b.send("+7776FU");
+    w.expect("+7776FU,T*");
+    // A pawn moving two squares.
+    w.send("-3335FU");
+    w.expect("#ILLEGAL_MOVE");
+    w.expect("#LOSE");
+    b.expect("#ILLEGAL_MOVE");
+    b.expect("#WIN");
+    let text = std::fs::read_to_string(&server.record_files()[0]).unwrap();
+    assert!(text.contains("'ILLEGAL_MOVE(-3335FU)\n"), "{text}");
+    assert!(
+        text.contains("'summary:illegal move:b5 win:w5 lose\n"),
+        "{text}"
+    );
+    assert_eq!(stored_moves(&server, &id).len(), 1);
+}
+
+#[test]
+fn a_name_keeps_the_password_it_first_logged_in_with() {
+    let server = TestServer::start("password", Config::default());
+    let mut a = Client::login_x1(server.addr, "owner", "secret");
+    a.send("LOGOUT");
+    a.expect("LOGOUT:completed");
+    assert!(a.closed());
+    let mut thief = server.client();
+    thief.send("LOGIN owner guess x1");
+    thief.expect("LOGIN:incorrect");
+    let mut again = Client::login_x1(server.addr, "owner", "secret");
+    again.send("%%VERSION");
+    again.expect("##[VERSION] +OK");
+    let stored: String = server
+        .db()
+        .query_row(
+            "SELECT password_hash FROM players WHERE name = 'owner'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(stored.starts_with("$argon2id$") && !stored.contains("secret"));
+}
+
+#[test]
+fn a_player_who_leaves_mid_game_loses_at_once() {
+    let server = TestServer::start("leave", Config::default());
+    let (b, mut w, id) = start_game(&server, "leave-600-0", ["b6", "w6"]);
+    drop(b);
+    w.expect("%TORYO");
+    w.expect("#RESIGN");
+    w.expect("#WIN");
+    let reason: String = server
+        .db()
+        .query_row("SELECT reason FROM games WHERE id = ?1", [&id], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(reason, "abnormal");
+}
+
+#[test]
+fn a_flooding_client_is_cut_off_and_the_others_play_on() {
+    let server = TestServer::start("flood", Config::default());
+    let (mut b, mut w, _) = start_game(&server, "calm-600-0", ["b7", "w7"]);
+    let mut rogue = Client::login_x1(server.addr, "rogue", "pw");
+    rogue.send(&"x".repeat(100_000));
+    assert!(rogue.closed(), "{:?}", rogue.seen);
+    b.send("+7776FU");
+    w.expect("+7776FU,T*");
+}
+
+#[test]
+fn a_game_name_chooses_its_rules_and_the_summary_says_so() {
+    let server = TestServer::start("rules", Config::default());
+    let mut b = Client::login_x1(server.addr, "b8", "pw");
+    let mut w = Client::login_x1(server.addr, "w8", "pw");
+    b.send("%%GAME rules_jsa_cup-600-10 +");
+    w.send("%%GAME rules_jsa_cup-600-10 -");
+    b.expect("Declaration:Gyoku jsa");
+    b.expect("Max_Moves:500");
+    w.expect("Declaration:Gyoku jsa");
+    let mut p = Client::login_x1(server.addr, "b9", "pw");
+    let mut q = Client::login_x1(server.addr, "w9", "pw");
+    p.send("%%GAME plain-600-10 +");
+    q.send("%%GAME plain-600-10 -");
+    p.expect("Declaration:Jishogi 1.1");
+    p.expect("Max_Moves:256");
+}
+
+#[test]
+fn csa_mode_logs_in_with_the_game_name_and_is_closed_after_the_game() {
+    let server = TestServer::start("csamode", Config::default());
+    let mut one = server.client();
+    let mut two = server.client();
+    one.send("LOGIN alpha csamode-60-5-B,pw1");
+    one.expect("LOGIN:alpha OK");
+    two.send("LOGIN beta csamode-60-5,pw2");
+    two.expect("LOGIN:beta OK");
+    one.expect("Your_Turn:+");
+    one.expect("Total_Time:60");
+    one.expect("Byoyomi:5");
+    two.expect("Your_Turn:-");
+    two.expect("END Game_Summary");
+    one.send("AGREE");
+    two.send("AGREE");
+    one.expect("START:*");
+    one.send("%TORYO");
+    two.expect("#WIN");
+    assert!(one.closed());
+    assert!(two.closed());
+}
