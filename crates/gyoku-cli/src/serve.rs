@@ -103,7 +103,10 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
                     db.display(),
                     records.display(),
                     if s.suspended > 0 {
-                        format!("; {} unfinished games marked suspended", s.suspended)
+                        format!(
+                            "; {} suspended games ({} interrupted when it last stopped) resume when both players log in again",
+                            s.suspended, s.interrupted
+                        )
                     } else {
                         String::new()
                     }

@@ -584,6 +584,20 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         format: Format::Ki2,
         ..e
     })?;
+    if !record.moves.is_empty() || record.foul.is_some() || !record.variations.is_empty() {
+        // KIF move lines before the first KI2 move: the KI2 moves would follow a line the
+        // header already played. A file mixing the two is refused where the KIF moves are.
+        let at = text
+            .lines()
+            .take(first_move)
+            .position(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+            .unwrap_or(0);
+        return Err(err(
+            at + 1,
+            1,
+            "a KIF move line in a KI2 record (KI2 moves start with ▲ or △)",
+        ));
+    }
     let mut line = Line {
         pos: record.start.clone(),
         previous_to: None,

@@ -138,3 +138,14 @@ fn line_lookups_agree_with_the_lines() {
                 \n変化：9手\n   9 ２六歩(27)\n";
     check(&read_str(text, Format::Kif).unwrap()[0]);
 }
+
+/// Found by the `read_ki2` fuzz target: a KIF move line before the first KI2 move was
+/// played by the header's KIF reader, and the KI2 moves were then read from the start
+/// position and appended after it (a Black move on White's turn). Refused where it is.
+#[test]
+fn a_kif_move_line_in_a_ki2_header_is_refused() {
+    let text = "手合割：平手\n   1 ６八玉(59)\n▲７六歩    △３四歩\n";
+    let e = gyoku_kifu::read_str(text, gyoku_kifu::Format::Ki2).unwrap_err();
+    assert_eq!((e.line, e.column), (2, 1), "{e}");
+    assert!(e.message.contains("KIF move line"), "{e}");
+}

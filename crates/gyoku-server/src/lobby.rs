@@ -185,6 +185,64 @@ struct LiveGame {
     increment: u32,
     max_moves: u32,
     monitors: Vec<ConnId>,
+    /// A suspended game taken up again: stored already, its clock as it was.
+    resumed: bool,
+    /// The no-contest game this one replays.
+    replay_of: Option<String>,
+}
+
+/// A game as stored: what it takes to propose it again (a suspended game) or for the
+/// first time.
+#[derive(Clone, Debug)]
+pub struct GameSpec {
+    /// The Game_ID.
+    pub id: String,
+    /// The game name.
+    pub name: String,
+    /// The rules.
+    pub preset: Preset,
+    /// Black's and White's names.
+    pub names: [String; 2],
+    /// The move limit (0: none).
+    pub max_moves: u32,
+    /// Seconds.
+    pub total: u32,
+    /// Seconds.
+    pub byoyomi: u32,
+    /// Seconds.
+    pub increment: u32,
+    /// The start position.
+    pub start: Position,
+    /// Moves the game started with (buoy), with their times.
+    pub initial_moves: Vec<(String, u32)>,
+    /// Moves played, with the seconds each was charged.
+    pub moves: Vec<(String, u64)>,
+    /// `YYYY/MM/DD HH:MM:SS`.
+    pub started_at: String,
+    /// The no-contest game this one replays.
+    pub replay_of: Option<String>,
+}
+
+impl GameSpec {
+    /// A stored game as a spec; `None` if what is stored does not make sense (an unknown
+    /// preset, a bad SFEN).
+    pub fn from_stored(g: &NewGame, moves: Vec<(String, u64)>) -> Option<GameSpec> {
+        Some(GameSpec {
+            id: g.id.clone(),
+            name: g.name.clone(),
+            preset: g.rules.parse().ok()?,
+            names: [g.black.clone(), g.white.clone()],
+            max_moves: g.max_moves,
+            total: g.total_time,
+            byoyomi: g.byoyomi,
+            increment: g.increment,
+            start: Position::from_sfen(&g.start_sfen).ok()?,
+            initial_moves: split_moves(&g.initial_moves.replace('\n', ""))?,
+            moves,
+            started_at: g.started_at.clone(),
+            replay_of: g.replay_of.clone(),
+        })
+    }
 }
 
 /// How a game ends, as the server sees it.
@@ -206,6 +264,8 @@ pub struct Lobby {
     games: HashMap<u64, LiveGame>,
     by_id: BTreeMap<String, u64>,
     buoys: BTreeMap<String, StoredBuoy>,
+    /// Suspended games by Game_ID, waiting for both players.
+    suspended: BTreeMap<String, GameSpec>,
     next_game: u64,
     last_id_time: chrono::NaiveDateTime,
     rng: u64,
@@ -279,8 +339,8 @@ pub fn split_moves(text: &str) -> Option<Vec<(String, u32)>> {
 }
 
 impl Lobby {
-    /// A lobby with no one in it, knowing the stored buoys.
-    pub fn new(config: Config, buoys: Vec<StoredBuoy>) -> Lobby {
+    /// A lobby with no one in it, knowing the stored buoys and suspended games.
+    pub fn new(config: Config, buoys: Vec<StoredBuoy>, suspended: Vec<GameSpec>) -> Lobby {
         let seed = {
             use std::hash::{BuildHasher, Hasher};
             let mut h = std::collections::hash_map::RandomState::new().build_hasher();
@@ -293,6 +353,7 @@ impl Lobby {
             games: HashMap::new(),
             by_id: BTreeMap::new(),
             buoys: buoys.into_iter().map(|b| (b.name.clone(), b)).collect(),
+            suspended: suspended.into_iter().map(|g| (g.id.clone(), g)).collect(),
             next_game: 1,
             last_id_time: chrono::NaiveDateTime::MIN,
             rng: seed,
@@ -682,14 +743,32 @@ impl Lobby {
                 bytes: record::encode(&text),
             });
         }
+        if matches!(ending, Ending::Suspended) {
+            self.suspended.insert(g.id.clone(), g.spec());
+        }
+        // A no contest (JSA sennichite, a 24-30 impasse, the 500-move limit) is replayed
+        // with colours swapped: offered to both players at once, linked to this game.
+        let replay = matches!(&ending, Ending::Decided(o) if o.result == GameResult::NoContest)
+            && g.players.iter().all(|p| self.conns.contains_key(p));
         // Sends go out after the commit and the file: the driver orders them so.
         for p in g.players {
-            self.release(p, out);
+            self.release(p, !replay, out);
+        }
+        if replay {
+            let [black, white] = g.players;
+            self.propose(
+                &g.name,
+                [white, black],
+                Vec::new(),
+                Some(g.id.clone()),
+                now,
+                out,
+            );
         }
     }
 
     /// A player's game is over: back to `connected`, or disconnected in CSA mode.
-    fn release(&mut self, conn: ConnId, out: &mut Vec<Output>) {
+    fn release(&mut self, conn: ConnId, close_csa: bool, out: &mut Vec<Output>) {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
@@ -698,7 +777,7 @@ impl Lobby {
         c.game_name.clear();
         c.sente = None;
         c.deferred.clear();
-        if !c.x1 {
+        if !c.x1 && close_csa {
             self.conns.remove(&conn);
             out.push(Output::Close(conn));
         }
@@ -763,8 +842,11 @@ impl Lobby {
         for p in g.players {
             Self::send(out, p, format!("REJECT:{} by {by}\n", g.id));
         }
+        if g.resumed {
+            self.suspended.insert(g.id.clone(), g.spec());
+        }
         for p in g.players {
-            self.release(p, out);
+            self.release(p, true, out);
         }
     }
 
@@ -792,27 +874,33 @@ impl Lobby {
             return;
         }
         g.phase = Phase::Playing;
-        g.started_at = now.wall.format("%Y/%m/%d %H:%M:%S").to_string();
-        out.push(Output::Store(StoreOp::GameStarted(NewGame {
-            id: g.id.clone(),
-            name: g.name.clone(),
-            black: g.names[0].clone(),
-            white: g.names[1].clone(),
-            rules: g.preset.name().to_string(),
-            max_moves: g.max_moves,
-            least_time_per_move: self.config.least_time_per_move,
-            total_time: g.total,
-            byoyomi: g.byoyomi,
-            increment: g.increment,
-            start_sfen: g.start.to_sfen(),
-            initial_moves: g
-                .initial_moves
-                .iter()
-                .map(|(m, t)| format!("{m},T{t}\n"))
-                .collect(),
-            started_at: g.started_at.clone(),
-            replay_of: None,
-        })));
+        if g.resumed {
+            out.push(Output::Store(StoreOp::GameResumed {
+                game_id: g.id.clone(),
+            }));
+        } else {
+            g.started_at = now.wall.format("%Y/%m/%d %H:%M:%S").to_string();
+            out.push(Output::Store(StoreOp::GameStarted(NewGame {
+                id: g.id.clone(),
+                name: g.name.clone(),
+                black: g.names[0].clone(),
+                white: g.names[1].clone(),
+                rules: g.preset.name().to_string(),
+                max_moves: g.max_moves,
+                least_time_per_move: self.config.least_time_per_move,
+                total_time: g.total,
+                byoyomi: g.byoyomi,
+                increment: g.increment,
+                start_sfen: g.start.to_sfen(),
+                initial_moves: g
+                    .initial_moves
+                    .iter()
+                    .map(|(m, t)| format!("{m},T{t}\n"))
+                    .collect(),
+                started_at: g.started_at.clone(),
+                replay_of: g.replay_of.clone(),
+            })));
+        }
         for p in g.players {
             Self::send(out, p, format!("START:{}\n", g.id));
             if let Some(c) = self.conns.get_mut(&p) {
@@ -1154,13 +1242,48 @@ impl Lobby {
         }
     }
 
+    /// The suspended game named `game` that `player` plays in, if any.
+    fn suspended_for(&self, game: &str, player: &str) -> Option<String> {
+        self.suspended
+            .values()
+            .find(|g| g.name == game && g.names.iter().any(|n| n == player))
+            .map(|g| g.id.clone())
+    }
+
+    /// A player of a suspended game asks for it: it waits for the other player, and once
+    /// both are here the game is proposed again with its moves and clocks.
+    fn resume(&mut self, conn: ConnId, id: &str, now: Now, out: &mut Vec<Output>) {
+        let spec = &self.suspended[id];
+        let me = self.conns[&conn].name.clone();
+        let black = spec.names[0] == me;
+        let other = spec.names[usize::from(black)].clone();
+        let game = spec.name.clone();
+        let c = self.conns.get_mut(&conn).expect("logged in");
+        c.status = Status::GameWaiting;
+        c.game_name = game.clone();
+        c.sente = Some(black);
+        let rival = self
+            .conns
+            .iter()
+            .find(|(_, r)| {
+                r.name == other && r.status == Status::GameWaiting && r.game_name == game
+            })
+            .map(|(&id, _)| id);
+        if let Some(rival) = rival {
+            let spec = self.suspended.remove(id).expect("looked up");
+            let players = if black { [conn, rival] } else { [rival, conn] };
+            self.open(spec, players, true, now, out);
+        }
+    }
+
     fn find_rival(&self, me: ConnId, game: &str) -> Option<ConnId> {
         let c = &self.conns[&me];
         let want = c.sente.map(|s| !s);
         self.conns
             .iter()
             .find(|&(&id, r)| {
-                id != me
+                self.suspended_for(game, &r.name).is_none()
+                    && id != me
                     && r.status == Status::GameWaiting
                     && r.game_name == game
                     && (want.is_none() || r.sente.is_none() || r.sente == want)
@@ -1197,6 +1320,11 @@ impl Lobby {
             Self::send(out, conn, msg);
             return;
         }
+        let me = c.name.clone();
+        if let Some(id) = self.suspended_for(game, &me) {
+            return self.resume(conn, &id, now, out);
+        }
+        let c = self.conns.get_mut(&conn).expect("logged in");
         c.sente = match turn {
             '+' => Some(true),
             '-' => Some(false),
@@ -1275,7 +1403,7 @@ impl Lobby {
                 self.buoys.remove(game);
             }
         }
-        self.propose(game, black, white, initial, now, out);
+        self.propose(game, [black, white], initial, None, now, out);
     }
 
     fn rules_for(&self, preset: Preset) -> (RuleSet, u32) {
@@ -1314,68 +1442,122 @@ impl Lobby {
     fn propose(
         &mut self,
         game: &str,
-        black: ConnId,
-        white: ConnId,
+        [black, white]: [ConnId; 2],
         initial: Vec<(String, u32)>,
+        replay_of: Option<String>,
         now: Now,
         out: &mut Vec<Output>,
     ) {
         let name = GameName::parse(game).expect("checked by the caller");
         let preset = preset_of_name(game).unwrap_or(self.config.rules);
-        let (rules, max_moves) = self.rules_for(preset);
-        let start = start_position(name.handicap);
-        let mut referee = Game::new(start.clone(), rules);
-        let mut pos = start.clone();
-        for (m, _) in &initial {
-            let Ok((_, mv)) = gyoku_kifu::csa::parse_move(m, &pos) else {
-                break;
-            };
-            if referee.play(mv).is_err() || referee.outcome().is_some() {
-                break;
-            }
-            pos = referee.position().clone();
-        }
+        let (_, max_moves) = self.rules_for(preset);
         let names = [
             self.conns[&black].name.clone(),
             self.conns[&white].name.clone(),
         ];
         let id = self.next_game_id(game, &names[0], &names[1], now);
+        let spec = GameSpec {
+            id,
+            name: game.to_string(),
+            preset,
+            names,
+            max_moves,
+            total: name.total_seconds,
+            byoyomi: name.byoyomi_seconds,
+            increment: name.increment_seconds,
+            start: start_position(name.handicap),
+            initial_moves: initial,
+            moves: Vec::new(),
+            started_at: now.wall.format("%Y/%m/%d %H:%M:%S").to_string(),
+            replay_of,
+        };
+        self.open(spec, [black, white], false, now, out);
+    }
+
+    /// Proposes a game, new or resumed, to its two players.
+    fn open(
+        &mut self,
+        spec: GameSpec,
+        players: [ConnId; 2],
+        resumed: bool,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let (mut rules, _) = self.rules_for(spec.preset);
+        rules.move_limit = (spec.max_moves > 0).then(|| MoveLimit {
+            plies: spec.max_moves,
+            ..rules.move_limit.unwrap_or(MoveLimit {
+                plies: 0,
+                check_extension: false,
+                result: Resolution::Draw,
+                strict_csa_server: self.config.strict_csa_server,
+            })
+        });
         let control = TimeControl {
-            main: u64::from(name.total_seconds) * 1000,
-            byoyomi: u64::from(name.byoyomi_seconds) * 1000,
-            increment: u64::from(name.increment_seconds) * 1000,
+            main: u64::from(spec.total) * 1000,
+            byoyomi: u64::from(spec.byoyomi) * 1000,
+            increment: u64::from(spec.increment) * 1000,
             least_time_per_move: u64::from(self.config.least_time_per_move) * 1000,
             rounding: Rounding::FlooredSeconds,
         };
+        let mut referee = Game::new(spec.start.clone(), rules);
+        let mut remaining = [control.main; 2];
+        let played = spec
+            .initial_moves
+            .iter()
+            .map(|(m, _)| (m, None))
+            .chain(spec.moves.iter().map(|(m, t)| (m, Some(*t))));
+        for (m, charged) in played {
+            let mover = referee.turn();
+            let Ok((_, mv)) = gyoku_kifu::csa::parse_move(m, referee.position()) else {
+                break;
+            };
+            if referee.play(mv).is_err() || referee.outcome().is_some() {
+                break;
+            }
+            // Buoy moves cost nothing; a resumed game's moves cost what they were charged.
+            if let Some(t) = charged {
+                let r = &mut remaining[mover.index()];
+                *r = (*r + control.increment).saturating_sub(t * 1000);
+            }
+        }
         let key = self.next_game;
         self.next_game += 1;
-        let last_move = initial.last().map(|(m, _)| m.clone()).unwrap_or_default();
+        let last_move = spec
+            .moves
+            .last()
+            .map(|(m, _)| m.clone())
+            .or_else(|| spec.initial_moves.last().map(|(m, _)| m.clone()))
+            .unwrap_or_default();
+        let [black, white] = players;
         let g = LiveGame {
-            id: id.clone(),
-            name: game.to_string(),
-            preset,
-            players: [black, white],
-            names,
+            id: spec.id.clone(),
+            name: spec.name.clone(),
+            preset: spec.preset,
+            players,
+            names: spec.names,
             rating_ids: [
                 self.conns[&black].rating_id.clone(),
                 self.conns[&white].rating_id.clone(),
             ],
-            clock: Clock::new(control, referee.turn()),
+            clock: Clock::with_remaining(control, referee.turn(), remaining[0], remaining[1]),
             referee,
             phase: Phase::Agreeing {
                 expires: now.mono + AGREE_TIMEOUT_MS,
             },
-            start,
-            initial_moves: initial,
-            moves: Vec::new(),
+            start: spec.start,
+            initial_moves: spec.initial_moves,
+            moves: spec.moves.into_iter().map(|(m, t)| (m, t, None)).collect(),
             last_move,
             foul_text: None,
-            started_at: now.wall.format("%Y/%m/%d %H:%M:%S").to_string(),
-            total: name.total_seconds,
-            byoyomi: name.byoyomi_seconds,
-            increment: name.increment_seconds,
-            max_moves,
+            started_at: spec.started_at,
+            total: spec.total,
+            byoyomi: spec.byoyomi,
+            increment: spec.increment,
+            max_moves: spec.max_moves,
             monitors: Vec::new(),
+            resumed,
+            replay_of: spec.replay_of,
         };
         for (color, conn) in [(Color::Black, black), (Color::White, white)] {
             Self::send(out, conn, self.summary(&g, Some(color)).to_string());
@@ -1386,9 +1568,9 @@ impl Lobby {
             c.status = Status::AgreeWaiting;
             c.game = Some(key);
             c.sente = Some(color == Color::Black);
-            c.game_name = game.to_string();
+            c.game_name = spec.name.clone();
         }
-        self.by_id.insert(id, key);
+        self.by_id.insert(spec.id, key);
         self.games.insert(key, g);
     }
 
@@ -1430,14 +1612,25 @@ impl Lobby {
         for (m, t) in &g.initial_moves {
             position.push(format!("{m},T{t}"));
         }
-        if you.is_none() {
+        let time = if g.resumed && you.is_some() {
+            // Each side's own time left, as `BEGIN Time+`/`Time-` blocks (ShogiHome and
+            // CSA 1.2.1 clients read them).
+            let side = |c: Color| SummaryTime {
+                total_time: Some(g.clock.remaining(c) / 1000),
+                ..time.clone()
+            };
+            SummaryTimes::PerSide(gyoku::ByColor::new(side(Color::Black), side(Color::White)))
+        } else {
+            SummaryTimes::Both(time)
+        };
+        if you.is_none() || g.resumed {
             for (m, t, _) in &g.moves {
                 position.push(format!("{m},T{t}"));
             }
         }
         GameSummary {
             fields,
-            time: SummaryTimes::Both(time),
+            time,
             position,
             trailer: Vec::new(),
         }
@@ -1474,6 +1667,25 @@ impl Lobby {
 }
 
 impl LiveGame {
+    /// What it takes to propose this game again.
+    fn spec(&self) -> GameSpec {
+        GameSpec {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            preset: self.preset,
+            names: self.names.clone(),
+            max_moves: self.max_moves,
+            total: self.total,
+            byoyomi: self.byoyomi,
+            increment: self.increment,
+            start: self.start.clone(),
+            initial_moves: self.initial_moves.clone(),
+            moves: self.moves.iter().map(|(m, t, _)| (m.clone(), *t)).collect(),
+            started_at: self.started_at.clone(),
+            replay_of: self.replay_of.clone(),
+        }
+    }
+
     /// `YYYY/MM/DD` of the game's start, the record's directory.
     fn started_at_dir(&self) -> String {
         self.started_at
@@ -1527,7 +1739,10 @@ fn end_lines(g: &LiveGame, ending: &Ending) -> EndLines {
             let r = Some(o.result);
             match &o.reason {
                 EndReason::Checkmate | EndReason::NoLegalMove => {
-                    ("#CHECKMATE\n", r, None, "checkmate", o.reason.code())
+                    // The protocol has no word for mate (shogi-server never sees one):
+                    // the result lines alone, which every client reads (python-shogi
+                    // refuses any reason line it does not know).
+                    ("", r, None, "checkmate", o.reason.code())
                 }
                 EndReason::Resignation { .. } => (
                     "%TORYO\n#RESIGN\n",
@@ -1618,7 +1833,11 @@ fn end_lines(g: &LiveGame, ending: &Ending) -> EndLines {
     let (w, ww) = per_side(Color::White);
     EndLines {
         players: [format!("{reason_lines}{b}"), format!("{reason_lines}{w}")],
-        monitor: reason_lines.trim_end().replace('\n', " "),
+        monitor: if reason_lines.is_empty() {
+            summary.to_string()
+        } else {
+            reason_lines.trim_end().replace('\n', " ")
+        },
         record_end,
         summary,
         results: [bw, ww],

@@ -21,7 +21,7 @@ use tokio::time::Instant;
 use gyoku_proto::csa::ClientMessage;
 
 use crate::accounts::{Accounts, rating_id};
-use crate::lobby::{CheckedLogin, Config, ConnId, Input, Lobby, Now, Output};
+use crate::lobby::{CheckedLogin, Config, ConnId, GameSpec, Input, Lobby, Now, Output};
 use crate::store::{Store, StoreOp};
 
 /// Longest line a client may send, bytes (a move with a long PV comment fits).
@@ -85,7 +85,9 @@ enum Event {
 pub struct Started {
     /// The CSA port's address (with the port the system chose, for port 0).
     pub csa: SocketAddr,
-    /// Games found unfinished in storage and marked suspended.
+    /// Games that were being played when the server last stopped, now suspended.
+    pub interrupted: usize,
+    /// Suspended games waiting for both players to log in again.
     pub suspended: usize,
 }
 
@@ -100,16 +102,27 @@ pub async fn run(
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<(), ServeError> {
     let db = options.db.clone();
-    let (store, accounts, buoys, suspended) = tokio::task::spawn_blocking(move || {
-        let mut store = Store::open_sqlite(&db)?;
-        let suspended = store.suspend_unfinished()?;
-        let buoys = store.buoys()?;
-        let accounts = Accounts::new(Store::open_sqlite(&db)?);
-        Ok::<_, crate::store::StoreError>((store, accounts, buoys, suspended))
-    })
-    .await
-    .map_err(|e| ServeError(e.to_string()))?
-    .map_err(|e| ServeError(e.to_string()))?;
+    let (store, accounts, buoys, (interrupted, suspended)) =
+        tokio::task::spawn_blocking(move || {
+            let mut store = Store::open_sqlite(&db)?;
+            let interrupted = store.suspend_unfinished()?;
+            let buoys = store.buoys()?;
+            let mut suspended = Vec::new();
+            for (g, moves) in store.suspended_games()? {
+                match GameSpec::from_stored(&g, moves) {
+                    Some(spec) => suspended.push(spec),
+                    None => note(&format!(
+                        "suspended game {} cannot be read back; left as it is",
+                        g.id
+                    )),
+                }
+            }
+            let accounts = Accounts::new(Store::open_sqlite(&db)?);
+            Ok::<_, crate::store::StoreError>((store, accounts, buoys, (interrupted, suspended)))
+        })
+        .await
+        .map_err(|e| ServeError(e.to_string()))?
+        .map_err(|e| ServeError(e.to_string()))?;
     let listener = TcpListener::bind(options.csa)
         .await
         .map_err(|e| ServeError(format!("cannot listen on {}: {e}", options.csa)))?;
@@ -118,7 +131,8 @@ pub async fn run(
         .map_err(|e| ServeError(e.to_string()))?;
     on_start(&Started {
         csa: local,
-        suspended,
+        interrupted,
+        suspended: suspended.len(),
     });
     let (tx, rx) = mpsc::channel::<Event>(65_536);
     let limits = Arc::new(Limits {
@@ -128,7 +142,7 @@ pub async fn run(
         hashing: Semaphore::new(2),
     });
     let acceptor = tokio::spawn(accept_loop(listener, tx, accounts, limits));
-    let lobby = Lobby::new(options.lobby.clone(), buoys);
+    let lobby = Lobby::new(options.lobby.clone(), buoys, suspended);
     let result = tokio::select! {
         r = referee_loop(lobby, rx, store, options.records.clone()) => r,
         () = shutdown => Ok(()),

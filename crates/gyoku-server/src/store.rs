@@ -129,6 +129,11 @@ pub enum StoreOp {
         /// Where the record file is written, relative to the records directory.
         record_path: String,
     },
+    /// A suspended game was taken up again by both players.
+    GameResumed {
+        /// The Game_ID.
+        game_id: String,
+    },
     /// A buoy game was set (or its count changed; 0 deletes it).
     Buoy {
         /// Its name.
@@ -141,6 +146,9 @@ pub enum StoreOp {
         count: u32,
     },
 }
+
+/// A stored move: its CSA text and the seconds it was charged.
+pub type StoredMove = (String, u64);
 
 /// A stored buoy.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -313,6 +321,12 @@ impl Store {
                         record_path
                     ])?;
                 }
+                StoreOp::GameResumed { game_id } => {
+                    tx.prepare_cached(
+                        "UPDATE games SET status = 'playing' WHERE id = ?1 AND status = 'suspended'",
+                    )?
+                    .execute(params![game_id])?;
+                }
                 StoreOp::Buoy {
                     name,
                     moves,
@@ -346,6 +360,45 @@ impl Store {
             "UPDATE games SET status = 'suspended' WHERE status = 'playing'",
             [],
         )?)
+    }
+
+    /// Every suspended game with its moves, oldest first.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn suspended_games(&self) -> Result<Vec<(NewGame, Vec<StoredMove>)>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, name, black, white, rules, max_moves, least_time_per_move, total_time,
+                    byoyomi, increment, start_sfen, initial_moves, started_at, replay_of
+             FROM games WHERE status = 'suspended' ORDER BY started_at, id",
+        )?;
+        let games = stmt
+            .query_map([], |r| {
+                Ok(NewGame {
+                    id: r.get(0)?,
+                    name: r.get(1)?,
+                    black: r.get(2)?,
+                    white: r.get(3)?,
+                    rules: r.get(4)?,
+                    max_moves: r.get(5)?,
+                    least_time_per_move: r.get(6)?,
+                    total_time: r.get(7)?,
+                    byoyomi: r.get(8)?,
+                    increment: r.get(9)?,
+                    start_sfen: r.get(10)?,
+                    initial_moves: r.get(11)?,
+                    started_at: r.get(12)?,
+                    replay_of: r.get(13)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        games
+            .into_iter()
+            .map(|g| {
+                let moves = self.moves(&g.id)?;
+                Ok((g, moves))
+            })
+            .collect()
     }
 
     /// Every stored buoy.
@@ -393,7 +446,7 @@ impl Store {
     ///
     /// # Errors
     /// [`StoreError`].
-    pub fn moves(&self, game_id: &str) -> Result<Vec<(String, u64)>, StoreError> {
+    pub fn moves(&self, game_id: &str) -> Result<Vec<StoredMove>, StoreError> {
         let mut stmt = self
             .conn
             .prepare("SELECT csa, seconds FROM moves WHERE game_id = ?1 ORDER BY ply")?;

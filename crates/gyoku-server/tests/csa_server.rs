@@ -290,9 +290,9 @@ fn mate_ends_the_game_unlike_shogi_server() {
     let (mut b, mut w, _) = start_game(&server, "buoy_mate-600-0", ["b4", "w4"]);
     b.send(moves[106]);
     b.expect(&format!("{},T*", moves[106]));
-    b.expect("#CHECKMATE");
+    // No reason line (the protocol has none for mate): the result follows the move.
     b.expect("#WIN");
-    w.expect("#CHECKMATE");
+    w.expect(&format!("{},T*", moves[106]));
     w.expect("#LOSE");
     let text = std::fs::read_to_string(&server.record_files()[0]).unwrap();
     assert!(
@@ -417,4 +417,88 @@ fn csa_mode_logs_in_with_the_game_name_and_is_closed_after_the_game() {
     two.expect("#WIN");
     assert!(one.closed());
     assert!(two.closed());
+}
+
+#[test]
+fn a_suspended_game_resumes_with_its_moves_and_clocks_when_both_return() {
+    let server = TestServer::start("resume", Config::default());
+    let (mut b, mut w, id) = start_game(&server, "susp-600-10", ["b10", "w10"]);
+    std::thread::sleep(Duration::from_millis(2100));
+    b.send("+7776FU");
+    w.expect("+7776FU,T2");
+    w.send("-3334FU");
+    b.expect("-3334FU,T0");
+    b.send("%CHUDAN");
+    b.expect("#CHUDAN");
+    w.expect("#CHUDAN");
+    let status: String = server
+        .db()
+        .query_row("SELECT status FROM games WHERE id = ?1", [&id], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(status, "suspended");
+    // Both ask for the game again: the same Game_ID, the moves so far, each side's time.
+    w.send("%%GAME susp-600-10 -");
+    b.send("%%GAME susp-600-10 +");
+    for c in [&mut b, &mut w] {
+        c.expect(&format!("Game_ID:{id}"));
+        c.expect("BEGIN Time+");
+        c.expect("Total_Time:598");
+        c.expect("BEGIN Time-");
+        c.expect("Total_Time:600");
+        c.expect("+7776FU,T2");
+        c.expect("-3334FU,T0");
+        c.expect("END Game_Summary");
+        c.send("AGREE");
+    }
+    b.expect(&format!("START:{id}"));
+    w.expect(&format!("START:{id}"));
+    b.send("+2726FU");
+    w.expect("+2726FU,T0");
+    assert_eq!(stored_moves(&server, &id).len(), 3);
+    w.send("%TORYO");
+    b.expect("#WIN");
+    let text = std::fs::read_to_string(&server.record_files()[0]).unwrap();
+    assert!(
+        text.contains("+7776FU\nT2\n-3334FU\nT0\n+2726FU\nT0\n%TORYO\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_jsa_no_contest_is_replayed_at_once_with_colours_swapped() {
+    let server = TestServer::start("replay", Config::default());
+    let (mut b, mut w, id) = start_game(&server, "rules_jsa_rep-600-10", ["b11", "w11"]);
+    // Rooks to and fro: the start position for the fourth time after 12 moves.
+    let cycle = ["+2838HI", "-8272HI", "+3828HI", "-7282HI"];
+    for (i, m) in cycle.iter().cycle().take(12).enumerate() {
+        if i % 2 == 0 { &mut b } else { &mut w }.send(m);
+        b.expect(&format!("{m},T*"));
+        w.expect(&format!("{m},T*"));
+    }
+    for c in [&mut b, &mut w] {
+        c.expect("#SENNICHITE");
+        c.expect("#DRAW");
+        // The replay, offered at once: the other colours.
+        c.expect("BEGIN Game_Summary");
+        c.expect("Name+:w11");
+        c.expect("Name-:b11");
+        c.expect("END Game_Summary");
+        c.send("AGREE");
+    }
+    let replay_id = w.expect("START:*")["START:".len()..].to_string();
+    assert_ne!(replay_id, id);
+    let (result, linked): (String, String) = server
+        .db()
+        .query_row(
+            "SELECT (SELECT result FROM games WHERE id = ?1), replay_of FROM games WHERE id = ?2",
+            [&id, &replay_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (result.as_str(), linked.as_str()),
+        ("no_contest", id.as_str())
+    );
 }

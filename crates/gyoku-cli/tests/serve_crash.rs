@@ -1,0 +1,334 @@
+//! Crash safety of `gyoku serve`: many games at once, the server killed with SIGKILL at
+//! random moments and started again, the players logging in again to resume. Every move a
+//! player saw echoed must still be in the game, no move is stored twice or skipped, every
+//! game finishes, and every record file judges to the result stored for it.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use gyoku::{Color, Position};
+
+const GAMES: usize = 12;
+const KILLS: usize = 4;
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn start_server(port: u16, dir: &Path) -> Child {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gyoku"))
+        .args([
+            "serve",
+            "--csa",
+            &format!("127.0.0.1:{port}"),
+            "--max-moves",
+            "70",
+        ])
+        .arg("--data-dir")
+        .arg(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert!(line.contains("CSA protocol on"), "{line}");
+    // Keep draining stderr so the server never blocks on it.
+    std::thread::spawn(move || {
+        let mut sink = String::new();
+        while err.read_line(&mut sink).is_ok_and(|n| n > 0) {
+            sink.clear();
+        }
+    });
+    child
+}
+
+/// What a player saw: for each Game_ID, the moves it saw echoed (or listed in a resumed
+/// Game_Summary), in order.
+#[derive(Default, Debug)]
+struct Seen {
+    games: HashMap<String, Vec<String>>,
+    /// A resumed Game_Summary that did not start with every move seen echoed before.
+    lost: Vec<String>,
+    finished: bool,
+    /// Game_Summaries that resumed a game with moves already played.
+    resumed: usize,
+}
+
+/// A tiny deterministic random source.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// One player: logs in, asks for its game, plays random legal moves with a little pause,
+/// and logs in again whenever the connection drops, until its game ends.
+fn player(port: u16, game: String, color: Color, seed: u64, seen: Arc<Mutex<Seen>>) {
+    let name = format!("{game}_{}", if color == Color::Black { "b" } else { "w" });
+    let mut rng = Rng(seed | 1);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while Instant::now() < deadline {
+        let Ok(stream) = TcpStream::connect(("127.0.0.1", port)) else {
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        };
+        stream
+            .set_read_timeout(Some(Duration::from_secs(8)))
+            .unwrap();
+        let mut w = stream.try_clone().unwrap();
+        let mut r = BufReader::new(stream);
+        let sign = if color == Color::Black { '+' } else { '-' };
+        let hello = format!("LOGIN {name} pw x1\n%%GAME {game}-600-0 {sign}\n");
+        if w.write_all(hello.as_bytes()).is_err() {
+            continue;
+        }
+        match play_one_connection(&mut r, &mut w, color, &mut rng, &seen) {
+            Some(true) => return,
+            Some(false) | None => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+}
+
+/// `Some(true)`: the game ended; `Some(false)`/`None`: the connection dropped.
+fn play_one_connection(
+    r: &mut BufReader<TcpStream>,
+    w: &mut TcpStream,
+    color: Color,
+    rng: &mut Rng,
+    seen: &Mutex<Seen>,
+) -> Option<bool> {
+    let mut line = String::new();
+    let mut id = String::new();
+    let mut listed: Vec<String> = Vec::new();
+    let mut in_position = false;
+    // The Game_Summary.
+    loop {
+        line.clear();
+        if r.read_line(&mut line).ok()? == 0 {
+            return Some(false);
+        }
+        let l = line.trim_end();
+        if let Some(v) = l.strip_prefix("Game_ID:") {
+            id = v.to_string();
+        } else if l == "BEGIN Position" {
+            in_position = true;
+        } else if l == "END Position" {
+            in_position = false;
+        } else if in_position && l.len() >= 7 && gyoku_proto_shaped(&l[..7]) {
+            listed.push(l[..7].to_string());
+        } else if l == "END Game_Summary" {
+            break;
+        }
+    }
+    {
+        let mut s = seen.lock().unwrap();
+        let before = s.games.entry(id.clone()).or_default().clone();
+        if !listed.starts_with(&before) {
+            let msg = format!("{id}: saw {before:?} echoed, resumed with {listed:?}");
+            s.lost.push(msg);
+        }
+        if !listed.is_empty() {
+            s.resumed += 1;
+        }
+        s.games.insert(id.clone(), listed.clone());
+    }
+    w.write_all(b"AGREE\n").ok()?;
+    let mut pos = Position::startpos();
+    for m in &listed {
+        let (_, mv) = gyoku_kifu::csa::parse_move(m, &pos).ok()?;
+        pos.play(mv).ok()?;
+    }
+    let mut started = false;
+    loop {
+        if started && pos.turn() == color {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                // Mated: the server has said so already or will; wait for it.
+            } else {
+                let mv = moves[rng.below(moves.len())];
+                std::thread::sleep(Duration::from_millis(15));
+                let text = gyoku_kifu::csa::move_text(&pos, mv, color);
+                w.write_all(format!("{text}\n").as_bytes()).ok()?;
+            }
+        }
+        // Read until the turn changes or the game ends.
+        let turn = pos.turn();
+        loop {
+            line.clear();
+            if r.read_line(&mut line).ok()? == 0 {
+                return Some(false);
+            }
+            let l = line.trim_end();
+            if l.starts_with("START:") {
+                started = true;
+                break;
+            }
+            if l.len() > 8 && gyoku_proto_shaped(&l[..7]) && l[7..].starts_with(",T") {
+                let (_, mv) = gyoku_kifu::csa::parse_move(&l[..7], &pos).ok()?;
+                pos.play(mv).ok()?;
+                seen.lock()
+                    .unwrap()
+                    .games
+                    .get_mut(&id)
+                    .unwrap()
+                    .push(l[..7].to_string());
+                if pos.turn() != turn {
+                    break;
+                }
+            }
+            if matches!(l, "#WIN" | "#LOSE" | "#DRAW" | "#CENSORED") {
+                seen.lock().unwrap().finished = true;
+                return Some(true);
+            }
+            if l.starts_with("REJECT:") {
+                return Some(false);
+            }
+        }
+    }
+}
+
+fn gyoku_proto_shaped(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 7
+        && matches!(b[0], b'+' | b'-')
+        && b[1..5].iter().all(u8::is_ascii_digit)
+        && b[5..7].iter().all(u8::is_ascii_uppercase)
+}
+
+#[test]
+fn killed_at_random_the_server_loses_no_echoed_move_and_every_game_finishes() {
+    let dir = std::env::temp_dir().join(format!("gyoku-crash-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let port = free_port();
+    let mut server = start_server(port, &dir);
+    let mut players = Vec::new();
+    let mut seen = Vec::new();
+    for g in 0..GAMES {
+        for color in [Color::Black, Color::White] {
+            let s = Arc::new(Mutex::new(Seen::default()));
+            seen.push(Arc::clone(&s));
+            let game = format!("crash{g}");
+            let seed = (g as u64 + 1) * 7919 + u64::from(color == Color::Black);
+            players.push(std::thread::spawn(move || {
+                player(port, game, color, seed, s)
+            }));
+        }
+    }
+    let mut rng = Rng(0x5eed);
+    for _ in 0..KILLS {
+        std::thread::sleep(Duration::from_millis(300 + rng.below(900) as u64));
+        server.kill().unwrap(); // SIGKILL
+        server.wait().unwrap();
+        server = start_server(port, &dir);
+    }
+    for p in players {
+        p.join().unwrap();
+    }
+    server.kill().unwrap();
+    server.wait().unwrap();
+
+    let db = rusqlite::Connection::open(dir.join("gyoku.sqlite3")).unwrap();
+    // Every move a player saw echoed is stored, at its ply.
+    let mut echoed = 0;
+    for s in &seen {
+        let s = s.lock().unwrap();
+        assert!(s.lost.is_empty(), "{:?}", s.lost);
+        for (id, moves) in &s.games {
+            let stored: Vec<String> = db
+                .prepare("SELECT csa FROM moves WHERE game_id = ?1 ORDER BY ply")
+                .unwrap()
+                .query_map([id], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert!(
+                stored.starts_with(moves),
+                "{id}: echoed {moves:?}, stored {stored:?}"
+            );
+            echoed += moves.len();
+        }
+    }
+    let resumed: usize = seen.iter().map(|s| s.lock().unwrap().resumed).sum();
+    eprintln!("{echoed} moves seen echoed, {resumed} resumptions with moves played");
+    assert!(
+        resumed >= GAMES,
+        "too few games were resumed to test anything: {resumed}"
+    );
+    assert!(
+        echoed > GAMES * 10,
+        "too few moves played to test anything: {echoed}"
+    );
+    // No ply skipped or stored twice (the primary key forbids twice).
+    let gaps: i64 = db
+        .query_row(
+            "SELECT COUNT(*) FROM (SELECT game_id, MAX(ply) AS m, COUNT(*) AS n FROM moves GROUP BY game_id) WHERE m != n",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(gaps, 0);
+    // Every game started is finished (a game left suspended has a player that never came
+    // back, which these players always do).
+    let unfinished: Vec<String> = db
+        .prepare("SELECT id || ' ' || status FROM games WHERE status != 'finished'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(unfinished.is_empty(), "{unfinished:?}");
+    let finished: i64 = db
+        .query_row("SELECT COUNT(*) FROM games", [], |r| r.get(0))
+        .unwrap();
+    assert!(finished >= GAMES as i64);
+    // Each record file judges (by `gyoku judge`) to the result stored for its game.
+    let rows: Vec<(String, String, String)> = db
+        .prepare("SELECT record_path, result, reason FROM games")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let records = dir.join("records");
+    for (path, result, reason) in rows {
+        let file: PathBuf = records.join(&path);
+        let out = Command::new(env!("CARGO_BIN_EXE_gyoku"))
+            .args(["judge", "--json", "--max-moves", "70"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let json: serde_json::Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}: {text} {}",
+                file.display(),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        assert_eq!(
+            json["result"],
+            result.as_str(),
+            "{}: {json} ({reason})",
+            file.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
