@@ -202,8 +202,8 @@ pub enum Command {
         /// The CSA port's address (loopback unless told otherwise).
         #[arg(long, default_value = "127.0.0.1:4081")]
         csa: std::net::SocketAddr,
-        /// The database: a SQLite file path or `sqlite://PATH` (default: gyoku.sqlite3 in
-        /// the data directory).
+        /// The database: an SQLite file (`PATH` or `sqlite://PATH`; default: gyoku.sqlite3
+        /// in the data directory) or PostgreSQL (`postgres://user:password@host/db`).
         #[arg(long)]
         db: Option<String>,
         /// The data directory (default: $XDG_DATA_HOME/gyoku, ~/.local/share/gyoku).

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use gyoku::Preset;
 use gyoku_server::lobby::Config;
 use gyoku_server::server::{self, Options};
+use gyoku_server::store::DbUrl;
 
 use crate::Failure;
 
@@ -34,20 +35,6 @@ fn default_data_dir() -> PathBuf {
     PathBuf::from("gyoku-data")
 }
 
-/// The database file a `--db` value names.
-fn sqlite_path(db: &str) -> Result<PathBuf, Failure> {
-    if db.starts_with("postgres://") || db.starts_with("postgresql://") {
-        return Err(Failure::Input(
-            "--db: PostgreSQL is not supported yet in this build; use a SQLite file".into(),
-        ));
-    }
-    let path = db.strip_prefix("sqlite://").unwrap_or(db);
-    if path.is_empty() {
-        return Err(Failure::Input("--db: empty path".into()));
-    }
-    Ok(PathBuf::from(path))
-}
-
 /// Runs the server until Ctrl-C or SIGTERM.
 pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
     let rules: Preset = a
@@ -56,14 +43,17 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::Input(format!("--rules: {e}")))?;
     let data = a.data_dir.unwrap_or_else(default_data_dir);
     let db = match &a.db {
-        Some(d) => sqlite_path(d)?,
-        None => data.join("gyoku.sqlite3"),
+        Some(d) => DbUrl::parse(d).ok_or_else(|| {
+            Failure::Input("--db: give an SQLite file or a postgres:// URL".into())
+        })?,
+        None => DbUrl::Sqlite(data.join("gyoku.sqlite3")),
     };
     let records = a.records.unwrap_or_else(|| data.join("records"));
-    for dir in [db.parent().map(PathBuf::from), Some(records.clone())]
-        .into_iter()
-        .flatten()
-    {
+    let db_dir = match &db {
+        DbUrl::Sqlite(p) => p.parent().map(PathBuf::from),
+        DbUrl::Postgres(_) => None,
+    };
+    for dir in [db_dir, Some(records.clone())].into_iter().flatten() {
         if !dir.as_os_str().is_empty() {
             std::fs::create_dir_all(&dir)
                 .map_err(|e| Failure::Run(format!("{}: {e}", dir.display())))?;
@@ -100,7 +90,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
                     "gyoku serve: CSA protocol on {} (rules {}, database {}, records in {}){}",
                     s.csa,
                     rules.name(),
-                    db.display(),
+                    db,
                     records.display(),
                     if s.suspended > 0 {
                         format!(

@@ -5,12 +5,13 @@
 //! - [`lobby`]: the server's logic, no I/O: logins, waiting players, proposals, games,
 //!   deferred moves, endings and their words.
 //! - [`server`]: the tokio driver: connections, the referee loop, group commits.
-//! - [`store`]: SQLite storage and its migrations.
+//! - [`store`]: SQLite storage and its migrations; [`pg`]: the same in PostgreSQL.
 //! - [`accounts`]: names bound to argon2-hashed passwords.
 //! - [`record`]: records in shogi-server's file layout.
 
 pub mod accounts;
 pub mod lobby;
+pub mod pg;
 pub mod record;
 pub mod server;
 pub mod store;

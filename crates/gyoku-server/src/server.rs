@@ -22,7 +22,7 @@ use gyoku_proto::csa::ClientMessage;
 
 use crate::accounts::{Accounts, rating_id};
 use crate::lobby::{CheckedLogin, Config, ConnId, GameSpec, Input, Lobby, Now, Output};
-use crate::store::{Store, StoreOp};
+use crate::store::{Db, DbUrl, StoreOp};
 
 /// Longest line a client may send, bytes (a move with a long PV comment fits).
 pub const MAX_LINE: usize = 16 * 1024;
@@ -41,8 +41,8 @@ pub const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Options {
     /// The CSA port's address.
     pub csa: SocketAddr,
-    /// The SQLite database file.
-    pub db: PathBuf,
+    /// The database.
+    pub db: DbUrl,
     /// Where record files go (`YYYY/MM/DD/<Game_ID>.csa` under it).
     pub records: PathBuf,
     /// The lobby's settings.
@@ -104,7 +104,7 @@ pub async fn run(
     let db = options.db.clone();
     let (store, accounts, buoys, (interrupted, suspended)) =
         tokio::task::spawn_blocking(move || {
-            let mut store = Store::open_sqlite(&db)?;
+            let mut store = Db::open(&db)?;
             let interrupted = store.suspend_unfinished()?;
             let buoys = store.buoys()?;
             let mut suspended = Vec::new();
@@ -117,7 +117,7 @@ pub async fn run(
                     )),
                 }
             }
-            let accounts = Accounts::new(Store::open_sqlite(&db)?);
+            let accounts = Accounts::new(Db::open(&db)?);
             Ok::<_, crate::store::StoreError>((store, accounts, buoys, (interrupted, suspended)))
         })
         .await
@@ -383,7 +383,7 @@ fn note(msg: &str) {
 async fn referee_loop(
     mut lobby: Lobby,
     mut rx: mpsc::Receiver<Event>,
-    store: Store,
+    store: Db,
     records: PathBuf,
 ) -> Result<(), ServeError> {
     let epoch = Instant::now();

@@ -492,6 +492,158 @@ impl Store {
     }
 }
 
+/// Where the server stores its games.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DbUrl {
+    /// An SQLite file.
+    Sqlite(std::path::PathBuf),
+    /// A PostgreSQL connection string (`postgres://user:password@host/db`).
+    Postgres(String),
+}
+
+impl DbUrl {
+    /// Reads `--db`: `postgres://…` or `postgresql://…`, else an SQLite file path (with or
+    /// without `sqlite://`).
+    ///
+    /// ```
+    /// use gyoku_server::store::DbUrl;
+    /// assert_eq!(DbUrl::parse("sqlite:///tmp/g.db"), Some(DbUrl::Sqlite("/tmp/g.db".into())));
+    /// assert!(matches!(DbUrl::parse("postgres://localhost/gyoku"), Some(DbUrl::Postgres(_))));
+    /// assert_eq!(DbUrl::parse(""), None);
+    /// ```
+    pub fn parse(text: &str) -> Option<DbUrl> {
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            return Some(DbUrl::Postgres(text.to_string()));
+        }
+        let path = text.strip_prefix("sqlite://").unwrap_or(text);
+        (!path.is_empty()).then(|| DbUrl::Sqlite(path.into()))
+    }
+}
+
+impl std::fmt::Display for DbUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DbUrl::Sqlite(p) => write!(f, "{}", p.display()),
+            DbUrl::Postgres(u) => f.write_str(&crate::pg::redact(u)),
+        }
+    }
+}
+
+/// A connection to the database, whichever it is.
+#[derive(Debug)]
+pub enum Db {
+    /// SQLite.
+    Sqlite(Store),
+    /// PostgreSQL.
+    Postgres(crate::pg::PgStore),
+}
+
+impl Db {
+    /// Opens (creating and migrating as needed) the database.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn open(url: &DbUrl) -> Result<Db, StoreError> {
+        Ok(match url {
+            DbUrl::Sqlite(p) => Db::Sqlite(Store::open_sqlite(p)?),
+            DbUrl::Postgres(u) => Db::Postgres(crate::pg::PgStore::open(u)?),
+        })
+    }
+
+    /// See [`Store::apply`].
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn apply(&mut self, ops: &[StoreOp]) -> Result<(), StoreError> {
+        match self {
+            Db::Sqlite(s) => s.apply(ops),
+            Db::Postgres(s) => s.apply(ops),
+        }
+    }
+
+    /// See [`Store::suspend_unfinished`].
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn suspend_unfinished(&mut self) -> Result<usize, StoreError> {
+        match self {
+            Db::Sqlite(s) => s.suspend_unfinished(),
+            Db::Postgres(s) => s.suspend_unfinished(),
+        }
+    }
+
+    /// See [`Store::suspended_games`].
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn suspended_games(&mut self) -> Result<Vec<(NewGame, Vec<StoredMove>)>, StoreError> {
+        match self {
+            Db::Sqlite(s) => s.suspended_games(),
+            Db::Postgres(s) => s.suspended_games(),
+        }
+    }
+
+    /// See [`Store::buoys`].
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn buoys(&mut self) -> Result<Vec<StoredBuoy>, StoreError> {
+        match self {
+            Db::Sqlite(s) => s.buoys(),
+            Db::Postgres(s) => s.buoys(),
+        }
+    }
+
+    /// See [`Store::games`].
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn games(&mut self) -> Result<Vec<StoredGame>, StoreError> {
+        match self {
+            Db::Sqlite(s) => s.games(),
+            Db::Postgres(s) => s.games(),
+        }
+    }
+
+    /// See [`Store::moves`].
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn moves(&mut self, game_id: &str) -> Result<Vec<StoredMove>, StoreError> {
+        match self {
+            Db::Sqlite(s) => s.moves(game_id),
+            Db::Postgres(s) => s.moves(game_id),
+        }
+    }
+
+    /// See [`Store::password_hash`].
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn password_hash(&mut self, name: &str) -> Result<Option<String>, StoreError> {
+        match self {
+            Db::Sqlite(s) => s.password_hash(name),
+            Db::Postgres(s) => s.password_hash(name),
+        }
+    }
+
+    /// See [`Store::bind_password`].
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn bind_password(
+        &mut self,
+        name: &str,
+        hash: &str,
+        now: &str,
+    ) -> Result<String, StoreError> {
+        match self {
+            Db::Sqlite(s) => s.bind_password(name, hash, now),
+            Db::Postgres(s) => s.bind_password(name, hash, now),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,7 +23,7 @@ impl TestServer {
         std::fs::create_dir_all(&dir).unwrap();
         let options = Options {
             csa: "127.0.0.1:0".parse().unwrap(),
-            db: dir.join("gyoku.sqlite3"),
+            db: gyoku_server::store::DbUrl::Sqlite(dir.join("gyoku.sqlite3")),
             records: dir.join("records"),
             lobby: config,
             max_connections: 100,
