@@ -7,6 +7,8 @@
 //! Python; run as a subprocess that times itself in-process, if `python3 -c 'import cshogi'`
 //! works).
 
+pub mod csa_load;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;

@@ -6,7 +6,14 @@
 //! cargo run --release -p gyoku-bench -- records [--rounds N] [--games N] [--no-cshogi]
 //! cargo run --release -p gyoku-bench -- referee [--rounds N] [--games N]
 //! cargo run --release -p gyoku-bench -- memory [--games N]
+//! cargo run --release -p gyoku-bench -- csa-load [--games N] [--plies N] [--peer-games N] [--think MS]
 //! ```
+//! `csa-load` plays N games at once (2N CSA clients) on `gyoku serve` (built beside this
+//! one) and, with the same script and PEER-GAMES games, on shogi-server (if `ruby` and
+//! `../shared/peers/shogi-server` are there), and reports games held, moves per second
+//! and the move-echo latency side by side: first as fast as the echoes come (throughput),
+//! then with each player thinking MS on average before a move (latency at a given load;
+//! default 2000 ms).
 //! `memory` runs `gyoku judge` (built beside this one) over N and 10×N records (10,000 and
 //! 100,000 by default), as one CSA file and as a directory, and reports its peak memory.
 //! `perft` (the default) counts perft side by side; `--quick` runs only the cells every
@@ -27,6 +34,10 @@ fn main() {
     let mut records = false;
     let mut referee = false;
     let mut memory = false;
+    let mut load = false;
+    let mut plies = 60;
+    let mut peer_games: Option<usize> = None;
+    let mut think = 2000;
     let mut games = 1000;
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -36,6 +47,10 @@ fn main() {
             "records" => records = true,
             "referee" => referee = true,
             "memory" => memory = true,
+            "csa-load" => load = true,
+            "--plies" => plies = it.next().and_then(|n| n.parse().ok()).unwrap_or(60),
+            "--peer-games" => peer_games = it.next().and_then(|n| n.parse().ok()),
+            "--think" => think = it.next().and_then(|n| n.parse().ok()).unwrap_or(2000),
             "--games" => games = it.next().and_then(|n| n.parse().ok()).unwrap_or(1000),
             "--rounds" => rounds = it.next().and_then(|n| n.parse().ok()).unwrap_or(3),
             "--quick" => quick = true,
@@ -45,6 +60,15 @@ fn main() {
                 std::process::exit(2);
             }
         }
+    }
+    if load {
+        let n = if args.iter().any(|a| a == "--games") {
+            games
+        } else {
+            200
+        };
+        csa_load(n, plies, peer_games.unwrap_or(n), think);
+        return;
     }
     if memory {
         let n = if args.iter().any(|a| a == "--games") {
@@ -158,4 +182,93 @@ fn main() {
     }
     let rows = perft_matrix(&cells, &libraries, rounds, |line| eprintln!("{line}"));
     println!("{}", markdown(&rows));
+}
+
+fn csa_load(games: usize, plies: usize, peer_games: usize, think: u64) {
+    use gyoku_bench::csa_load::{LoadReport, ServerUnderTest, run_load};
+    // Two sockets a game on each side of loopback, plus the server's own files.
+    let want = (4 * games.max(peer_games) + 1024) as u64;
+    let _ = rlimit::setrlimit(rlimit::Resource::NOFILE, want, want);
+    let _ = rlimit::increase_nofile_limit(want);
+    let Some(cli) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join("gyoku")))
+        .filter(|p| p.exists())
+    else {
+        eprintln!("gyoku-bench: build the gyoku binary first (cargo build --release -p gyoku-cli)");
+        std::process::exit(2);
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let mut rows: Vec<(&str, LoadReport, u64)> = Vec::new();
+    let peer = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/peers/shogi-server");
+    // (gyoku?, games, thinking ms): throughput side by side, then latency under a load.
+    let mut runs: Vec<(bool, usize, u64)> = Vec::new();
+    if peer.exists() && peer_games > 0 {
+        runs.push((false, peer_games, 0));
+        runs.push((true, peer_games, 0));
+        runs.push((false, peer_games, think));
+        runs.push((true, peer_games, think));
+    }
+    if peer_games != games || runs.is_empty() {
+        runs.push((true, games, 0));
+        runs.push((true, games, think));
+    }
+    for (i, (gyoku, n, think)) in runs.into_iter().enumerate() {
+        let server = if gyoku {
+            ServerUnderTest::gyoku(&cli)
+        } else {
+            ServerUnderTest::shogi_server(&peer)
+        };
+        let server = match server {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("gyoku-bench: {e}");
+                continue;
+            }
+        };
+        eprintln!(
+            "{}: {n} games of {plies} moves at once, thinking {think} ms…",
+            server.name
+        );
+        let report = runtime.block_on(run_load(server.addr, n, plies, think, &format!("r{i}g")));
+        rows.push((server.name, report, server.peak_rss()));
+    }
+    println!(
+        "| server | games at once | thinking | all started in | moves | moves/s | echo p50 | echo p99 | echo max | server peak RSS | failed clients |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    for (name, r, rss) in &rows {
+        println!(
+            "| {name} | {} | {} | {:.2} s | {} | {:.0} | {:.2} ms | {:.2} ms | {:.2} ms | {:.1} MiB | {} |",
+            r.games,
+            if r.think_ms == 0 {
+                "none".to_string()
+            } else {
+                format!("{} ms", r.think_ms)
+            },
+            r.setup_seconds,
+            r.moves,
+            r.moves_per_second(),
+            r.latency_ms[0],
+            r.latency_ms[1],
+            r.latency_ms[2],
+            *rss as f64 / (1 << 20) as f64,
+            r.failures
+        );
+    }
+    let same = rows
+        .iter()
+        .find(|(n, _, _)| *n == "shogi-server")
+        .and_then(|(_, p, _)| {
+            rows.iter()
+                .find(|(n, r, _)| *n == "gyoku serve" && r.games == p.games)
+                .map(|(_, g, _)| (g.moves_per_second() / p.moves_per_second(), p.games))
+        });
+    if let Some((ratio, n)) = same {
+        println!("\ngyoku serve / shogi-server throughput at {n} games: {ratio:.1}×");
+    }
 }

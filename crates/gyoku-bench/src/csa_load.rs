@@ -1,0 +1,396 @@
+//! A scripted CSA load: many games at once on one server, each two CSA-mode clients
+//! playing a fixed legal game as fast as the server echoes it. Reports how long it took to
+//! get every game started (all held at once), moves per second, and the move-echo latency
+//! seen by the mover (from sending its move to reading its echo), p50/p99/max.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::sync::Barrier;
+
+/// What one load run measured.
+#[derive(Clone, Debug)]
+pub struct LoadReport {
+    /// Games played at once.
+    pub games: usize,
+    /// Moves per game.
+    pub plies: usize,
+    /// Seconds until every game had started (all logged in, agreed, held open).
+    pub setup_seconds: f64,
+    /// Seconds of play (from the first move to the last echo).
+    pub play_seconds: f64,
+    /// Moves echoed.
+    pub moves: u64,
+    /// Echo latency percentiles, milliseconds: p50, p99, max.
+    pub latency_ms: [f64; 3],
+    /// Clients that failed (connection refused or dropped, unexpected line).
+    pub failures: usize,
+    /// Each player's mean thinking time before a move, milliseconds (0: as fast as the
+    /// echoes come, a closed loop that measures throughput).
+    pub think_ms: u64,
+}
+
+impl LoadReport {
+    /// Moves per second.
+    pub fn moves_per_second(&self) -> f64 {
+        self.moves as f64 / self.play_seconds.max(1e-9)
+    }
+}
+
+/// A legal game of `plies` moves from the start position that no rule ends early, as CSA
+/// move texts (a seeded random walk, retried until one goes the distance).
+pub fn scripted_game(plies: usize) -> Vec<String> {
+    let rules = gyoku::Preset::Plain.rules();
+    for seed in 1u64.. {
+        let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut game = gyoku::Game::new(gyoku::Position::startpos(), rules);
+        let mut out = Vec::with_capacity(plies);
+        while out.len() < plies {
+            let pos = game.position().clone();
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let mv = moves[(rng % moves.len() as u64) as usize];
+            if game.play(mv).is_err() || game.outcome().is_some() {
+                break;
+            }
+            // No check either: CSA servers end a perpetual check, and a checked king's
+            // next random move might have no reply within the script.
+            if game.position().is_check() {
+                break;
+            }
+            out.push(gyoku_kifu::csa::move_text(&pos, mv, pos.turn()));
+        }
+        if out.len() == plies {
+            return out;
+        }
+    }
+    unreachable!("some seed plays out")
+}
+
+struct Side {
+    latencies_us: Vec<u32>,
+    moves: u64,
+    failed: bool,
+}
+
+async fn read_until(
+    r: &mut BufReader<tokio::net::tcp::OwnedReadHalf>,
+    line: &mut String,
+    want: impl Fn(&str) -> bool,
+) -> Option<()> {
+    loop {
+        line.clear();
+        let n = tokio::time::timeout(Duration::from_secs(120), r.read_line(line))
+            .await
+            .ok()?
+            .ok()?;
+        if n == 0 {
+            return None;
+        }
+        if want(line.trim_end()) {
+            return Some(());
+        }
+    }
+}
+
+/// What every player of a run shares.
+struct Shared {
+    addr: SocketAddr,
+    script: Vec<String>,
+    /// Passed once every game has started.
+    started: Barrier,
+    /// Passed to start playing.
+    go: Barrier,
+    think_ms: u64,
+}
+
+async fn player(shared: Arc<Shared>, name: String, game: String, black: bool, seed: u64) -> Side {
+    let Shared {
+        addr,
+        ref script,
+        ref started,
+        ref go,
+        think_ms,
+    } = *shared;
+    let mut rng = seed | 1;
+    let mut side = Side {
+        latencies_us: Vec::with_capacity(script.len() / 2 + 1),
+        moves: 0,
+        failed: true,
+    };
+    let result = async {
+        let stream = TcpStream::connect(addr).await.ok()?;
+        stream.set_nodelay(true).ok()?;
+        let (r, mut w) = stream.into_split();
+        let mut r = BufReader::new(r);
+        let mut line = String::new();
+        let turn = if black { "B" } else { "W" };
+        w.write_all(format!("LOGIN {name} {game}-{turn}\n").as_bytes())
+            .await
+            .ok()?;
+        read_until(&mut r, &mut line, |l| l == "END Game_Summary").await?;
+        w.write_all(b"AGREE\n").await.ok()?;
+        read_until(&mut r, &mut line, |l| l.starts_with("START:")).await?;
+        Some((r, w, line))
+    }
+    .await;
+    // Every game is held open before any is played.
+    started.wait().await;
+    let Some((mut r, mut w, mut line)) = result else {
+        go.wait().await;
+        return side;
+    };
+    go.wait().await;
+    let mine = usize::from(!black);
+    for (i, mv) in script.iter().enumerate() {
+        if i % 2 == mine {
+            if think_ms > 0 {
+                // Think between half and one and a half times the mean.
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                let ms = think_ms / 2 + rng % (think_ms + 1);
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+            }
+            let t0 = Instant::now();
+            if w.write_all(format!("{mv}\n").as_bytes()).await.is_err() {
+                return side;
+            }
+            if read_until(&mut r, &mut line, |l| l.starts_with(mv.as_str()))
+                .await
+                .is_none()
+            {
+                return side;
+            }
+            let us = t0.elapsed().as_micros();
+            side.latencies_us
+                .push(u32::try_from(us).unwrap_or(u32::MAX));
+            side.moves += 1;
+        } else if read_until(&mut r, &mut line, |l| l.starts_with(mv.as_str()))
+            .await
+            .is_none()
+        {
+            return side;
+        }
+    }
+    if black {
+        let _ = w.write_all(b"%TORYO\n").await;
+    }
+    let _ = read_until(&mut r, &mut line, |l| l == "#WIN" || l == "#LOSE").await;
+    side.failed = false;
+    side
+}
+
+/// Runs `games` games of `plies` moves at once against the CSA server at `addr`, each
+/// player thinking `think_ms` on average before its moves; `tag` makes names unique
+/// between runs.
+pub async fn run_load(
+    addr: SocketAddr,
+    games: usize,
+    plies: usize,
+    think_ms: u64,
+    tag: &str,
+) -> LoadReport {
+    let shared = Arc::new(Shared {
+        addr,
+        script: scripted_game(plies),
+        started: Barrier::new(2 * games + 1),
+        go: Barrier::new(2 * games + 1),
+        think_ms,
+    });
+    let t0 = Instant::now();
+    let mut tasks = Vec::with_capacity(2 * games);
+    for g in 0..games {
+        for black in [true, false] {
+            let name = format!("{tag}{g}{}", if black { "b" } else { "w" });
+            tasks.push(tokio::spawn(player(
+                Arc::clone(&shared),
+                name,
+                format!("{tag}{g}-600-0"),
+                black,
+                (g as u64) << 1 | u64::from(black),
+            )));
+        }
+    }
+    shared.started.wait().await;
+    let setup_seconds = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    shared.go.wait().await;
+    let mut latencies = Vec::with_capacity(games * plies);
+    let mut moves = 0;
+    let mut failures = 0;
+    for t in tasks {
+        match t.await {
+            Ok(side) => {
+                moves += side.moves;
+                failures += usize::from(side.failed);
+                latencies.extend(side.latencies_us);
+            }
+            Err(_) => failures += 1,
+        }
+    }
+    let play_seconds = t1.elapsed().as_secs_f64();
+    latencies.sort_unstable();
+    let pct = |p: f64| -> f64 {
+        if latencies.is_empty() {
+            return f64::NAN;
+        }
+        let i = ((latencies.len() as f64 * p).ceil() as usize).clamp(1, latencies.len()) - 1;
+        f64::from(latencies[i]) / 1000.0
+    };
+    LoadReport {
+        games,
+        plies,
+        setup_seconds,
+        play_seconds,
+        moves,
+        latency_ms: [pct(0.50), pct(0.99), pct(1.0)],
+        failures,
+        think_ms,
+    }
+}
+
+/// A CSA server under load: `gyoku serve` or shogi-server, started for the run.
+#[derive(Debug)]
+pub struct ServerUnderTest {
+    /// `gyoku serve` or `shogi-server`.
+    pub name: &'static str,
+    child: std::process::Child,
+    /// Its CSA port.
+    pub addr: SocketAddr,
+    dir: std::path::PathBuf,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or(4081)
+}
+
+fn wait_for_port(addr: SocketAddr, child: &mut std::process::Child) -> Result<(), String> {
+    for _ in 0..600 {
+        if std::net::TcpStream::connect(addr).is_ok() {
+            return Ok(());
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(format!("the server exited: {status}"));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Err(format!("nothing listens on {addr} after 30 s"))
+}
+
+impl ServerUnderTest {
+    /// Starts `gyoku serve` (the binary `gyoku`) on a free loopback port with its embedded
+    /// defaults (SQLite, every move committed before its echo), no move limit and
+    /// connection caps above the load.
+    ///
+    /// # Errors
+    /// When it does not start.
+    pub fn gyoku(gyoku: &std::path::Path) -> Result<ServerUnderTest, String> {
+        let dir = std::env::temp_dir().join(format!("gyoku-load-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let addr: SocketAddr = format!("127.0.0.1:{}", free_port())
+            .parse()
+            .map_err(|e| format!("{e}"))?;
+        let mut child = std::process::Command::new(gyoku)
+            .args(["serve", "--csa", &addr.to_string(), "--max-moves", "0"])
+            .args(["--max-connections", "1000000"])
+            .args(["--max-connections-per-address", "1000000"])
+            .arg("--data-dir")
+            .arg(&dir)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("{}: {e}", gyoku.display()))?;
+        wait_for_port(addr, &mut child)?;
+        Ok(ServerUnderTest {
+            name: "gyoku serve",
+            child,
+            addr,
+            dir,
+        })
+    }
+
+    /// Starts shogi-server (Ruby) from a copy of `checkout` with no move limit. It binds
+    /// every interface (it has no option not to) for the length of the run.
+    ///
+    /// # Errors
+    /// When ruby or the checkout is missing, or it does not start.
+    pub fn shogi_server(checkout: &std::path::Path) -> Result<ServerUnderTest, String> {
+        let dir = std::env::temp_dir().join(format!("gyoku-load-ss-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let status = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(checkout)
+            .arg(&dir)
+            .status()
+            .map_err(|e| e.to_string())?;
+        if !status.success() {
+            return Err(format!("cannot copy {}", checkout.display()));
+        }
+        let port = free_port();
+        let addr: SocketAddr = format!("127.0.0.1:{port}")
+            .parse()
+            .map_err(|e| format!("{e}"))?;
+        let mut child = std::process::Command::new("ruby")
+            .args([
+                "shogi-server",
+                "--max-moves",
+                "0",
+                "load",
+                &port.to_string(),
+            ])
+            .current_dir(&dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("ruby: {e}"))?;
+        wait_for_port(addr, &mut child)?;
+        Ok(ServerUnderTest {
+            name: "shogi-server",
+            child,
+            addr,
+            dir,
+        })
+    }
+
+    /// The server's peak resident memory so far (`VmHWM`), bytes.
+    pub fn peak_rss(&self) -> u64 {
+        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .find_map(|l| l.strip_prefix("VmHWM:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            })
+            .map_or(0, |kb| kb * 1024)
+    }
+}
+
+impl Drop for ServerUnderTest {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_script_is_a_legal_game_of_the_asked_length() {
+        let s = super::scripted_game(60);
+        assert_eq!(s.len(), 60);
+        assert!(s[0].starts_with('+') && s[1].starts_with('-'));
+    }
+}
