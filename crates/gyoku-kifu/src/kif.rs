@@ -671,12 +671,39 @@ fn write_bod(out: &mut String, pos: &Position) {
     }
 }
 
+/// Whether `key：…` reads back as a header named `key` (see the reader's order of tests:
+/// comments, bookmarks, variations, board rows and borders, moves come first).
+fn header_reads_back(key: &str) -> bool {
+    let line = format!("{key}：");
+    let trimmed = line.trim_start();
+    !key.trim().is_empty()
+        && !key.contains(['：', ':', '\n', '\r'])
+        && !line.starts_with(['#', '*', '&', '|'])
+        && variation_header(trimmed).is_none()
+        && !trimmed.starts_with("まで")
+        && !line.starts_with("手数----")
+        && !line.starts_with("手数＝")
+        && !line.starts_with("  ９")
+        && !line.starts_with("+---")
+        && !line.starts_with("+－")
+        && move_line(&line).is_none()
+        && !crate::ki2::is_move_line(key)
+}
+
 /// Writes a record as KIF (UTF-8 text; encode as Shift_JIS for a `.kif` file).
 pub fn write(record: &Record) -> String {
     let mut out = String::from("# ---- Gyoku 棋譜ファイル ----\n");
     for (key, value) in &record.header {
-        if key != "手合割" {
+        if key == "手合割" {
+            continue;
+        }
+        let value = value.replace(['\n', '\r'], " ");
+        if header_reads_back(key) {
             out.push_str(&format!("{key}：{value}\n"));
+        } else {
+            // A name KIF would read as something else (a board row, a comment, a move, a
+            // second colon): kept as a comment rather than lost or misread.
+            out.push_str(&format!("*{}：{value}\n", key.replace(['\n', '\r'], " ")));
         }
     }
     let even = record.start.same_position(&Position::startpos());

@@ -149,3 +149,16 @@ fn a_kif_move_line_in_a_ki2_header_is_refused() {
     assert_eq!((e.line, e.column), (2, 1), "{e}");
     assert!(e.message.contains("KIF move line"), "{e}");
 }
+
+/// Found by the `read_jkf` fuzz target: a header whose name begins with `|` was written
+/// to KIF as `|…：…`, which KIF reads as a board row. Such a header is kept as a comment.
+#[test]
+fn a_header_kif_would_misread_is_written_as_a_comment() {
+    let jkf = r#"{"header":{"|odd":"x","先手":"a","12":"n"},"moves":[{},{"move":{"from":{"x":7,"y":7},"to":{"x":7,"y":6},"color":0,"piece":"FU"}}]}"#;
+    let record = &gyoku_kifu::read_str(jkf, gyoku_kifu::Format::Jkf).unwrap()[0];
+    let kif = gyoku_kifu::write(record, gyoku_kifu::Format::Kif);
+    assert!(kif.contains("*|odd：x\n"), "{kif}");
+    let back = &gyoku_kifu::read_str(&kif, gyoku_kifu::Format::Kif).unwrap()[0];
+    assert_eq!(back.moves.len(), 1);
+    assert_eq!(back.header("先手"), Some("a"));
+}

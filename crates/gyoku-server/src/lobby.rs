@@ -495,10 +495,12 @@ impl Lobby {
             ClientMessage::Agree(_) => self.agree(conn, now, out),
             ClientMessage::Reject(_) => self.reject(conn, out),
             ClientMessage::KeepAlive => {
+                // Answered with an empty line (a single space gets nothing, as in
+                // shogi-server). Time-ups need no keep-alive here: the server's timer
+                // flags them.
                 if raw.is_empty() {
                     Self::send(out, conn, "\n");
                 }
-                self.tick(now, out);
             }
             ClientMessage::Ignored => {}
             ClientMessage::Move { ref text, .. } => {
