@@ -222,8 +222,8 @@ pub enum Command {
         /// Every move costs at least this many seconds (CSA 1.1 used 1).
         #[arg(long, default_value_t = 0)]
         least_time_per_move: u32,
-        /// Reproduce shogi-server where Gyoku differs (%CHUDAN is an illegal move, no mate
-        /// recognised on the move that reaches the limit).
+        /// Reproduce shogi-server where Gyoku differs: no mate detection (the mated side must
+        /// resign, flag or move illegally), %CHUDAN an illegal move.
         #[arg(long)]
         strict_csa_server: bool,
         /// The event name, first part of every Game_ID.

@@ -189,6 +189,8 @@ struct LiveGame {
     resumed: bool,
     /// The no-contest game this one replays.
     replay_of: Option<String>,
+    /// `--strict-csa-server`: the referee saw mate, the game goes on as on shogi-server.
+    mated: bool,
 }
 
 /// A game as stored: what it takes to propose it again (a suspended game) or for the
@@ -570,6 +572,9 @@ impl Lobby {
     fn play_line(&mut self, key: u64, color: Color, raw: &str, now: Now, out: &mut Vec<Output>) {
         let strict = self.config.strict_csa_server;
         let g = self.games.get_mut(&key).expect("live game");
+        if g.mated {
+            return self.after_unseen_mate(key, color, raw, now, out);
+        }
         if g.referee.outcome().is_some() {
             return;
         }
@@ -650,7 +655,16 @@ impl Lobby {
                 }
                 g.last_move = text.clone();
                 g.moves.push((text, charged, comment));
-                if g.referee.outcome().is_none() {
+                if strict
+                    && g.referee.outcome().is_some_and(|o| {
+                        matches!(o.reason, EndReason::Checkmate | EndReason::NoLegalMove)
+                    })
+                {
+                    // shogi-server sees no mate: play goes on, and the mated side must
+                    // resign, flag or move illegally.
+                    g.mated = true;
+                }
+                if g.referee.outcome().is_none() || g.mated {
                     let _ = g.clock.start(now.mono);
                 }
             }
@@ -660,9 +674,66 @@ impl Lobby {
                 let _ = g.referee.forfeit(color, gyoku::ForfeitCause::Garbage);
             }
         }
-        if self.games[&key].referee.outcome().is_some() {
+        let g = &self.games[&key];
+        if g.referee.outcome().is_some() && !g.mated {
             self.finish(key, now, out);
         }
+    }
+
+    /// `--strict-csa-server`, after a mate the referee saw and shogi-server would not: the
+    /// mated side's next action ends the game as shogi-server ends it (a resignation, an
+    /// illegal move, a failed declaration, a time-up).
+    fn after_unseen_mate(
+        &mut self,
+        key: u64,
+        color: Color,
+        raw: &str,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let g = self.games.get_mut(&key).expect("live game");
+        let ply = u32::try_from(g.referee.plies().len() + 1).unwrap_or(u32::MAX);
+        let garbage = EndReason::Forfeit {
+            by: color,
+            cause: gyoku::ForfeitCause::Garbage,
+        };
+        let reason = if matches!(g.clock.check(now.mono), Ok(Some(_))) {
+            EndReason::TimeUp { by: color }
+        } else {
+            match ClientMessage::parse(raw) {
+                Ok(ClientMessage::Resign) => EndReason::Resignation { by: color },
+                Ok(ClientMessage::Move { text, .. }) => {
+                    let parsed = gyoku_kifu::csa::parse_move(&text, g.referee.position());
+                    g.foul_text = Some(text);
+                    match parsed {
+                        Ok((_, mv)) => EndReason::IllegalMove {
+                            mv,
+                            kind: g
+                                .referee
+                                .position()
+                                .check_move(mv)
+                                .err()
+                                .unwrap_or(IllegalMoveKind::KingInCheck),
+                        },
+                        Err(_) => garbage,
+                    }
+                }
+                Ok(ClientMessage::Declare) => {
+                    g.foul_text = Some("%KACHI".into());
+                    garbage
+                }
+                _ => {
+                    g.foul_text = Some(raw.to_string());
+                    garbage
+                }
+            }
+        };
+        let outcome = Outcome {
+            result: GameResult::Win(!color),
+            reason,
+            ply,
+        };
+        self.end(key, Ending::Decided(outcome), now, out);
     }
 
     fn finish(&mut self, key: u64, now: Now, out: &mut Vec<Output>) {
@@ -828,6 +899,10 @@ impl Lobby {
             if playing {
                 let g = self.games.get_mut(&key).expect("listed");
                 let color = g.referee.turn();
+                if g.mated {
+                    self.after_unseen_mate(key, color, "", now, out);
+                    continue;
+                }
                 let _ = g.referee.time_up(color);
                 self.finish(key, now, out);
             } else {
@@ -1560,6 +1635,7 @@ impl Lobby {
             monitors: Vec::new(),
             resumed,
             replay_of: spec.replay_of,
+            mated: false,
         };
         for (color, conn) in [(Color::Black, black), (Color::White, white)] {
             Self::send(out, conn, self.summary(&g, Some(color)).to_string());

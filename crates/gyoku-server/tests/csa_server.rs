@@ -268,27 +268,33 @@ fn byoyomi_counts_whole_seconds_as_shogi_server() {
     b.expect("#WIN");
 }
 
-#[test]
-fn mate_ends_the_game_unlike_shogi_server() {
-    // A real game that ended in mate at ply 107 (kifu-for-js sample, shared data): its first
-    // 106 moves are set as a buoy, and Black plays the mating move.
+/// A real game that ended in mate at ply 107 (kifu-for-js sample, shared data).
+fn yamada_gps_moves() -> Vec<String> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/data/records/kifu-for-js/csa/2005_YAMADA_GPS.csa");
     let bytes = std::fs::read(&path).unwrap();
     let text = String::from_utf8_lossy(&bytes);
-    let moves: Vec<&str> = text
+    let moves: Vec<String> = text
         .lines()
         .filter_map(|l| l.get(..7))
         .filter(|m| gyoku_proto::csa::move_shaped(m))
+        .map(str::to_string)
         .collect();
     assert_eq!(moves.len(), 107);
+    moves
+}
+
+#[test]
+fn mate_ends_the_game_unlike_shogi_server() {
+    // The first 106 moves are set as a buoy, and Black plays the mating move.
+    let moves = yamada_gps_moves();
     let server = TestServer::start("mate", Config::default());
     let mut admin = Client::login_x1(server.addr, "admin", "pw");
     let buoy: String = moves[..106].iter().map(|m| format!("{m},T0")).collect();
     admin.send(&format!("%%SETBUOY buoy_mate-600-0 {buoy} 1"));
     admin.expect("##[SETBUOY] +OK");
     let (mut b, mut w, _) = start_game(&server, "buoy_mate-600-0", ["b4", "w4"]);
-    b.send(moves[106]);
+    b.send(&moves[106]);
     b.expect(&format!("{},T*", moves[106]));
     // No reason line (the protocol has none for mate): the result follows the move.
     b.expect("#WIN");
@@ -501,4 +507,35 @@ fn a_jsa_no_contest_is_replayed_at_once_with_colours_swapped() {
         (result.as_str(), linked.as_str()),
         ("no_contest", id.as_str())
     );
+}
+
+#[test]
+fn strict_csa_server_sees_no_mate_and_the_mated_side_resigns() {
+    let moves = yamada_gps_moves();
+    let server = TestServer::start(
+        "strictmate",
+        Config {
+            strict_csa_server: true,
+            ..Config::default()
+        },
+    );
+    let mut admin = Client::login_x1(server.addr, "admin", "pw");
+    let buoy: String = moves[..106].iter().map(|m| format!("{m},T0")).collect();
+    admin.send(&format!("%%SETBUOY buoy_strict-600-0 {buoy} 1"));
+    admin.expect("##[SETBUOY] +OK");
+    let (mut b, mut w, _) = start_game(&server, "buoy_strict-600-0", ["b12", "w12"]);
+    b.send(&moves[106]);
+    w.expect(&format!("{},T*", moves[106]));
+    // As on shogi-server: nothing more until the mated side acts.
+    w.send("%TORYO");
+    w.expect("%TORYO");
+    w.expect("#RESIGN");
+    w.expect("#LOSE");
+    b.expect("#RESIGN");
+    b.expect("#WIN");
+    let text = std::fs::read_to_string(&server.record_files()[0]).unwrap();
+    assert!(text.contains("'summary:toryo:b12 win:w12 lose\n"), "{text}");
+    // No result was sent at the mate itself: the first #WIN follows the resignation.
+    let first = |l: &str| b.seen.iter().position(|x| x == l).unwrap();
+    assert!(first("#RESIGN") < first("#WIN"), "{:?}", b.seen);
 }
