@@ -12,7 +12,8 @@
 //! the end lines of each ending. Where Gyoku differs (mate ends the game, `%CHUDAN`
 //! suspends it, a player who leaves mid-game loses at once), it is said where it happens.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 
 use gyoku::rules::{MoveLimit, Resolution};
 use gyoku::{
@@ -268,6 +269,9 @@ pub struct Lobby {
     buoys: BTreeMap<String, StoredBuoy>,
     /// Suspended games by Game_ID, waiting for both players.
     suspended: BTreeMap<String, GameSpec>,
+    /// Each live game's deadline (agreement or clock), earliest first; entries a game
+    /// has moved on from are dropped when they come up.
+    deadlines: BinaryHeap<Reverse<(Millis, u64)>>,
     next_game: u64,
     last_id_time: chrono::NaiveDateTime,
     rng: u64,
@@ -356,6 +360,7 @@ impl Lobby {
             by_id: BTreeMap::new(),
             buoys: buoys.into_iter().map(|b| (b.name.clone(), b)).collect(),
             suspended: suspended.into_iter().map(|g| (g.id.clone(), g)).collect(),
+            deadlines: BinaryHeap::new(),
             next_game: 1,
             last_id_time: chrono::NaiveDateTime::MIN,
             rng: seed,
@@ -381,14 +386,30 @@ impl Lobby {
     }
 
     /// The earliest instant at which a [`Input::Tick`] has something to do.
-    pub fn next_deadline(&self) -> Option<Millis> {
-        self.games
-            .values()
-            .filter_map(|g| match g.phase {
-                Phase::Agreeing { expires } => Some(expires),
-                Phase::Playing => g.clock.deadline(),
-            })
-            .min()
+    pub fn next_deadline(&mut self) -> Option<Millis> {
+        while let Some(&Reverse((at, key))) = self.deadlines.peek() {
+            if self.games.get(&key).and_then(LiveGame::deadline) == Some(at) {
+                return Some(at);
+            }
+            // A deadline the game has moved on from (a move was made), or a game that ended.
+            self.deadlines.pop();
+        }
+        None
+    }
+
+    /// Remembers a game's current deadline (after its clock started or it was proposed).
+    fn schedule(&mut self, key: u64) {
+        if let Some(at) = self.games.get(&key).and_then(LiveGame::deadline) {
+            self.deadlines.push(Reverse((at, key)));
+        }
+        // Old deadlines leave the heap as they come up; keep it near one per game.
+        if self.deadlines.len() > 4 * self.games.len() + 1024 {
+            let games = &self.games;
+            self.deadlines = games
+                .iter()
+                .filter_map(|(&k, g)| Some(Reverse((g.deadline()?, k))))
+                .collect();
+        }
     }
 
     /// Handles one input, appending what to do to `out`.
@@ -666,6 +687,7 @@ impl Lobby {
                 }
                 if g.referee.outcome().is_none() || g.mated {
                     let _ = g.clock.start(now.mono);
+                    self.schedule(key);
                 }
             }
             // %CHUDAN under --strict-csa-server, or anything else: an illegal move.
@@ -985,6 +1007,8 @@ impl Lobby {
             }
         }
         let _ = g.clock.start(now.mono);
+        self.schedule(key);
+        let g = &self.games[&key];
         // A player whose moves arrived before the start has them played now.
         let side = g.referee.turn();
         let first = g.players[side.index()];
@@ -1650,6 +1674,7 @@ impl Lobby {
         }
         self.by_id.insert(spec.id, key);
         self.games.insert(key, g);
+        self.schedule(key);
     }
 
     /// The Game_Summary for a player (`Some(colour)`) or a monitor (`None`, with the
@@ -1745,6 +1770,15 @@ impl Lobby {
 }
 
 impl LiveGame {
+    /// When the game needs the server next: the end of the agreement wait, or the side to
+    /// move running out of time.
+    fn deadline(&self) -> Option<Millis> {
+        match self.phase {
+            Phase::Agreeing { expires } => Some(expires),
+            Phase::Playing => self.clock.deadline(),
+        }
+    }
+
     /// What it takes to propose this game again.
     fn spec(&self) -> GameSpec {
         GameSpec {

@@ -123,8 +123,7 @@ pub async fn run(
         .await
         .map_err(|e| ServeError(e.to_string()))?
         .map_err(|e| ServeError(e.to_string()))?;
-    let listener = TcpListener::bind(options.csa)
-        .await
+    let listener = listen(options.csa)
         .map_err(|e| ServeError(format!("cannot listen on {}: {e}", options.csa)))?;
     let local = listener
         .local_addr()
@@ -149,6 +148,19 @@ pub async fn run(
     };
     acceptor.abort();
     result
+}
+
+/// Listens on `addr` with a deep accept queue: thousands of clients connecting at once
+/// (a tournament's start, a reconnecting crowd) are queued, not refused.
+fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(4096)
 }
 
 struct Limits {
@@ -291,8 +303,14 @@ async fn connection(
         };
         match ClientMessage::parse(&line) {
             Ok(ClientMessage::Login(login)) => {
-                let Ok(_permit) = limits.hashing.acquire().await else {
-                    break None;
+                // Hashing a password takes tens of milliseconds and memory: a few at once.
+                let _permit = if login.password.is_empty() {
+                    None
+                } else {
+                    match limits.hashing.acquire().await {
+                        Ok(p) => Some(p),
+                        Err(_) => break None,
+                    }
                 };
                 let accounts = accounts.clone();
                 let (name, password) = (login.name.clone(), login.password.clone());
