@@ -110,6 +110,10 @@ struct Shared {
     /// Passed to start playing.
     go: Barrier,
     think_ms: u64,
+    /// Connections being opened at once: clients arrive as a crowd does, not all in the
+    /// same millisecond (20,000 SYNs at once overflow any accept queue and the kernel's
+    /// retry backoff, not the server, then decides how long the start takes).
+    connecting: tokio::sync::Semaphore,
 }
 
 async fn player(shared: Arc<Shared>, name: String, game: String, black: bool, seed: u64) -> Side {
@@ -119,6 +123,7 @@ async fn player(shared: Arc<Shared>, name: String, game: String, black: bool, se
         ref started,
         ref go,
         think_ms,
+        ref connecting,
     } = *shared;
     let mut rng = seed | 1;
     let mut side = Side {
@@ -127,7 +132,10 @@ async fn player(shared: Arc<Shared>, name: String, game: String, black: bool, se
         failed: true,
     };
     let result = async {
-        let stream = TcpStream::connect(addr).await.ok()?;
+        let stream = {
+            let _slot = connecting.acquire().await.ok()?;
+            TcpStream::connect(addr).await.ok()?
+        };
         stream.set_nodelay(true).ok()?;
         let (r, mut w) = stream.into_split();
         let mut r = BufReader::new(r);
@@ -205,6 +213,7 @@ pub async fn run_load(
         started: Barrier::new(2 * games + 1),
         go: Barrier::new(2 * games + 1),
         think_ms,
+        connecting: tokio::sync::Semaphore::new(512),
     });
     let t0 = Instant::now();
     let mut tasks = Vec::with_capacity(2 * games);
