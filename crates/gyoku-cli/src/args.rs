@@ -198,44 +198,7 @@ pub enum Command {
     },
     /// Run the CSA-protocol game server (shogi-server's protocol, x1 included): games
     /// refereed under any preset, every echoed move stored first.
-    Serve {
-        /// The CSA port's address (loopback unless told otherwise).
-        #[arg(long, default_value = "127.0.0.1:4081")]
-        csa: std::net::SocketAddr,
-        /// The database: an SQLite file (`PATH` or `sqlite://PATH`; default: gyoku.sqlite3
-        /// in the data directory) or PostgreSQL (`postgres://user:password@host/db`).
-        #[arg(long)]
-        db: Option<String>,
-        /// The data directory (default: $XDG_DATA_HOME/gyoku, ~/.local/share/gyoku).
-        #[arg(long)]
-        data_dir: Option<std::path::PathBuf>,
-        /// Where record files go, as YYYY/MM/DD/<Game_ID>.csa (default: records/ in the
-        /// data directory).
-        #[arg(long)]
-        records: Option<std::path::PathBuf>,
-        /// The rules of games whose name does not choose a preset (`rules_jsa_name-600-10`).
-        #[arg(long, default_value = "csa")]
-        rules: String,
-        /// The move limit (0: none; default: the preset's own, 256 for csa).
-        #[arg(long)]
-        max_moves: Option<u32>,
-        /// Every move costs at least this many seconds (CSA 1.1 used 1).
-        #[arg(long, default_value_t = 0)]
-        least_time_per_move: u32,
-        /// Reproduce shogi-server where Gyoku differs: no mate detection (the mated side must
-        /// resign, flag or move illegally), %CHUDAN an illegal move.
-        #[arg(long)]
-        strict_csa_server: bool,
-        /// The event name, first part of every Game_ID.
-        #[arg(long, default_value = "gyoku")]
-        event: String,
-        /// Connections at once.
-        #[arg(long, default_value_t = 20_000)]
-        max_connections: usize,
-        /// Connections at once from one address.
-        #[arg(long, default_value_t = 1_000)]
-        max_connections_per_address: usize,
-    },
+    Serve(ServeArgs),
 }
 
 /// The rule set: a preset and single-field overrides.
@@ -388,4 +351,45 @@ impl PositionArgs {
 /// Parses a USI move, with the error as text.
 pub fn parse_move(text: &str) -> Result<Move, String> {
     text.parse::<Move>().map_err(|e| e.to_string())
+}
+
+/// `gyoku serve`'s options.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The CSA port's address (loopback unless told otherwise).
+    #[arg(long, default_value = "127.0.0.1:4081")]
+    pub csa: std::net::SocketAddr,
+    /// The database: an SQLite file (`PATH` or `sqlite://PATH`; default: gyoku.sqlite3
+    /// in the data directory) or PostgreSQL (`postgres://user:password@host/db`).
+    #[arg(long)]
+    pub db: Option<String>,
+    /// The data directory (default: $XDG_DATA_HOME/gyoku, ~/.local/share/gyoku).
+    #[arg(long)]
+    pub data_dir: Option<std::path::PathBuf>,
+    /// Where record files go, as YYYY/MM/DD/<Game_ID>.csa (default: records/ in the
+    /// data directory).
+    #[arg(long)]
+    pub records: Option<std::path::PathBuf>,
+    /// The rules of games whose name does not choose a preset (`rules_jsa_name-600-10`).
+    #[arg(long, default_value = "csa")]
+    pub rules: String,
+    /// The move limit (0: none; default: the preset's own, 256 for csa).
+    #[arg(long)]
+    pub max_moves: Option<u32>,
+    /// Every move costs at least this many seconds (CSA 1.1 used 1).
+    #[arg(long, default_value_t = 0)]
+    pub least_time_per_move: u32,
+    /// Reproduce shogi-server where Gyoku differs: no mate detection (the mated side must
+    /// resign, flag or move illegally), %CHUDAN an illegal move.
+    #[arg(long)]
+    pub strict_csa_server: bool,
+    /// The event name, first part of every Game_ID.
+    #[arg(long, default_value = "gyoku")]
+    pub event: String,
+    /// Connections at once.
+    #[arg(long, default_value_t = 20_000)]
+    pub max_connections: usize,
+    /// Connections at once from one address.
+    #[arg(long, default_value_t = 1_000)]
+    pub max_connections_per_address: usize,
 }

@@ -8,21 +8,7 @@ use gyoku_server::server::{self, Options};
 use gyoku_server::store::DbUrl;
 
 use crate::Failure;
-
-/// The command's arguments.
-pub struct ServeArgs {
-    pub csa: std::net::SocketAddr,
-    pub db: Option<String>,
-    pub data_dir: Option<PathBuf>,
-    pub records: Option<PathBuf>,
-    pub rules: String,
-    pub max_moves: Option<u32>,
-    pub least_time_per_move: u32,
-    pub strict_csa_server: bool,
-    pub event: String,
-    pub max_connections: usize,
-    pub max_connections_per_address: usize,
-}
+use crate::args::ServeArgs;
 
 /// `$XDG_DATA_HOME/gyoku`, else `~/.local/share/gyoku`, else `./gyoku-data`.
 fn default_data_dir() -> PathBuf {

@@ -129,7 +129,7 @@ fn play_one_connection(
             in_position = true;
         } else if l == "END Position" {
             in_position = false;
-        } else if in_position && l.len() >= 7 && gyoku_proto_shaped(&l[..7]) {
+        } else if in_position && l.len() >= 7 && gyoku_proto::csa::move_shaped(&l[..7]) {
             listed.push(l[..7].to_string());
         } else if l == "END Game_Summary" {
             break;
@@ -178,7 +178,7 @@ fn play_one_connection(
                 started = true;
                 break;
             }
-            if l.len() > 8 && gyoku_proto_shaped(&l[..7]) && l[7..].starts_with(",T") {
+            if l.len() > 8 && gyoku_proto::csa::move_shaped(&l[..7]) && l[7..].starts_with(",T") {
                 let (_, mv) = gyoku_kifu::csa::parse_move(&l[..7], &pos).ok()?;
                 pos.play(mv).ok()?;
                 seen.lock()
@@ -200,14 +200,6 @@ fn play_one_connection(
             }
         }
     }
-}
-
-fn gyoku_proto_shaped(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 7
-        && matches!(b[0], b'+' | b'-')
-        && b[1..5].iter().all(u8::is_ascii_digit)
-        && b[5..7].iter().all(u8::is_ascii_uppercase)
 }
 
 /// The database the server under test uses, and how the test reads it.

@@ -613,7 +613,6 @@ impl Lobby {
                     let conn = g.players[color.index()];
                     if e == gyoku::GameError::NoDeclarationRule {
                         // No declaration under these rules: a declaration that fails.
-                        g.foul_text = None;
                         let _ = g.referee.forfeit(color, gyoku::ForfeitCause::Garbage);
                         g.foul_text = Some("%KACHI".into());
                     } else {
@@ -1708,7 +1707,7 @@ impl Lobby {
             least_time_per_move: Some(self.config.least_time_per_move.into()),
             ..SummaryTime::default()
         };
-        let mut position: Vec<String> = record::board_lines(&g.start)
+        let mut position: Vec<String> = gyoku_kifu::csa::board_text(&g.start)
             .lines()
             .map(str::to_string)
             .collect();

@@ -8,13 +8,7 @@
 //! position as `'P1`… comments, `'summary:<type>:<black> <result>:<white> <result>` and
 //! `'$END_TIME:`.
 
-use gyoku::{Color, Position, Role};
-
-/// The position as shogi-server writes it: nine `P` lines (never `PI`), the hands, the
-/// side to move ([`gyoku_kifu::csa::board_text`]).
-pub fn board_lines(pos: &Position) -> String {
-    gyoku_kifu::csa::board_text(pos)
-}
+use gyoku::{Color, Position};
 
 /// `+` for Black, `-` for White.
 pub const fn sign(color: Color) -> char {
@@ -64,7 +58,7 @@ pub fn head(h: &RecordHead<'_>) -> String {
     }
     out.push_str(&format!("$EVENT:{}\n", h.game_id));
     out.push_str(&format!("$START_TIME:{}\n", h.start_time));
-    out.push_str(&board_lines(h.start));
+    out.push_str(&gyoku_kifu::csa::board_text(h.start));
     if let [Some(b), Some(w)] = h.rating_ids {
         out.push_str(&format!("'rating:{b}:{w}\n"));
     }
@@ -106,18 +100,13 @@ pub fn tail(
         out.push_str(l);
         out.push('\n');
     }
-    for line in board_lines(final_position).lines() {
+    for line in gyoku_kifu::csa::board_text(final_position).lines() {
         out.push('\'');
         out.push_str(line);
         out.push('\n');
     }
     out.push_str(&format!("'summary:{summary}\n"));
     out.push_str(&format!("'$END_TIME:{end_time}\n"));
-}
-
-/// The piece code of a role, re-exported for callers writing CSA moves.
-pub fn role_code(role: Role) -> &'static str {
-    gyoku_kifu::csa::role_code(role)
 }
 
 /// The record's text as bytes: comments in EUC-JP as shogi-server writes them (everything
@@ -129,12 +118,11 @@ pub fn encode(text: &str) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
 
     #[test]
     fn handicap_board_has_black_without_pieces() {
         let pos = crate::lobby::start_position(Some(gyoku::Handicap::TwoPiece));
-        let text = board_lines(&pos);
+        let text = gyoku_kifu::csa::board_text(&pos);
         assert!(text.contains("P8 *  *  *  *  *  *  *  *  * \n"), "{text}");
         assert!(text.ends_with("+\n"));
     }
