@@ -78,7 +78,8 @@ pub fn scripted_game(plies: usize) -> Vec<String> {
 struct Side {
     latencies_us: Vec<u32>,
     moves: u64,
-    failed: bool,
+    /// Where it failed, or `None`.
+    failed: Option<&'static str>,
 }
 
 async fn read_until(
@@ -129,13 +130,15 @@ async fn player(shared: Arc<Shared>, name: String, game: String, black: bool, se
     let mut side = Side {
         latencies_us: Vec::with_capacity(script.len() / 2 + 1),
         moves: 0,
-        failed: true,
+        failed: Some("connect"),
     };
     let result = async {
-        let stream = {
-            let _slot = connecting.acquire().await.ok()?;
-            TcpStream::connect(addr).await.ok()?
-        };
+        // A slot from connecting to the login's answer: a crowd of at most 512 at the
+        // door, and an accept queue that never overflows (a connection the kernel has
+        // finished but the server not yet accepted counts).
+        let slot = connecting.acquire().await.ok()?;
+        let stream = TcpStream::connect(addr).await.ok()?;
+        side.failed = Some("login");
         stream.set_nodelay(true).ok()?;
         let (r, mut w) = stream.into_split();
         let mut r = BufReader::new(r);
@@ -144,7 +147,11 @@ async fn player(shared: Arc<Shared>, name: String, game: String, black: bool, se
         w.write_all(format!("LOGIN {name} {game}-{turn}\n").as_bytes())
             .await
             .ok()?;
+        read_until(&mut r, &mut line, |l| l.starts_with("LOGIN:")).await?;
+        drop(slot);
+        side.failed = Some("game summary");
         read_until(&mut r, &mut line, |l| l == "END Game_Summary").await?;
+        side.failed = Some("start");
         w.write_all(b"AGREE\n").await.ok()?;
         read_until(&mut r, &mut line, |l| l.starts_with("START:")).await?;
         Some((r, w, line))
@@ -157,6 +164,7 @@ async fn player(shared: Arc<Shared>, name: String, game: String, black: bool, se
         return side;
     };
     go.wait().await;
+    side.failed = Some("play");
     let mine = usize::from(!black);
     for (i, mv) in script.iter().enumerate() {
         if i % 2 == mine {
@@ -193,7 +201,7 @@ async fn player(shared: Arc<Shared>, name: String, game: String, black: bool, se
         let _ = w.write_all(b"%TORYO\n").await;
     }
     let _ = read_until(&mut r, &mut line, |l| l == "#WIN" || l == "#LOSE").await;
-    side.failed = false;
+    side.failed = None;
     side
 }
 
@@ -236,17 +244,24 @@ pub async fn run_load(
     let mut latencies = Vec::with_capacity(games * plies);
     let mut moves = 0;
     let mut failures = 0;
+    let mut failed_at = std::collections::BTreeMap::new();
     for t in tasks {
         match t.await {
             Ok(side) => {
                 moves += side.moves;
-                failures += usize::from(side.failed);
+                if let Some(stage) = side.failed {
+                    failures += 1;
+                    *failed_at.entry(stage).or_insert(0) += 1;
+                }
                 latencies.extend(side.latencies_us);
             }
             Err(_) => failures += 1,
         }
     }
     let play_seconds = t1.elapsed().as_secs_f64();
+    if !failed_at.is_empty() {
+        eprintln!("  failed clients by stage: {failed_at:?}");
+    }
     latencies.sort_unstable();
     let pct = |p: f64| -> f64 {
         if latencies.is_empty() {

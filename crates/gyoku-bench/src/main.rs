@@ -189,7 +189,15 @@ fn csa_load(games: usize, plies: usize, peer_games: usize, think: u64) {
     // Two sockets a game on each side of loopback, plus the server's own files.
     let want = (4 * games.max(peer_games) + 1024) as u64;
     let _ = rlimit::setrlimit(rlimit::Resource::NOFILE, want, want);
-    let _ = rlimit::increase_nofile_limit(want);
+    let limit = rlimit::increase_nofile_limit(want).unwrap_or(0);
+    let fit = limit.saturating_sub(64) / 2;
+    if (games.max(peer_games) as u64) > fit {
+        eprintln!(
+            "gyoku-bench: the open-file limit here is {limit} (a process may not raise it): \
+             each process (this one's clients, the server) holds two sockets a game, so at \
+             most {fit} games fit; clients and the server will fail to open sockets past it"
+        );
+    }
     let Some(cli) = std::env::current_exe()
         .ok()
         .and_then(|exe| Some(exe.parent()?.join("gyoku")))

@@ -50,6 +50,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
             "connection limits must be at least 1".into(),
         ));
     }
+    let (max_connections, lowered) = connections_the_system_allows(a.max_connections);
     let options = Options {
         csa: a.csa,
         db: db.clone(),
@@ -61,7 +62,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
             least_time_per_move: a.least_time_per_move,
             strict_csa_server: a.strict_csa_server,
         },
-        max_connections: a.max_connections,
+        max_connections,
         max_per_address: a.max_connections_per_address,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -87,12 +88,48 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
                         String::new()
                     }
                 );
+                if let Some(note) = &lowered {
+                    eprintln!("gyoku serve: {note}");
+                }
+                if s.records_restored > 0 {
+                    eprintln!(
+                        "gyoku serve: {} record files were missing and were written again from the database",
+                        s.records_restored
+                    );
+                }
             },
             shutdown_signal(),
         ))
         .map_err(|e| Failure::Run(e.to_string()))?;
     eprintln!("gyoku serve: stopped");
     Ok(())
+}
+
+/// Open files the server keeps for itself beyond its connections: the database and its
+/// log, the checkpoint thread's connection, record files being written, the runtime's own.
+const FILES_KEPT: u64 = 64;
+
+/// Raises the open-file limit as far as the system lets a process, and lowers
+/// `--max-connections` to what it can then hold, with a note saying so: past it, a
+/// connection gets `too many connections` rather than the server failing to open a
+/// record file.
+fn connections_the_system_allows(asked: usize) -> (usize, Option<String>) {
+    let limit = rlimit::increase_nofile_limit(u64::MAX)
+        .or_else(|_| rlimit::Resource::NOFILE.get().map(|(soft, _)| soft));
+    let Ok(limit) = limit else {
+        return (asked, None);
+    };
+    let fit = usize::try_from(limit.saturating_sub(FILES_KEPT))
+        .unwrap_or(usize::MAX)
+        .max(1);
+    if asked > fit {
+        let note = format!(
+            "the open-file limit ({limit}) holds {fit} connections; --max-connections \
+             lowered from {asked} to {fit} (raise the limit with ulimit -n)"
+        );
+        return (fit, Some(note));
+    }
+    (asked, None)
 }
 
 async fn shutdown_signal() {

@@ -27,6 +27,8 @@ use gyoku_proto::csa::{
 use crate::record;
 use crate::store::{NewGame, StoreOp, StoredBuoy};
 
+mod index;
+
 /// A connection, numbered by the driver.
 pub type ConnId = u64;
 
@@ -112,11 +114,16 @@ pub enum Output {
     /// Commit a change to storage (before any `Send` of the same batch).
     Store(StoreOp),
     /// Write a record file (after the store commit), relative to the records directory.
+    /// What is sent to the game's players from here on waits until the file is written
+    /// (a client told the result may read the file at once, as shogi-server's tests do);
+    /// everyone else's messages do not wait for it.
     WriteRecord {
         /// `YYYY/MM/DD/<Game_ID>.csa`.
         path: String,
         /// Its bytes.
         bytes: Vec<u8>,
+        /// The game's players.
+        players: [ConnId; 2],
     },
 }
 
@@ -152,6 +159,8 @@ struct Conn {
     sente: Option<bool>,
     game: Option<u64>,
     deferred: VecDeque<String>,
+    /// Games this connection monitors.
+    monitoring: Vec<u64>,
 }
 
 #[derive(Debug)]
@@ -264,16 +273,24 @@ enum Ending {
 pub struct Lobby {
     config: Config,
     conns: BTreeMap<ConnId, Conn>,
+    /// Logged-in connections by name (a name is logged in once).
+    names: HashMap<String, ConnId>,
+    /// Connections in `game_waiting`, by the game they wait for.
+    waiting: index::Waiting,
     games: HashMap<u64, LiveGame>,
     by_id: BTreeMap<String, u64>,
     buoys: BTreeMap<String, StoredBuoy>,
-    /// Suspended games by Game_ID, waiting for both players.
-    suspended: BTreeMap<String, GameSpec>,
+    /// Suspended games, waiting for both players.
+    suspended: index::Suspended,
     /// Each live game's deadline (agreement or clock), earliest first; entries a game
     /// has moved on from are dropped when they come up.
     deadlines: BinaryHeap<Reverse<(Millis, u64)>>,
     next_game: u64,
-    last_id_time: chrono::NaiveDateTime,
+    /// The second of the latest Game_ID, and the time each Game_ID prefix (event, game,
+    /// players) was last given from it on: a prefix given twice in one second has its
+    /// time moved a second on, so Game_IDs are unique and otherwise follow the clock.
+    id_second: chrono::NaiveDateTime,
+    id_issued: HashMap<String, chrono::NaiveDateTime>,
     rng: u64,
 }
 
@@ -356,13 +373,16 @@ impl Lobby {
         Lobby {
             config,
             conns: BTreeMap::new(),
+            names: HashMap::new(),
+            waiting: index::Waiting::default(),
             games: HashMap::new(),
             by_id: BTreeMap::new(),
             buoys: buoys.into_iter().map(|b| (b.name.clone(), b)).collect(),
-            suspended: suspended.into_iter().map(|g| (g.id.clone(), g)).collect(),
+            suspended: index::Suspended::new(suspended),
             deadlines: BinaryHeap::new(),
             next_game: 1,
-            last_id_time: chrono::NaiveDateTime::MIN,
+            id_second: chrono::NaiveDateTime::MIN,
+            id_issued: HashMap::new(),
             rng: seed,
         }
     }
@@ -427,16 +447,13 @@ impl Lobby {
     }
 
     fn logged_in(&mut self, conn: ConnId, login: CheckedLogin, now: Now, out: &mut Vec<Output>) {
-        let existing = self
-            .conns
-            .iter()
-            .find(|(_, c)| c.name == login.name)
-            .map(|(&id, c)| {
-                (
-                    id,
-                    c.rating_id == login.rating_id && c.status != Status::Game,
-                )
-            });
+        let existing = self.names.get(&login.name).map(|&id| {
+            let c = &self.conns[&id];
+            (
+                id,
+                c.rating_id == login.rating_id && c.status != Status::Game,
+            )
+        });
         match existing {
             Some((old, true)) => {
                 // The same player again, not in a game: the new connection replaces the old.
@@ -461,6 +478,7 @@ impl Lobby {
         if login.x1 {
             Self::send(out, conn, "##[LOGIN] +OK x1\n");
         }
+        self.names.insert(login.name.clone(), conn);
         self.conns.insert(
             conn,
             Conn {
@@ -472,6 +490,7 @@ impl Lobby {
                 sente: None,
                 game: None,
                 deferred: VecDeque::new(),
+                monitoring: Vec::new(),
             },
         );
         if let Some((game, turn)) = login.game {
@@ -786,6 +805,9 @@ impl Lobby {
                     g.id, lines.monitor, g.id
                 ),
             );
+            if let Some(c) = self.conns.get_mut(&m) {
+                c.monitoring.retain(|&k| k != key);
+            }
         }
         let end_time = now.wall.format("%Y/%m/%d %H:%M:%S").to_string();
         let mut text = record::head(&record::RecordHead {
@@ -835,16 +857,17 @@ impl Lobby {
             out.push(Output::WriteRecord {
                 path,
                 bytes: record::encode(&text),
+                players: g.players,
             });
         }
         if matches!(ending, Ending::Suspended) {
-            self.suspended.insert(g.id.clone(), g.spec());
+            self.suspended.insert(g.spec());
         }
         // A no contest (JSA sennichite, a 24-30 impasse, the 500-move limit) is replayed
         // with colours swapped: offered to both players at once, linked to this game.
         let replay = matches!(&ending, Ending::Decided(o) if o.result == GameResult::NoContest)
             && g.players.iter().all(|p| self.conns.contains_key(p));
-        // Sends go out after the commit and the file: the driver orders them so.
+        // Sends go out after the commit, the players' after the file: the driver orders them so.
         for p in g.players {
             self.release(p, !replay, out);
         }
@@ -861,18 +884,51 @@ impl Lobby {
         }
     }
 
-    /// A player's game is over: back to `connected`, or disconnected in CSA mode.
-    fn release(&mut self, conn: ConnId, close_csa: bool, out: &mut Vec<Output>) {
+    /// Sets a connection's status, keeping the waiting index in step: `game_name` must
+    /// already be the game waited for when the status is `GameWaiting`, and must not
+    /// change while it is.
+    fn set_status(&mut self, conn: ConnId, status: Status) {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
-        c.status = Status::Connected;
+        if c.status == Status::GameWaiting {
+            self.waiting.remove(&c.game_name, conn);
+        }
+        c.status = status;
+        if status == Status::GameWaiting {
+            self.waiting.insert(&c.game_name, conn);
+        }
+    }
+
+    /// Forgets a connection: its name, its place in a queue, the games it monitors.
+    fn remove_conn(&mut self, conn: ConnId) -> Option<Conn> {
+        let c = self.conns.remove(&conn)?;
+        if c.status == Status::GameWaiting {
+            self.waiting.remove(&c.game_name, conn);
+        }
+        if self.names.get(&c.name) == Some(&conn) {
+            self.names.remove(&c.name);
+        }
+        for key in &c.monitoring {
+            if let Some(g) = self.games.get_mut(key) {
+                g.monitors.retain(|&m| m != conn);
+            }
+        }
+        Some(c)
+    }
+
+    /// A player's game is over: back to `connected`, or disconnected in CSA mode.
+    fn release(&mut self, conn: ConnId, close_csa: bool, out: &mut Vec<Output>) {
+        self.set_status(conn, Status::Connected);
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
         c.game = None;
         c.game_name.clear();
         c.sente = None;
         c.deferred.clear();
         if !c.x1 && close_csa {
-            self.conns.remove(&conn);
+            self.remove_conn(conn);
             out.push(Output::Close(conn));
         }
     }
@@ -894,28 +950,36 @@ impl Lobby {
                     } else {
                         Color::White
                     };
-                    self.conns.remove(&conn);
+                    self.remove_conn(conn);
                     self.end(key, Ending::Left(color), now, out);
                 }
             }
         }
-        self.conns.remove(&conn);
-        for g in self.games.values_mut() {
-            g.monitors.retain(|&m| m != conn);
-        }
+        self.remove_conn(conn);
     }
 
     fn tick(&mut self, now: Now, out: &mut Vec<Output>) {
-        let due: Vec<(u64, bool)> = self
-            .games
-            .iter()
-            .filter_map(|(&k, g)| match g.phase {
-                Phase::Agreeing { expires } => (expires <= now.mono).then_some((k, false)),
-                Phase::Playing => {
-                    matches!(g.clock.check(now.mono), Ok(Some(_))).then_some((k, true))
+        // Only the games whose deadline has come, from the heap (never a scan of all).
+        let mut due: Vec<(u64, bool)> = Vec::new();
+        while let Some(&Reverse((at, key))) = self.deadlines.peek() {
+            if at > now.mono {
+                break;
+            }
+            self.deadlines.pop();
+            let Some(g) = self.games.get(&key) else {
+                continue;
+            };
+            match g.phase {
+                Phase::Agreeing { expires } if expires <= now.mono => due.push((key, false)),
+                Phase::Playing if matches!(g.clock.check(now.mono), Ok(Some(_))) => {
+                    due.push((key, true));
                 }
-            })
-            .collect();
+                // A deadline the game has moved on from (or not quite there: rounding).
+                _ => {}
+            }
+        }
+        due.sort_unstable();
+        due.dedup();
         for (key, playing) in due {
             if playing {
                 let g = self.games.get_mut(&key).expect("listed");
@@ -941,7 +1005,7 @@ impl Lobby {
             Self::send(out, p, format!("REJECT:{} by {by}\n", g.id));
         }
         if g.resumed {
-            self.suspended.insert(g.id.clone(), g.spec());
+            self.suspended.insert(g.spec());
         }
         for p in g.players {
             self.release(p, true, out);
@@ -960,7 +1024,7 @@ impl Lobby {
             Self::send(out, conn, msg);
             return;
         }
-        c.status = Status::StartWaiting;
+        c.status = Status::StartWaiting; // from agree_waiting: not in the waiting index
         let key = c.game.expect("agree_waiting has a game");
         let g = self.games.get_mut(&key).expect("live game");
         let both = g.players.iter().all(|p| {
@@ -1042,8 +1106,12 @@ impl Lobby {
             X1Command::Game { game: None, .. } => {
                 let c = self.conns.get_mut(&conn).expect("logged in");
                 if matches!(c.status, Status::Connected | Status::GameWaiting) {
-                    c.status = Status::Connected;
-                    c.game_name.clear();
+                    self.set_status(conn, Status::Connected);
+                    self.conns
+                        .get_mut(&conn)
+                        .expect("logged in")
+                        .game_name
+                        .clear();
                 } else {
                     let msg = format!(
                         "##[ERROR] you are in {} status. GAME is valid in connected or game_waiting status\n",
@@ -1109,6 +1177,9 @@ impl Lobby {
                 let g = self.games.get_mut(&key).expect("listed");
                 g.monitors.retain(|&m| m != conn);
                 g.monitors.push(conn);
+                let c = self.conns.get_mut(&conn).expect("logged in");
+                c.monitoring.retain(|&k| k != key);
+                c.monitoring.push(key);
                 let mut text = String::new();
                 for l in show.lines() {
                     text.push_str(&format!("##[MONITOR2][{game_id}] {l}\n"));
@@ -1122,8 +1193,12 @@ impl Lobby {
                 Self::send(out, conn, text);
             }
             X1Command::MonitorOff { game_id, .. } => {
-                if let Some(g) = self.by_id.get(&game_id).and_then(|k| self.games.get_mut(k)) {
+                if let Some(&key) = self.by_id.get(&game_id)
+                    && let Some(g) = self.games.get_mut(&key)
+                {
                     g.monitors.retain(|&m| m != conn);
+                    let c = self.conns.get_mut(&conn).expect("logged in");
+                    c.monitoring.retain(|&k| k != key);
                 }
             }
             X1Command::Chat(message) => {
@@ -1324,12 +1399,7 @@ impl Lobby {
         self.buoys.insert(name.to_string(), buoy);
         Self::send(out, conn, "##[SETBUOY] +OK\n");
         // Two players already waiting for it start now.
-        let waiting: Vec<ConnId> = self
-            .conns
-            .iter()
-            .filter(|(_, c)| c.status == Status::GameWaiting && c.game_name == name)
-            .map(|(&id, _)| id)
-            .collect();
+        let waiting: Vec<ConnId> = self.waiting.for_game(name).collect();
         if let Some(&p1) = waiting.first()
             && let Some(p2) = self.find_rival(p1, name)
         {
@@ -1344,31 +1414,26 @@ impl Lobby {
 
     /// The suspended game named `game` that `player` plays in, if any.
     fn suspended_for(&self, game: &str, player: &str) -> Option<String> {
-        self.suspended
-            .values()
-            .find(|g| g.name == game && g.names.iter().any(|n| n == player))
-            .map(|g| g.id.clone())
+        self.suspended.find(game, player).map(str::to_string)
     }
 
     /// A player of a suspended game asks for it: it waits for the other player, and once
     /// both are here the game is proposed again with its moves and clocks.
     fn resume(&mut self, conn: ConnId, id: &str, now: Now, out: &mut Vec<Output>) {
-        let spec = &self.suspended[id];
+        let spec = self.suspended.get(id).expect("looked up");
         let me = self.conns[&conn].name.clone();
         let black = spec.names[0] == me;
         let other = spec.names[usize::from(black)].clone();
         let game = spec.name.clone();
+        self.set_status(conn, Status::Connected);
         let c = self.conns.get_mut(&conn).expect("logged in");
-        c.status = Status::GameWaiting;
         c.game_name = game.clone();
         c.sente = Some(black);
-        let rival = self
-            .conns
-            .iter()
-            .find(|(_, r)| {
-                r.name == other && r.status == Status::GameWaiting && r.game_name == game
-            })
-            .map(|(&id, _)| id);
+        self.set_status(conn, Status::GameWaiting);
+        let rival = self.names.get(&other).copied().filter(|r| {
+            let r = &self.conns[r];
+            r.status == Status::GameWaiting && r.game_name == game
+        });
         if let Some(rival) = rival {
             let spec = self.suspended.remove(id).expect("looked up");
             let players = if black { [conn, rival] } else { [rival, conn] };
@@ -1379,17 +1444,13 @@ impl Lobby {
     fn find_rival(&self, me: ConnId, game: &str) -> Option<ConnId> {
         let c = &self.conns[&me];
         let want = c.sente.map(|s| !s);
-        self.conns
-            .iter()
-            .find(|&(&id, r)| {
-                self.suspended_for(game, &r.name).is_none()
-                    && id != me
-                    && r.status == Status::GameWaiting
-                    && r.game_name == game
-                    && (want.is_none() || r.sente.is_none() || r.sente == want)
-                    && r.name != c.name
-            })
-            .map(|(&id, _)| id)
+        self.waiting.for_game(game).find(|&id| {
+            let r = &self.conns[&id];
+            id != me
+                && (want.is_none() || r.sente.is_none() || r.sente == want)
+                && r.name != c.name
+                && self.suspended_for(game, &r.name).is_none()
+        })
     }
 
     fn game_command(
@@ -1448,12 +1509,17 @@ impl Lobby {
             );
             return;
         }
+        let sente = c.sente;
+        // Out of the queue of the game it waited for (if any) before naming the new one.
+        self.set_status(conn, Status::Connected);
+        let c = self.conns.get_mut(&conn).expect("logged in");
+        c.sente = sente;
         c.game_name = game.to_string();
         match self.find_rival(conn, game) {
             Some(rival) if !is_buoy_name(game) || self.buoys.contains_key(game) => {
                 self.pair(conn, turn, rival, game, now, out);
             }
-            Some(_) => self.conns.get_mut(&conn).expect("logged in").status = Status::GameWaiting,
+            Some(_) => self.set_status(conn, Status::GameWaiting),
             None if challenge => {
                 Self::send(
                     out,
@@ -1461,11 +1527,10 @@ impl Lobby {
                     format!("##[ERROR] can't find rival for {game}\n"),
                 );
                 let c = self.conns.get_mut(&conn).expect("logged in");
-                c.status = Status::Connected;
                 c.game_name.clear();
                 c.sente = None;
             }
-            None => self.conns.get_mut(&conn).expect("logged in").status = Status::GameWaiting,
+            None => self.set_status(conn, Status::GameWaiting),
         }
     }
 
@@ -1527,16 +1592,18 @@ impl Lobby {
     }
 
     fn next_game_id(&mut self, game: &str, black: &str, white: &str, now: Now) -> String {
-        let mut t = now.wall.with_nanosecond_zero();
-        if t <= self.last_id_time {
-            t = self.last_id_time + chrono::Duration::seconds(1);
+        let second = now.wall.with_nanosecond_zero();
+        if second != self.id_second {
+            self.id_issued.retain(|_, t| *t >= second);
+            self.id_second = second;
         }
-        self.last_id_time = t;
-        format!(
-            "{}+{game}+{black}+{white}+{}",
-            self.config.event,
-            t.format("%Y%m%d%H%M%S")
-        )
+        let prefix = format!("{}+{game}+{black}+{white}+", self.config.event);
+        let t = match self.id_issued.get(&prefix) {
+            Some(&last) if last >= second => last + chrono::Duration::seconds(1),
+            _ => second,
+        };
+        self.id_issued.insert(prefix.clone(), t);
+        format!("{prefix}{}", t.format("%Y%m%d%H%M%S"))
     }
 
     fn propose(
@@ -1662,11 +1729,11 @@ impl Lobby {
         };
         for (color, conn) in [(Color::Black, black), (Color::White, white)] {
             Self::send(out, conn, self.summary(&g, Some(color)).to_string());
+            self.set_status(conn, Status::AgreeWaiting);
             let c = self
                 .conns
                 .get_mut(&conn)
                 .expect("paired players are logged in");
-            c.status = Status::AgreeWaiting;
             c.game = Some(key);
             c.sente = Some(color == Color::Black);
             c.game_name = spec.name.clone();
@@ -1965,5 +2032,37 @@ impl NanosZero for chrono::NaiveDateTime {
     fn with_nanosecond_zero(self) -> Self {
         use chrono::Timelike;
         self.with_nanosecond(0).unwrap_or(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> Now {
+        Now {
+            mono: 0,
+            wall: chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f").unwrap(),
+        }
+    }
+
+    #[test]
+    fn game_ids_follow_the_clock_and_never_repeat() {
+        let mut lobby = Lobby::new(Config::default(), Vec::new(), Vec::new());
+        let t = at("2026-11-23 10:00:00.250");
+        // Many games in one second: each keeps the second (their names differ).
+        for i in 0..1000 {
+            let id = lobby.next_game_id("g-600-10", &format!("b{i}"), &format!("w{i}"), t);
+            assert!(id.ends_with("+20261123100000"), "{id}");
+        }
+        // The same game and players twice in one second: the second one a second on.
+        let a = lobby.next_game_id("g-600-10", "b", "w", t);
+        let b = lobby.next_game_id("g-600-10", "b", "w", at("2026-11-23 10:00:00.900"));
+        assert_eq!(a, "gyoku+g-600-10+b+w+20261123100000");
+        assert_eq!(b, "gyoku+g-600-10+b+w+20261123100001");
+        // Later, the clock again; what a past second gave is forgotten.
+        let c = lobby.next_game_id("g-600-10", "b", "w", at("2026-11-23 10:00:05.000"));
+        assert_eq!(c, "gyoku+g-600-10+b+w+20261123100005");
+        assert_eq!(lobby.id_issued.len(), 1);
     }
 }

@@ -194,6 +194,20 @@ impl PgStore {
         Ok(usize::try_from(n).unwrap_or(usize::MAX))
     }
 
+    /// See [`crate::store::Store::latest_records`].
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn latest_records(&mut self, limit: u32) -> Result<Vec<(String, String)>, StoreError> {
+        let rows = self.client.query(
+            "SELECT record_path, record FROM games
+             WHERE ended_at IS NOT NULL AND record IS NOT NULL AND record_path IS NOT NULL
+             ORDER BY ended_at DESC, id DESC LIMIT $1",
+            &[&i64::from(limit)],
+        )?;
+        Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
     /// Every suspended game with its moves.
     ///
     /// # Errors

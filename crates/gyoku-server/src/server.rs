@@ -2,10 +2,11 @@
 //!
 //! One task runs the [`Lobby`]: it takes what arrived (many connections' lines at once),
 //! lets the lobby decide, commits every storage change of that batch in one transaction
-//! on a blocking thread, writes the finished games' record files, and only then sends
-//! what the batch decided. Each connection has a reader task (bounded lines, a login
-//! deadline) and a writer task (a bounded queue: a client that does not read is
-//! disconnected, never waited for).
+//! on a blocking thread, and only then sends what the batch decided. Finished games'
+//! record files are written by a thread of their own, off the moves' path: the players of
+//! a game whose file is being written hear the rest once it is there, everyone else at
+//! once. Each connection has a reader task (bounded lines, a login deadline) and a writer
+//! task (a bounded queue: a client that does not read is disconnected, never waited for).
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -35,6 +36,10 @@ pub const WRITE_QUEUE: usize = 4096;
 
 /// A write that takes longer than this disconnects the client.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Ended games whose record files are checked at start (and written again from the
+/// database if missing: the server was stopped between the commit and the file).
+pub const RECORDS_CHECKED_AT_START: u32 = 10_000;
 
 /// How the server runs.
 #[derive(Clone, Debug)]
@@ -78,6 +83,8 @@ struct ConnHandle {
 enum Event {
     Register(ConnId, ConnHandle),
     Lobby(Input, Instant),
+    /// Record files are written: these players may hear the rest.
+    RecordsWritten(Vec<ConnId>),
 }
 
 /// What the server tells its caller once it listens.
@@ -89,6 +96,8 @@ pub struct Started {
     pub interrupted: usize,
     /// Suspended games waiting for both players to log in again.
     pub suspended: usize,
+    /// Record files that were missing and were written again from the database.
+    pub records_restored: usize,
 }
 
 /// Runs the server until `shutdown` completes. `on_start` is called once it listens.
@@ -102,9 +111,12 @@ pub async fn run(
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<(), ServeError> {
     let db = options.db.clone();
-    let (store, accounts, buoys, (interrupted, suspended)) =
+    let records = options.records.clone();
+    let (store, accounts, buoys, (interrupted, suspended), records_restored) =
         tokio::task::spawn_blocking(move || {
             let mut store = Db::open(&db)?;
+            let records_restored = restore_record_files(&mut store, &records)?;
+            store.checkpoint_in_background()?;
             let interrupted = store.suspend_unfinished()?;
             let buoys = store.buoys()?;
             let mut suspended = Vec::new();
@@ -118,7 +130,13 @@ pub async fn run(
                 }
             }
             let accounts = Accounts::new(Db::open(&db)?);
-            Ok::<_, crate::store::StoreError>((store, accounts, buoys, (interrupted, suspended)))
+            Ok::<_, crate::store::StoreError>((
+                store,
+                accounts,
+                buoys,
+                (interrupted, suspended),
+                records_restored,
+            ))
         })
         .await
         .map_err(|e| ServeError(e.to_string()))?
@@ -132,6 +150,7 @@ pub async fn run(
         csa: local,
         interrupted,
         suspended: suspended.len(),
+        records_restored,
     });
     let (tx, rx) = mpsc::channel::<Event>(65_536);
     let limits = Arc::new(Limits {
@@ -140,14 +159,77 @@ pub async fn run(
         max_per_address: options.max_per_address,
         hashing: Semaphore::new(2),
     });
+    let files = spawn_record_writer(options.records.clone(), tx.downgrade())
+        .map_err(|e| ServeError(format!("cannot start the record writer: {e}")))?;
     let acceptor = tokio::spawn(accept_loop(listener, tx, accounts, limits));
     let lobby = Lobby::new(options.lobby.clone(), buoys, suspended);
     let result = tokio::select! {
-        r = referee_loop(lobby, rx, store, options.records.clone()) => r,
+        r = referee_loop(lobby, rx, store, files) => r,
         () = shutdown => Ok(()),
     };
     acceptor.abort();
     result
+}
+
+/// Writes again the record files of the latest ended games that are missing (the server
+/// stopped after committing a game's end and before its file was written).
+fn restore_record_files(
+    store: &mut Db,
+    records: &std::path::Path,
+) -> Result<usize, crate::store::StoreError> {
+    let mut restored = 0;
+    for (path, text) in store.latest_records(RECORDS_CHECKED_AT_START)? {
+        let path = records.join(path);
+        if !path.exists() {
+            write_record_file(&path, &crate::record::encode(&text));
+            restored += 1;
+        }
+    }
+    Ok(restored)
+}
+
+fn write_record_file(path: &std::path::Path, bytes: &[u8]) {
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    if let Err(e) = gyoku_kifu::files::write_atomic(path, bytes) {
+        // The record is in the database; the file is a copy.
+        note(&format!("record file: {e}"));
+    }
+}
+
+/// Record files to write, and the players who wait for them.
+struct RecordJob {
+    files: Vec<(PathBuf, Vec<u8>)>,
+    players: Vec<ConnId>,
+}
+
+/// Starts the thread that writes record files in the order their games ended and tells
+/// the referee when each batch is on disk. It ends when the referee drops its sender.
+fn spawn_record_writer(
+    records: PathBuf,
+    events: mpsc::WeakSender<Event>,
+) -> std::io::Result<std::sync::mpsc::Sender<RecordJob>> {
+    let (jobs, queue) = std::sync::mpsc::channel::<RecordJob>();
+    std::thread::Builder::new()
+        .name("gyoku-records".into())
+        .spawn(move || {
+            while let Ok(job) = queue.recv() {
+                for (path, bytes) in &job.files {
+                    write_record_file(&records.join(path), bytes);
+                }
+                let Some(events) = events.upgrade() else {
+                    return;
+                };
+                if events
+                    .blocking_send(Event::RecordsWritten(job.players))
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        })?;
+    Ok(jobs)
 }
 
 /// Listens on `addr` with a deep accept queue: thousands of clients connecting at once
@@ -398,14 +480,77 @@ fn note(msg: &str) {
     eprintln!("gyoku serve: {msg}");
 }
 
+/// Messages to a player that wait for its game's record file.
+#[derive(Default)]
+struct Held {
+    /// Record batches not yet written that this player waits for.
+    files: usize,
+    queue: Vec<WriterMsg>,
+}
+
+/// The connections' writers, and the players whose messages wait for a record file.
+#[derive(Default)]
+struct Outbox {
+    conns: HashMap<ConnId, ConnHandle>,
+    held: HashMap<ConnId, Held>,
+}
+
+impl Outbox {
+    /// Sends (or holds) a message, in order.
+    fn deliver(&mut self, id: ConnId, msg: WriterMsg) {
+        if let Some(h) = self.held.get_mut(&id) {
+            h.queue.push(msg);
+            return;
+        }
+        match msg {
+            WriterMsg::Text(text) => {
+                if let Some(h) = self.conns.get(&id)
+                    && h.tx.try_send(WriterMsg::Text(text)).is_err()
+                {
+                    // Not reading: disconnected (the reader reports it closed).
+                    h.closed.notify_one();
+                    self.conns.remove(&id);
+                }
+            }
+            WriterMsg::Close => {
+                if let Some(h) = self.conns.remove(&id) {
+                    let _ = h.tx.try_send(WriterMsg::Close);
+                }
+            }
+        }
+    }
+
+    fn hold(&mut self, id: ConnId) {
+        self.held.entry(id).or_default().files += 1;
+    }
+
+    /// A record batch is written: its players hear what waited, once nothing else holds
+    /// them.
+    fn release(&mut self, players: &[ConnId]) {
+        for id in players {
+            let Some(h) = self.held.get_mut(id) else {
+                continue;
+            };
+            h.files -= 1;
+            if h.files == 0 {
+                let queue = std::mem::take(&mut h.queue);
+                self.held.remove(id);
+                for msg in queue {
+                    self.deliver(*id, msg);
+                }
+            }
+        }
+    }
+}
+
 async fn referee_loop(
     mut lobby: Lobby,
     mut rx: mpsc::Receiver<Event>,
     store: Db,
-    records: PathBuf,
+    files: std::sync::mpsc::Sender<RecordJob>,
 ) -> Result<(), ServeError> {
     let epoch = Instant::now();
-    let mut conns: HashMap<ConnId, ConnHandle> = HashMap::new();
+    let mut outbox = Outbox::default();
     let mut store = Some(store);
     let mut batch: Vec<(Input, Instant)> = Vec::new();
     let mut out = Vec::new();
@@ -417,8 +562,9 @@ async fn referee_loop(
             ev = rx.recv() => {
                 let Some(ev) = ev else { return Ok(()) };
                 let mut push = |ev: Event, batch: &mut Vec<(Input, Instant)>| match ev {
-                    Event::Register(id, h) => { conns.insert(id, h); }
+                    Event::Register(id, h) => { outbox.conns.insert(id, h); }
                     Event::Lobby(input, at) => batch.push((input, at)),
+                    Event::RecordsWritten(players) => outbox.release(&players),
                 };
                 push(ev, &mut batch);
                 while batch.len() < 4096 {
@@ -447,28 +593,10 @@ async fn referee_loop(
                 _ => None,
             })
             .collect();
-        let files: Vec<(PathBuf, Vec<u8>)> = out
-            .iter()
-            .filter_map(|o| match o {
-                Output::WriteRecord { path, bytes } => Some((records.join(path), bytes.clone())),
-                _ => None,
-            })
-            .collect();
-        if !stores.is_empty() || !files.is_empty() {
+        if !stores.is_empty() {
             let mut s = store.take().expect("the store is back after each batch");
             let (s, result) = tokio::task::spawn_blocking(move || {
                 let r = s.apply(&stores).map_err(|e| e.to_string());
-                if r.is_ok() {
-                    for (path, bytes) in &files {
-                        if let Some(dir) = path.parent() {
-                            let _ = std::fs::create_dir_all(dir);
-                        }
-                        if let Err(e) = gyoku_kifu::files::write_atomic(path, bytes) {
-                            // The record is in the database; the file is a copy.
-                            eprintln!("gyoku serve: record file: {e}");
-                        }
-                    }
-                }
                 (s, r)
             })
             .await
@@ -479,27 +607,39 @@ async fn referee_loop(
                 return Err(ServeError(format!("storage failed, stopping: {e}")));
             }
         }
+        // The players of games whose record file this batch writes hear this batch's
+        // messages (their result among them) once the file is there.
+        let mut job = RecordJob {
+            files: Vec::new(),
+            players: Vec::new(),
+        };
+        for o in &mut out {
+            if let Output::WriteRecord {
+                path,
+                bytes,
+                players,
+            } = o
+            {
+                job.files
+                    .push((PathBuf::from(std::mem::take(path)), std::mem::take(bytes)));
+                job.players.extend_from_slice(players);
+            }
+        }
+        for &p in &job.players {
+            outbox.hold(p);
+        }
         for o in out.drain(..) {
             match o {
-                Output::Send(id, text) => {
-                    if let Some(h) = conns.get(&id)
-                        && h.tx.try_send(WriterMsg::Text(text)).is_err()
-                    {
-                        // Not reading: disconnected (the reader reports it closed).
-                        h.closed.notify_one();
-                        conns.remove(&id);
-                    }
-                }
-                Output::Close(id) => {
-                    if let Some(h) = conns.remove(&id) {
-                        let _ = h.tx.try_send(WriterMsg::Close);
-                    }
-                }
+                Output::Send(id, text) => outbox.deliver(id, WriterMsg::Text(text)),
+                Output::Close(id) => outbox.deliver(id, WriterMsg::Close),
                 Output::Store(_) | Output::WriteRecord { .. } => {}
             }
         }
+        if !job.files.is_empty() && files.send(job).is_err() {
+            return Err(ServeError("the record writer stopped".into()));
+        }
         for id in gone {
-            conns.remove(&id);
+            outbox.conns.remove(&id);
         }
     }
 }

@@ -58,6 +58,8 @@ pub const MIGRATIONS: &[&str] = &[
         owner TEXT NOT NULL,
         count INTEGER NOT NULL
     );",
+    // 2: the latest ended games first (record files rewritten at start).
+    "CREATE INDEX games_ended_at ON games(ended_at);",
 ];
 
 /// A game as stored when both players agreed.
@@ -200,7 +202,12 @@ impl From<rusqlite::Error> for StoreError {
 #[derive(Debug)]
 pub struct Store {
     conn: Connection,
+    /// Dropped with the store, which stops the checkpoint thread (if one was started).
+    checkpointer: Option<std::sync::mpsc::Sender<()>>,
 }
+
+/// How often the checkpoint thread moves the write-ahead log into the database file.
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
 
 impl Store {
     /// Opens (creating and migrating as needed) the SQLite database at `path`, in WAL mode
@@ -216,7 +223,10 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        let mut store = Store { conn };
+        let mut store = Store {
+            conn,
+            checkpointer: None,
+        };
         store.migrate()?;
         Ok(store)
     }
@@ -228,9 +238,53 @@ impl Store {
     pub fn open_memory() -> Result<Store, StoreError> {
         let mut store = Store {
             conn: Connection::open_in_memory()?,
+            checkpointer: None,
         };
         store.migrate()?;
         Ok(store)
+    }
+
+    /// Moves checkpoints (copying the write-ahead log into the database file, with its
+    /// fsync) off this connection to a thread of their own, which runs a passive
+    /// checkpoint every 250 ms until the store is dropped. A commit then costs only its
+    /// own write and fsync of the log; left to the committing connection, every
+    /// thousandth page stalled one commit (and every move waiting on it) for the whole
+    /// checkpoint. A no-op in memory.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the second connection cannot be opened.
+    pub fn checkpoint_in_background(&mut self) -> Result<(), StoreError> {
+        let Some(path) = self
+            .conn
+            .path()
+            .filter(|p| !p.is_empty())
+            .map(std::path::PathBuf::from)
+        else {
+            return Ok(());
+        };
+        if self.checkpointer.is_some() {
+            return Ok(());
+        }
+        let conn = Connection::open(&path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(30))?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        std::thread::Builder::new()
+            .name("gyoku-checkpoint".into())
+            .spawn(move || {
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                    stopped.recv_timeout(CHECKPOINT_EVERY)
+                {
+                    if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+                    {
+                        eprintln!("gyoku serve: checkpoint: {e}");
+                    }
+                }
+            })
+            .map_err(|e| StoreError(format!("cannot start the checkpoint thread: {e}")))?;
+        self.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        self.checkpointer = Some(stop);
+        Ok(())
     }
 
     fn migrate(&mut self) -> Result<(), StoreError> {
@@ -401,6 +455,22 @@ impl Store {
             .collect()
     }
 
+    /// The record files of the `limit` games that ended last: relative path and text.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn latest_records(&self, limit: u32) -> Result<Vec<(String, String)>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT record_path, record FROM games
+             WHERE ended_at IS NOT NULL AND record IS NOT NULL AND record_path IS NOT NULL
+             ORDER BY ended_at DESC, id DESC LIMIT ?1",
+        )?;
+        let rows = stmt
+            .query_map([limit], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
     /// Every stored buoy.
     ///
     /// # Errors
@@ -550,6 +620,17 @@ impl Db {
         })
     }
 
+    /// See [`Store::checkpoint_in_background`] (PostgreSQL checkpoints by itself).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn checkpoint_in_background(&mut self) -> Result<(), StoreError> {
+        match self {
+            Db::Sqlite(s) => s.checkpoint_in_background(),
+            Db::Postgres(_) => Ok(()),
+        }
+    }
+
     /// See [`Store::apply`].
     ///
     /// # Errors
@@ -580,6 +661,17 @@ impl Db {
         match self {
             Db::Sqlite(s) => s.suspended_games(),
             Db::Postgres(s) => s.suspended_games(),
+        }
+    }
+
+    /// See [`Store::latest_records`].
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn latest_records(&mut self, limit: u32) -> Result<Vec<(String, String)>, StoreError> {
+        match self {
+            Db::Sqlite(s) => s.latest_records(limit),
+            Db::Postgres(s) => s.latest_records(limit),
         }
     }
 

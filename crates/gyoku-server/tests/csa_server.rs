@@ -21,6 +21,11 @@ impl TestServer {
         let dir = std::env::temp_dir().join(format!("gyoku-server-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
+        TestServer::start_in(dir, config)
+    }
+
+    /// A server on what `dir` holds already.
+    fn start_in(dir: PathBuf, config: Config) -> TestServer {
         let options = Options {
             csa: "127.0.0.1:0".parse().unwrap(),
             db: gyoku_server::store::DbUrl::Sqlite(dir.join("gyoku.sqlite3")),
@@ -82,15 +87,29 @@ impl TestServer {
     }
 }
 
-impl Drop for TestServer {
-    fn drop(&mut self) {
+impl TestServer {
+    /// Stops the server and starts another on the same database and records.
+    fn restart(mut self, config: Config) -> TestServer {
+        self.stop();
+        TestServer::start_in(std::mem::take(&mut self.dir), config)
+    }
+
+    fn stop(&mut self) {
         if let Some(s) = self.stop.take() {
             let _ = s.send(());
         }
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.stop();
+        if !self.dir.as_os_str().is_empty() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
@@ -538,4 +557,23 @@ fn strict_csa_server_sees_no_mate_and_the_mated_side_resigns() {
     // No result was sent at the mate itself: the first #WIN follows the resignation.
     let first = |l: &str| b.seen.iter().position(|x| x == l).unwrap();
     assert!(first("#RESIGN") < first("#WIN"), "{:?}", b.seen);
+}
+
+#[test]
+fn a_record_file_lost_with_the_server_is_written_again_from_the_database() {
+    let server = TestServer::start("restore", Config::default());
+    let (mut b, mut w, _) = start_game(&server, "restore-600-10", ["b30", "w30"]);
+    b.send("+7776FU");
+    w.expect("+7776FU,T*");
+    w.send("%TORYO");
+    w.expect("#LOSE");
+    b.expect("#WIN");
+    let files = server.record_files();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read(&files[0]).unwrap();
+    // As if the server had stopped between committing the end and writing the file.
+    std::fs::remove_file(&files[0]).unwrap();
+    let server = server.restart(Config::default());
+    assert_eq!(server.record_files(), files);
+    assert_eq!(std::fs::read(&files[0]).unwrap(), text);
 }
