@@ -24,7 +24,24 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn start_server(port: u16, dir: &Path, db: &Db) -> Child {
+/// The server process, killed (SIGKILL) when dropped: by the test on purpose, or when a
+/// failing assertion unwinds, so no server outlives the test.
+struct Server(Child);
+
+impl Server {
+    fn kill(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn start_server(port: u16, dir: &Path, db: &Db) -> Server {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_gyoku"));
     cmd.args(["serve", "--csa", &format!("127.0.0.1:{port}")])
         .args(["--max-moves", "70", "--data-dir"])
@@ -32,13 +49,14 @@ fn start_server(port: u16, dir: &Path, db: &Db) -> Child {
     if let Db::Postgres { url, .. } = db {
         cmd.args(["--db", url]);
     }
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut server = Server(
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut err = BufReader::new(server.0.stderr.take().unwrap());
     let mut line = String::new();
     err.read_line(&mut line).unwrap();
     assert!(line.contains("CSA protocol on"), "{line}");
@@ -49,7 +67,7 @@ fn start_server(port: u16, dir: &Path, db: &Db) -> Child {
             sink.clear();
         }
     });
-    child
+    server
 }
 
 /// What a player saw: for each Game_ID, the moves it saw echoed (or listed in a resumed
@@ -319,15 +337,13 @@ fn crash_test(dir: &Path, db: &Db) {
     let mut rng = Rng(0x5eed);
     for _ in 0..KILLS {
         std::thread::sleep(Duration::from_millis(300 + rng.below(900) as u64));
-        server.kill().unwrap(); // SIGKILL
-        server.wait().unwrap();
+        server.kill(); // SIGKILL
         server = start_server(port, dir, db);
     }
     for p in players {
         p.join().unwrap();
     }
-    server.kill().unwrap();
-    server.wait().unwrap();
+    server.kill();
 
     // Every move a player saw echoed is stored, at its ply.
     let mut echoed = 0;

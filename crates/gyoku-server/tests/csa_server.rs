@@ -576,4 +576,9 @@ fn a_record_file_lost_with_the_server_is_written_again_from_the_database() {
     let server = server.restart(Config::default());
     assert_eq!(server.record_files(), files);
     assert_eq!(std::fs::read(&files[0]).unwrap(), text);
+    // A file that is there but is not the record (cut short, or written over).
+    std::fs::write(&files[0], b"").unwrap();
+    let server = server.restart(Config::default());
+    assert_eq!(std::fs::read(&files[0]).unwrap(), text);
+    drop(server);
 }
