@@ -21,3 +21,4 @@ pub mod openings;
 pub mod referee;
 pub mod runner;
 pub mod timecontrol;
+pub mod transcript;
