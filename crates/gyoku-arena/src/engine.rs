@@ -10,7 +10,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use gyoku::ForfeitCause;
-use gyoku_proto::{BestMove, Command, EngineMessage, GameOverResult, Go, OptionDecl};
+use gyoku_proto::{BestMove, Command, EngineMessage, GameOverResult, Go, Info, OptionDecl};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command as Process};
 use tokio::sync::mpsc;
@@ -147,6 +147,8 @@ pub struct Engine {
     limits: Limits,
     /// Lines read since the last `go`.
     lines_this_move: usize,
+    /// The last `info` with `multipv 1` (or none) read while thinking about the last move.
+    last_info: Option<Info>,
 }
 
 /// Reads lines into `tx`, each at most `max` bytes; stops at the end of output.
@@ -231,6 +233,7 @@ impl Engine {
             options: Vec::new(),
             limits: config.limits,
             lines_this_move: 0,
+            last_info: None,
         };
         engine.send(&Command::Usi).await?;
         let deadline = Instant::now() + engine.limits.handshake;
@@ -373,12 +376,41 @@ impl Engine {
         go: &Go,
         deadline: Instant,
     ) -> Result<Thought, EngineFailure> {
+        self.go(position, go).await?;
+        self.bestmove(deadline).await
+    }
+
+    /// Sends `position` and `go` (the answer is read by [`Engine::bestmove`]).
+    ///
+    /// # Errors
+    /// [`EngineFailure::Crash`] when its input is closed.
+    pub async fn go(&mut self, position: &Command, go: &Go) -> Result<(), EngineFailure> {
         self.send(position).await?;
         self.lines_this_move = 0;
-        self.send(&Command::Go(go.clone())).await?;
+        self.last_info = None;
+        self.send(&Command::Go(go.clone())).await
+    }
+
+    /// Waits for `bestmove` until `deadline` (plus the late-move grace). Cancel-safe: a
+    /// wait dropped half-way loses no line, and may be taken up again.
+    ///
+    /// # Errors
+    /// [`EngineFailure`] when it crashes, floods or answers garbage.
+    pub async fn bestmove(&mut self, deadline: Instant) -> Result<Thought, EngineFailure> {
         let deadline = deadline + self.limits.late_move_grace;
         loop {
             match self.recv(deadline, "bestmove").await {
+                Ok(EngineMessage::Info(info)) => {
+                    let main_line = info
+                        .raw
+                        .split_whitespace()
+                        .skip_while(|w| *w != "multipv")
+                        .nth(1)
+                        .is_none_or(|n| n == "1");
+                    if main_line {
+                        self.last_info = Some(info);
+                    }
+                }
                 Ok(EngineMessage::BestMove { best, .. }) => {
                     return Ok(Thought::Answer {
                         best,
@@ -393,6 +425,20 @@ impl Engine {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// The last main-line `info` the engine wrote while thinking about its last move.
+    pub fn last_info(&self) -> Option<&Info> {
+        self.last_info.as_ref()
+    }
+
+    /// `stop`: the engine is to answer at once (its `bestmove` is read and dropped by the
+    /// next wait for `readyok`).
+    ///
+    /// # Errors
+    /// [`EngineFailure::Crash`] when its input is closed.
+    pub async fn stop(&mut self) -> Result<(), EngineFailure> {
+        self.send(&Command::Stop).await
     }
 
     /// Tells the engine the game is over (`gameover`), from its point of view.

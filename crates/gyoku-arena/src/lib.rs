@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod builtin;
+pub mod csa_bridge;
 pub mod elo;
 pub mod engine;
 pub mod openings;

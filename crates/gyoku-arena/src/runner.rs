@@ -432,6 +432,11 @@ fn now_text() -> String {
 /// Writes a finished game's records (`game-NNNN.kif` in Shift_JIS, `game-NNNN.csa`),
 /// each atomically, so an interruption never leaves half a record.
 fn write_records(dir: &Path, number: u32, record: &Record) -> Result<(), String> {
+    write_record_files(dir, &format!("game-{number:04}"), record)
+}
+
+/// Writes `<stem>.kif` (Shift_JIS) and `<stem>.csa` in `dir`, each atomically.
+pub(crate) fn write_record_files(dir: &Path, stem: &str, record: &Record) -> Result<(), String> {
     for (format, ext) in [(Format::Kif, "kif"), (Format::Csa, "csa")] {
         let text = gyoku_kifu::write(record, format);
         let bytes = if format == Format::Kif {
@@ -439,7 +444,7 @@ fn write_records(dir: &Path, number: u32, record: &Record) -> Result<(), String>
         } else {
             text.into_bytes()
         };
-        gyoku_kifu::files::write_atomic(&dir.join(format!("game-{number:04}.{ext}")), &bytes)?;
+        gyoku_kifu::files::write_atomic(&dir.join(format!("{stem}.{ext}")), &bytes)?;
     }
     Ok(())
 }

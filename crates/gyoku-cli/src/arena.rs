@@ -180,3 +180,42 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
     }
     Ok(())
 }
+
+/// `gyoku csa-client`: a USI engine on a CSA server.
+pub fn run_csa_client(args: crate::args::CsaClientArgs) -> Result<(), Failure> {
+    use gyoku_arena::csa_bridge::{BridgeConfig, run};
+    let margin =
+        parse_duration(&args.margin).map_err(|e| Failure::Input(format!("--margin: {e}")))?;
+    let [options, _] = engine_options(&args.options)?;
+    let mut engine = EngineConfig::new(args.engine);
+    engine.options = options;
+    let mut config = BridgeConfig::new(&args.host, args.port, &args.id, &args.password, engine);
+    config.game = args.game;
+    config.x1 = args.x1;
+    config.games = if args.forever {
+        None
+    } else {
+        Some(args.games.unwrap_or(1))
+    };
+    config.margin = std::time::Duration::from_millis(margin);
+    config.out = args.out;
+    config.comments = !args.no_comments;
+    config.restart_engine = args.restart_engine;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Run(e.to_string()))?;
+    let reports = runtime
+        .block_on(run(&config))
+        .map_err(|e| Failure::Run(e.to_string()))?;
+    let disagreeing = reports
+        .iter()
+        .filter(|r| !r.disagreements.is_empty())
+        .count();
+    eprintln!(
+        "csa-client: {} games played, {} with a disagreement between the server and the rules",
+        reports.len(),
+        disagreeing
+    );
+    Ok(())
+}

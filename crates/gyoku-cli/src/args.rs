@@ -199,6 +199,57 @@ pub enum Command {
     /// Run the CSA-protocol game server (shogi-server's protocol, x1 included): games
     /// refereed under any preset, every echoed move stored first.
     Serve(ServeArgs),
+    /// Put a USI engine on a CSA server (Floodgate, shogi-server, gyoku serve), with the
+    /// referee checking the server's every ruling.
+    CsaClient(CsaClientArgs),
+}
+
+/// `gyoku csa-client`'s options.
+#[derive(Debug, Args)]
+pub struct CsaClientArgs {
+    /// The engine's command line.
+    #[arg(long)]
+    pub engine: String,
+    /// The server's host.
+    #[arg(long)]
+    pub host: String,
+    /// The server's port.
+    #[arg(long, default_value_t = 4081)]
+    pub port: u16,
+    /// The login name.
+    #[arg(long)]
+    pub id: String,
+    /// The password.
+    #[arg(long)]
+    pub password: String,
+    /// The game to play (floodgate-300-10F): sent as `name,password` in CSA mode, with
+    /// %%GAME in x1 mode. Without it, the server chooses.
+    #[arg(long)]
+    pub game: Option<String>,
+    /// Log in in x1 mode (shogi-server's extended mode).
+    #[arg(long)]
+    pub x1: bool,
+    /// How many games to play (default 1).
+    #[arg(long, conflicts_with = "forever")]
+    pub games: Option<u32>,
+    /// Play until stopped.
+    #[arg(long)]
+    pub forever: bool,
+    /// An engine option, NAME=VALUE (repeatable).
+    #[arg(long = "option")]
+    pub options: Vec<String>,
+    /// Taken off the engine's own time in `go`, for the network: 500ms, 1s.
+    #[arg(long, default_value = "500ms")]
+    pub margin: String,
+    /// Write each game's KIF and CSA records and a line in results.jsonl here.
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+    /// No Floodgate `'* <eval> <pv>` comments on the moves.
+    #[arg(long)]
+    pub no_comments: bool,
+    /// Start the engine afresh for every game.
+    #[arg(long)]
+    pub restart_engine: bool,
 }
 
 /// The rule set: a preset and single-field overrides.

@@ -66,6 +66,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         } => referee::run_rules(preset.as_deref(), &overrides, json),
         Command::Engine { style, seed } => arena::run_engine(&style, seed),
         Command::Serve(args) => serve::run_serve(args),
+        Command::CsaClient(args) => arena::run_csa_client(args),
         Command::Match {
             engines,
             games,

@@ -27,6 +27,7 @@
 
 mod command;
 pub mod csa;
+pub mod csa_client;
 mod engine;
 
 pub use command::{Command, GameOverResult, Go, PositionStart};

@@ -63,4 +63,18 @@ proptest::proptest! {
             proptest::prop_assert_eq!(again.as_ref().ok(), Some(&m), "{}", line);
         }
     }
+
+    /// No sequence of server lines makes a client session panic, and a move it reads
+    /// keeps its text as sent.
+    #[test]
+    fn csa_server_lines_never_panic(lines in proptest::collection::vec(
+        "[ -~\t%+\\-,'.#A-Z0-9:_]{0,40}", 0..40)) {
+        use gyoku_proto::csa_client::{ClientSession, Event};
+        let mut session = ClientSession::new();
+        for line in &lines {
+            if let Ok(Some(Event::Moved(m))) = session.read(line) {
+                proptest::prop_assert!(line.trim().starts_with(&m.text), "{}", line);
+            }
+        }
+    }
 }

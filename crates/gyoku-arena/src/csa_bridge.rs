@@ -1,0 +1,1160 @@
+//! A USI engine on a CSA server, with the referee watching: `gyoku csa-client`.
+//!
+//! The bridge logs in (CSA mode, or x1 with `%%GAME`), reads each `Game_Summary`, agrees,
+//! and plays the engine: `position` with the whole game, `go` with the clocks the server
+//! says (its `T` charges, as ShogiHome's bridge counts them), the engine's `bestmove` sent
+//! as a CSA move with Floodgate's `'* <eval> <pv>` comment, `bestmove win` as `%KACHI`,
+//! `resign` as `%TORYO`, an empty keep-alive line after 30 s of silence, `gameover` at the
+//! end. Meanwhile it plays every echoed move through its own [`gyoku::Game`] under the
+//! rules the summary names, and reports each disagreement with the server: an echoed move
+//! the rules refuse, an ending the rules do not give, a time-up its own clock did not see,
+//! a declaration refused that the rules grant. Each game is written as KIF and CSA, with a
+//! line in `results.jsonl`. A dropped connection is logged in again (a bounded number of
+//! times in a row); the engine process dies with the bridge.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use gyoku::rules::{MoveLimit, Resolution};
+use gyoku::{Color, EndReason, Game, GameResult, Position, Preset, RuleSet};
+use gyoku_kifu::{Format, Record, Terminal};
+use gyoku_proto::csa::{EndResult, GameEnd, GameSummary, SummaryTime};
+use gyoku_proto::csa_client::{ClientSession, EchoedMove, Event, Reason};
+use gyoku_proto::{BestMove, Command, GameOverResult, Go, PositionStart};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::time::{Instant, timeout, timeout_at};
+
+use crate::engine::{Engine, EngineConfig, EngineFailure, Thought};
+
+/// The longest line accepted from a server, bytes.
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// Connections that may fail in a row (refused, dropped before a game) before the bridge
+/// gives up.
+pub const MAX_RECONNECTS: u32 = 10;
+
+/// How the bridge plays.
+#[derive(Clone, Debug)]
+pub struct BridgeConfig {
+    /// The server's host name or address.
+    pub host: String,
+    /// Its port.
+    pub port: u16,
+    /// The login name.
+    pub id: String,
+    /// The password.
+    pub password: String,
+    /// The game name to play (`floodgate-300-10F`): in CSA mode sent as `game,password`,
+    /// in x1 mode with `%%GAME`. `None`: a plain `LOGIN id password` (the server decides).
+    pub game: Option<String>,
+    /// x1 mode.
+    pub x1: bool,
+    /// Games to play; `None`: until stopped.
+    pub games: Option<u32>,
+    /// The engine.
+    pub engine: EngineConfig,
+    /// Taken off the engine's own time in `go` (network and bridge latency).
+    pub margin: Duration,
+    /// Where records and `results.jsonl` go; `None`: nowhere.
+    pub out: Option<PathBuf>,
+    /// Floodgate's `'* <eval> <pv>` comment on each move.
+    pub comments: bool,
+    /// A new engine process for every game (the last one is sent `quit`).
+    pub restart_engine: bool,
+    /// An empty line is sent after this much silence.
+    pub keepalive: Duration,
+    /// How long to wait between connection attempts.
+    pub retry: Duration,
+    /// How long to wait for the server beyond what the clocks allow before it counts as
+    /// no longer answering (the connection is dropped and logged in again).
+    pub server_grace: Duration,
+}
+
+impl BridgeConfig {
+    /// A config with the usual waits: keep-alive 30 s, margin 500 ms, comments on.
+    pub fn new(host: &str, port: u16, id: &str, password: &str, engine: EngineConfig) -> Self {
+        BridgeConfig {
+            host: host.to_string(),
+            port,
+            id: id.to_string(),
+            password: password.to_string(),
+            game: None,
+            x1: false,
+            games: Some(1),
+            engine,
+            margin: Duration::from_millis(500),
+            out: None,
+            comments: true,
+            restart_engine: false,
+            keepalive: Duration::from_secs(30),
+            retry: Duration::from_secs(2),
+            server_grace: Duration::from_secs(60),
+        }
+    }
+}
+
+/// One game as the bridge saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameReport {
+    /// The Game_ID.
+    pub game_id: String,
+    /// Black's and White's names.
+    pub names: [String; 2],
+    /// The bridge's side.
+    pub me: Color,
+    /// The server's reason line (`#RESIGN`), if it sent one.
+    pub reason: Option<String>,
+    /// The server's result line for the bridge (`#WIN`), if it sent one.
+    pub result: Option<String>,
+    /// The referee's judgement (`white (resignation)`), if the game ended by the rules.
+    pub judged: Option<String>,
+    /// Where the server and the rules disagree.
+    pub disagreements: Vec<String>,
+    /// Moves played (those before the start included).
+    pub plies: usize,
+}
+
+impl GameReport {
+    /// The report as one JSON line of `results.jsonl`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "game_id": self.game_id,
+            "black": self.names[0],
+            "white": self.names[1],
+            "me": if self.me == Color::Black { "black" } else { "white" },
+            "reason": self.reason,
+            "result": self.result,
+            "judged": self.judged,
+            "plies": self.plies,
+            "disagreements": self.disagreements,
+        })
+    }
+}
+
+/// Why the bridge stopped.
+#[derive(Debug)]
+pub enum BridgeError {
+    /// The server refused the login (a wrong password is not retried).
+    LoginRefused,
+    /// The server could not be reached, or kept dropping the connection.
+    Server(String),
+    /// The engine could not be started or failed outside a game.
+    Engine(EngineFailure),
+    /// Records or results could not be written.
+    Output(String),
+}
+
+impl std::fmt::Display for BridgeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BridgeError::LoginRefused => {
+                f.write_str("the server refused the login (LOGIN:incorrect)")
+            }
+            BridgeError::Server(e) => write!(f, "server: {e}"),
+            BridgeError::Engine(e) => write!(f, "engine: {e}"),
+            BridgeError::Output(e) => write!(f, "output: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for BridgeError {}
+
+fn log(msg: &str) {
+    eprintln!("csa-client: {msg}");
+}
+
+/// A connection to the server: bounded lines, every write timed.
+struct Conn {
+    reader: BufReader<OwnedReadHalf>,
+    writer: OwnedWriteHalf,
+    /// A line being read (kept across a cancelled read).
+    buf: Vec<u8>,
+    last_write: Instant,
+}
+
+/// Why a connection can no longer be used.
+#[derive(Debug)]
+enum ConnError {
+    Closed,
+    Io(String),
+    /// The server said nothing for longer than the clocks allow.
+    Silent,
+    Garbage(String),
+}
+
+impl std::fmt::Display for ConnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConnError::Closed => f.write_str("the server closed the connection"),
+            ConnError::Io(e) => f.write_str(e),
+            ConnError::Silent => f.write_str("the server stopped answering"),
+            ConnError::Garbage(e) => write!(f, "the server sent what cannot be read: {e}"),
+        }
+    }
+}
+
+impl Conn {
+    async fn connect(host: &str, port: u16) -> Result<Conn, ConnError> {
+        let stream = timeout(Duration::from_secs(10), TcpStream::connect((host, port)))
+            .await
+            .map_err(|_| ConnError::Io(format!("{host}:{port}: no answer in 10 s")))?
+            .map_err(|e| ConnError::Io(format!("{host}:{port}: {e}")))?;
+        let _ = stream.set_nodelay(true);
+        let (r, w) = stream.into_split();
+        Ok(Conn {
+            reader: BufReader::new(r),
+            writer: w,
+            buf: Vec::new(),
+            last_write: Instant::now(),
+        })
+    }
+
+    async fn send(&mut self, line: &str) -> Result<(), ConnError> {
+        let text = format!("{line}\n");
+        match timeout(
+            Duration::from_secs(30),
+            self.writer.write_all(text.as_bytes()),
+        )
+        .await
+        {
+            Ok(Ok(())) => {
+                self.last_write = Instant::now();
+                Ok(())
+            }
+            Ok(Err(e)) => Err(ConnError::Io(e.to_string())),
+            Err(_) => Err(ConnError::Io("a write took over 30 s".into())),
+        }
+    }
+
+    /// The next line (cancel-safe: a partial line is kept for the next call).
+    async fn line(&mut self) -> Result<String, ConnError> {
+        let room = (MAX_LINE + 1).saturating_sub(self.buf.len()) as u64;
+        let mut limited = (&mut self.reader).take(room);
+        let n = limited
+            .read_until(b'\n', &mut self.buf)
+            .await
+            .map_err(|e| ConnError::Io(e.to_string()))?;
+        if self.buf.len() > MAX_LINE {
+            return Err(ConnError::Garbage(format!(
+                "a line longer than {MAX_LINE} bytes"
+            )));
+        }
+        if n == 0 && !self.buf.ends_with(b"\n") {
+            return Err(ConnError::Closed);
+        }
+        let text = String::from_utf8_lossy(&self.buf)
+            .trim_end_matches(['\r', '\n'])
+            .to_string();
+        self.buf.clear();
+        Ok(text)
+    }
+
+    /// The next event, sending keep-alives while waiting, until `deadline`.
+    async fn event(
+        &mut self,
+        session: &mut ClientSession,
+        keepalive: Duration,
+        deadline: Instant,
+    ) -> Result<Event, ConnError> {
+        loop {
+            let ping = self.last_write + keepalive;
+            let wake = ping.min(deadline);
+            match timeout_at(wake, self.line()).await {
+                Err(_) if wake == deadline => return Err(ConnError::Silent),
+                Err(_) => self.send("").await?,
+                Ok(line) => {
+                    let line = line?;
+                    match session.read(&line) {
+                        Ok(Some(ev)) => return Ok(ev),
+                        Ok(None) => {}
+                        Err(e) => return Err(ConnError::Garbage(e.to_string())),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A game as the summary sets it up.
+struct Setup {
+    game_id: String,
+    names: [String; 2],
+    me: Color,
+    rules: RuleSet,
+    preset: Preset,
+    start: Position,
+    /// Moves played before the start, with their times.
+    played: Vec<(String, Option<u64>)>,
+    /// Each side's clock: main, byoyomi, increment (ms).
+    times: [(u64, u64, u64); 2],
+}
+
+/// The rules a `Declaration:` line names: `Jishogi 1.1` (and none) is CSA's, `Gyoku
+/// <preset>` a Gyoku server's preset.
+pub fn preset_of_declaration(line: Option<&str>) -> Preset {
+    match line.map(str::trim) {
+        Some(d) if d.starts_with("Gyoku ") => d["Gyoku ".len()..].parse().unwrap_or(Preset::Csa),
+        _ => Preset::Csa,
+    }
+}
+
+fn side_times(t: &SummaryTime) -> (u64, u64, u64) {
+    (
+        t.ms(t.total_time).unwrap_or(0),
+        t.ms(t.byoyomi).unwrap_or(0),
+        t.ms(t.increment).unwrap_or(0),
+    )
+}
+
+impl Setup {
+    fn read(s: &GameSummary) -> Result<Setup, String> {
+        let field = |k: &str| s.field(k).map(str::to_string);
+        let me = s.your_turn().ok_or("no Your_Turn in the Game_Summary")?;
+        let preset = preset_of_declaration(s.field("Declaration"));
+        let mut rules = preset.rules();
+        rules.move_limit = match s.max_moves() {
+            Some(n) => Some(MoveLimit {
+                plies: n,
+                check_extension: false,
+                result: Resolution::Draw,
+                strict_csa_server: false,
+            }),
+            None if s.field("Max_Moves").is_some() => None,
+            None => rules.move_limit,
+        };
+        // The position block as a CSA record: board, hands, side to move, moves with `T`.
+        let text = format!("V2.2\n{}\n", s.position.join("\n"));
+        let record = gyoku_kifu::read_str(&text, Format::Csa)
+            .map_err(|e| format!("the Game_Summary's position: {e}"))?
+            .into_iter()
+            .next()
+            .ok_or("the Game_Summary has no position")?;
+        let mut pos = record.start.clone();
+        let mut played = Vec::new();
+        for m in &record.moves {
+            let color = pos.turn();
+            played.push((gyoku_kifu::csa::move_text(&pos, m.mv, color), m.time_ms));
+            pos.play(m.mv)
+                .map_err(|e| format!("a move before the start: {e}"))?;
+        }
+        if record.foul.is_some() {
+            return Err("an illegal move among the moves before the start".into());
+        }
+        Ok(Setup {
+            game_id: field("Game_ID").unwrap_or_default(),
+            names: [
+                field("Name+").unwrap_or_default(),
+                field("Name-").unwrap_or_default(),
+            ],
+            me,
+            rules,
+            preset,
+            start: record.start,
+            played,
+            times: [
+                side_times(s.time.of(Color::Black)),
+                side_times(s.time.of(Color::White)),
+            ],
+        })
+    }
+}
+
+/// Each side's main time left, by the server's `T` charges.
+#[derive(Clone, Copy, Debug)]
+struct Clocks {
+    remaining: [u64; 2],
+    times: [(u64, u64, u64); 2],
+}
+
+impl Clocks {
+    fn charge(&mut self, color: Color, ms: u64) {
+        let i = color.index();
+        let (_, _, inc) = self.times[i];
+        self.remaining[i] = self.remaining[i].saturating_sub(ms) + inc;
+    }
+
+    /// All `color` may use on a move: main time, byoyomi, increment.
+    fn available(&self, color: Color) -> u64 {
+        let (_, byo, inc) = self.times[color.index()];
+        self.remaining[color.index()] + byo + inc
+    }
+
+    /// `go` as ShogiHome's bridge writes it: both sides' main time left, then `byoyomi`
+    /// or `binc`/`winc` (USI allows one or the other); `margin` off the mover's own time.
+    fn go(&self, me: Color, margin: u64, increments: bool) -> Go {
+        let mut remaining = self.remaining;
+        let (_, byo, _) = self.times[me.index()];
+        let mut byoyomi = byo;
+        let own = &mut remaining[me.index()];
+        let short = margin.saturating_sub(*own);
+        *own = own.saturating_sub(margin);
+        byoyomi = byoyomi.saturating_sub(short);
+        let (binc, winc) = (self.times[0].2, self.times[1].2);
+        let mut go = Go {
+            btime: Some(remaining[0]),
+            wtime: Some(remaining[1]),
+            ..Go::default()
+        };
+        if byo > 0 || (binc == 0 && winc == 0) {
+            // Sudden death is `byoyomi 0`, as ShogiHome writes it.
+            go.byoyomi = Some(byoyomi);
+        } else {
+            if increments {
+                go.binc = Some(binc);
+                go.winc = Some(winc);
+            } else {
+                go.btime = go.btime.map(|t| t + binc);
+                go.wtime = go.wtime.map(|t| t + winc);
+            }
+        }
+        go
+    }
+}
+
+/// Floodgate's move comment from the engine's last `info`: `* <eval> <pv>`, the
+/// evaluation from Black's side, the reading after the move itself in CSA; none without a
+/// centipawn score.
+pub fn floodgate_comment(info: &str, pos: &Position, mv: gyoku::Move) -> Option<String> {
+    let words: Vec<&str> = info.split_whitespace().collect();
+    let score = words.windows(3).find_map(|w| {
+        (w[0] == "score" && w[1] == "cp")
+            .then(|| w[2].parse::<i64>().ok())
+            .flatten()
+    })?;
+    let eval = if pos.turn() == Color::Black {
+        score
+    } else {
+        -score
+    };
+    let mut text = format!("* {eval}");
+    let pv: Vec<&str> = words
+        .iter()
+        .skip_while(|w| **w != "pv")
+        .skip(1)
+        .copied()
+        .collect();
+    let mut p = pos.clone();
+    for (i, w) in pv.iter().enumerate() {
+        let Ok(m) = w.parse::<gyoku::Move>() else {
+            break;
+        };
+        if i == 0 && m == mv {
+            if p.play(m).is_err() {
+                break;
+            }
+            continue;
+        }
+        if i == 0 {
+            // The reading does not start with the move played: none of it applies.
+            break;
+        }
+        let color = p.turn();
+        let csa = gyoku_kifu::csa::move_text(&p, m, color);
+        if p.play(m).is_err() {
+            break;
+        }
+        text.push(' ');
+        text.push_str(&csa);
+    }
+    Some(text)
+}
+
+/// Runs the bridge until it has played its games (or fails for good).
+///
+/// # Errors
+/// [`BridgeError`].
+pub async fn run(config: &BridgeConfig) -> Result<Vec<GameReport>, BridgeError> {
+    let mut engine: Option<Engine> = None;
+    let mut reports = Vec::new();
+    let mut failures = 0;
+    let result = loop {
+        if config.games.is_some_and(|n| reports.len() >= n as usize) {
+            break Ok(());
+        }
+        match session(config, &mut engine, &mut reports).await {
+            Ok(played) => {
+                if played {
+                    failures = 0;
+                } else {
+                    failures += 1;
+                }
+            }
+            Err(SessionError::Fatal(e)) => break Err(e),
+            Err(SessionError::Connection(e)) => {
+                log(&format!("{e}; logging in again"));
+                failures += 1;
+            }
+        }
+        if failures >= MAX_RECONNECTS {
+            break Err(BridgeError::Server(format!(
+                "{MAX_RECONNECTS} connections in a row gave no game; giving up"
+            )));
+        }
+        if config.games.is_none_or(|n| reports.len() < n as usize) {
+            tokio::time::sleep(config.retry).await;
+        }
+    };
+    if let Some(e) = engine.take() {
+        e.quit().await;
+    }
+    result.map(|()| reports)
+}
+
+enum SessionError {
+    Fatal(BridgeError),
+    Connection(ConnError),
+}
+
+impl From<ConnError> for SessionError {
+    fn from(e: ConnError) -> SessionError {
+        SessionError::Connection(e)
+    }
+}
+
+/// One connection: log in, play games until the server closes it (CSA mode: after each
+/// game) or the bridge has played enough. Whether a game was played.
+async fn session(
+    config: &BridgeConfig,
+    engine: &mut Option<Engine>,
+    reports: &mut Vec<GameReport>,
+) -> Result<bool, SessionError> {
+    let mut conn = Conn::connect(&config.host, config.port).await?;
+    let mut session = ClientSession::new();
+    let login = match (&config.game, config.x1) {
+        (_, true) => format!("LOGIN {} {} x1", config.id, config.password),
+        (Some(g), false) => format!("LOGIN {} {g},{}", config.id, config.password),
+        (None, false) => format!("LOGIN {} {}", config.id, config.password),
+    };
+    conn.send(&login).await?;
+    let login_deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match conn
+            .event(&mut session, config.keepalive, login_deadline)
+            .await?
+        {
+            Event::LoggedIn => break,
+            Event::LoginRefused => return Err(SessionError::Fatal(BridgeError::LoginRefused)),
+            _ => {}
+        }
+    }
+    let mut played = false;
+    loop {
+        if config.games.is_some_and(|n| reports.len() >= n as usize) {
+            // Done: `LOGOUT`, and its answer (or the server closing) awaited a little.
+            if conn.send("LOGOUT").await.is_ok() {
+                let until = Instant::now() + Duration::from_secs(5);
+                while let Ok(ev) = conn.event(&mut session, config.keepalive, until).await {
+                    if ev == Event::LoggedOut {
+                        break;
+                    }
+                }
+            }
+            return Ok(played);
+        }
+        if config.x1
+            && let Some(g) = &config.game
+        {
+            conn.send(&format!("%%GAME {g} *")).await?;
+        }
+        // Waiting for an opponent may take long: no deadline but the keep-alives.
+        let far = Instant::now() + Duration::from_secs(365 * 24 * 3600);
+        let summary = loop {
+            match conn.event(&mut session, config.keepalive, far).await {
+                Ok(Event::Proposed(s)) => break *s,
+                Ok(Event::LoggedOut) | Err(ConnError::Closed) if played => return Ok(played),
+                Ok(_) => {}
+                Err(e) => return Err(e.into()),
+            }
+        };
+        let report = game(config, engine, &mut conn, &mut session, &summary).await?;
+        if let Some(report) = report {
+            if let Some(dir) = &config.out {
+                append_result(dir, &report)
+                    .map_err(|e| SessionError::Fatal(BridgeError::Output(e)))?;
+            }
+            reports.push(report);
+            played = true;
+        }
+    }
+}
+
+/// Starts the engine if needed and prepares it for a game.
+async fn ready_engine<'a>(
+    config: &BridgeConfig,
+    engine: &'a mut Option<Engine>,
+) -> Result<&'a mut Engine, EngineFailure> {
+    if engine.is_none() {
+        // `usi`, the options, `isready` → `readyok`: ready for `usinewgame` at once.
+        let mut e = Engine::start(&config.engine, &[]).await?;
+        log(&format!("engine {} started", e.name()));
+        e.send(&Command::UsiNewGame).await?;
+        *engine = Some(e);
+        return Ok(engine.as_mut().expect("just started"));
+    }
+    let e = engine.as_mut().expect("started");
+    e.new_game().await?;
+    Ok(e)
+}
+
+/// Plays one proposed game; `None` if it never started (rejected).
+async fn game(
+    config: &BridgeConfig,
+    engine_slot: &mut Option<Engine>,
+    conn: &mut Conn,
+    session: &mut ClientSession,
+    summary: &GameSummary,
+) -> Result<Option<GameReport>, SessionError> {
+    let setup = match Setup::read(summary) {
+        Ok(s) => s,
+        Err(e) => {
+            let id = summary.field("Game_ID").unwrap_or_default();
+            log(&format!("cannot play {id}: {e}; rejecting it"));
+            conn.send(&format!("REJECT {id}")).await?;
+            return Ok(None);
+        }
+    };
+    log(&format!(
+        "game {}: {} (black) vs {} (white), playing {}, rules {}",
+        setup.game_id,
+        setup.names[0],
+        setup.names[1],
+        if setup.me == Color::Black {
+            "black"
+        } else {
+            "white"
+        },
+        setup.preset
+    ));
+    let mut report = GameReport {
+        game_id: setup.game_id.clone(),
+        names: setup.names.clone(),
+        me: setup.me,
+        reason: None,
+        result: None,
+        judged: None,
+        disagreements: Vec::new(),
+        plies: 0,
+    };
+    let mut referee = Game::new(setup.start.clone(), setup.rules);
+    let mut times: Vec<Option<u64>> = Vec::new();
+    let mut clocks = Clocks {
+        remaining: [setup.times[0].0, setup.times[1].0],
+        times: setup.times,
+    };
+    for (text, ms) in &setup.played {
+        let color = referee.turn();
+        if let Err(e) = play_text(&mut referee, text) {
+            report
+                .disagreements
+                .push(format!("a move before the start, {text}, is illegal: {e}"));
+            break;
+        }
+        clocks.charge(color, ms.unwrap_or(0));
+        times.push(*ms);
+    }
+    let engine = match ready_engine(config, engine_slot).await {
+        Ok(e) => e,
+        Err(e) => {
+            log(&format!("engine: {e}; rejecting {}", setup.game_id));
+            conn.send(&format!("REJECT {}", setup.game_id)).await?;
+            *engine_slot = None;
+            return Err(SessionError::Fatal(BridgeError::Engine(e)));
+        }
+    };
+    conn.send(&format!("AGREE {}", setup.game_id)).await?;
+    let agree_deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        match conn
+            .event(session, config.keepalive, agree_deadline)
+            .await?
+        {
+            Event::Started(_) => break,
+            Event::Rejected(by) => {
+                log(&format!("game {} rejected: {by}", setup.game_id));
+                return Ok(None);
+            }
+            _ => {}
+        }
+    }
+    let mut turn_started = Instant::now();
+    let mut thinking = false;
+    let mut awaiting_echo = false;
+    let mut engine_silent = false;
+    let mut special: Option<(String, Color)> = None;
+    let server_end: (Option<Reason>, Option<EndResult>);
+    let mut engine_failed: Option<EngineFailure> = None;
+    loop {
+        let to_move = referee.turn();
+        let mine = to_move == setup.me;
+        // Not when the rules say the game is over: the server's ruling comes next.
+        if mine
+            && !thinking
+            && !awaiting_echo
+            && !engine_silent
+            && engine_failed.is_none()
+            && special.is_none()
+            && referee.outcome().is_none()
+        {
+            let position = Command::Position {
+                start: if setup.start == Position::startpos() {
+                    PositionStart::Startpos
+                } else {
+                    PositionStart::Sfen(setup.start.to_sfen())
+                },
+                moves: referee.plies().iter().map(|p| p.mv).collect(),
+            };
+            let go = clocks.go(
+                setup.me,
+                u64::try_from(config.margin.as_millis()).unwrap_or(u64::MAX),
+                engine.accepts_increment(),
+            );
+            if let Err(e) = engine.go(&position, &go).await {
+                engine_failed = Some(e);
+            } else {
+                thinking = true;
+            }
+        }
+        // The server answers within the mover's time (and the grace); while the engine
+        // thinks, its own clock bounds the wait.
+        let deadline =
+            turn_started + Duration::from_millis(clocks.available(to_move)) + config.server_grace;
+        let engine_deadline = turn_started + Duration::from_millis(clocks.available(to_move));
+        tokio::select! {
+            thought = engine.bestmove(engine_deadline), if thinking => {
+                thinking = false;
+                match thought {
+                    Ok(Thought::Answer { best, .. }) => {
+                        let line = engine_move_line(config, engine, &referee, &best, setup.me);
+                        if let BestMove::Win = best {
+                            let mut trial = referee.clone();
+                            let _ = trial.declare();
+                            if let Some(o) = trial.outcome()
+                                && o.result != GameResult::Win(setup.me)
+                            {
+                                log(&format!(
+                                    "warning: the engine declares, and under {} the declaration fails ({o})",
+                                    setup.preset
+                                ));
+                            }
+                        }
+                        conn.send(&line).await?;
+                        awaiting_echo = true;
+                    }
+                    Ok(Thought::NoAnswer) => {
+                        log("the engine gave no move within its time; waiting for the server's ruling");
+                        engine_silent = true;
+                    }
+                    Err(e) => {
+                        log(&format!("engine: {e}; waiting for the server's ruling"));
+                        engine_failed = Some(e);
+                    }
+                }
+            }
+            ev = conn.event(session, config.keepalive, deadline) => {
+                let ev = match ev {
+                    Ok(ev) => ev,
+                    Err(e) => {
+                        if thinking {
+                            let _ = engine.stop().await;
+                        }
+                        return Err(e.into());
+                    }
+                };
+                match ev {
+                    Event::Moved(m) => {
+                        let color = referee.turn();
+                        echoed(&mut report, &mut referee, &m);
+                        clocks.charge(color, m.ms.unwrap_or(0));
+                        times.push(m.ms);
+                        if color == setup.me {
+                            awaiting_echo = false;
+                        }
+                        turn_started = Instant::now();
+                    }
+                    Event::Special { text, ms } => {
+                        let color = referee.turn();
+                        clocks.charge(color, ms.unwrap_or(0));
+                        special = Some((text, color));
+                        awaiting_echo = false;
+                    }
+                    Event::Ended { reason, result } => {
+                        server_end = (reason, result);
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    if thinking {
+        let _ = engine.stop().await;
+    }
+    let elapsed = turn_started.elapsed();
+    judge_end(
+        &mut report,
+        &mut referee,
+        &setup,
+        &clocks,
+        special,
+        &server_end,
+        elapsed,
+    );
+    report.plies = referee.plies().len();
+    report.reason = server_end.0.as_ref().map(|r| match r {
+        Reason::Known(e) => e.line().to_string(),
+        Reason::Unknown(l) => l.clone(),
+    });
+    report.result = server_end.1.map(|r| r.line().to_string());
+    report.judged = referee
+        .outcome()
+        .map(|o| format!("{} ({})", o.result.code(), o.reason.code()));
+    for d in &report.disagreements {
+        log(&format!(
+            "game {}: DISAGREES with the server: {d}",
+            setup.game_id
+        ));
+    }
+    // A suspended game (`#CHUDAN`, no result) is a draw to the engine, as ShogiHome says.
+    let over = match server_end.1 {
+        Some(EndResult::Win) => Some(GameOverResult::Win),
+        Some(EndResult::Lose) => Some(GameOverResult::Lose),
+        Some(EndResult::Draw | EndResult::Censored) | None => Some(GameOverResult::Draw),
+    };
+    if let (Some(over), None) = (over, &engine_failed) {
+        let _ = engine.game_over(over).await;
+    }
+    if let Some(e) = engine_failed {
+        log(&format!(
+            "engine: {e}; it is started again for the next game"
+        ));
+        if let Some(e) = engine_slot.take() {
+            e.kill().await;
+        }
+    } else if config.restart_engine
+        && let Some(e) = engine_slot.take()
+    {
+        e.quit().await;
+    }
+    log(&format!(
+        "game {} over: {} {} (judged: {})",
+        report.game_id,
+        report.reason.as_deref().unwrap_or("-"),
+        report.result.as_deref().unwrap_or("-"),
+        report.judged.as_deref().unwrap_or("-")
+    ));
+    if let Some(dir) = &config.out {
+        write_records(dir, &report, &referee, &times, &server_end)
+            .map_err(|e| SessionError::Fatal(BridgeError::Output(e)))?;
+    }
+    Ok(Some(report))
+}
+
+/// The line to send for the engine's answer.
+fn engine_move_line(
+    config: &BridgeConfig,
+    engine: &Engine,
+    referee: &Game,
+    best: &BestMove,
+    me: Color,
+) -> String {
+    match best {
+        BestMove::Resign => "%TORYO".to_string(),
+        BestMove::Win => "%KACHI".to_string(),
+        BestMove::Move(m) => {
+            let pos = referee.position();
+            let mut trial = pos.clone();
+            if let Err(e) = trial.play(*m) {
+                log(&format!(
+                    "warning: the engine's move {m} is illegal here ({e}); sent as it is"
+                ));
+            }
+            let text = gyoku_kifu::csa::move_text(pos, *m, me);
+            let comment = config
+                .comments
+                .then(|| engine.last_info())
+                .flatten()
+                .and_then(|i| floodgate_comment(&i.raw, pos, *m));
+            match comment {
+                Some(c) => format!("{text},'{c}"),
+                None => text,
+            }
+        }
+    }
+}
+
+fn play_text(referee: &mut Game, text: &str) -> Result<(), String> {
+    let pos = referee.position().clone();
+    let (color, mv) = gyoku_kifu::csa::parse_move(text, &pos).map_err(|(_, e)| e)?;
+    if color != pos.turn() {
+        return Err(format!("{text} is not the side to move's"));
+    }
+    referee.play(mv).map_err(|e| e.to_string())
+}
+
+/// An echoed move, played through the referee; a move the rules refuse is a disagreement.
+fn echoed(report: &mut GameReport, referee: &mut Game, m: &EchoedMove) {
+    if referee.outcome().is_some() {
+        report.disagreements.push(format!(
+            "the server echoed {} after the game was over by the rules",
+            m.text
+        ));
+        return;
+    }
+    if let Err(e) = play_text(referee, &m.text) {
+        report.disagreements.push(format!(
+            "the server echoed {}, which the rules refuse: {e}",
+            m.text
+        ));
+    }
+}
+
+/// Compares the server's ending with the rules', and sets the referee's outcome from the
+/// server's where the rules had none.
+fn judge_end(
+    report: &mut GameReport,
+    referee: &mut Game,
+    setup: &Setup,
+    clocks: &Clocks,
+    special: Option<(String, Color)>,
+    server_end: &(Option<Reason>, Option<EndResult>),
+    elapsed: Duration,
+) {
+    let to_move = referee.turn();
+    let by_rules = referee.outcome().cloned();
+    match (&server_end.0, &special, &by_rules) {
+        (_, Some((s, c)), None) if s == "%TORYO" => {
+            let _ = referee.resign(*c);
+        }
+        (_, Some((s, _)), None) if s == "%KACHI" => {
+            let _ = referee.declare();
+            let granted = referee
+                .outcome()
+                .is_some_and(|o| matches!(o.reason, EndReason::Declaration { .. }));
+            let server_granted = matches!(server_end.0, Some(Reason::Known(GameEnd::Jishogi)));
+            if granted != server_granted {
+                report.disagreements.push(format!(
+                    "the server {} a declaration that the rules ({}) {}",
+                    if server_granted { "granted" } else { "refused" },
+                    setup.preset,
+                    if granted { "grant" } else { "refuse" }
+                ));
+            }
+        }
+        (Some(Reason::Known(GameEnd::TimeUp)), _, None) => {
+            let available = clocks.available(to_move);
+            let used = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+            // The server's clock started before the echo reached here: a second's slack.
+            if used + 1000 < available {
+                report.disagreements.push(format!(
+                    "the server flagged {to_move} after {:.1} s of its turn, with {:.1} s left by the T charges",
+                    used as f64 / 1000.0,
+                    available as f64 / 1000.0
+                ));
+            }
+            let _ = referee.time_up(to_move);
+        }
+        (Some(Reason::Known(GameEnd::Sennichite)), _, Some(o))
+            if matches!(o.reason, EndReason::Sennichite { .. }) => {}
+        (Some(Reason::Known(GameEnd::OuteSennichite)), _, Some(o))
+            if matches!(o.reason, EndReason::PerpetualCheck { .. }) => {}
+        (Some(Reason::Known(GameEnd::MaxMoves)), _, Some(o))
+            if matches!(o.reason, EndReason::MoveLimit { .. }) => {}
+        (
+            Some(Reason::Known(GameEnd::Sennichite | GameEnd::OuteSennichite | GameEnd::MaxMoves)),
+            _,
+            _,
+        ) => {
+            report.disagreements.push(format!(
+                "the server ended the game with {} where the rules say {}",
+                reason_text(server_end.0.as_ref()),
+                by_rules
+                    .as_ref()
+                    .map_or("it goes on".to_string(), ToString::to_string)
+            ));
+        }
+        _ => {}
+    }
+    // The result line against the rules' result, where both have one.
+    if let (Some(result), Some(o)) = (server_end.1, referee.outcome()) {
+        let expected = match o.result {
+            GameResult::Win(c) if c == setup.me => EndResult::Win,
+            GameResult::Win(_) => EndResult::Lose,
+            GameResult::Draw | GameResult::NoContest => EndResult::Draw,
+        };
+        let censored =
+            result == EndResult::Censored && matches!(o.reason, EndReason::MoveLimit { .. });
+        if result != expected && !censored {
+            report.disagreements.push(format!(
+                "the server says {} where the rules say {} ({o})",
+                result.line(),
+                expected.line()
+            ));
+        }
+    }
+}
+
+fn reason_text(r: Option<&Reason>) -> String {
+    match r {
+        Some(Reason::Known(e)) => e.line().to_string(),
+        Some(Reason::Unknown(l)) => l.clone(),
+        None => "no reason".to_string(),
+    }
+}
+
+/// The record's end when the rules did not decide the game: the server's reason.
+fn terminal_of(server_end: &(Option<Reason>, Option<EndResult>)) -> Option<Terminal> {
+    Some(match server_end.0.as_ref()? {
+        Reason::Known(GameEnd::Chudan) => Terminal::Suspend,
+        Reason::Known(GameEnd::IllegalMove) => Terminal::IllegalLoss,
+        Reason::Known(GameEnd::TimeUp) => Terminal::TimeUp,
+        Reason::Known(GameEnd::Resign) => Terminal::Resign,
+        Reason::Known(GameEnd::MaxMoves | GameEnd::Censored) => Terminal::MaxMoves,
+        Reason::Known(GameEnd::Sennichite) => Terminal::Sennichite,
+        Reason::Known(GameEnd::OuteSennichite) => Terminal::IllegalLoss,
+        Reason::Known(GameEnd::Jishogi) => Terminal::Declaration,
+        Reason::Unknown(l) => Terminal::Other(l.trim_start_matches('#').to_string()),
+    })
+}
+
+fn write_records(
+    dir: &Path,
+    report: &GameReport,
+    referee: &Game,
+    times: &[Option<u64>],
+    server_end: &(Option<Reason>, Option<EndResult>),
+) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut record = Record::from_game(referee);
+    for (m, t) in record.moves.iter_mut().zip(times) {
+        m.time_ms = *t;
+    }
+    if record.end.is_none() {
+        record.end = terminal_of(server_end);
+    }
+    record.header = vec![
+        ("棋戦".into(), report.game_id.clone()),
+        ("先手".into(), report.names[0].clone()),
+        ("後手".into(), report.names[1].clone()),
+    ];
+    for d in &report.disagreements {
+        record
+            .start_comments
+            .push(format!("gyoku: the server and the rules disagree: {d}"));
+    }
+    crate::runner::write_record_files(dir, &safe_file_name(&report.game_id), &record)
+}
+
+/// A Game_ID as a file name: anything but letters, digits, `+ - _ .` becomes `_`.
+fn safe_file_name(id: &str) -> String {
+    let name: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "+-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.is_empty() || name.starts_with('.') {
+        format!("game{name}")
+    } else {
+        name
+    }
+}
+
+fn append_result(dir: &Path, report: &GameReport) -> Result<(), String> {
+    use std::io::Write;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join("results.jsonl");
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    writeln!(f, "{}", report.to_json()).map_err(|e| format!("{}: {e}", path.display()))?;
+    f.sync_data()
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_counts_the_clocks_as_shogihome_does() {
+        // Scenario 15: main 10 s, byoyomi 30 s; T3, T5, then T25 past the main time.
+        let mut c = Clocks {
+            remaining: [10_000, 10_000],
+            times: [(10_000, 30_000, 0); 2],
+        };
+        c.charge(Color::Black, 3_000);
+        let go = c.go(Color::White, 0, true);
+        assert_eq!(
+            (go.btime, go.wtime, go.byoyomi),
+            (Some(7_000), Some(10_000), Some(30_000))
+        );
+        c.charge(Color::White, 2_000);
+        c.charge(Color::Black, 5_000);
+        c.charge(Color::White, 3_000);
+        c.charge(Color::Black, 25_000);
+        let go = c.go(Color::White, 0, true);
+        assert_eq!((go.btime, go.wtime), (Some(0), Some(5_000)));
+        // Fischer: the increment after each move, in binc/winc.
+        let mut f = Clocks {
+            remaining: [30_000, 30_000],
+            times: [(30_000, 0, 5_000); 2],
+        };
+        f.charge(Color::Black, 2_000);
+        let go = f.go(Color::White, 0, true);
+        assert_eq!(
+            (go.btime, go.wtime, go.binc, go.winc, go.byoyomi),
+            (Some(33_000), Some(30_000), Some(5_000), Some(5_000), None)
+        );
+        // A margin comes off the mover's own time, then off its byoyomi.
+        let go = c.go(Color::White, 500, true);
+        assert_eq!(go.wtime, Some(4_500));
+        // Sudden death: `byoyomi 0`.
+        let s = Clocks {
+            remaining: [30_000, 30_000],
+            times: [(30_000, 0, 0); 2],
+        };
+        assert_eq!(s.go(Color::Black, 0, true).byoyomi, Some(0));
+        let go = c.go(Color::Black, 500, true);
+        assert_eq!((go.btime, go.byoyomi), (Some(0), Some(29_500)));
+    }
+
+    #[test]
+    fn floodgate_comments_as_shogihome_writes_them() {
+        // Scenario 23: White to move, `score cp 35 … pv 8c8d 2f2e 8d8e` → `* -35 +2625FU -8485FU`.
+        let mut pos = Position::startpos();
+        pos.play("2g2f".parse().unwrap()).unwrap();
+        let mv = "8c8d".parse().unwrap();
+        let info = "info depth 8 seldepth 10 time 250 nodes 12345 nps 49380 hashfull 120 score cp 35 multipv 1 pv 8c8d 2f2e 8d8e";
+        assert_eq!(
+            floodgate_comment(info, &pos, mv).as_deref(),
+            Some("* -35 +2625FU -8485FU")
+        );
+        // Scenario 22: a mate score only: no comment; a score with no pv: the score alone.
+        let mate = "info depth 20 multipv 1 score mate 7 pv 8c8d 6i7h";
+        assert_eq!(floodgate_comment(mate, &pos, mv), None);
+        let bare = "info depth 5 time 50 nodes 900 currmove 8c8d score cp 12 multipv 1";
+        assert_eq!(floodgate_comment(bare, &pos, mv).as_deref(), Some("* -12"));
+    }
+
+    #[test]
+    fn declarations_name_their_rules() {
+        assert_eq!(preset_of_declaration(Some("Jishogi 1.1")), Preset::Csa);
+        assert_eq!(preset_of_declaration(None), Preset::Csa);
+        assert_eq!(preset_of_declaration(Some("Gyoku jsa")), Preset::Jsa);
+    }
+
+    #[test]
+    fn game_ids_make_safe_file_names() {
+        assert_eq!(safe_file_name("a+b-600-10+x+y+2026"), "a+b-600-10+x+y+2026");
+        assert_eq!(safe_file_name("../etc/passwd"), "game.._etc_passwd");
+        assert_eq!(safe_file_name(""), "game");
+    }
+}
