@@ -802,10 +802,7 @@ async fn game(
         elapsed,
     );
     report.plies = referee.plies().len();
-    report.reason = server_end.0.as_ref().map(|r| match r {
-        Reason::Known(e) => e.line().to_string(),
-        Reason::Unknown(l) => l.clone(),
-    });
+    report.reason = server_end.0.as_ref().map(|r| r.line().to_string());
     report.result = server_end.1.map(|r| r.line().to_string());
     report.judged = referee
         .outcome()
@@ -968,7 +965,7 @@ fn judge_end(
         ) => {
             report.disagreements.push(format!(
                 "the server ended the game with {} where the rules say {}",
-                reason_text(server_end.0.as_ref()),
+                server_end.0.as_ref().map_or("no reason", Reason::line),
                 by_rules
                     .as_ref()
                     .map_or("it goes on".to_string(), ToString::to_string)
@@ -992,14 +989,6 @@ fn judge_end(
                 expected.line()
             ));
         }
-    }
-}
-
-fn reason_text(r: Option<&Reason>) -> String {
-    match r {
-        Some(Reason::Known(e)) => e.line().to_string(),
-        Some(Reason::Unknown(l)) => l.clone(),
-        None => "no reason".to_string(),
     }
 }
 
@@ -1066,17 +1055,8 @@ fn safe_file_name(id: &str) -> String {
 }
 
 fn append_result(dir: &Path, report: &GameReport) -> Result<(), String> {
-    use std::io::Write;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let path = dir.join("results.jsonl");
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    writeln!(f, "{}", report.to_json()).map_err(|e| format!("{}: {e}", path.display()))?;
-    f.sync_data()
-        .map_err(|e| format!("{}: {e}", path.display()))
+    crate::runner::append_json_line(dir, &report.to_json())
 }
 
 #[cfg(test)]

@@ -450,13 +450,18 @@ pub(crate) fn write_record_files(dir: &Path, stem: &str, record: &Record) -> Res
 }
 
 fn append_result(dir: &Path, entry: &GameEntry) -> Result<(), String> {
+    append_json_line(dir, &entry.to_json())
+}
+
+/// Appends `line` to `dir/results.jsonl` and syncs it (a line per finished game).
+pub(crate) fn append_json_line(dir: &Path, line: &Value) -> Result<(), String> {
     let path = dir.join("results.jsonl");
     let mut f = OpenOptions::new()
         .create(true)
         .append(true)
         .open(&path)
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    writeln!(f, "{}", entry.to_json()).map_err(|e| format!("{}: {e}", path.display()))?;
+    writeln!(f, "{line}").map_err(|e| format!("{}: {e}", path.display()))?;
     f.sync_data()
         .map_err(|e| format!("{}: {e}", path.display()))
 }

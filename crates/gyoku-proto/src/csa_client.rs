@@ -65,6 +65,16 @@ pub enum Reason {
     Unknown(String),
 }
 
+impl Reason {
+    /// The line as the server sent it (`#RESIGN`, `#ILLEGAL_ACTION`).
+    pub fn line(&self) -> &str {
+        match self {
+            Reason::Known(e) => e.line(),
+            Reason::Unknown(l) => l,
+        }
+    }
+}
+
 /// Reads `T<seconds>` (`T12`, `T1.5`, `T1.`) as milliseconds; `None` if it is not one.
 ///
 /// ```
