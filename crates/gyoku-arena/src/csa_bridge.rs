@@ -26,7 +26,7 @@ use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::time::{Instant, timeout, timeout_at};
 
-use crate::engine::{Engine, EngineConfig, EngineFailure, Thought};
+use crate::engine::{Engine, EngineConfig, EngineFailure, Reading, Thought};
 
 /// The longest line accepted from a server, bytes.
 pub const MAX_LINE: usize = 64 * 1024;
@@ -63,6 +63,8 @@ pub struct BridgeConfig {
     pub comments: bool,
     /// A new engine process for every game (the last one is sent `quit`).
     pub restart_engine: bool,
+    /// When the engine thinks on the opponent's time.
+    pub ponder: Ponder,
     /// An empty line is sent after this much silence.
     pub keepalive: Duration,
     /// How long to wait between connection attempts.
@@ -88,11 +90,27 @@ impl BridgeConfig {
             out: None,
             comments: true,
             restart_engine: false,
+            ponder: Ponder::Off,
             keepalive: Duration::from_secs(30),
             retry: Duration::from_secs(2),
             server_grace: Duration::from_secs(60),
         }
     }
+}
+
+/// When the engine thinks on the opponent's time (`USI_Ponder` is set for it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ponder {
+    /// Never.
+    #[default]
+    Off,
+    /// Once its own move is echoed, on the reply it expects (`bestmove m ponder r`):
+    /// `go ponder` with the clocks the server charged, then `ponderhit` when that reply is
+    /// played, or `stop` and a normal `go` when another is (ShogiHome's default).
+    AfterEcho,
+    /// Right after its `bestmove`, before the echo: `go ponder` without clocks, then
+    /// `ponderhit btime … wtime …` with them (ShogiHome's early ponder).
+    AtOnce,
 }
 
 /// One game as the bridge saw it.
@@ -413,28 +431,18 @@ impl Clocks {
     }
 }
 
-/// Floodgate's move comment from the engine's last `info`: `* <eval> <pv>`, the
-/// evaluation from Black's side, the reading after the move itself in CSA; none without a
-/// centipawn score.
-pub fn floodgate_comment(info: &str, pos: &Position, mv: gyoku::Move) -> Option<String> {
-    let words: Vec<&str> = info.split_whitespace().collect();
-    let score = words.windows(3).find_map(|w| {
-        (w[0] == "score" && w[1] == "cp")
-            .then(|| w[2].parse::<i64>().ok())
-            .flatten()
-    })?;
+/// Floodgate's move comment from what the engine said of its search: `* <eval> <pv>`,
+/// the last centipawn score from Black's side, the last reading after the move itself in
+/// CSA; none without a centipawn score.
+pub fn floodgate_comment(reading: &Reading, pos: &Position, mv: gyoku::Move) -> Option<String> {
+    let score = reading.score_cp?;
     let eval = if pos.turn() == Color::Black {
         score
     } else {
         -score
     };
     let mut text = format!("* {eval}");
-    let pv: Vec<&str> = words
-        .iter()
-        .skip_while(|w| **w != "pv")
-        .skip(1)
-        .copied()
-        .collect();
+    let pv = &reading.pv;
     let mut p = pos.clone();
     for (i, w) in pv.iter().enumerate() {
         let Ok(m) = w.parse::<gyoku::Move>() else {
@@ -466,6 +474,19 @@ pub fn floodgate_comment(info: &str, pos: &Position, mv: gyoku::Move) -> Option<
 /// # Errors
 /// [`BridgeError`].
 pub async fn run(config: &BridgeConfig) -> Result<Vec<GameReport>, BridgeError> {
+    let mut pondering;
+    let config = if config.ponder != Ponder::Off
+        && !config.engine.options.iter().any(|(n, _)| n == "USI_Ponder")
+    {
+        pondering = config.clone();
+        pondering
+            .engine
+            .options
+            .push(("USI_Ponder".into(), "true".into()));
+        &pondering
+    } else {
+        config
+    };
     let mut engine: Option<Engine> = None;
     let mut reports = Vec::new();
     let mut failures = 0;
@@ -679,53 +700,106 @@ async fn game(
         }
     }
     let mut turn_started = Instant::now();
-    let mut thinking = false;
+    let mut search = Search::Idle;
+    let mut stops = 0u32;
+    // The reply to ponder on once the engine's own move is echoed.
+    let mut expected: Option<gyoku::Move> = None;
     let mut awaiting_echo = false;
     let mut engine_silent = false;
     let mut special: Option<(String, Color)> = None;
     let server_end: (Option<Reason>, Option<EndResult>);
     let mut engine_failed: Option<EngineFailure> = None;
+    let margin = u64::try_from(config.margin.as_millis()).unwrap_or(u64::MAX);
+    let position_after = |referee: &Game, more: &[gyoku::Move]| Command::Position {
+        start: if setup.start == Position::startpos() {
+            PositionStart::Startpos
+        } else {
+            PositionStart::Sfen(setup.start.to_sfen())
+        },
+        moves: referee
+            .plies()
+            .iter()
+            .map(|p| p.mv)
+            .chain(more.iter().copied())
+            .collect(),
+    };
     loop {
         let to_move = referee.turn();
         let mine = to_move == setup.me;
-        // Not when the rules say the game is over: the server's ruling comes next.
+        // Not when the rules say the game is over: the server's ruling comes next. But a
+        // CSA server need not see checkmate (shogi-server does not): the mated engine is
+        // asked all the same, and resigns, as under ShogiHome's bridge.
+        let over = referee
+            .outcome()
+            .is_some_and(|o| !matches!(o.reason, EndReason::Checkmate | EndReason::NoLegalMove));
         if mine
-            && !thinking
+            && search == Search::Idle
             && !awaiting_echo
             && !engine_silent
             && engine_failed.is_none()
             && special.is_none()
-            && referee.outcome().is_none()
+            && !over
         {
-            let position = Command::Position {
-                start: if setup.start == Position::startpos() {
-                    PositionStart::Startpos
-                } else {
-                    PositionStart::Sfen(setup.start.to_sfen())
-                },
-                moves: referee.plies().iter().map(|p| p.mv).collect(),
-            };
-            let go = clocks.go(
-                setup.me,
-                u64::try_from(config.margin.as_millis()).unwrap_or(u64::MAX),
-                engine.accepts_increment(),
-            );
-            if let Err(e) = engine.go(&position, &go).await {
+            let go = clocks.go(setup.me, margin, engine.accepts_increment());
+            if let Err(e) = engine.go(&position_after(&referee, &[]), &go).await {
                 engine_failed = Some(e);
             } else {
-                thinking = true;
+                search = Search::Thinking { stop_sent: false };
             }
         }
         // The server answers within the mover's time (and the grace); while the engine
-        // thinks, its own clock bounds the wait.
+        // thinks, its own clock bounds the wait (pondering, only the server's answer does).
         let deadline =
             turn_started + Duration::from_millis(clocks.available(to_move)) + config.server_grace;
-        let engine_deadline = turn_started + Duration::from_millis(clocks.available(to_move));
+        // An engine still thinking when its time is all but out is sent `stop` (an
+        // engine of the Stockfish family keeps the clocks of its `go` across `ponderhit`:
+        // after an early `go ponder`, none).
+        let time_out = turn_started + Duration::from_millis(clocks.available(to_move));
+        let engine_deadline = match search {
+            Search::Pondering { .. } => deadline,
+            Search::Thinking { stop_sent: false } => {
+                // Half the margin is left for the network (the other half was given
+                // to the engine in `go`, for its own lateness).
+                let before = config.margin / 2 + engine.limits().late_move_grace;
+                time_out
+                    .checked_sub(before)
+                    .unwrap_or(time_out)
+                    .max(turn_started)
+            }
+            _ => time_out,
+        };
         tokio::select! {
-            thought = engine.bestmove(engine_deadline), if thinking => {
-                thinking = false;
+            thought = engine.bestmove(engine_deadline), if search != Search::Idle => {
+                if search == (Search::Thinking { stop_sent: false })
+                    && thought == Ok(Thought::NoAnswer)
+                {
+                    stops += 1;
+                    if stops == 1 {
+                        log("the engine was still thinking with its time nearly out: stop \
+                             (said once a game)");
+                    }
+                    search = Search::Thinking { stop_sent: true };
+                    if let Err(e) = engine.stop().await {
+                        engine_failed = Some(e);
+                        search = Search::Idle;
+                    }
+                    continue;
+                }
+                if let Search::Pondering { .. } = search {
+                    // USI says not before `ponderhit` or `stop`; some engines do (mated).
+                    search = Search::Idle;
+                    if let Ok(Thought::Answer { best, .. }) = &thought {
+                        log(&format!("the engine answered while pondering ({best:?}); ignored"));
+                    }
+                    if let Err(e) = thought {
+                        log(&format!("engine: {e}; waiting for the server's ruling"));
+                        engine_failed = Some(e);
+                    }
+                    continue;
+                }
+                search = Search::Idle;
                 match thought {
-                    Ok(Thought::Answer { best, .. }) => {
+                    Ok(Thought::Answer { best, ponder, .. }) => {
                         let line = engine_move_line(config, engine, &referee, &best, setup.me);
                         if let BestMove::Win = best {
                             let mut trial = referee.clone();
@@ -741,6 +815,22 @@ async fn game(
                         }
                         conn.send(&line).await?;
                         awaiting_echo = true;
+                        let reply = match (config.ponder, &best) {
+                            (Ponder::Off, _) => None,
+                            (_, BestMove::Move(m)) => ponder_reply(&referee, *m, ponder.as_deref()),
+                            _ => None,
+                        };
+                        if let (Ponder::AtOnce, Some((m, reply))) = (config.ponder, reply) {
+                            // Early: on the reply at once, no clocks (they come with
+                            // `ponderhit`).
+                            let go = Go { ponder: true, ..Go::default() };
+                            match engine.go(&position_after(&referee, &[m, reply]), &go).await {
+                                Ok(()) => search = Search::Pondering { reply, early: true },
+                                Err(e) => engine_failed = Some(e),
+                            }
+                        } else {
+                            expected = reply.map(|(_, r)| r);
+                        }
                     }
                     Ok(Thought::NoAnswer) => {
                         log("the engine gave no move within its time; waiting for the server's ruling");
@@ -756,7 +846,7 @@ async fn game(
                 let ev = match ev {
                     Ok(ev) => ev,
                     Err(e) => {
-                        if thinking {
+                        if search != Search::Idle {
                             let _ = engine.stop().await;
                         }
                         return Err(e.into());
@@ -765,13 +855,50 @@ async fn game(
                 match ev {
                     Event::Moved(m) => {
                         let color = referee.turn();
+                        let before = referee.plies().len();
                         echoed(&mut report, &mut referee, &m);
+                        let played = (referee.plies().len() > before)
+                            .then(|| referee.plies().last().map(|p| p.mv))
+                            .flatten();
                         clocks.charge(color, m.ms.unwrap_or(0));
                         times.push(m.ms);
+                        turn_started = Instant::now();
                         if color == setup.me {
                             awaiting_echo = false;
+                            if let Some(reply) = expected.take()
+                                && engine_failed.is_none()
+                                && referee.outcome().is_none()
+                            {
+                                let go = Go {
+                                    ponder: true,
+                                    ..clocks.go(setup.me, margin, engine.accepts_increment())
+                                };
+                                match engine.go(&position_after(&referee, &[reply]), &go).await {
+                                    Ok(()) => search = Search::Pondering { reply, early: false },
+                                    Err(e) => engine_failed = Some(e),
+                                }
+                            }
+                        } else if let Search::Pondering { reply, early } = search {
+                            search = Search::Idle;
+                            let hit = if played == Some(reply) && referee.outcome().is_none() {
+                                let times = if early {
+                                    clocks.go(setup.me, margin, engine.accepts_increment())
+                                } else {
+                                    Go::default()
+                                };
+                                engine.ponder_hit(times).await.map(|()| true)
+                            } else {
+                                stop_pondering(engine).await.map(|()| false)
+                            };
+                            match hit {
+                                Ok(true) => search = Search::Thinking { stop_sent: false },
+                                Ok(false) => {}
+                                Err(e) => {
+                                    log(&format!("engine: {e}; waiting for the server's ruling"));
+                                    engine_failed = Some(e);
+                                }
+                            }
                         }
-                        turn_started = Instant::now();
                     }
                     Event::Special { text, ms } => {
                         let color = referee.turn();
@@ -788,7 +915,7 @@ async fn game(
             }
         }
     }
-    if thinking {
+    if search != Search::Idle {
         let _ = engine.stop().await;
     }
     let elapsed = turn_started.elapsed();
@@ -848,6 +975,50 @@ async fn game(
     Ok(Some(report))
 }
 
+/// What the engine is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Search {
+    Idle,
+    /// On its own move; the answer is awaited. `stop_sent`: it was still thinking when
+    /// its time was nearly out.
+    Thinking {
+        stop_sent: bool,
+    },
+    /// `go ponder` on the opponent's `reply`; `early`: started before the echo, without
+    /// clocks (they come with `ponderhit`).
+    Pondering {
+        reply: gyoku::Move,
+        early: bool,
+    },
+}
+
+/// The engine's move and the reply it expects (`bestmove m ponder reply`), when both are
+/// legal where they would be played.
+fn ponder_reply(
+    referee: &Game,
+    m: gyoku::Move,
+    reply: Option<&str>,
+) -> Option<(gyoku::Move, gyoku::Move)> {
+    let reply: gyoku::Move = reply?.parse().ok()?;
+    let mut pos = referee.position().clone();
+    pos.play(m).ok()?;
+    pos.play(reply).ok()?;
+    Some((m, reply))
+}
+
+/// A missed ponder: `stop`, and the engine's `bestmove` for the reply that did not come
+/// read and dropped.
+async fn stop_pondering(engine: &mut Engine) -> Result<(), EngineFailure> {
+    engine.stop().await?;
+    match engine
+        .bestmove(Instant::now() + Duration::from_secs(10))
+        .await?
+    {
+        Thought::Answer { .. } => Ok(()),
+        Thought::NoAnswer => Err(EngineFailure::Hang("bestmove after stop")),
+    }
+}
+
 /// The line to send for the engine's answer.
 fn engine_move_line(
     config: &BridgeConfig,
@@ -870,9 +1041,8 @@ fn engine_move_line(
             let text = gyoku_kifu::csa::move_text(pos, *m, me);
             let comment = config
                 .comments
-                .then(|| engine.last_info())
-                .flatten()
-                .and_then(|i| floodgate_comment(&i.raw, pos, *m));
+                .then(|| floodgate_comment(engine.reading(), pos, *m))
+                .flatten();
             match comment {
                 Some(c) => format!("{text},'{c}"),
                 None => text,
@@ -993,16 +1163,27 @@ fn judge_end(
 }
 
 /// The record's end when the rules did not decide the game: the server's reason.
-fn terminal_of(server_end: &(Option<Reason>, Option<EndResult>)) -> Option<Terminal> {
+/// The record's ending from the server's ruling, when the rules gave none: a foul is
+/// written against the side the result says lost (`#ILLEGAL_ACTION` may be either side's).
+fn terminal_of(server_end: &(Option<Reason>, Option<EndResult>), me: Color) -> Option<Terminal> {
+    let loser = match server_end.1 {
+        Some(EndResult::Lose) => Some(me),
+        Some(EndResult::Win) => Some(!me),
+        _ => None,
+    };
+    let foul = |otherwise: Terminal| loser.map_or(otherwise, Terminal::IllegalAction);
     Some(match server_end.0.as_ref()? {
         Reason::Known(GameEnd::Chudan) => Terminal::Suspend,
-        Reason::Known(GameEnd::IllegalMove) => Terminal::IllegalLoss,
+        Reason::Known(GameEnd::IllegalMove) => foul(Terminal::IllegalLoss),
         Reason::Known(GameEnd::TimeUp) => Terminal::TimeUp,
         Reason::Known(GameEnd::Resign) => Terminal::Resign,
         Reason::Known(GameEnd::MaxMoves | GameEnd::Censored) => Terminal::MaxMoves,
         Reason::Known(GameEnd::Sennichite) => Terminal::Sennichite,
-        Reason::Known(GameEnd::OuteSennichite) => Terminal::IllegalLoss,
+        Reason::Known(GameEnd::OuteSennichite) => foul(Terminal::IllegalLoss),
         Reason::Known(GameEnd::Jishogi) => Terminal::Declaration,
+        Reason::Unknown(l) if l == "#ILLEGAL_ACTION" && loser.is_some() => {
+            foul(Terminal::IllegalLoss)
+        }
         Reason::Unknown(l) => Terminal::Other(l.trim_start_matches('#').to_string()),
     })
 }
@@ -1020,7 +1201,7 @@ fn write_records(
         m.time_ms = *t;
     }
     if record.end.is_none() {
-        record.end = terminal_of(server_end);
+        record.end = terminal_of(server_end, report.me);
     }
     record.header = vec![
         ("棋戦".into(), report.game_id.clone()),
@@ -1035,8 +1216,15 @@ fn write_records(
     crate::runner::write_record_files(dir, &safe_file_name(&report.game_id), &record)
 }
 
-/// A Game_ID as a file name: anything but letters, digits, `+ - _ .` becomes `_`.
-fn safe_file_name(id: &str) -> String {
+/// A Game_ID as the name of its record files (`<name>.kif`, `<name>.csa`): anything but
+/// letters, digits, `+ - _ .` becomes `_`.
+///
+/// ```
+/// use gyoku_arena::csa_bridge::safe_file_name;
+/// assert_eq!(safe_file_name("wdoor+floodgate-300-10F+a+b+2026"), "wdoor+floodgate-300-10F+a+b+2026");
+/// assert_eq!(safe_file_name("../x y"), "game.._x_y");
+/// ```
+pub fn safe_file_name(id: &str) -> String {
     let name: String = id
         .chars()
         .map(|c| {
@@ -1112,16 +1300,20 @@ mod tests {
         let mut pos = Position::startpos();
         pos.play("2g2f".parse().unwrap()).unwrap();
         let mv = "8c8d".parse().unwrap();
+        let comment = |lines: &[&str]| {
+            let mut r = Reading::default();
+            lines.iter().for_each(|l| r.add(l));
+            floodgate_comment(&r, &pos, mv)
+        };
         let info = "info depth 8 seldepth 10 time 250 nodes 12345 nps 49380 hashfull 120 score cp 35 multipv 1 pv 8c8d 2f2e 8d8e";
-        assert_eq!(
-            floodgate_comment(info, &pos, mv).as_deref(),
-            Some("* -35 +2625FU -8485FU")
-        );
+        assert_eq!(comment(&[info]).as_deref(), Some("* -35 +2625FU -8485FU"));
         // Scenario 22: a mate score only: no comment; a score with no pv: the score alone.
         let mate = "info depth 20 multipv 1 score mate 7 pv 8c8d 6i7h";
-        assert_eq!(floodgate_comment(mate, &pos, mv), None);
+        assert_eq!(comment(&[mate]), None);
         let bare = "info depth 5 time 50 nodes 900 currmove 8c8d score cp 12 multipv 1";
-        assert_eq!(floodgate_comment(bare, &pos, mv).as_deref(), Some("* -12"));
+        assert_eq!(comment(&[bare]).as_deref(), Some("* -12"));
+        // Scenario 1: a mate line's reading goes with the centipawn score before it.
+        assert_eq!(comment(&[info, mate]).as_deref(), Some("* -35 +6978KI"));
     }
 
     #[test]

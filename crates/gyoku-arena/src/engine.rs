@@ -118,6 +118,8 @@ pub enum Thought {
     Answer {
         /// The answer.
         best: BestMove,
+        /// The reply it expects (`bestmove <move> ponder <move>`), as written.
+        ponder: Option<String>,
         /// When it was read.
         at: Instant,
     },
@@ -149,6 +151,47 @@ pub struct Engine {
     lines_this_move: usize,
     /// The last `info` with `multipv 1` (or none) read while thinking about the last move.
     last_info: Option<Info>,
+    /// What those lines said, the last of each.
+    reading: Reading,
+    /// When the process was seen to exit, and how.
+    exited: Option<(std::process::ExitStatus, Instant)>,
+}
+
+/// What an engine last said of its search for one move, from its main-line `info` lines:
+/// the last centipawn score and the last reading, each from whichever line last had one
+/// (ShogiHome's Floodgate comments pair them so: a `score mate` line's `pv` with the
+/// `score cp` before it).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reading {
+    /// The last `score cp`, from the mover's view.
+    pub score_cp: Option<i64>,
+    /// The moves after the last `pv`, as written.
+    pub pv: Vec<String>,
+}
+
+impl Reading {
+    /// Takes in one `info` line.
+    ///
+    /// ```
+    /// use gyoku_arena::engine::Reading;
+    /// let mut r = Reading::default();
+    /// r.add("info depth 3 score cp -35 pv 8c8d 2f2e");
+    /// r.add("info depth 4 score mate -9 pv 8c8d 7g7f");
+    /// assert_eq!((r.score_cp, r.pv.join(" ")), (Some(-35), "8c8d 7g7f".to_string()));
+    /// ```
+    pub fn add(&mut self, info: &str) {
+        let words: Vec<&str> = info.split_whitespace().collect();
+        if let Some(cp) = words.windows(3).find_map(|w| {
+            (w[0] == "score" && w[1] == "cp")
+                .then(|| w[2].parse::<i64>().ok())
+                .flatten()
+        }) {
+            self.score_cp = Some(cp);
+        }
+        if let Some(at) = words.iter().position(|w| *w == "pv") {
+            self.pv = words[at + 1..].iter().map(|w| (*w).to_string()).collect();
+        }
+    }
 }
 
 /// Reads lines into `tx`, each at most `max` bytes; stops at the end of output.
@@ -234,6 +277,8 @@ impl Engine {
             limits: config.limits,
             lines_this_move: 0,
             last_info: None,
+            reading: Reading::default(),
+            exited: None,
         };
         engine.send(&Command::Usi).await?;
         let deadline = Instant::now() + engine.limits.handshake;
@@ -313,7 +358,27 @@ impl Engine {
         deadline: Instant,
         waiting_for: &'static str,
     ) -> Result<EngineMessage, EngineFailure> {
-        match timeout_at(deadline, self.lines.recv()).await {
+        let line = loop {
+            if let Some((status, at)) = self.exited {
+                // The process is gone (its output may be held open by a child of a
+                // wrapper script): what it wrote before is still read, briefly.
+                let drained = at + Duration::from_millis(200);
+                match timeout_at(deadline.min(drained), self.lines.recv()).await {
+                    Ok(line) => break Ok(line),
+                    Err(e) if Instant::now() >= deadline => break Err(e),
+                    Err(_) => return Err(EngineFailure::Crash(format!("exited ({status})"))),
+                }
+            }
+            tokio::select! {
+                biased;
+                line = timeout_at(deadline, self.lines.recv()) => break line,
+                status = self.child.wait() => match status {
+                    Ok(status) => self.exited = Some((status, Instant::now())),
+                    Err(e) => return Err(EngineFailure::Crash(format!("cannot wait for it: {e}"))),
+                },
+            }
+        };
+        match line {
             Err(_) => Err(EngineFailure::Hang(waiting_for)),
             Ok(None) => Err(EngineFailure::Crash("output closed".into())),
             Ok(Some(Line::Closed(why))) => Err(EngineFailure::Crash(self.exit_status(why))),
@@ -388,6 +453,7 @@ impl Engine {
         self.send(position).await?;
         self.lines_this_move = 0;
         self.last_info = None;
+        self.reading = Reading::default();
         self.send(&Command::Go(go.clone())).await
     }
 
@@ -408,12 +474,14 @@ impl Engine {
                         .nth(1)
                         .is_none_or(|n| n == "1");
                     if main_line {
+                        self.reading.add(&info.raw);
                         self.last_info = Some(info);
                     }
                 }
-                Ok(EngineMessage::BestMove { best, .. }) => {
+                Ok(EngineMessage::BestMove { best, ponder }) => {
                     return Ok(Thought::Answer {
                         best,
+                        ponder,
                         at: Instant::now(),
                     });
                 }
@@ -427,9 +495,19 @@ impl Engine {
         }
     }
 
+    /// The waits and output limits it runs under.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
     /// The last main-line `info` the engine wrote while thinking about its last move.
     pub fn last_info(&self) -> Option<&Info> {
         self.last_info.as_ref()
+    }
+
+    /// What the engine's main-line `info` lines said while thinking about its last move.
+    pub fn reading(&self) -> &Reading {
+        &self.reading
     }
 
     /// `stop`: the engine is to answer at once (its `bestmove` is read and dropped by the
@@ -439,6 +517,16 @@ impl Engine {
     /// [`EngineFailure::Crash`] when its input is closed.
     pub async fn stop(&mut self) -> Result<(), EngineFailure> {
         self.send(&Command::Stop).await
+    }
+
+    /// `ponderhit`: the reply the engine pondered on was played; `times` are written after
+    /// it when set (`ponderhit btime … wtime …`). Its `bestmove` is read by
+    /// [`Engine::bestmove`].
+    ///
+    /// # Errors
+    /// [`EngineFailure::Crash`] when its input is closed.
+    pub async fn ponder_hit(&mut self, times: Go) -> Result<(), EngineFailure> {
+        self.send(&Command::PonderHit(times)).await
     }
 
     /// Tells the engine the game is over (`gameover`), from its point of view.

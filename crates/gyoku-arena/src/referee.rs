@@ -161,7 +161,7 @@ pub async fn play(engines: ByColor<&mut Engine>, setup: &GameSetup) -> GameRepor
         let thought = engine.think(&position, &go, deadline).await;
         let work = Instant::now();
         match thought {
-            Ok(Thought::Answer { best, at }) => {
+            Ok(Thought::Answer { best, at, .. }) => {
                 let stopped_at = millis_since(t0, at);
                 let on_time = clock.stop(stopped_at).expect("the clock is running");
                 if on_time.is_err() {

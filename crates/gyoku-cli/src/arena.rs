@@ -183,7 +183,7 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
 
 /// `gyoku csa-client`: a USI engine on a CSA server.
 pub fn run_csa_client(args: crate::args::CsaClientArgs) -> Result<(), Failure> {
-    use gyoku_arena::csa_bridge::{BridgeConfig, run};
+    use gyoku_arena::csa_bridge::{BridgeConfig, Ponder, run};
     let margin =
         parse_duration(&args.margin).map_err(|e| Failure::Input(format!("--margin: {e}")))?;
     let [options, _] = engine_options(&args.options)?;
@@ -198,9 +198,19 @@ pub fn run_csa_client(args: crate::args::CsaClientArgs) -> Result<(), Failure> {
         Some(args.games.unwrap_or(1))
     };
     config.margin = std::time::Duration::from_millis(margin);
+    let retry = parse_duration(&args.retry).map_err(|e| Failure::Input(format!("--retry: {e}")))?;
+    config.retry = std::time::Duration::from_millis(retry);
+    let grace = parse_duration(&args.server_grace)
+        .map_err(|e| Failure::Input(format!("--server-grace: {e}")))?;
+    config.server_grace = std::time::Duration::from_millis(grace);
     config.out = args.out;
     config.comments = !args.no_comments;
     config.restart_engine = args.restart_engine;
+    config.ponder = match (args.ponder, args.early_ponder) {
+        (_, true) => Ponder::AtOnce,
+        (true, false) => Ponder::AfterEcho,
+        (false, false) => Ponder::Off,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

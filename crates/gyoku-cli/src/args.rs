@@ -250,6 +250,21 @@ pub struct CsaClientArgs {
     /// Start the engine afresh for every game.
     #[arg(long)]
     pub restart_engine: bool,
+    /// Let the engine think on the opponent's time (USI_Ponder): `go ponder` on the reply it
+    /// expects once its move is echoed, `ponderhit` when that reply comes, `stop` when not.
+    #[arg(long)]
+    pub ponder: bool,
+    /// How long to wait before logging in again after a connection is lost or refused.
+    #[arg(long, default_value = "2s")]
+    pub retry: String,
+    /// How long the server may stay silent beyond the mover's time before the connection
+    /// counts as dead (dropped, and logged in again).
+    #[arg(long, default_value = "60s")]
+    pub server_grace: String,
+    /// Ponder at once after each `bestmove`, before the server's echo (ShogiHome's early
+    /// ponder: `go ponder` without clocks, `ponderhit` with them). Implies --ponder.
+    #[arg(long)]
+    pub early_ponder: bool,
 }
 
 /// The rule set: a preset and single-field overrides.

@@ -91,8 +91,10 @@ pub enum Command {
     Go(Go),
     /// `stop`.
     Stop,
-    /// `ponderhit`.
-    PonderHit,
+    /// `ponderhit`, with the clocks when they are given (`ponderhit btime … wtime …`, as
+    /// ShogiHome sends it after an early `go ponder` without them); only the times of the
+    /// [`Go`] are written.
+    PonderHit(Go),
     /// `gameover win|lose|draw`.
     GameOver(GameOverResult),
     /// `quit`.
@@ -107,6 +109,13 @@ impl fmt::Display for Go {
         if self.ponder {
             f.write_str(" ponder")?;
         }
+        self.write_params(f)
+    }
+}
+
+impl Go {
+    /// The parameters after `go` (and `ponder`): times, limits, `infinite`.
+    fn write_params(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (word, value) in [
             ("btime", self.btime),
             ("wtime", self.wtime),
@@ -158,7 +167,10 @@ impl fmt::Display for Command {
             }
             Command::Go(go) => go.fmt(f),
             Command::Stop => f.write_str("stop"),
-            Command::PonderHit => f.write_str("ponderhit"),
+            Command::PonderHit(times) => {
+                f.write_str("ponderhit")?;
+                times.write_params(f)
+            }
             Command::GameOver(r) => write!(f, "gameover {}", r.word()),
             Command::Quit => f.write_str("quit"),
             Command::Unknown(s) => f.write_str(s),
@@ -184,7 +196,10 @@ impl Command {
             Some("isready") => Command::IsReady,
             Some("usinewgame") => Command::UsiNewGame,
             Some("stop") => Command::Stop,
-            Some("ponderhit") => Command::PonderHit,
+            Some("ponderhit") => Command::PonderHit(Go {
+                ponder: false,
+                ..parse_go(w)
+            }),
             Some("quit") => Command::Quit,
             Some("gameover") => match w.next() {
                 Some("win") => Command::GameOver(GameOverResult::Win),
@@ -296,6 +311,7 @@ mod tests {
             "go infinite",
             "stop",
             "ponderhit",
+            "ponderhit btime 36000 wtime 34000 binc 5000 winc 5000",
             "gameover lose",
             "quit",
         ] {
