@@ -162,7 +162,7 @@ def on_gyoku_serve(gyoku, root):
     os.makedirs(work)
     port = free_port()
     server = subprocess.Popen(
-        [gyoku, "serve", "--csa", f"127.0.0.1:{port}", "--data-dir", work,
+        [gyoku, "serve", "--csa", f"127.0.0.1:{port}", "--http", "off", "--data-dir", work,
          "--max-moves", str(MAX_MOVES)],
         stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "serve.log"), "w"),
         start_new_session=True)

@@ -83,7 +83,7 @@ def main():
     work = tempfile.mkdtemp(prefix="gyoku-real-clients-")
     port = free_port()
     server = subprocess.Popen(
-        [gyoku, "serve", "--csa", f"127.0.0.1:{port}", "--data-dir", work,
+        [gyoku, "serve", "--csa", f"127.0.0.1:{port}", "--http", "off", "--data-dir", work,
          "--max-moves", str(MAX_MOVES)],
         stderr=subprocess.PIPE, text=True)
     first = server.stderr.readline()

@@ -328,7 +328,15 @@ impl ServerUnderTest {
             .parse()
             .map_err(|e| format!("{e}"))?;
         let mut child = std::process::Command::new(gyoku)
-            .args(["serve", "--csa", &addr.to_string(), "--max-moves", "0"])
+            .args([
+                "serve",
+                "--csa",
+                &addr.to_string(),
+                "--max-moves",
+                "0",
+                "--http",
+                "off",
+            ])
             .args(["--max-connections", "1000000"])
             .args(["--max-connections-per-address", "1000000"])
             .arg("--data-dir")

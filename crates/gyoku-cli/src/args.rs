@@ -458,4 +458,7 @@ pub struct ServeArgs {
     /// Connections at once from one address.
     #[arg(long, default_value_t = 1_000)]
     pub max_connections_per_address: usize,
+    /// The HTTP API's address (loopback unless told otherwise), or `off`.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub http: String,
 }

@@ -8,12 +8,12 @@ use std::sync::{Condvar, Mutex, mpsc};
 
 use gyoku::RuleSet;
 use gyoku_kifu::encoding::Encoding;
-use gyoku_kifu::judge::{DecidedBy, Judgement, judge};
+use gyoku_kifu::judge::{Judgement, judge};
+use gyoku_kifu::report::{record_json, rules_for};
 use gyoku_kifu::{Format, Record, read_bytes};
 use serde_json::{Value, json};
 
 use crate::Failure;
-use crate::referee::judge_json;
 
 static MAX_FILE_BYTES: AtomicU64 = AtomicU64::new(gyoku_kifu::files::DEFAULT_MAX_FILE_BYTES);
 
@@ -213,30 +213,7 @@ struct Judged {
 }
 
 fn judged(name: String, record: &Record, j: &Judgement) -> Judged {
-    let mut v = judge_json(&j.game);
-    if j.decided_by == DecidedBy::ResignationStands
-        && let Some(foul) = &record.foul
-    {
-        // The resignation came after the foul and the moves recorded after it.
-        v["result"] = json!(j.result.map(|r| r.code()));
-        v["reason"] = json!("resignation");
-        v["ply"] = json!(foul.ply as usize + foul.rest.len() + 1);
-        v["detail"] = json!({
-            "unnoticed_foul": { "kind": foul.kind.code(), "move": foul.mv.to_string(), "ply": foul.ply },
-            "decided_by": "resignation_stands",
-        });
-    }
-    if let (Some(foul), Some(o)) = (&record.foul, j.game.outcome())
-        && o.reason.code() == "illegal_move"
-    {
-        v["detail"]["foul_ply"] = json!(foul.ply);
-    }
-    v["recorded"] = json!({
-        "end": j.recorded.as_ref().map(|t| t.code()),
-        "result": j.recorded_result.map(|r| r.code()),
-    });
-    v["agrees"] = json!(j.agrees);
-    v["decided_by"] = json!(j.decided_by.code());
+    let mut v = record_json(record, j);
     v["file"] = json!(name);
     let result = v["result"].as_str().unwrap_or("not over").to_string();
     let reason = v["reason"].as_str().unwrap_or("-").to_string();
@@ -266,20 +243,6 @@ fn judged(name: String, record: &Record, j: &Judgement) -> Judged {
         reason,
         agrees: j.agrees,
     }
-}
-
-/// The rules for one record: a record's own move limit (CSA V3.0 `$MAX_MOVES`, KIF
-/// `最大手数`) applies unless the user set one.
-fn rules_for(record: &Record, rules: RuleSet, user_max_moves: bool) -> RuleSet {
-    let mut rules = rules;
-    if !user_max_moves
-        && let Some(n) = record
-            .header("最大手数")
-            .and_then(|v| v.trim().parse::<u32>().ok())
-    {
-        rules.set_max_moves(n);
-    }
-    rules
 }
 
 /// What a worker hands the printer for one file: its judged records, one at a time, or
@@ -585,18 +548,8 @@ pub fn run_convert(file: &Path, to: &str, out: Option<&Path>) -> Result<(), Fail
         }
     };
     let records = read_file(file).map_err(Failure::Input)?;
-    if matches!(format, Format::Kif | Format::Ki2 | Format::Jkf) && records.len() > 1 {
-        return Err(Failure::Input(format!(
-            "{}: {} games, but a KIF, KI2 or JKF file holds one (use --to csa or --to usi)",
-            file.display(),
-            records.len()
-        )));
-    }
-    let text: String = records
-        .iter()
-        .map(|r| gyoku_kifu::write(r, format))
-        .collect::<Vec<_>>()
-        .join(if format == Format::Csa { "/\n" } else { "" });
+    let text = gyoku_kifu::write_all(&records, format)
+        .map_err(|e| Failure::Input(format!("{}: {e}", file.display())))?;
     write_output(text, out)
 }
 

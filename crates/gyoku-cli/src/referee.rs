@@ -1,9 +1,7 @@
 //! `gyoku judge`, `gyoku impasse` and `gyoku rules`.
 
-use gyoku::{
-    Action, ByColor, Color, EndReason, Game, ImpasseCount, ImpasseReport, Outcome, Position,
-    Preset, RuleSet,
-};
+use gyoku::{Action, Color, Game, ImpasseReport, Position, Preset, RuleSet};
+use gyoku_kifu::report::{detail_json, impasse_json, judge_json};
 use serde_json::{Value, json};
 
 use crate::Failure;
@@ -40,89 +38,6 @@ pub fn replay(game: &mut Game, tokens: &str) -> Result<(), Failure> {
             .map_err(|e| Failure::Input(format!("--moves: ply {ply} '{token}' refused: {e}")))?;
     }
     Ok(())
-}
-
-fn points_json(points: &ByColor<u32>) -> Value {
-    json!({ "black": points.black, "white": points.white })
-}
-
-fn count_json(count: &ImpasseCount) -> Value {
-    json!({
-        "entered": count.entered,
-        "zone_count": count.zone_count,
-        "total_points": count.total_points,
-        "declaration_points": count.declaration_points,
-        "in_check": count.in_check,
-    })
-}
-
-/// The `detail` object of an outcome: the figures that decided it.
-pub fn detail_json(outcome: &Outcome, game: &Game) -> Value {
-    let credit = game.handicap_credit();
-    match &outcome.reason {
-        EndReason::Checkmate | EndReason::NoLegalMove => json!({}),
-        EndReason::Resignation { by } | EndReason::TimeUp { by } => json!({ "by": by.name() }),
-        EndReason::Forfeit { by, cause } => json!({ "by": by.name(), "cause": cause.code() }),
-        EndReason::IllegalMove { mv, kind } => {
-            json!({ "foul": kind.code(), "move": mv.to_string() })
-        }
-        EndReason::Sennichite { occurrences } => json!({
-            "occurrences": occurrences,
-            "repeated_sfen": game.position().to_sfen(),
-        }),
-        EndReason::PerpetualCheck {
-            checker,
-            occurrences,
-        } => json!({
-            "checker": checker.name(),
-            "occurrences": occurrences,
-            "repeated_sfen": game.position().to_sfen(),
-        }),
-        EndReason::ImpasseAgreement { points } | EndReason::ImpasseCount { points } => {
-            json!({ "points": points_json(points), "handicap_credit": credit })
-        }
-        EndReason::Declaration { declarer, count }
-        | EndReason::AutomaticImpasse {
-            winner: declarer,
-            count,
-        } => json!({
-            "declarer": declarer.name(),
-            "count": count_json(count),
-            "handicap_credit": credit,
-        }),
-        EndReason::FailedDeclaration {
-            declarer,
-            failure,
-            count,
-        } => json!({
-            "declarer": declarer.name(),
-            "failed": failure.code(),
-            "count": count_json(count),
-            "handicap_credit": credit,
-        }),
-        EndReason::Try { square } => json!({ "square": square.to_string() }),
-        EndReason::MoveLimit { limit } => json!({ "limit": limit }),
-    }
-}
-
-/// The JSON object of `gyoku judge`.
-pub fn judge_json(game: &Game) -> Value {
-    match game.outcome() {
-        Some(o) => json!({
-            "result": o.result.code(),
-            "reason": o.reason.code(),
-            "ply": o.ply,
-            "sfen": game.position().to_sfen(),
-            "detail": detail_json(o, game),
-        }),
-        None => json!({
-            "result": null,
-            "reason": null,
-            "ply": game.plies().len(),
-            "sfen": game.position().to_sfen(),
-            "detail": {},
-        }),
-    }
 }
 
 /// `gyoku judge`.
@@ -183,32 +98,7 @@ pub fn print_impasse(pos: &Position, initial: Option<&gyoku::Setup>, json: bool)
 /// Prints a calculator report.
 pub fn print_report(report: &ImpasseReport, json: bool) {
     if json {
-        let verdicts: serde_json::Map<String, Value> = report
-            .verdicts
-            .iter()
-            .map(|v| {
-                (
-                    v.preset.name().to_string(),
-                    json!({
-                        "declaration": v.declaration_code(),
-                        "declaration_failure": v.declaration_failure().map(|f| f.code()),
-                        "agreement": v.agreement_code(),
-                        "ended": v.ended.map(|e| e.code()),
-                    }),
-                )
-            })
-            .collect();
-        outln!(
-            "{}",
-            json!({
-                "black": count_json(&report.counts.black),
-                "white": count_json(&report.counts.white),
-                "turn": report.turn.name(),
-                "handicap_credit": report.credit,
-                "moves_counted": report.moves_counted,
-                "verdicts": verdicts,
-            })
-        );
+        outln!("{}", impasse_json(report));
         return;
     }
     outln!("side    entered  zone  total  declaration  in check");

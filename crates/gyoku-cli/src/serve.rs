@@ -64,6 +64,12 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         },
         max_connections,
         max_per_address: a.max_connections_per_address,
+        http: match a.http.as_str() {
+            "off" => None,
+            text => Some(text.parse().map_err(|e| {
+                Failure::Input(format!("--http: '{text}' is not an address (or off): {e}"))
+            })?),
+        },
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -88,6 +94,9 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
                         String::new()
                     }
                 );
+                if let Some(http) = s.http {
+                    eprintln!("gyoku serve: HTTP API on http://{http}/api/games");
+                }
                 if let Some(note) = &lowered {
                     eprintln!("gyoku serve: {note}");
                 }

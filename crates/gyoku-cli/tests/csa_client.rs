@@ -30,7 +30,14 @@ fn two_engines_play_a_game_on_gyoku_serve_and_the_records_agree() {
         .port();
     let mut server = Killed(
         Command::new(gyoku())
-            .args(["serve", "--csa", &format!("127.0.0.1:{port}"), "--data-dir"])
+            .args([
+                "serve",
+                "--csa",
+                &format!("127.0.0.1:{port}"),
+                "--http",
+                "off",
+            ])
+            .arg("--data-dir")
             .arg(dir.join("server"))
             .stderr(Stdio::piped())
             .spawn()

@@ -43,9 +43,15 @@ impl Drop for Server {
 
 fn start_server(port: u16, dir: &Path, db: &Db) -> Server {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_gyoku"));
-    cmd.args(["serve", "--csa", &format!("127.0.0.1:{port}")])
-        .args(["--max-moves", "70", "--data-dir"])
-        .arg(dir);
+    cmd.args([
+        "serve",
+        "--csa",
+        &format!("127.0.0.1:{port}"),
+        "--http",
+        "off",
+    ])
+    .args(["--max-moves", "70", "--data-dir"])
+    .arg(dir);
     if let Db::Postgres { url, .. } = db {
         cmd.args(["--db", url]);
     }

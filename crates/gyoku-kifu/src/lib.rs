@@ -31,6 +31,7 @@ pub mod judge;
 pub mod ki2;
 pub mod kif;
 mod lines;
+pub mod report;
 pub mod usi;
 pub mod western;
 
@@ -728,6 +729,24 @@ pub fn read_bytes_each(
         }
     };
     read_str_each(&text, format, each)
+}
+
+/// Writes `records` as one file in `format`: CSA games separated by `/`, USI one a line.
+///
+/// # Errors
+/// Several games in KIF, KI2 or JKF, which hold one a file (the message names how many).
+pub fn write_all(records: &[Record], format: Format) -> Result<String, String> {
+    if matches!(format, Format::Kif | Format::Ki2 | Format::Jkf) && records.len() > 1 {
+        return Err(format!(
+            "{} games, but a KIF, KI2 or JKF file holds one (csa or usi hold several)",
+            records.len()
+        ));
+    }
+    Ok(records
+        .iter()
+        .map(|r| write(r, format))
+        .collect::<Vec<_>>()
+        .join(if format == Format::Csa { "/\n" } else { "" }))
 }
 
 /// Writes `record` in `format` (as text; encode it with [`encoding::Encoding::encode`]).

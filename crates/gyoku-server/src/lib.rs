@@ -8,8 +8,10 @@
 //! - [`store`]: SQLite storage and its migrations; [`pg`]: the same in PostgreSQL.
 //! - [`accounts`]: names bound to argon2-hashed passwords.
 //! - [`record`]: records in shogi-server's file layout.
+//! - [`http`]: the HTTP API beside the CSA port.
 
 pub mod accounts;
+pub mod http;
 pub mod lobby;
 pub mod pg;
 pub mod record;

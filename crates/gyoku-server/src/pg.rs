@@ -4,7 +4,10 @@
 
 use postgres::{Client, NoTls};
 
-use crate::store::{MIGRATIONS, NewGame, StoreError, StoreOp, StoredBuoy, StoredGame, StoredMove};
+use crate::store::{
+    GameDetail, ListedGame, MIGRATIONS, NewGame, StoreError, StoreOp, StoredBuoy, StoredGame,
+    StoredMove, game_sql, recent_games_sql,
+};
 
 /// [`crate::store::MIGRATIONS`] in PostgreSQL's words: 64-bit integers, no `WITHOUT ROWID`.
 /// One schema, two dialects; a step that cannot be said this way gets its own text here.
@@ -36,6 +39,22 @@ fn n(v: u64) -> i64 {
 
 fn u(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
+}
+
+fn listed_of(r: &postgres::Row) -> ListedGame {
+    ListedGame {
+        id: r.get(0),
+        name: r.get(1),
+        black: r.get(2),
+        white: r.get(3),
+        rules: r.get(4),
+        status: r.get(5),
+        result: r.get(6),
+        reason: r.get(7),
+        started_at: r.get(8),
+        ended_at: r.get(9),
+        moves: u32_of(r.get(10)),
+    }
 }
 
 fn u32_of(v: i64) -> u32 {
@@ -286,6 +305,54 @@ impl PgStore {
                 moves: u32_of(r.get(4)),
             })
             .collect())
+    }
+
+    /// See [`crate::store::Store::recent_games`].
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn recent_games(&mut self, limit: u32) -> Result<Vec<ListedGame>, StoreError> {
+        Ok(self
+            .client
+            .query(&recent_games_sql("$1"), &[&i64::from(limit)])?
+            .iter()
+            .map(listed_of)
+            .collect())
+    }
+
+    /// See [`crate::store::Store::game`].
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn game(&mut self, id: &str) -> Result<Option<GameDetail>, StoreError> {
+        let Some(r) = self.client.query_opt(&game_sql("$1"), &[&id])? else {
+            return Ok(None);
+        };
+        let listed = listed_of(&r);
+        let game = NewGame {
+            id: listed.id.clone(),
+            name: listed.name.clone(),
+            black: listed.black.clone(),
+            white: listed.white.clone(),
+            rules: listed.rules.clone(),
+            max_moves: u32_of(r.get(11)),
+            least_time_per_move: u32_of(r.get(12)),
+            total_time: u32_of(r.get(13)),
+            byoyomi: u32_of(r.get(14)),
+            increment: u32_of(r.get(15)),
+            start_sfen: r.get(16),
+            initial_moves: r.get(17),
+            started_at: listed.started_at.clone(),
+            replay_of: r.get(18),
+        };
+        let record: Option<String> = r.get(19);
+        let moves = self.moves(id)?;
+        Ok(Some(GameDetail {
+            game,
+            listed,
+            moves,
+            record,
+        }))
     }
 
     /// A game's stored moves, in order.

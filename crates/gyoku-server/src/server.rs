@@ -56,6 +56,8 @@ pub struct Options {
     pub max_connections: usize,
     /// Connections at once from one address.
     pub max_per_address: usize,
+    /// The HTTP API's address (`None`: no HTTP).
+    pub http: Option<SocketAddr>,
 }
 
 /// Why the server stopped.
@@ -98,6 +100,8 @@ pub struct Started {
     pub suspended: usize,
     /// Record files that were missing and were written again from the database.
     pub records_restored: usize,
+    /// The HTTP API's address, when it listens.
+    pub http: Option<SocketAddr>,
 }
 
 /// Runs the server until `shutdown` completes. `on_start` is called once it listens.
@@ -146,11 +150,37 @@ pub async fn run(
     let local = listener
         .local_addr()
         .map_err(|e| ServeError(e.to_string()))?;
+    // The HTTP API reads the same storage through a connection of its own.
+    // Each committed change's Game_ID, for the API's watchers.
+    let (changes, _) = tokio::sync::broadcast::channel::<String>(4096);
+    let http = match options.http {
+        None => None,
+        Some(addr) => {
+            let db = options.db.clone();
+            let conn = tokio::task::spawn_blocking(move || Db::open(&db))
+                .await
+                .map_err(|e| ServeError(e.to_string()))?
+                .map_err(|e| ServeError(e.to_string()))?;
+            let l = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| ServeError(format!("cannot listen on {addr}: {e}")))?;
+            let at = l.local_addr().map_err(|e| ServeError(e.to_string()))?;
+            let watched = changes.clone();
+            let task = tokio::spawn(async move {
+                let served = crate::http::serve(l, conn, watched, std::future::pending());
+                if let Err(e) = served.await {
+                    note(&format!("the HTTP API stopped: {e}"));
+                }
+            });
+            Some((at, task))
+        }
+    };
     on_start(&Started {
         csa: local,
         interrupted,
         suspended: suspended.len(),
         records_restored,
+        http: http.as_ref().map(|(at, _)| *at),
     });
     let (tx, rx) = mpsc::channel::<Event>(65_536);
     let limits = Arc::new(Limits {
@@ -164,10 +194,13 @@ pub async fn run(
     let acceptor = tokio::spawn(accept_loop(listener, tx, accounts, limits));
     let lobby = Lobby::new(options.lobby.clone(), buoys, suspended);
     let result = tokio::select! {
-        r = referee_loop(lobby, rx, store, files) => r,
+        r = referee_loop(lobby, rx, store, files, changes) => r,
         () = shutdown => Ok(()),
     };
     acceptor.abort();
+    if let Some((_, task)) = http {
+        task.abort();
+    }
     result
 }
 
@@ -553,6 +586,7 @@ async fn referee_loop(
     mut rx: mpsc::Receiver<Event>,
     store: Db,
     files: std::sync::mpsc::Sender<RecordJob>,
+    changes: tokio::sync::broadcast::Sender<String>,
 ) -> Result<(), ServeError> {
     let epoch = Instant::now();
     let mut outbox = Outbox::default();
@@ -610,6 +644,17 @@ async fn referee_loop(
             if let Err(e) = result {
                 // Nothing of this batch was stored: say nothing of it, and stop.
                 return Err(ServeError(format!("storage failed, stopping: {e}")));
+            }
+            // Watchers hear of each game this batch changed, once (none may be listening).
+            let mut told: Vec<&str> = Vec::new();
+            for id in out.iter().filter_map(|o| match o {
+                Output::Store(op) => op.game_id(),
+                _ => None,
+            }) {
+                if !told.contains(&id) {
+                    told.push(id);
+                    let _ = changes.send(id.to_string());
+                }
             }
         }
         // The players of games whose record file this batch writes hear this batch's

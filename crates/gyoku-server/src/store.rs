@@ -149,6 +149,19 @@ pub enum StoreOp {
     },
 }
 
+impl StoreOp {
+    /// The game it changes, if any.
+    pub fn game_id(&self) -> Option<&str> {
+        match self {
+            StoreOp::GameStarted(g) => Some(&g.id),
+            StoreOp::Move { game_id, .. }
+            | StoreOp::GameEnded { game_id, .. }
+            | StoreOp::GameResumed { game_id } => Some(game_id),
+            StoreOp::Buoy { .. } => None,
+        }
+    }
+}
+
 /// A stored move: its CSA text and the seconds it was charged.
 pub type StoredMove = (String, u64);
 
@@ -180,6 +193,69 @@ pub struct StoredGame {
     pub moves: u32,
 }
 
+/// A game as listed for spectators (the HTTP API's `GET /api/games`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListedGame {
+    /// The Game_ID.
+    pub id: String,
+    /// The game name (`floodgate-300-10F`).
+    pub name: String,
+    /// Black's name.
+    pub black: String,
+    /// White's name.
+    pub white: String,
+    /// The rules' preset name.
+    pub rules: String,
+    /// `playing`, `suspended` or `finished`.
+    pub status: String,
+    /// The result, if finished.
+    pub result: Option<String>,
+    /// The reason code, if ended.
+    pub reason: Option<String>,
+    /// `YYYY/MM/DD HH:MM:SS`.
+    pub started_at: String,
+    /// When it ended.
+    pub ended_at: Option<String>,
+    /// Moves stored (after the initial moves).
+    pub moves: u32,
+}
+
+/// One game for the HTTP API: how it was set up, where it stands, its moves, and its
+/// record when it has ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameDetail {
+    /// How it was set up.
+    pub game: NewGame,
+    /// Its listing.
+    pub listed: ListedGame,
+    /// Its moves.
+    pub moves: Vec<StoredMove>,
+    /// Its CSA record, once it has ended.
+    pub record: Option<String>,
+}
+
+/// The listing's columns, in [`ListedGame`]'s order.
+const LISTED: &str = "g.id, g.name, g.black, g.white, g.rules, g.status, g.result, g.reason,
+     g.started_at, g.ended_at, (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id)";
+
+/// The games spectators see first: those being played, then the latest started.
+pub(crate) fn recent_games_sql(placeholder: &str) -> String {
+    format!(
+        "SELECT {LISTED} FROM games g
+         ORDER BY CASE g.status WHEN 'playing' THEN 0 ELSE 1 END, g.started_at DESC, g.id DESC
+         LIMIT {placeholder}"
+    )
+}
+
+/// One game with its setup: the listing's columns, then [`NewGame`]'s, then the record.
+pub(crate) fn game_sql(placeholder: &str) -> String {
+    format!(
+        "SELECT {LISTED}, g.max_moves, g.least_time_per_move, g.total_time, g.byoyomi,
+                g.increment, g.start_sfen, g.initial_moves, g.replay_of, g.record
+         FROM games g WHERE g.id = {placeholder}"
+    )
+}
+
 /// Why storage failed.
 #[derive(Debug)]
 pub struct StoreError(pub String);
@@ -196,6 +272,22 @@ impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> StoreError {
         StoreError(e.to_string())
     }
+}
+
+fn listed_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<ListedGame> {
+    Ok(ListedGame {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        black: r.get(2)?,
+        white: r.get(3)?,
+        rules: r.get(4)?,
+        status: r.get(5)?,
+        result: r.get(6)?,
+        reason: r.get(7)?,
+        started_at: r.get(8)?,
+        ended_at: r.get(9)?,
+        moves: r.get(10)?,
+    })
 }
 
 /// A connection to the database.
@@ -512,6 +604,55 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The `limit` games spectators see first: those being played, then the latest.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn recent_games(&self, limit: u32) -> Result<Vec<ListedGame>, StoreError> {
+        let mut stmt = self.conn.prepare(&recent_games_sql("?1"))?;
+        let rows = stmt.query_map(params![limit], listed_of)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// One game, its moves and (once ended) its record.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn game(&self, id: &str) -> Result<Option<GameDetail>, StoreError> {
+        let mut stmt = self.conn.prepare(&game_sql("?1"))?;
+        let mut rows = stmt.query_map(params![id], |r| {
+            let listed = listed_of(r)?;
+            let game = NewGame {
+                id: listed.id.clone(),
+                name: listed.name.clone(),
+                black: listed.black.clone(),
+                white: listed.white.clone(),
+                rules: listed.rules.clone(),
+                max_moves: r.get(11)?,
+                least_time_per_move: r.get(12)?,
+                total_time: r.get(13)?,
+                byoyomi: r.get(14)?,
+                increment: r.get(15)?,
+                start_sfen: r.get(16)?,
+                initial_moves: r.get(17)?,
+                started_at: listed.started_at.clone(),
+                replay_of: r.get(18)?,
+            };
+            Ok((game, listed, r.get::<_, Option<String>>(19)?))
+        })?;
+        let Some(row) = rows.next() else {
+            return Ok(None);
+        };
+        let (game, listed, record) = row?;
+        let moves = self.moves(id)?;
+        Ok(Some(GameDetail {
+            game,
+            listed,
+            moves,
+            record,
+        }))
+    }
+
     /// A game's stored moves, in order: `(csa, seconds)`.
     ///
     /// # Errors
@@ -697,6 +838,28 @@ impl Db {
         }
     }
 
+    /// See [`Store::recent_games`].
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn recent_games(&mut self, limit: u32) -> Result<Vec<ListedGame>, StoreError> {
+        match self {
+            Db::Sqlite(s) => s.recent_games(limit),
+            Db::Postgres(s) => s.recent_games(limit),
+        }
+    }
+
+    /// See [`Store::game`].
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn game(&mut self, id: &str) -> Result<Option<GameDetail>, StoreError> {
+        match self {
+            Db::Sqlite(s) => s.game(id),
+            Db::Postgres(s) => s.game(id),
+        }
+    }
+
     /// See [`Store::moves`].
     ///
     /// # Errors
@@ -776,6 +939,77 @@ mod tests {
         assert_eq!(s.moves("g1").unwrap().len(), 1);
         assert_eq!(s.suspend_unfinished().unwrap(), 1);
         assert_eq!(s.games().unwrap()[0].status, "suspended");
+    }
+
+    /// The spectators' listing and one game's detail, as each backend reads them.
+    fn listing_and_detail(db: &mut Db) {
+        let mut later = started("g2");
+        if let StoreOp::GameStarted(g) = &mut later {
+            g.started_at = "2026/11/23 11:00:00".into();
+        }
+        let mv = |game: &str, ply, csa: &str| StoreOp::Move {
+            game_id: game.into(),
+            ply,
+            csa: csa.into(),
+            seconds: 3,
+            comment: None,
+        };
+        let ended = StoreOp::GameEnded {
+            game_id: "g2".into(),
+            status: "finished",
+            result: Some("white".into()),
+            reason: "resignation".into(),
+            ended_at: "2026/11/23 11:05:00".into(),
+            record: "V2\nPI\n+\n+7776FU\nT3\n%TORYO\n".into(),
+            record_path: "2026/11/23/g2.csa".into(),
+        };
+        db.apply(&[
+            started("g1"),
+            later,
+            mv("g1", 1, "+2726FU"),
+            mv("g2", 1, "+7776FU"),
+        ])
+        .unwrap();
+        db.apply(&[ended]).unwrap();
+        let listed = db.recent_games(10).unwrap();
+        let ids: Vec<&str> = listed.iter().map(|g| g.id.as_str()).collect();
+        // Being played first, then the latest started.
+        assert_eq!(ids, ["g1", "g2"]);
+        assert_eq!(
+            (listed[1].status.as_str(), listed[1].moves),
+            ("finished", 1)
+        );
+        assert_eq!(listed[1].ended_at.as_deref(), Some("2026/11/23 11:05:00"));
+        assert_eq!(db.recent_games(1).unwrap().len(), 1);
+        let d = db.game("g2").unwrap().unwrap();
+        assert_eq!(d.game.total_time, 600);
+        assert_eq!(d.moves, vec![("+7776FU".to_string(), 3)]);
+        assert!(d.record.unwrap().contains("%TORYO"));
+        assert_eq!(db.game("g1").unwrap().unwrap().record, None);
+        assert!(db.game("nope").unwrap().is_none());
+    }
+
+    #[test]
+    fn spectators_read_the_same_in_sqlite_and_postgres() {
+        listing_and_detail(&mut Db::Sqlite(Store::open_memory().unwrap()));
+        let Ok(admin) = std::env::var("GYOKU_TEST_POSTGRES") else {
+            eprintln!("GYOKU_TEST_POSTGRES is not set: PostgreSQL's listing is not checked");
+            return;
+        };
+        let name = format!("gyoku_listing_{}", std::process::id());
+        let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
+        c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .unwrap();
+        c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+        let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+        let checked = std::panic::catch_unwind(|| {
+            let pg = crate::pg::PgStore::open(&format!("{base}/{name}")).unwrap();
+            listing_and_detail(&mut Db::Postgres(pg));
+        });
+        let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        if let Err(e) = checked {
+            std::panic::resume_unwind(e);
+        }
     }
 
     #[test]

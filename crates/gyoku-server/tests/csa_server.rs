@@ -33,6 +33,7 @@ impl TestServer {
             lobby: config,
             max_connections: 100,
             max_per_address: 50,
+            http: None,
         };
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();

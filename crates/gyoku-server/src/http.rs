@@ -1,0 +1,665 @@
+//! The HTTP API beside the CSA port (`gyoku serve --http 127.0.0.1:8080`): the games on
+//! the server, a game's moves and state, the impasse calculator, judging and converting a
+//! record. JSON in and out; an error is `{"error": {"code", "message", …}}` with a status
+//! that says whose fault it was, and nothing a client sends makes a 500.
+//!
+//! It reads the same storage as the CSA side, through a connection of its own: every move
+//! a CSA client has seen echoed is already there.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::{Value, json};
+use tokio::sync::{Semaphore, broadcast};
+
+use gyoku::rules::{MoveLimit, Resolution};
+use gyoku::{Game, ImpasseReport, Move, Position, Preset, RuleSet};
+use gyoku_kifu::judge::judge;
+use gyoku_kifu::report::{impasse_json, judge_json, record_json, rules_for};
+use gyoku_kifu::{Format, Record};
+
+use crate::lobby::GameSpec;
+use crate::store::{Db, GameDetail, ListedGame, StoreError};
+
+/// The largest body accepted (a record file to judge or convert), bytes.
+pub const MAX_UPLOAD: usize = 16 * 1024 * 1024;
+
+/// The most records of one upload judged (an archive in one CSA file); the rest are left
+/// and the answer says so.
+pub const MAX_RECORDS: usize = 10_000;
+
+/// The most games one listing returns.
+pub const MAX_LISTED: u32 = 1_000;
+
+/// Requests served at once (the rest wait their turn).
+pub const MAX_IN_FLIGHT: usize = 256;
+
+/// An error answer: its status, a stable code, and a message that says what and where.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+    extra: serde_json::Map<String, Value>,
+}
+
+impl ApiError {
+    /// A client's mistake (400).
+    fn input(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+            extra: serde_json::Map::new(),
+        }
+    }
+
+    fn with(mut self, key: &str, value: Value) -> ApiError {
+        self.extra.insert(key.to_string(), value);
+        self
+    }
+
+    fn storage(e: impl std::fmt::Display) -> ApiError {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "storage_unavailable",
+            e.to_string(),
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut error = serde_json::Map::new();
+        error.insert("code".into(), json!(self.code));
+        error.insert("message".into(), json!(self.message));
+        error.extend(self.extra);
+        (self.status, Json(json!({ "error": error }))).into_response()
+    }
+}
+
+struct Api {
+    db: Mutex<Db>,
+    /// Judging and replaying run on blocking threads, this many at once.
+    work: Semaphore,
+    /// The Game_ID of each change the server commits.
+    changes: broadcast::Sender<String>,
+    /// Event streams open at once.
+    watchers: Arc<Semaphore>,
+}
+
+type Shared = Arc<Api>;
+
+/// Event streams (`GET /api/games/{id}/events`) open at once; more are refused (503).
+pub const MAX_WATCHERS: usize = 4096;
+
+/// The API's routes over `db` (a connection of its own); `changes` carries the Game_ID of
+/// each change the server commits.
+pub fn router(db: Db, changes: broadcast::Sender<String>) -> Router {
+    let api = Arc::new(Api {
+        db: Mutex::new(db),
+        work: Semaphore::new(2),
+        changes,
+        watchers: Arc::new(Semaphore::new(MAX_WATCHERS)),
+    });
+    Router::new()
+        .route("/api/games", get(list_games))
+        .route("/api/games/{id}", get(game))
+        .route("/api/games/{id}/events", get(game_events))
+        .route("/api/impasse", post(impasse))
+        .route("/api/judge", post(judge_record))
+        .route("/api/convert", post(convert))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(MAX_UPLOAD))
+        .layer(tower::limit::ConcurrencyLimitLayer::new(MAX_IN_FLIGHT))
+        .with_state(api)
+}
+
+/// Serves the API on `listener` until `shutdown` completes.
+///
+/// # Errors
+/// When the listener fails.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    db: Db,
+    changes: broadcast::Sender<String>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(
+        listener,
+        router(db, changes).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such resource")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this resource does not take that method",
+    )
+}
+
+/// Runs `f` on the database on a blocking thread.
+async fn with_db<T: Send + 'static>(
+    api: &Shared,
+    f: impl FnOnce(&mut Db) -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let api = api.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut db = api
+            .db
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut db)
+    })
+    .await
+    .map_err(ApiError::storage)?
+    .map_err(ApiError::storage)
+}
+
+/// Runs CPU work on a blocking thread, a bounded number at once.
+async fn work<T: Send + 'static>(
+    api: &Shared,
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let _permit = api.work.acquire().await.map_err(ApiError::storage)?;
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?
+}
+
+fn listed_json(g: &ListedGame) -> Value {
+    json!({
+        "id": g.id,
+        "name": g.name,
+        "black": g.black,
+        "white": g.white,
+        "rules": g.rules,
+        "status": g.status,
+        "result": g.result,
+        "reason": g.reason,
+        "started_at": g.started_at,
+        "ended_at": g.ended_at,
+        "moves": g.moves,
+    })
+}
+
+/// `GET /api/games[?limit=N]`: the games being played, then the latest, at most `limit`
+/// (100 by default, 1,000 at most).
+async fn list_games(
+    State(api): State<Shared>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Json<Value>, ApiError> {
+    let limit = match q.get("limit") {
+        None => 100,
+        Some(text) => text
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_LISTED).contains(n))
+            .ok_or_else(|| {
+                ApiError::input(
+                    "invalid_limit",
+                    format!("limit: '{text}' is not a number from 1 to {MAX_LISTED}"),
+                )
+            })?,
+    };
+    let games = with_db(&api, move |db| db.recent_games(limit)).await?;
+    Ok(Json(json!({
+        "games": games.iter().map(listed_json).collect::<Vec<_>>(),
+    })))
+}
+
+/// The rules a stored game is played under: its preset, and its move limit.
+fn stored_rules(preset: Preset, max_moves: u32) -> RuleSet {
+    let mut rules = preset.rules();
+    rules.move_limit = (max_moves > 0).then(|| MoveLimit {
+        plies: max_moves,
+        ..rules.move_limit.unwrap_or(MoveLimit {
+            plies: 0,
+            check_extension: false,
+            result: Resolution::Draw,
+            strict_csa_server: false,
+        })
+    });
+    rules
+}
+
+/// A move as the API shows it.
+fn move_json(ply: usize, pos: &Position, m: Move, seconds: Option<u64>) -> Value {
+    json!({
+        "ply": ply,
+        "usi": m.to_string(),
+        "csa": gyoku_kifu::csa::move_text(pos, m, pos.turn()),
+        "seconds": seconds,
+    })
+}
+
+/// A stored game's view: its listing, start, moves, where it stands, and the calculator.
+fn game_view(d: &GameDetail) -> Result<Value, ApiError> {
+    let corrupt = || {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "stored_game_unreadable",
+            format!("game {}: what is stored cannot be read back", d.game.id),
+        )
+    };
+    let spec = GameSpec::from_stored(&d.game, d.moves.clone()).ok_or_else(corrupt)?;
+    let rules = stored_rules(spec.preset, spec.max_moves);
+    let mut moves = Vec::new();
+    let (game, outcome) = match &d.record {
+        // Ended: the record as written, judged as `gyoku judge` would.
+        Some(text) => {
+            let record = gyoku_kifu::read_str(text, Format::Csa)
+                .ok()
+                .and_then(|r| r.into_iter().next())
+                .ok_or_else(corrupt)?;
+            let mut pos = record.start.clone();
+            for (i, m) in record.moves.iter().enumerate() {
+                moves.push(move_json(i + 1, &pos, m.mv, m.time_ms.map(|t| t / 1000)));
+                pos.play_unchecked(m.mv);
+            }
+            let j = judge(&record, rules_for(&record, rules, true));
+            let outcome = record_json(&record, &j);
+            (j.game, outcome)
+        }
+        None => {
+            let mut game = Game::new(spec.start.clone(), rules);
+            let played = spec
+                .initial_moves
+                .iter()
+                .map(|(m, t)| (m, u64::from(*t)))
+                .chain(spec.moves.iter().map(|(m, t)| (m, *t)));
+            for (i, (text, seconds)) in played.enumerate() {
+                let pos = game.position().clone();
+                let Ok((_, mv)) = gyoku_kifu::csa::parse_move(text, &pos) else {
+                    return Err(corrupt());
+                };
+                moves.push(move_json(i + 1, &pos, mv, Some(seconds)));
+                if game.play(mv).is_err() {
+                    return Err(corrupt());
+                }
+            }
+            let outcome = judge_json(&game);
+            (game, outcome)
+        }
+    };
+    let report = ImpasseReport::new(game.position(), Some(&spec.start.to_setup()));
+    let mut v = listed_json(&d.listed);
+    v["start_sfen"] = json!(spec.start.to_sfen());
+    v["time"] = json!({
+        "total": spec.total,
+        "byoyomi": spec.byoyomi,
+        "increment": spec.increment,
+    });
+    v["max_moves"] = json!(spec.max_moves);
+    v["moves"] = json!(moves);
+    v["sfen"] = json!(game.position().to_sfen());
+    v["turn"] = json!(game.turn().name());
+    v["in_check"] = json!(game.position().is_check());
+    v["outcome"] = outcome;
+    v["impasse"] = impasse_json(&report);
+    Ok(v)
+}
+
+/// A stored game's view, read now.
+async fn view_of(api: &Shared, id: &str) -> Result<Value, ApiError> {
+    let key = id.to_string();
+    let detail = with_db(api, move |db| db.game(&key))
+        .await?
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "no_such_game",
+                format!("no game '{id}'"),
+            )
+        })?;
+    work(api, move || game_view(&detail)).await
+}
+
+/// `GET /api/games/{id}`.
+async fn game(State(api): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+    view_of(&api, &id).await.map(Json)
+}
+
+/// What an event stream carries between events.
+struct Watch {
+    api: Shared,
+    id: String,
+    changes: broadcast::Receiver<String>,
+    /// The view to send next, when it is already read.
+    next: Option<Value>,
+    /// The last view sent was of a finished game: the stream ends.
+    done: bool,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl Watch {
+    /// Waits for a stored change of this game (or for having missed some), then reads it.
+    async fn next_view(&mut self) -> Option<Value> {
+        if let Some(v) = self.next.take() {
+            return Some(v);
+        }
+        loop {
+            match self.changes.recv().await {
+                Ok(changed) if changed == self.id => break,
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(_)) => break,
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+        // Changes that came meanwhile are in the view about to be read.
+        while self.changes.try_recv().is_ok() {}
+        view_of(&self.api, &self.id).await.ok()
+    }
+}
+
+/// `GET /api/games/{id}/events`: Server-Sent Events, a `game` event with the whole view
+/// (as `GET /api/games/{id}`) at once and after each change the server stores, until the
+/// game is finished.
+async fn game_events(
+    State(api): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let permit = api.watchers.clone().try_acquire_owned().map_err(|_| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too_many_watchers",
+            format!("{MAX_WATCHERS} event streams are open; try again later"),
+        )
+    })?;
+    // Subscribed before the first read: no change falls between the two.
+    let changes = api.changes.subscribe();
+    let first = view_of(&api, &id).await?;
+    let watch = Watch {
+        api,
+        id,
+        changes,
+        next: Some(first),
+        done: false,
+        _permit: permit,
+    };
+    let stream = futures_util::stream::unfold(watch, |mut w| async move {
+        if w.done {
+            return None;
+        }
+        let view = w.next_view().await?;
+        w.done = view["status"] == "finished";
+        let event = SseEvent::default().event("game").data(view.to_string());
+        Some((Ok::<_, std::convert::Infallible>(event), w))
+    });
+    Ok(Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response())
+}
+
+/// A position from a request: an SFEN, `startpos`, or a handicap name.
+fn read_position(text: &str, lenient: bool, what: &str) -> Result<Position, ApiError> {
+    if let Ok(handicap) = text.parse::<gyoku::Handicap>() {
+        return Ok(handicap.position());
+    }
+    let setup = gyoku::Setup::from_sfen(text)
+        .map_err(|e| ApiError::input("invalid_sfen", format!("{what}: {e}")))?;
+    match Position::from_setup(setup) {
+        Ok(pos) => Ok(pos),
+        Err(e) if lenient => e
+            .ignore_all_safe()
+            .map_err(|e| ApiError::input("invalid_sfen", format!("{what}: {e}"))),
+        Err(e) => Err(ApiError::input(
+            "invalid_sfen",
+            format!(
+                "{what}: {e} (\"lenient\": true accepts a missing king, dead pieces, nifu and extra pieces)"
+            ),
+        )),
+    }
+}
+
+/// Plays `moves` (USI, space-separated or a list) from `pos`: a move that does not read is
+/// `invalid_move`, one the rules refuse `illegal_move` with its kind (422).
+fn play_moves(pos: &mut Position, moves: Option<&Value>) -> Result<(), ApiError> {
+    let texts: Vec<String> = match moves {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(s)) => s.split_whitespace().map(str::to_string).collect(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|m| m.as_str().map(str::to_string))
+            .collect::<Option<_>>()
+            .ok_or_else(|| ApiError::input("invalid_move", "moves: a list of USI moves"))?,
+        Some(_) => {
+            return Err(ApiError::input(
+                "invalid_move",
+                "moves: USI moves, as one string or a list",
+            ));
+        }
+    };
+    for (i, text) in texts.iter().enumerate() {
+        let ply = i + 1;
+        let m: Move = text.parse().map_err(|e| {
+            ApiError::input("invalid_move", format!("moves: move {ply} '{text}': {e}"))
+                .with("ply", json!(ply))
+        })?;
+        pos.play(m).map_err(|kind| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "illegal_move",
+                format!(
+                    "moves: move {ply} '{text}' is illegal: {} ({kind})",
+                    kind.code()
+                ),
+            )
+            .with("kind", json!(kind.code()))
+            .with("ply", json!(ply))
+            .with("move", json!(text))
+        })?;
+    }
+    Ok(())
+}
+
+/// A JSON object body, whatever its `Content-Type` says (`curl -d` sends a form's).
+fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, ApiError> {
+    let bytes = body.map_err(|e| body_error(&e))?;
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(v) if v.is_object() => Ok(v),
+        Ok(_) => Err(ApiError::input(
+            "invalid_json",
+            "the body must be a JSON object",
+        )),
+        Err(e) => Err(ApiError::input("invalid_json", format!("the body: {e}"))),
+    }
+}
+
+fn body_error(e: &BytesRejection) -> ApiError {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!("the body is larger than {} MiB", MAX_UPLOAD >> 20),
+        )
+        .with("limit", json!(MAX_UPLOAD))
+    } else {
+        ApiError::input("invalid_body", e.body_text())
+    }
+}
+
+fn str_field<'a>(v: &'a Value, key: &str) -> Result<Option<&'a str>, ApiError> {
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(ApiError::input(
+            "invalid_json",
+            format!("{key}: a string was expected"),
+        )),
+    }
+}
+
+/// `POST /api/impasse` with `{"sfen": …, "moves": …, "initial": …, "lenient": …}`: the
+/// calculator's report, as `gyoku impasse --json` prints it.
+async fn impasse(
+    State(api): State<Shared>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let body = json_body(body)?;
+    work(&api, move || {
+        let lenient = body
+            .get("lenient")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let sfen = str_field(&body, "sfen")?.unwrap_or("startpos");
+        let mut pos = read_position(sfen, lenient, "sfen")?;
+        play_moves(&mut pos, body.get("moves"))?;
+        let initial = str_field(&body, "initial")?
+            .map(|text| read_position(text, true, "initial").map(|p| p.to_setup()))
+            .transpose()?;
+        let report = ImpasseReport::new(&pos, initial.as_ref());
+        let mut v = impasse_json(&report);
+        v["sfen"] = json!(pos.to_sfen());
+        Ok(Json(v))
+    })
+    .await
+}
+
+/// A record format named in a query (`kif`, `ki2`, `csa`, `usi`, `jkf`).
+fn format_named(name: &str, what: &str) -> Result<Format, ApiError> {
+    Ok(match name.to_ascii_lowercase().as_str() {
+        "kif" | "kifu" => Format::Kif,
+        "ki2" => Format::Ki2,
+        "csa" => Format::Csa,
+        "usi" | "sfen" => Format::Usi,
+        "jkf" | "json" => Format::Jkf,
+        other => {
+            return Err(ApiError::input(
+                "invalid_format",
+                format!("{what}: unknown format '{other}' (kif, ki2, csa, usi, jkf)"),
+            ));
+        }
+    })
+}
+
+/// The records of an uploaded file: any format (sniffed, or `format=`), any encoding.
+fn read_upload(
+    body: Result<Bytes, BytesRejection>,
+    q: &HashMap<String, String>,
+) -> Result<Vec<Record>, ApiError> {
+    let bytes = body.map_err(|e| body_error(&e))?;
+    if bytes.is_empty() {
+        return Err(ApiError::input(
+            "invalid_record",
+            "the body is empty: send a record file",
+        ));
+    }
+    let format = q
+        .get("format")
+        .map(|f| format_named(f, "format"))
+        .transpose()?;
+    let records = gyoku_kifu::read_bytes(&bytes, format)
+        .map_err(|e| ApiError::input("invalid_record", format!("record: {e}")))?;
+    if records.is_empty() {
+        return Err(ApiError::input("invalid_record", "record: no game in it"));
+    }
+    Ok(records)
+}
+
+/// `POST /api/judge[?rules=csa][&max_moves=N][&format=kif]` with a record file as the
+/// body: each game replayed and judged, as `gyoku judge --json` does, with its moves.
+async fn judge_record(
+    State(api): State<Shared>,
+    Query(q): Query<HashMap<String, String>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let name = q.get("rules").map_or("csa", String::as_str);
+    let preset: Preset = name.parse().map_err(|e: gyoku::ParsePresetError| {
+        ApiError::input("invalid_rules", format!("rules: {e}"))
+    })?;
+    let mut rules = preset.rules();
+    let user_max = match q.get("max_moves") {
+        None => false,
+        Some(text) => {
+            let n: u32 = text.parse().map_err(|_| {
+                ApiError::input(
+                    "invalid_max_moves",
+                    format!("max_moves: '{text}' is not a number"),
+                )
+            })?;
+            rules.set_max_moves(n);
+            true
+        }
+    };
+    work(&api, move || {
+        let records = read_upload(body, &q)?;
+        let total = records.len();
+        let judged: Vec<Value> = records
+            .iter()
+            .take(MAX_RECORDS)
+            .map(|r| {
+                let j = judge(r, rules_for(r, rules, user_max));
+                let mut v = record_json(r, &j);
+                v["start_sfen"] = json!(r.start.to_sfen());
+                v["moves"] = json!(r.moves.iter().map(|m| m.mv.to_string()).collect::<Vec<_>>());
+                v["foul"] = r.foul.as_ref().map_or(
+                    Value::Null,
+                    |f| json!({ "ply": f.ply, "move": f.mv.to_string(), "kind": f.kind.code() }),
+                );
+                v
+            })
+            .collect();
+        Ok(Json(json!({
+            "rules": preset.name(),
+            "records": judged,
+            "total": total,
+            "truncated": total > MAX_RECORDS,
+        })))
+    })
+    .await
+}
+
+/// `POST /api/convert?to=kif[&format=csa]` with a record file as the body: the game in
+/// another format (UTF-8 text; CSA and USI may hold several games).
+async fn convert(
+    State(api): State<Shared>,
+    Query(q): Query<HashMap<String, String>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let to = q.get("to").ok_or_else(|| {
+        ApiError::input(
+            "invalid_format",
+            "to: which format (kif, ki2, csa, usi, jkf)",
+        )
+    })?;
+    let format = format_named(to, "to")?;
+    work(&api, move || {
+        let records = read_upload(body, &q)?;
+        let text = gyoku_kifu::write_all(&records, format)
+            .map_err(|e| ApiError::input("too_many_games", e))?;
+        let ext = format.name();
+        let mut response = text.into_response();
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"game.{ext}\"")) {
+            headers.insert(header::CONTENT_DISPOSITION, v);
+        }
+        Ok(response)
+    })
+    .await
+}

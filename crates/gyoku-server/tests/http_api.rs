@@ -1,0 +1,505 @@
+//! The HTTP API end to end: a server on loopback with its CSA and HTTP ports, a game played
+//! over CSA and read back over HTTP while it is played and after, and every kind of bad
+//! input answered with its documented code and status (never a 500).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use gyoku_server::lobby::Config;
+use gyoku_server::server::{Options, run};
+use serde_json::{Value, json};
+
+struct TestServer {
+    csa: SocketAddr,
+    http: SocketAddr,
+    dir: PathBuf,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl TestServer {
+    fn start(name: &str) -> TestServer {
+        let dir = std::env::temp_dir().join(format!("gyoku-http-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let options = Options {
+            csa: "127.0.0.1:0".parse().unwrap(),
+            db: gyoku_server::store::DbUrl::Sqlite(dir.join("gyoku.sqlite3")),
+            records: dir.join("records"),
+            lobby: Config::default(),
+            max_connections: 100,
+            max_per_address: 50,
+            http: Some("127.0.0.1:0".parse().unwrap()),
+        };
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                run(
+                    options,
+                    |s| addr_tx.send((s.csa, s.http.unwrap())).unwrap(),
+                    async move {
+                        let _ = stop_rx.await;
+                    },
+                )
+                .await
+                .unwrap();
+            });
+        });
+        let (csa, http) = addr_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        TestServer {
+            csa,
+            http,
+            dir,
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        }
+    }
+
+    /// One request (`Connection: close`): the status and the body as JSON (or as text in
+    /// `{"text": …}` when it is not JSON).
+    fn request(&self, method: &str, path: &str, body: &[u8]) -> (u16, Value) {
+        let mut s = TcpStream::connect(self.http).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: test\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        s.write_all(body).unwrap();
+        let mut answer = Vec::new();
+        s.read_to_end(&mut answer).unwrap();
+        parse_answer(&answer)
+    }
+
+    /// `GET /api/games/{id}/events`, read as it comes.
+    fn events(&self, id: &str) -> Events {
+        let mut s = TcpStream::connect(self.http).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let head = format!(
+            "GET /api/games/{id}/events HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        let mut reader = BufReader::new(s);
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        assert!(line.starts_with("HTTP/1.1 200"), "{line}");
+        Events { reader }
+    }
+
+    fn get(&self, path: &str) -> (u16, Value) {
+        self.request("GET", path, b"")
+    }
+
+    fn post_json(&self, path: &str, body: &Value) -> (u16, Value) {
+        self.request("POST", path, body.to_string().as_bytes())
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn parse_answer(answer: &[u8]) -> (u16, Value) {
+    let text = String::from_utf8_lossy(answer);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status: u16 = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {head:?}"));
+    let value = serde_json::from_str(body).unwrap_or_else(|_| json!({ "text": body }));
+    (status, value)
+}
+
+/// An event stream (chunked; the chunk sizes are skipped, events read by their lines).
+struct Events {
+    reader: BufReader<TcpStream>,
+}
+
+impl Events {
+    /// The next `game` event's data; `None` when the stream has ended.
+    fn next_game(&mut self) -> Option<Value> {
+        let mut event = String::new();
+        loop {
+            let mut line = String::new();
+            if self.reader.read_line(&mut line).ok()? == 0 {
+                return None;
+            }
+            let line = line.trim_end();
+            if let Some(name) = line.strip_prefix("event: ") {
+                event = name.to_string();
+            } else if let Some(data) = line.strip_prefix("data: ")
+                && event == "game"
+            {
+                return serde_json::from_str(data).ok();
+            }
+        }
+    }
+}
+
+/// A CSA client of the test: lines in, lines out.
+struct Csa {
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+}
+
+impl Csa {
+    fn connect(addr: SocketAddr) -> Csa {
+        let s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        Csa {
+            writer: s.try_clone().unwrap(),
+            reader: BufReader::new(s),
+        }
+    }
+
+    fn say(&mut self, line: &str) {
+        self.writer
+            .write_all(format!("{line}\n").as_bytes())
+            .unwrap();
+    }
+
+    /// Lines up to and including the first that starts with `prefix`.
+    fn until(&mut self, prefix: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.reader.read_line(&mut line).unwrap() > 0,
+                "closed: {lines:?}"
+            );
+            let line = line.trim_end().to_string();
+            let done = line.starts_with(prefix);
+            lines.push(line);
+            if done {
+                return lines;
+            }
+        }
+    }
+}
+
+fn error_code(v: &Value) -> &str {
+    v["error"]["code"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error code in {v}"))
+}
+
+#[test]
+fn a_game_played_over_csa_is_seen_over_http_while_played_and_after() {
+    let server = TestServer::start("game");
+    let (status, v) = server.get("/api/games");
+    assert_eq!((status, &v), (200, &json!({ "games": [] })));
+
+    let mut alice = Csa::connect(server.csa);
+    let mut bob = Csa::connect(server.csa);
+    alice.say("LOGIN alice web-600-10,pw");
+    alice.until("LOGIN:");
+    bob.say("LOGIN bob web-600-10,pw");
+    bob.until("LOGIN:");
+    let summary = alice.until("END Game_Summary");
+    bob.until("END Game_Summary");
+    let id = summary
+        .iter()
+        .find_map(|l| l.strip_prefix("Game_ID:"))
+        .unwrap()
+        .to_string();
+    let alice_black = summary.iter().any(|l| l == "Your_Turn:+");
+    let (black, white) = if alice_black {
+        (&mut alice, &mut bob)
+    } else {
+        (&mut bob, &mut alice)
+    };
+    black.say(&format!("AGREE {id}"));
+    white.say(&format!("AGREE {id}"));
+    black.until("START:");
+    white.until("START:");
+    // A spectator's event stream: the game now, then after every stored change.
+    let mut events = server.events(&id);
+    let first = events.next_game().unwrap();
+    assert_eq!(
+        (
+            first["status"].as_str(),
+            first["moves"].as_array().map(Vec::len)
+        ),
+        (Some("playing"), Some(0))
+    );
+    black.say("+7776FU");
+    black.until("+7776FU");
+    white.until("+7776FU");
+    white.say("-3334FU");
+    black.until("-3334FU");
+    white.until("-3334FU");
+    let mut seen = 0;
+    while seen < 2 {
+        seen = events.next_game().unwrap()["moves"]
+            .as_array()
+            .unwrap()
+            .len();
+    }
+
+    // Live: every echoed move is stored, so the API sees both.
+    let (status, g) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(status, 200, "{g}");
+    assert_eq!(g["status"], "playing");
+    assert_eq!(g["moves"].as_array().unwrap().len(), 2, "{g}");
+    assert_eq!(g["moves"][0]["usi"], "7g7f");
+    assert_eq!(g["moves"][1]["csa"], "-3334FU");
+    assert_eq!(
+        g["sfen"],
+        "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3"
+    );
+    assert_eq!(g["turn"], "black");
+    assert_eq!(g["outcome"]["result"], Value::Null);
+    assert_eq!(g["impasse"]["black"]["total_points"], 27, "{g}");
+    assert_eq!(
+        g["time"],
+        json!({ "total": 600, "byoyomi": 10, "increment": 0 })
+    );
+
+    black.say("%TORYO");
+    black.until("#LOSE");
+    white.until("#WIN");
+    // The stream's last event is the finished game, then it ends.
+    let mut last = Value::Null;
+    while let Some(g) = events.next_game() {
+        last = g;
+    }
+    assert_eq!(last["status"], "finished", "{last}");
+    assert_eq!(last["outcome"]["reason"], "resignation", "{last}");
+    let (status, list) = server.get("/api/games");
+    assert_eq!(status, 200);
+    let listed = &list["games"][0];
+    assert_eq!(listed["id"], id.as_str());
+    assert_eq!(listed["status"], "finished");
+    assert_eq!(listed["moves"], 2);
+    let (_, g) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(g["outcome"]["result"], "white", "{g}");
+    assert_eq!(g["outcome"]["reason"], "resignation", "{g}");
+    assert_eq!(g["outcome"]["agrees"], true, "{g}");
+    assert_eq!(g["moves"].as_array().unwrap().len(), 2, "{g}");
+}
+
+#[test]
+fn the_calculator_judge_and_convert_answer_like_the_cli() {
+    let server = TestServer::start("tools");
+    // The calculator, as `gyoku impasse --json` prints it.
+    let (status, v) = server.post_json("/api/impasse", &json!({ "moves": "7g7f 3c3d 8h2b+" }));
+    assert_eq!(status, 200, "{v}");
+    // Black took a bishop: two bishops (5 each), pawns and the rest; one piece in the zone.
+    assert_eq!(v["black"]["total_points"], 32, "{v}");
+    assert_eq!(v["black"]["zone_count"], 1, "{v}");
+    assert_eq!(v["white"]["total_points"], 22, "{v}");
+    assert_eq!(v["verdicts"]["jsa"]["declaration"], "lose", "{v}");
+    assert!(v["verdicts"].as_object().unwrap().len() >= 10, "{v}");
+    // A record in any format and encoding: here KIF in Shift_JIS, ended by 投了.
+    let kif = "手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 ３四歩(33)\n   3 投了\n";
+    let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode(kif);
+    let (status, v) = server.request("POST", "/api/judge?rules=jsa", &sjis);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["rules"], "jsa");
+    let r = &v["records"][0];
+    assert_eq!(r["result"], "white", "{v}");
+    assert_eq!(r["reason"], "resignation", "{v}");
+    assert_eq!(r["moves"], json!(["7g7f", "3c3d"]), "{v}");
+    // A foul marked at its ply: a second pawn on file 2 (nifu), Black holding White's 1c.
+    let csa = "PI13FU\nP+00FU\n+\n+7776FU\n-8384FU\n+2726FU\n-8485FU\n+0025FU\n%TORYO\n";
+    let (status, v) = server.request("POST", "/api/judge", csa.as_bytes());
+    assert_eq!(status, 200, "{v}");
+    let r = &v["records"][0];
+    assert_eq!(r["reason"], "illegal_move", "{v}");
+    assert_eq!(
+        r["foul"],
+        json!({ "ply": 5, "move": "P*2e", "kind": "nifu" }),
+        "{v}"
+    );
+    assert_eq!(r["detail"]["foul_ply"], 5, "{v}");
+    // Converted to KIF.
+    let (status, v) = server.request("POST", "/api/convert?to=kif", csa.as_bytes());
+    assert_eq!(status, 200, "{v}");
+    let text = v["text"].as_str().unwrap();
+    assert!(text.contains("手数----指手"), "{text}");
+    assert!(text.contains("２六歩(27)"), "{text}");
+    assert!(text.contains("先手の持駒：歩"), "{text}");
+}
+
+#[test]
+fn bad_input_gets_its_documented_error_never_a_500() {
+    let server = TestServer::start("bad");
+    let cases: Vec<(&str, &str, Vec<u8>, u16, &str)> = vec![
+        (
+            "POST",
+            "/api/impasse",
+            br#"{"sfen": "9/9/9 b - 1"}"#.to_vec(),
+            400,
+            "invalid_sfen",
+        ),
+        (
+            "POST",
+            "/api/impasse",
+            br#"{"moves": "P*5e"}"#.to_vec(),
+            422,
+            "illegal_move",
+        ),
+        (
+            "POST",
+            "/api/impasse",
+            br#"{"moves": "7g7z"}"#.to_vec(),
+            400,
+            "invalid_move",
+        ),
+        (
+            "POST",
+            "/api/impasse",
+            b"{not json".to_vec(),
+            400,
+            "invalid_json",
+        ),
+        (
+            "POST",
+            "/api/impasse",
+            b"[1, 2]".to_vec(),
+            400,
+            "invalid_json",
+        ),
+        (
+            "POST",
+            "/api/judge",
+            b"this is not a record\n".to_vec(),
+            400,
+            "invalid_record",
+        ),
+        ("POST", "/api/judge", Vec::new(), 400, "invalid_record"),
+        (
+            "POST",
+            "/api/judge",
+            vec![0xff; 4096],
+            400,
+            "invalid_record",
+        ),
+        (
+            "POST",
+            "/api/judge?rules=chess",
+            b"PI\n+\n".to_vec(),
+            400,
+            "invalid_rules",
+        ),
+        (
+            "POST",
+            "/api/judge?max_moves=x",
+            b"PI\n+\n".to_vec(),
+            400,
+            "invalid_max_moves",
+        ),
+        (
+            "POST",
+            "/api/convert?to=pgn",
+            b"PI\n+\n".to_vec(),
+            400,
+            "invalid_format",
+        ),
+        (
+            "POST",
+            "/api/convert",
+            b"PI\n+\n".to_vec(),
+            400,
+            "invalid_format",
+        ),
+        (
+            "GET",
+            "/api/games?limit=0",
+            Vec::new(),
+            400,
+            "invalid_limit",
+        ),
+        (
+            "GET",
+            "/api/games?limit=lots",
+            Vec::new(),
+            400,
+            "invalid_limit",
+        ),
+        (
+            "GET",
+            "/api/games/no-such-game",
+            Vec::new(),
+            404,
+            "no_such_game",
+        ),
+        ("GET", "/api/nothing", Vec::new(), 404, "not_found"),
+        (
+            "DELETE",
+            "/api/games",
+            Vec::new(),
+            405,
+            "method_not_allowed",
+        ),
+    ];
+    for (method, path, body, status, code) in cases {
+        let (got, v) = server.request(method, path, &body);
+        assert_eq!(
+            (got, error_code(&v)),
+            (status, code),
+            "{method} {path}: {v}"
+        );
+        assert!(!v["error"]["message"].as_str().unwrap().is_empty(), "{v}");
+    }
+    // The illegal move names its kind and ply, as the CLI does.
+    let (_, v) = server.post_json("/api/impasse", &json!({ "moves": "7g7f P*5e" }));
+    assert_eq!(v["error"]["kind"], "not_in_hand", "{v}");
+    assert_eq!(v["error"]["ply"], 2, "{v}");
+    // A malformed SFEN says where.
+    let (_, v) = server.post_json("/api/impasse", &json!({ "sfen": "9/9/9 b - 1" }));
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("field 1 (board)"),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_100_mb_upload_is_refused_without_reading_it_all() {
+    let server = TestServer::start("upload");
+    let mut s = TcpStream::connect(server.http).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let size = 100 * 1024 * 1024;
+    let head = format!(
+        "POST /api/judge HTTP/1.1\r\nHost: test\r\nContent-Length: {size}\r\nConnection: close\r\n\r\n"
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    // Send until the server stops reading; its answer is read meanwhile.
+    let mut writer = s.try_clone().unwrap();
+    let sender = std::thread::spawn(move || {
+        let chunk = vec![b'P'; 1 << 20];
+        let mut sent = 0usize;
+        while sent < size && writer.write_all(&chunk).is_ok() {
+            sent += chunk.len();
+        }
+        sent
+    });
+    let mut answer = Vec::new();
+    let _ = s.read_to_end(&mut answer);
+    let sent = sender.join().unwrap();
+    let (status, v) = parse_answer(&answer);
+    assert_eq!((status, error_code(&v)), (413, "too_large"), "{v}");
+    assert!(sent < size, "all {sent} bytes were taken in");
+    // And the server goes on answering.
+    assert_eq!(server.get("/api/games").0, 200);
+}
