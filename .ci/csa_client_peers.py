@@ -13,7 +13,6 @@ import glob
 import json
 import os
 import shutil
-import signal
 import socket
 import sqlite3
 import subprocess
@@ -21,20 +20,14 @@ import sys
 import tempfile
 import time
 
-MAX_MOVES = 100
+from procs import free_port, stop
+
+MAX_MOVES = 60
 GAME = "peers-10-1"  # 10 s each, then 1 s a move
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHOGI_SERVER = os.path.join(HERE, "..", "..", "shared", "peers", "shogi-server")
 ENGINES = (("gps", "/usr/games/gpsusi", []),
            ("fsf", "/usr/games/fairy-stockfish", ["--ponder"]))
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def wait_for_port(port, proc, what, seconds=30):
@@ -48,17 +41,6 @@ def wait_for_port(port, proc, what, seconds=30):
         except OSError:
             time.sleep(0.2)
     sys.exit(f"{what} is not listening on {port} after {seconds} s")
-
-
-def stop(proc):
-    """Ends a process started in its own session, and its children."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 def judged(gyoku, path):

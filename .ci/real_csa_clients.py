@@ -13,7 +13,6 @@ with the result the server stored. Usage: real_csa_clients.py GYOKU_BINARY
 import json
 import os
 import random
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -24,17 +23,11 @@ import time
 import shogi
 import shogi.CSA
 
+from procs import free_port
+
 MAX_MOVES = 120
 HERE = os.path.dirname(os.path.abspath(__file__))
 BRIDGE = os.path.join(HERE, "..", "..", "shared", "peers", "shogi-server", "bin", "usiToCsa.rb")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def python_shogi_player(port, name, game, seed, results):

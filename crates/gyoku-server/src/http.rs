@@ -116,6 +116,15 @@ pub fn router(db: Db, changes: broadcast::Sender<String>) -> Router {
         watchers: Arc::new(Semaphore::new(MAX_WATCHERS)),
     });
     Router::new()
+        .route("/", get(|| asset("text/html; charset=utf-8", INDEX_HTML)))
+        .route(
+            "/assets/app.js",
+            get(|| asset("text/javascript; charset=utf-8", APP_JS)),
+        )
+        .route(
+            "/assets/style.css",
+            get(|| asset("text/css; charset=utf-8", STYLE_CSS)),
+        )
         .route("/api/games", get(list_games))
         .route("/api/games/{id}", get(game))
         .route("/api/games/{id}/events", get(game_events))
@@ -145,6 +154,19 @@ pub async fn serve(
     )
     .with_graceful_shutdown(shutdown)
     .await
+}
+
+/// The web page, built into the binary (no build step: `crates/gyoku-server/web/`).
+const INDEX_HTML: &str = include_str!("../web/index.html");
+const APP_JS: &str = include_str!("../web/app.js");
+const STYLE_CSS: &str = include_str!("../web/style.css");
+
+async fn asset(content_type: &'static str, body: &'static str) -> Response {
+    let mut response = body.into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
 }
 
 async fn not_found() -> ApiError {
@@ -244,14 +266,35 @@ fn stored_rules(preset: Preset, max_moves: u32) -> RuleSet {
     rules
 }
 
-/// A move as the API shows it.
-fn move_json(ply: usize, pos: &Position, m: Move, seconds: Option<u64>) -> Value {
+/// A move as the API shows it: USI, CSA and KI2 (`▲７六歩`, `△同　銀`), and its time.
+fn move_json(
+    ply: usize,
+    pos: &Position,
+    m: Move,
+    before: Option<Move>,
+    seconds: Option<u64>,
+) -> Value {
     json!({
         "ply": ply,
         "usi": m.to_string(),
         "csa": gyoku_kifu::csa::move_text(pos, m, pos.turn()),
+        "ki2": gyoku_kifu::ki2::move_notation(pos, m, before.map(Move::to)),
         "seconds": seconds,
     })
+}
+
+/// Moves in KI2 notation from `start` (`▲７六歩`, `△同　歩`).
+fn ki2_moves(start: &Position, moves: impl Iterator<Item = Move>) -> Vec<String> {
+    let mut pos = start.clone();
+    let mut before: Option<Move> = None;
+    moves
+        .map(|m| {
+            let text = gyoku_kifu::ki2::move_notation(&pos, m, before.map(Move::to));
+            pos.play_unchecked(m);
+            before = Some(m);
+            text
+        })
+        .collect()
 }
 
 /// A stored game's view: its listing, start, moves, where it stands, and the calculator.
@@ -274,9 +317,17 @@ fn game_view(d: &GameDetail) -> Result<Value, ApiError> {
                 .and_then(|r| r.into_iter().next())
                 .ok_or_else(corrupt)?;
             let mut pos = record.start.clone();
+            let mut before = None;
             for (i, m) in record.moves.iter().enumerate() {
-                moves.push(move_json(i + 1, &pos, m.mv, m.time_ms.map(|t| t / 1000)));
+                moves.push(move_json(
+                    i + 1,
+                    &pos,
+                    m.mv,
+                    before,
+                    m.time_ms.map(|t| t / 1000),
+                ));
                 pos.play_unchecked(m.mv);
+                before = Some(m.mv);
             }
             let j = judge(&record, rules_for(&record, rules, true));
             let outcome = record_json(&record, &j);
@@ -294,7 +345,8 @@ fn game_view(d: &GameDetail) -> Result<Value, ApiError> {
                 let Ok((_, mv)) = gyoku_kifu::csa::parse_move(text, &pos) else {
                     return Err(corrupt());
                 };
-                moves.push(move_json(i + 1, &pos, mv, Some(seconds)));
+                let before = game.plies().last().map(|p| p.mv);
+                moves.push(move_json(i + 1, &pos, mv, before, Some(seconds)));
                 if game.play(mv).is_err() {
                     return Err(corrupt());
                 }
@@ -614,6 +666,7 @@ async fn judge_record(
                 let mut v = record_json(r, &j);
                 v["start_sfen"] = json!(r.start.to_sfen());
                 v["moves"] = json!(r.moves.iter().map(|m| m.mv.to_string()).collect::<Vec<_>>());
+                v["moves_ki2"] = json!(ki2_moves(&r.start, r.moves.iter().map(|m| m.mv)));
                 v["foul"] = r.foul.as_ref().map_or(
                     Value::Null,
                     |f| json!({ "ply": f.ply, "move": f.mv.to_string(), "kind": f.kind.code() }),

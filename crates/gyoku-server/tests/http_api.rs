@@ -260,6 +260,7 @@ fn a_game_played_over_csa_is_seen_over_http_while_played_and_after() {
     assert_eq!(g["moves"].as_array().unwrap().len(), 2, "{g}");
     assert_eq!(g["moves"][0]["usi"], "7g7f");
     assert_eq!(g["moves"][1]["csa"], "-3334FU");
+    assert_eq!(g["moves"][1]["ki2"], "△３四歩");
     assert_eq!(
         g["sfen"],
         "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3"
@@ -502,4 +503,18 @@ fn a_100_mb_upload_is_refused_without_reading_it_all() {
     assert!(sent < size, "all {sent} bytes were taken in");
     // And the server goes on answering.
     assert_eq!(server.get("/api/games").0, 200);
+}
+
+#[test]
+fn the_page_is_served_from_the_binary() {
+    let server = TestServer::start("page");
+    for (path, marker) in [
+        ("/", "/assets/app.js"),
+        ("/assets/app.js", "EventSource"),
+        ("/assets/style.css", ".board"),
+    ] {
+        let (status, v) = server.get(path);
+        assert_eq!(status, 200, "{path}");
+        assert!(v["text"].as_str().unwrap().contains(marker), "{path}");
+    }
 }
