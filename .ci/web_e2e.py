@@ -110,6 +110,9 @@ def main():
             stored = json.load(r)["moves"]
         assert moves == [f"{m['ply']} {m['ki2']}" for m in stored], (moves[:3], stored[:3])
         assert driver.find_elements(By.CSS_SELECTOR, "#verdicts tr[data-preset]"), "no impasse panel"
+        chart = wait(driver, lambda d: d.execute_script(
+            "const i = document.getElementById('chart'); return i && i.complete && i.naturalWidth"))
+        print(f"watch: the impasse chart is drawn ({chart} px wide)")
         driver.save_screenshot(os.path.join(shots, "watch-ended.png"))
 
         # --- judge a dropped record -------------------------------------------------------

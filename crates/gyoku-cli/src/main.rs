@@ -20,7 +20,6 @@ macro_rules! outln {
 
 mod arena;
 mod args;
-mod chart;
 mod commands;
 mod records;
 mod referee;

@@ -607,13 +607,13 @@ pub fn run_impasse_file(
     let initial = record.start.to_setup();
     if let Some(out) = chart {
         let credit = gyoku::impasse::handicap_credit(&initial);
-        let data = crate::chart::series(&record.start, &moves, credit);
+        let data = gyoku_kifu::chart::series(&record.start, &moves, credit);
         let title = format!(
             "{} — impasse points over {} moves",
             file.display(),
             moves.len()
         );
-        gyoku_kifu::files::write_atomic(out, crate::chart::svg(&title, &data).as_bytes())
+        gyoku_kifu::files::write_atomic(out, gyoku_kifu::chart::svg(&title, &data).as_bytes())
             .map_err(Failure::Run)?;
     }
     if !json {

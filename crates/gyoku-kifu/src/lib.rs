@@ -22,6 +22,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod chart;
 pub mod csa;
 pub mod encoding;
 pub mod files;

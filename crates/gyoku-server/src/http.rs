@@ -128,6 +128,7 @@ pub fn router(db: Db, changes: broadcast::Sender<String>) -> Router {
         .route("/api/games", get(list_games))
         .route("/api/games/{id}", get(game))
         .route("/api/games/{id}/events", get(game_events))
+        .route("/api/games/{id}/chart.svg", get(game_chart))
         .route("/api/impasse", post(impasse))
         .route("/api/judge", post(judge_record))
         .route("/api/convert", post(convert))
@@ -373,24 +374,70 @@ fn game_view(d: &GameDetail) -> Result<Value, ApiError> {
     Ok(v)
 }
 
+/// A stored game, read now; `no_such_game` (404) when there is none.
+async fn detail_of(api: &Shared, id: &str) -> Result<GameDetail, ApiError> {
+    let key = id.to_string();
+    with_db(api, move |db| db.game(&key)).await?.ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no_such_game",
+            format!("no game '{id}'"),
+        )
+    })
+}
+
 /// A stored game's view, read now.
 async fn view_of(api: &Shared, id: &str) -> Result<Value, ApiError> {
-    let key = id.to_string();
-    let detail = with_db(api, move |db| db.game(&key))
-        .await?
-        .ok_or_else(|| {
-            ApiError::new(
-                StatusCode::NOT_FOUND,
-                "no_such_game",
-                format!("no game '{id}'"),
-            )
-        })?;
+    let detail = detail_of(api, id).await?;
     work(api, move || game_view(&detail)).await
 }
 
 /// `GET /api/games/{id}`.
 async fn game(State(api): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
     view_of(&api, &id).await.map(Json)
+}
+
+/// `GET /api/games/{id}/chart.svg`: the impasse chart of the game so far, as
+/// `gyoku impasse --chart` draws it.
+async fn game_chart(
+    State(api): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let detail = detail_of(&api, &id).await?;
+    let svg = work(&api, move || {
+        let v = game_view(&detail)?;
+        let start =
+            Position::from_sfen(v["start_sfen"].as_str().unwrap_or_default()).map_err(|e| {
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "stored_game_unreadable",
+                    e.to_string(),
+                )
+            })?;
+        let moves: Vec<Move> = v["moves"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["usi"].as_str()?.parse().ok())
+            .collect();
+        let credit = gyoku::impasse::handicap_credit(&start.to_setup());
+        let data = gyoku_kifu::chart::series(&start, &moves, credit);
+        let title = format!(
+            "{} — impasse points over {} moves",
+            detail.game.id,
+            moves.len()
+        );
+        Ok(gyoku_kifu::chart::svg(&title, &data))
+    })
+    .await?;
+    let mut response = svg.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("image/svg+xml"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    Ok(response)
 }
 
 /// What an event stream carries between events.

@@ -294,6 +294,14 @@ fn a_game_played_over_csa_is_seen_over_http_while_played_and_after() {
     assert_eq!(g["outcome"]["reason"], "resignation", "{g}");
     assert_eq!(g["outcome"]["agrees"], true, "{g}");
     assert_eq!(g["moves"].as_array().unwrap().len(), 2, "{g}");
+    // The impasse chart, as `gyoku impasse --chart` draws it.
+    let (status, v) = server.get(&format!("/api/games/{id}/chart.svg"));
+    let svg = v["text"].as_str().unwrap();
+    assert_eq!(status, 200);
+    assert!(
+        svg.starts_with("<svg") && svg.contains("over 2 moves"),
+        "{svg}"
+    );
 }
 
 #[test]

@@ -20,7 +20,7 @@ const I18N = {
     noContest: 'No contest', atPly: 'at ply {ply}', foulAt: 'Foul at ply {ply}: {move} ({kind})',
     recorded: 'The record says: {end}.', agrees: 'Gyoku agrees.', differs: 'Gyoku differs.',
     used: '{side}: {used} used of {total}', live: 'live', ply: 'Ply', start: 'Start',
-    impasse: 'Impasse', records: '{n} games in the file; the first is shown.',
+    impasse: 'Impasse', chart: 'Impasse points over the game', records: '{n} games in the file; the first is shown.',
   },
   ja: {
     games: '対局', calculator: '入玉計算', judge: '棋譜判定',
@@ -37,7 +37,7 @@ const I18N = {
     noContest: '無勝負', atPly: '{ply}手目', foulAt: '{ply}手目に反則：{move}（{kind}）',
     recorded: '棋譜の記載：{end}。', agrees: 'Gyoku の判定と一致。', differs: 'Gyoku の判定と相違。',
     used: '{side}：消費 {used}／持ち時間 {total}', live: '中継中', ply: '手数', start: '開始局面',
-    impasse: '入玉', records: 'ファイルに {n} 局あります。最初の局を表示します。',
+    impasse: '入玉', chart: '対局中の点数の推移', records: 'ファイルに {n} 局あります。最初の局を表示します。',
   },
 };
 
@@ -290,7 +290,9 @@ function renderGame(v) {
     el('p', { class: 'clock', id: 'clock-b' }, clockText(v, 'b')),
     el('p', { class: 'clock', id: 'clock-w' }, clockText(v, 'w')),
     el('p', { class: 'ending', id: 'ending' }, endingText(v.outcome)),
-    el('h3', {}, t('moves')), moves, impasseEl(v.impasse));
+    el('h3', {}, t('moves')), moves, impasseEl(v.impasse),
+    el('img', { class: 'chart', id: 'chart', alt: t('chart'),
+      src: `/api/games/${encodeURIComponent(v.id)}/chart.svg?moves=${v.moves.length}` }));
   main().replaceChildren(el('div', { class: 'game', id: 'game', 'data-moves': v.moves.length },
     boardEl(pos, last, v.in_check), panel));
   moves.scrollTop = moves.scrollHeight;

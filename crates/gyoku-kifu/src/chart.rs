@@ -1,5 +1,6 @@
 //! The impasse chart: both sides' total points, declaration points and zone counts over a
-//! whole game, as an SVG with the 24/27/28/31 lines drawn.
+//! whole game, as an SVG with the 24/27/28/31 lines drawn (`gyoku impasse --chart`, and
+//! the web page's game view).
 
 use std::fmt::Write;
 
