@@ -474,19 +474,17 @@ pub fn floodgate_comment(reading: &Reading, pos: &Position, mv: gyoku::Move) -> 
 /// # Errors
 /// [`BridgeError`].
 pub async fn run(config: &BridgeConfig) -> Result<Vec<GameReport>, BridgeError> {
-    let mut pondering;
-    let config = if config.ponder != Ponder::Off
-        && !config.engine.options.iter().any(|(n, _)| n == "USI_Ponder")
+    // A pondering engine is told so (`USI_Ponder`), unless the user set it.
+    let mut config = std::borrow::Cow::Borrowed(config);
+    if config.ponder != Ponder::Off && !config.engine.options.iter().any(|(n, _)| n == "USI_Ponder")
     {
-        pondering = config.clone();
-        pondering
+        config
+            .to_mut()
             .engine
             .options
             .push(("USI_Ponder".into(), "true".into()));
-        &pondering
-    } else {
-        config
-    };
+    }
+    let config = config.as_ref();
     let mut engine: Option<Engine> = None;
     let mut reports = Vec::new();
     let mut failures = 0;

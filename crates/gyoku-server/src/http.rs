@@ -21,8 +21,7 @@ use axum::{Json, Router};
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, broadcast};
 
-use gyoku::rules::{MoveLimit, Resolution};
-use gyoku::{Game, ImpasseReport, Move, Position, Preset, RuleSet};
+use gyoku::{Game, ImpasseReport, Move, Position, Preset};
 use gyoku_kifu::judge::judge;
 use gyoku_kifu::report::{impasse_json, judge_json, record_json, rules_for};
 use gyoku_kifu::{Format, Record};
@@ -252,21 +251,6 @@ async fn list_games(
     })))
 }
 
-/// The rules a stored game is played under: its preset, and its move limit.
-fn stored_rules(preset: Preset, max_moves: u32) -> RuleSet {
-    let mut rules = preset.rules();
-    rules.move_limit = (max_moves > 0).then(|| MoveLimit {
-        plies: max_moves,
-        ..rules.move_limit.unwrap_or(MoveLimit {
-            plies: 0,
-            check_extension: false,
-            result: Resolution::Draw,
-            strict_csa_server: false,
-        })
-    });
-    rules
-}
-
 /// A move as the API shows it: USI, CSA and KI2 (`▲７六歩`, `△同　銀`), and its time.
 fn move_json(
     ply: usize,
@@ -298,8 +282,19 @@ fn ki2_moves(start: &Position, moves: impl Iterator<Item = Move>) -> Vec<String>
         .collect()
 }
 
-/// A stored game's view: its listing, start, moves, where it stands, and the calculator.
-fn game_view(d: &GameDetail) -> Result<Value, ApiError> {
+/// A stored game played again: how it was set up, where it stands, its moves (as
+/// [`move_json`] shows them, and as moves), and its outcome's JSON.
+struct Replayed {
+    spec: GameSpec,
+    game: Game,
+    moves: Vec<Value>,
+    played: Vec<Move>,
+    outcome: Value,
+}
+
+/// Plays a stored game again: an ended one from its record, judged as `gyoku judge` would;
+/// one being played from its moves.
+fn replay_stored(d: &GameDetail) -> Result<Replayed, ApiError> {
     let corrupt = || {
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -308,8 +303,9 @@ fn game_view(d: &GameDetail) -> Result<Value, ApiError> {
         )
     };
     let spec = GameSpec::from_stored(&d.game, d.moves.clone()).ok_or_else(corrupt)?;
-    let rules = stored_rules(spec.preset, spec.max_moves);
+    let rules = spec.with_move_limit(spec.preset.rules(), false);
     let mut moves = Vec::new();
+    let mut played = Vec::new();
     let (game, outcome) = match &d.record {
         // Ended: the record as written, judged as `gyoku judge` would.
         Some(text) => {
@@ -329,6 +325,7 @@ fn game_view(d: &GameDetail) -> Result<Value, ApiError> {
                 ));
                 pos.play_unchecked(m.mv);
                 before = Some(m.mv);
+                played.push(m.mv);
             }
             let j = judge(&record, rules_for(&record, rules, true));
             let outcome = record_json(&record, &j);
@@ -336,12 +333,12 @@ fn game_view(d: &GameDetail) -> Result<Value, ApiError> {
         }
         None => {
             let mut game = Game::new(spec.start.clone(), rules);
-            let played = spec
+            let stored = spec
                 .initial_moves
                 .iter()
                 .map(|(m, t)| (m, u64::from(*t)))
                 .chain(spec.moves.iter().map(|(m, t)| (m, *t)));
-            for (i, (text, seconds)) in played.enumerate() {
+            for (i, (text, seconds)) in stored.enumerate() {
                 let pos = game.position().clone();
                 let Ok((_, mv)) = gyoku_kifu::csa::parse_move(text, &pos) else {
                     return Err(corrupt());
@@ -351,11 +348,30 @@ fn game_view(d: &GameDetail) -> Result<Value, ApiError> {
                 if game.play(mv).is_err() {
                     return Err(corrupt());
                 }
+                played.push(mv);
             }
             let outcome = judge_json(&game);
             (game, outcome)
         }
     };
+    Ok(Replayed {
+        spec,
+        game,
+        moves,
+        played,
+        outcome,
+    })
+}
+
+/// A stored game's view: its listing, start, moves, where it stands, and the calculator.
+fn game_view(d: &GameDetail) -> Result<Value, ApiError> {
+    let Replayed {
+        spec,
+        game,
+        moves,
+        outcome,
+        ..
+    } = replay_stored(d)?;
     let report = ImpasseReport::new(game.position(), Some(&spec.start.to_setup()));
     let mut v = listed_json(&d.listed);
     v["start_sfen"] = json!(spec.start.to_sfen());
@@ -405,21 +421,8 @@ async fn game_chart(
 ) -> Result<Response, ApiError> {
     let detail = detail_of(&api, &id).await?;
     let svg = work(&api, move || {
-        let v = game_view(&detail)?;
-        let start =
-            Position::from_sfen(v["start_sfen"].as_str().unwrap_or_default()).map_err(|e| {
-                ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "stored_game_unreadable",
-                    e.to_string(),
-                )
-            })?;
-        let moves: Vec<Move> = v["moves"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|m| m["usi"].as_str()?.parse().ok())
-            .collect();
+        let Replayed { spec, played, .. } = replay_stored(&detail)?;
+        let (start, moves) = (spec.start, played);
         let credit = gyoku::impasse::handicap_credit(&start.to_setup());
         let data = gyoku_kifu::chart::series(&start, &moves, credit);
         let title = format!(

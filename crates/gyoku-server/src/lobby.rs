@@ -257,6 +257,23 @@ impl GameSpec {
     }
 }
 
+impl GameSpec {
+    /// `rules` with the game's own move limit (none for 0), the rest of the limit as
+    /// `rules` has it.
+    pub fn with_move_limit(&self, mut rules: RuleSet, strict_csa_server: bool) -> RuleSet {
+        rules.move_limit = (self.max_moves > 0).then(|| MoveLimit {
+            plies: self.max_moves,
+            ..rules.move_limit.unwrap_or(MoveLimit {
+                plies: 0,
+                check_extension: false,
+                result: Resolution::Draw,
+                strict_csa_server,
+            })
+        });
+        rules
+    }
+}
+
 /// How a game ends, as the server sees it.
 #[derive(Clone, Debug)]
 enum Ending {
@@ -1650,16 +1667,8 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let (mut rules, _) = self.rules_for(spec.preset);
-        rules.move_limit = (spec.max_moves > 0).then(|| MoveLimit {
-            plies: spec.max_moves,
-            ..rules.move_limit.unwrap_or(MoveLimit {
-                plies: 0,
-                check_extension: false,
-                result: Resolution::Draw,
-                strict_csa_server: self.config.strict_csa_server,
-            })
-        });
+        let rules =
+            spec.with_move_limit(self.rules_for(spec.preset).0, self.config.strict_csa_server);
         let control = TimeControl {
             main: u64::from(spec.total) * 1000,
             byoyomi: u64::from(spec.byoyomi) * 1000,
