@@ -8,6 +8,12 @@ chromium-driver, driven by Selenium from PyPI):
 - judge: a KIF file in Shift_JIS is dropped on the judge page (a real drop event) and
   judged; a CSA record with a nifu shows the foul at its ply; a file that is not a record
   shows the API's error;
+- play: a person plays a whole game against the built-in engine by clicking on the board
+  (promotions chosen in the page's dialog, drops from the hand) while a second browser
+  watches it live; the clocks count down; an illegal drop is refused under friendly rules
+  with its kind named, and loses under tournament rules; a declaration from the same
+  position wins under `csa` and is a no-contest under `jsa`; two people play by a link
+  and count an impasse by agreement;
 - the impasse calculator: a position with both kings entered, verdicts under every preset;
 - Japanese and a phone-sized screen.
 
@@ -17,6 +23,7 @@ Usage: web_e2e.py GYOKU_BINARY SCREENSHOT_DIR
 
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -27,6 +34,7 @@ import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -46,6 +54,171 @@ def browser(width=1200, height=900):
 
 def wait(driver, what, seconds=30):
     return WebDriverWait(driver, seconds, poll_frequency=0.1).until(what)
+
+
+PLAY_PLIES = 24
+# Black has entered with 10 pieces in the zone and 28 points: a declaration wins under
+# `csa` (28 for Black) and is a no-contest under `jsa` (24-30 points: replayed).
+DECLARE_SFEN = "8R/4K3B/GGGGSSSS1/nnnn5/pppppppp1/llll5/9/r7b/4k4 b 10P 1"
+# Both kings entered, 27 points each: counted by agreement, a no-contest under `jsa`.
+BOTH_ENTERED_SFEN = "K8/9/9/9/9/9/9/9/8k b RB2G2S2N2L9Prb2g2s2n2l9p 1"
+# Black has a pawn on 5f and one in hand: P*5e is nifu.
+NIFU_SFEN = "lnsgkgsnl/1r5b1/pppp1pppp/9/9/4P4/PPPP1PPPP/1B5R1/LNSGKGSNL b P 1"
+
+VIEW = """
+    const v = window.clockView ? clockView.view : null;
+    const s = window.playing;
+    return v ? {status: v.status, turn: v.turn, legal: v.legal, moves: v.moves.length, id: v.id,
+                ending: document.getElementById('ending').textContent,
+                seat: s ? s.seat : null} : null;"""
+
+
+def start_game(driver, base, **query):
+    driver.get(base + "#/play?" + urllib.parse.urlencode(query))
+    wait(driver, lambda d: d.find_element(By.ID, "start")).click()
+    wait(driver, lambda d: d.find_elements(By.ID, "turn") and d.execute_script(VIEW))
+    return driver.execute_script(VIEW)
+
+
+def click(driver, selector):
+    """Clicks what `selector` finds, found again if the page redrew it meanwhile (a live
+    view arriving)."""
+    for _ in range(20):
+        try:
+            wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, selector)).click()
+            return
+        except StaleElementReferenceException:
+            time.sleep(0.05)
+    raise AssertionError(f"{selector} kept being redrawn")
+
+
+def text_of(driver, element_id, ready=lambda text: True):
+    """The text of the element `element_id` once it is there and `ready` (read in the page:
+    a live view may redraw it at any time)."""
+    script = "const e = document.getElementById(arguments[0]); return e ? e.textContent : null"
+    return wait(driver, lambda d: (lambda t: t if t is not None and ready(t) else None)(
+        d.execute_script(script, element_id)))
+
+
+def make_move(driver, usi, color="b"):
+    """Plays `usi` as a person would: a piece in hand or on the board, then its square,
+    then the promotion dialog's answer when the page asks."""
+    if usi[1] == "*":
+        click(driver, f"#hand-{color} [data-piece={usi[0]}]")
+    else:
+        click(driver, f"[data-square='{usi[:2]}']")
+    click(driver, f"[data-square='{usi[2:4]}']")
+    time.sleep(0.05)
+    if driver.find_elements(By.ID, "promote"):
+        click(driver, "#promote-yes" if usi.endswith("+") else "#promote-no")
+
+
+def play(driver, base, shots):
+    # --- a whole game against the built-in engine, watched by a second browser ----------
+    view = start_game(driver, base, opponent="builtin", rules="csa", color="black",
+                      total=300, byoyomi=10, max_moves=PLAY_PLIES)
+    game_id = view["id"]
+    watcher = browser()
+    try:
+        watcher.get(base + "#/game/" + urllib.parse.quote(game_id, safe=""))
+        wait(watcher, lambda d: d.find_element(By.ID, "game"))
+        # The person's clock counts down while it thinks.
+        first = text_of(driver, "clock-b")
+        time.sleep(1.3)
+        second = text_of(driver, "clock-b")
+        print(f"play: the clock counts down: '{first}' -> '{second}'")
+        assert first != second and "●" in second, (first, second)
+        rng = random.Random(2026)
+        played = 0
+        deadline = time.time() + 240
+        while time.time() < deadline:
+            v = driver.execute_script(VIEW)
+            if v["status"] != "playing":
+                break
+            if v["turn"] != "black" or not v["legal"] or v["seat"]["phase"] != "playing":
+                time.sleep(0.1)
+                continue
+            before = v["moves"]
+            # Promotions and drops now and then, so both dialogs are used.
+            promotions = [m for m in v["legal"] if m.endswith("+")]
+            drops = [m for m in v["legal"] if m[1] == "*"]
+            pool = promotions or drops if rng.random() < 0.5 and (promotions or drops) else v["legal"]
+            usi = rng.choice(pool)
+            make_move(driver, usi)
+            played += 1
+            wait(driver, lambda d: (lambda x: x["moves"] > before or x["status"] != "playing")(
+                d.execute_script(VIEW)))
+            if played == 4:
+                driver.save_screenshot(os.path.join(shots, "play.png"))
+        v = driver.execute_script(VIEW)
+        ending = text_of(driver, "result")
+        print(f"play: {played} moves clicked, the game ended at {v['moves']} plies: {v['ending']} ({ending})")
+        assert v["status"] == "finished" and "ply" in v["ending"], v
+        driver.save_screenshot(os.path.join(shots, "play-ended.png"))
+        # The watcher saw it live, every move in its list, ending and all.
+        text_of(watcher, "ending", lambda t: "ply" in t)
+        shown = watcher.execute_script("return window.gyokuShown")
+        seen = [m.text for m in watcher.find_elements(By.CSS_SELECTOR, "#moves span[data-ply]")]
+        with urllib.request.urlopen(f"{base}api/games/{urllib.parse.quote(game_id, safe='')}") as r:
+            stored = json.load(r)["moves"]
+        print(f"play: the watcher saw {len(shown)} views ({shown[0]}..{shown[-1]}), {len(seen)} moves listed")
+        assert seen == [f"{m['ply']} {m['ki2']}" for m in stored] and len(seen) == v["moves"], (seen, stored)
+        assert shown == sorted(shown) and len(set(shown)) >= played // 2, shown
+        watcher.save_screenshot(os.path.join(shots, "play-watched.png"))
+    finally:
+        watcher.quit()
+
+    # --- two people by a link: an impasse count proposed and accepted (jsa) ------------
+    driver.get(base + "#/play?" + urllib.parse.urlencode(
+        {"opponent": "person", "rules": "jsa", "color": "black", "sfen": BOTH_ENTERED_SFEN}))
+    wait(driver, lambda d: d.find_element(By.ID, "start")).click()
+    link = wait(driver, lambda d: d.find_element(By.ID, "invite")).get_attribute("value")
+    driver.save_screenshot(os.path.join(shots, "play-invite.png"))
+    friend = browser()
+    try:
+        friend.get(link)
+        wait(friend, lambda d: d.find_element(By.ID, "join")).click()
+        wait(friend, lambda d: d.find_elements(By.ID, "impasse"))
+        wait(driver, lambda d: d.find_elements(By.ID, "impasse") and d.find_element(By.ID, "impasse").is_enabled())
+        click(driver, "#impasse")
+        text_of(friend, "proposal")
+        wait(friend, lambda d: d.find_element(By.ID, "impasse").is_enabled())
+        friend.save_screenshot(os.path.join(shots, "play-proposal.png"))
+        click(friend, "#impasse")
+        ending = text_of(driver, "ending", lambda t: "ply" in t)
+        print(f"play (two people by a link, jsa): {ending}")
+        assert "No contest" in ending and "impasse by agreement" in ending and "27" in ending, ending
+        # JSA replays a no-contest with the sides swapped: both seats are offered it.
+        text_of(friend, "next-game")
+        driver.save_screenshot(os.path.join(shots, "play-impasse-agreed.png"))
+    finally:
+        friend.quit()
+
+    # --- an illegal drop: refused under friendly rules, lost under tournament rules ------
+    start_game(driver, base, opponent="builtin", rules="csa", color="black", fouls="refuse", sfen=NIFU_SFEN)
+    make_move(driver, "P*5e")
+    refused = text_of(driver, "play-error")
+    v = driver.execute_script(VIEW)
+    print(f"play (friendly): {refused} / still {v['status']}, {v['moves']} moves")
+    assert "Refused" in refused and "nifu" in refused and v["status"] == "playing", (refused, v)
+    driver.save_screenshot(os.path.join(shots, "play-refused.png"))
+    make_move(driver, "5f5e")
+    wait(driver, lambda d: d.execute_script(VIEW)["moves"] >= 1)
+    start_game(driver, base, opponent="builtin", rules="csa", color="black", fouls="lose", sfen=NIFU_SFEN)
+    make_move(driver, "P*5e")
+    ending = text_of(driver, "ending", lambda t: "ply" in t)
+    print(f"play (tournament): {ending}")
+    assert "White wins" in ending and "illegal move" in ending and "nifu" in ending, ending
+
+    # --- a declaration: a win under csa, a no-contest under jsa -------------------------
+    for rules, expected in (("csa", "Black wins"), ("jsa", "No contest")):
+        start_game(driver, base, opponent="builtin", rules=rules, color="black", sfen=DECLARE_SFEN)
+        wait(driver, lambda d: d.find_element(By.ID, "declare").is_enabled())
+        click(driver, "#declare")
+        ending = text_of(driver, "ending", lambda t: "ply" in t)
+        print(f"play (declaration, {rules}): {ending}")
+        assert expected in ending and "declaration" in ending and "28" in ending, ending
+        driver.save_screenshot(os.path.join(shots, f"play-declare-{rules}.png"))
 
 
 def main():
@@ -68,6 +241,9 @@ def main():
     clients = []
     driver = browser()
     try:
+        if os.environ.get("WEB_E2E_ONLY") == "play":
+            play(driver, base, shots)
+            return
         # --- watch a live engine game -------------------------------------------------
         driver.get(base)
         wait(driver, lambda d: d.find_element(By.ID, "game-list"))
@@ -114,6 +290,8 @@ def main():
             "const i = document.getElementById('chart'); return i && i.complete && i.naturalWidth"))
         print(f"watch: the impasse chart is drawn ({chart} px wide)")
         driver.save_screenshot(os.path.join(shots, "watch-ended.png"))
+
+        play(driver, base, shots)
 
         # --- judge a dropped record -------------------------------------------------------
         kif = ("手合割：平手\n手数----指手---------消費時間--\n"
@@ -171,12 +349,17 @@ def main():
         driver.set_window_size(390, 844)
         driver.get(base + "#/")
         driver.find_element(By.ID, "lang").click()
-        wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "nav a").text == "対局")
-        first = driver.find_element(By.CSS_SELECTOR, "#game-list tr[data-id] a")
-        first.click()
+        wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "nav a[data-t=games]").text == "対局")
+        # A finished game (a replay the page's players left is still being played).
+        rows = wait(driver, lambda d: [r for r in d.find_elements(By.CSS_SELECTOR, "#game-list tr[data-id]")
+                                       if "終局" in r.text])
+        rows[0].find_element(By.TAG_NAME, "a").click()
         wait(driver, lambda d: "終局" in d.find_element(By.ID, "game-status").text)
         width = driver.execute_script("return document.documentElement.scrollWidth")
         print(f"phone: page width {width}px in a 390px window, Japanese: {driver.find_element(By.ID, 'game-status').text}")
+        if width > 400:
+            driver.save_screenshot(os.path.join(shots, "phone-ja-too-wide.png"))
+            print(driver.execute_script("""return [...document.querySelectorAll('*')].filter(e => e.getBoundingClientRect().right > 392).slice(0, 8).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)).join(' | ')"""))
         assert width <= 400, width
         driver.save_screenshot(os.path.join(shots, "phone-ja.png"))
     finally:
@@ -184,7 +367,8 @@ def main():
         for c in clients:
             stop(c)
         stop(server)
-    print(f"web page: watch, judge (drop, foul, error), calculator and phone/Japanese passed in chromium; screenshots in {shots}")
+    print(f"web page: watch, play (a whole game, refusal, foul, declarations), judge (drop, foul, error), "
+          f"calculator and phone/Japanese passed in chromium; screenshots in {shots}")
 
 
 if __name__ == "__main__":

@@ -461,4 +461,8 @@ pub struct ServeArgs {
     /// The HTTP API's address (loopback unless told otherwise), or `off`.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub http: String,
+    /// A USI engine people may play against on the web page: NAME=COMMAND (repeat it).
+    /// `builtin` (Gyoku's own greedy engine) is always there unless given another command.
+    #[arg(long = "engine", value_name = "NAME=COMMAND")]
+    pub engines: Vec<String>,
 }

@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 
 use gyoku::Preset;
+use gyoku_arena::engine::EngineConfig;
 use gyoku_server::lobby::Config;
+use gyoku_server::play::EngineChoice;
 use gyoku_server::server::{self, Options};
 use gyoku_server::store::DbUrl;
 
@@ -21,8 +23,54 @@ fn default_data_dir() -> PathBuf {
     PathBuf::from("gyoku-data")
 }
 
+/// The engines of `--engine NAME=COMMAND`, and `builtin` (this program's `engine`
+/// command) unless one is given that name.
+fn engine_choices(given: &[String]) -> Result<Vec<EngineChoice>, Failure> {
+    let mut engines = Vec::new();
+    for text in given {
+        let Some((name, command)) = text.split_once('=') else {
+            return Err(Failure::Input(format!(
+                "--engine: '{text}' is not NAME=COMMAND"
+            )));
+        };
+        let name = name.trim();
+        if name.is_empty()
+            || name == "person"
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return Err(Failure::Input(format!(
+                "--engine: '{name}' is not a name (letters, digits, _; not 'person')"
+            )));
+        }
+        if engines.iter().any(|e: &EngineChoice| e.name == name) {
+            return Err(Failure::Input(format!("--engine: '{name}' given twice")));
+        }
+        engines.push(EngineChoice {
+            name: name.to_string(),
+            engine: EngineConfig::new(command.trim()),
+        });
+    }
+    if !engines.iter().any(|e| e.name == "builtin")
+        && let Ok(me) = std::env::current_exe()
+    {
+        let quoted = format!(
+            "'{}' engine",
+            me.display().to_string().replace('\'', r"'\''")
+        );
+        engines.insert(
+            0,
+            EngineChoice {
+                name: "builtin".into(),
+                engine: EngineConfig::new(quoted),
+            },
+        );
+    }
+    Ok(engines)
+}
+
 /// Runs the server until Ctrl-C or SIGTERM.
 pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
+    let engines = engine_choices(&a.engines)?;
     let rules: Preset = a
         .rules
         .parse()
@@ -70,6 +118,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
                 Failure::Input(format!("--http: '{text}' is not an address (or off): {e}"))
             })?),
         },
+        engines,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

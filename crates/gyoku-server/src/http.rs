@@ -26,8 +26,11 @@ use gyoku_kifu::judge::judge;
 use gyoku_kifu::report::{impasse_json, judge_json, record_json, rules_for};
 use gyoku_kifu::{Format, Record};
 
-use crate::lobby::GameSpec;
+use crate::lobby::{GameSpec, fouls_of_name};
+use crate::play::Play;
 use crate::store::{Db, GameDetail, ListedGame, StoreError};
+
+mod seats;
 
 /// The largest body accepted (a record file to judge or convert), bytes.
 pub const MAX_UPLOAD: usize = 16 * 1024 * 1024;
@@ -98,7 +101,15 @@ struct Api {
     changes: broadcast::Sender<String>,
     /// Event streams open at once.
     watchers: Arc<Semaphore>,
+    /// The web page's games (`None`: no one plays here, the API only reads).
+    play: Option<Arc<Play>>,
+    /// When each game last changed (its clock started, for the countdown).
+    changed_at: Arc<Mutex<HashMap<String, std::time::Instant>>>,
 }
+
+/// Games whose last change time is remembered; beyond it the oldest memory is dropped
+/// (their clocks are shown without the running side's time spent).
+const MAX_REMEMBERED: usize = 65_536;
 
 type Shared = Arc<Api>;
 
@@ -106,13 +117,36 @@ type Shared = Arc<Api>;
 pub const MAX_WATCHERS: usize = 4096;
 
 /// The API's routes over `db` (a connection of its own); `changes` carries the Game_ID of
-/// each change the server commits.
-pub fn router(db: Db, changes: broadcast::Sender<String>) -> Router {
+/// each change the server commits; `play` makes the web page's games. Call it inside a
+/// tokio runtime (a task follows the changes).
+pub fn router(db: Db, changes: broadcast::Sender<String>, play: Option<Arc<Play>>) -> Router {
+    let changed_at = Arc::new(Mutex::new(HashMap::new()));
+    let mut heard = changes.subscribe();
+    let memory = Arc::clone(&changed_at);
+    tokio::spawn(async move {
+        loop {
+            match heard.recv().await {
+                Ok(id) => {
+                    let mut m = memory
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if m.len() >= MAX_REMEMBERED && !m.contains_key(&id) {
+                        m.clear();
+                    }
+                    m.insert(id, std::time::Instant::now());
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    });
     let api = Arc::new(Api {
         db: Mutex::new(db),
         work: Semaphore::new(2),
         changes,
         watchers: Arc::new(Semaphore::new(MAX_WATCHERS)),
+        play,
+        changed_at,
     });
     Router::new()
         .route("/", get(|| asset("text/html; charset=utf-8", INDEX_HTML)))
@@ -131,6 +165,13 @@ pub fn router(db: Db, changes: broadcast::Sender<String>) -> Router {
         .route("/api/impasse", post(impasse))
         .route("/api/judge", post(judge_record))
         .route("/api/convert", post(convert))
+        .route("/api/play", get(seats::options).post(seats::start))
+        .route("/api/seats/{token}", get(seats::seat))
+        .route("/api/seats/{token}/join", post(seats::join))
+        .route("/api/seats/{token}/move", post(seats::play_move))
+        .route("/api/seats/{token}/resign", post(seats::resign))
+        .route("/api/seats/{token}/declare", post(seats::declare))
+        .route("/api/seats/{token}/impasse", post(seats::impasse))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_UPLOAD))
@@ -146,11 +187,12 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     db: Db,
     changes: broadcast::Sender<String>,
+    play: Arc<Play>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     axum::serve(
         listener,
-        router(db, changes).into_make_service_with_connect_info::<SocketAddr>(),
+        router(db, changes, Some(play)).into_make_service_with_connect_info::<SocketAddr>(),
     )
     .with_graceful_shutdown(shutdown)
     .await
@@ -309,7 +351,8 @@ fn replay_stored(d: &GameDetail) -> Result<Replayed, ApiError> {
     let (game, outcome) = match &d.record {
         // Ended: the record as written, judged as `gyoku judge` would.
         Some(text) => {
-            let record = gyoku_kifu::read_str(text, Format::Csa)
+            let text = foul_as_move(text);
+            let record = gyoku_kifu::read_str(&text, Format::Csa)
                 .ok()
                 .and_then(|r| r.into_iter().next())
                 .ok_or_else(corrupt)?;
@@ -363,8 +406,30 @@ fn replay_stored(d: &GameDetail) -> Result<Replayed, ApiError> {
     })
 }
 
-/// A stored game's view: its listing, start, moves, where it stands, and the calculator.
-fn game_view(d: &GameDetail) -> Result<Value, ApiError> {
+/// A server record with its foul as a move: the lobby writes the illegal move that ended a
+/// game as a comment, `'ILLEGAL_MOVE(+0055FU)` (as shogi-server does); read as the move
+/// it was, the judge names its kind.
+fn foul_as_move(text: &str) -> std::borrow::Cow<'_, str> {
+    let foul = |line: &str| {
+        line.strip_prefix("'ILLEGAL_MOVE(")
+            .and_then(|rest| rest.strip_suffix(')'))
+            .filter(|m| gyoku_proto::csa::move_shaped(m))
+            .map(str::to_string)
+    };
+    if !text.lines().any(|l| foul(l).is_some()) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        out.push_str(&foul(line).unwrap_or_else(|| line.to_string()));
+        out.push('\n');
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A stored game's view: its listing, start, moves, where it stands, the clocks, what the
+/// rules allow, and the calculator. `since` is how long ago the game last changed, if known.
+fn game_view(d: &GameDetail, since: Option<std::time::Duration>) -> Result<Value, ApiError> {
     let Replayed {
         spec,
         game,
@@ -372,6 +437,8 @@ fn game_view(d: &GameDetail) -> Result<Value, ApiError> {
         outcome,
         ..
     } = replay_stored(d)?;
+    let rules = game.rules();
+    let fouls = fouls_of_name(&spec.name).unwrap_or(rules.fouls);
     let report = ImpasseReport::new(game.position(), Some(&spec.start.to_setup()));
     let mut v = listed_json(&d.listed);
     v["start_sfen"] = json!(spec.start.to_sfen());
@@ -387,7 +454,60 @@ fn game_view(d: &GameDetail) -> Result<Value, ApiError> {
     v["in_check"] = json!(game.position().is_check());
     v["outcome"] = outcome;
     v["impasse"] = impasse_json(&report);
+    v["fouls"] = json!(match fouls {
+        gyoku::rules::Fouls::Lose => "lose",
+        gyoku::rules::Fouls::Refuse => "refuse",
+    });
+    v["allows"] = json!({
+        "declaration": rules.declaration.is_some(),
+        "impasse_count": rules.agreement.is_some(),
+    });
+    let playing = d.listed.status == "playing";
+    v["clock"] = clock_json(&spec, &moves, playing, game.turn(), since);
+    // The side to move's legal moves (the page marks where a piece may go).
+    v["legal"] = if playing && game.outcome().is_none() {
+        json!(
+            game.position()
+                .legal_moves()
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+        )
+    } else {
+        json!([])
+    };
     Ok(v)
+}
+
+/// Each side's time left after the stored moves (`remaining_ms`, main time only), the
+/// byoyomi, and for a game being played the side whose clock runs and how long ago it
+/// started (`elapsed_ms`, `null` when the server does not know).
+fn clock_json(
+    spec: &GameSpec,
+    moves: &[Value],
+    playing: bool,
+    turn: gyoku::Color,
+    since: Option<std::time::Duration>,
+) -> Value {
+    let increment = u64::from(spec.increment) * 1000;
+    let mut left = [u64::from(spec.total) * 1000; 2];
+    let mut mover = spec.start.turn();
+    for (i, m) in moves.iter().enumerate() {
+        if i >= spec.initial_moves.len() {
+            let spent = m["seconds"].as_u64().unwrap_or(0) * 1000;
+            let r = &mut left[mover.index()];
+            *r = (*r + increment).saturating_sub(spent);
+        }
+        mover = !mover;
+    }
+    json!({
+        "black_ms": left[0],
+        "white_ms": left[1],
+        "byoyomi_ms": u64::from(spec.byoyomi) * 1000,
+        "increment_ms": increment,
+        "running": playing.then(|| turn.name()),
+        "elapsed_ms": since.filter(|_| playing).map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+    })
 }
 
 /// A stored game, read now; `no_such_game` (404) when there is none.
@@ -405,7 +525,13 @@ async fn detail_of(api: &Shared, id: &str) -> Result<GameDetail, ApiError> {
 /// A stored game's view, read now.
 async fn view_of(api: &Shared, id: &str) -> Result<Value, ApiError> {
     let detail = detail_of(api, id).await?;
-    work(api, move || game_view(&detail)).await
+    let since = api
+        .changed_at
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(id)
+        .map(std::time::Instant::elapsed);
+    work(api, move || game_view(&detail, since)).await
 }
 
 /// `GET /api/games/{id}`.

@@ -14,6 +14,7 @@ pub mod accounts;
 pub mod http;
 pub mod lobby;
 pub mod pg;
+pub mod play;
 pub mod record;
 pub mod server;
 pub mod store;

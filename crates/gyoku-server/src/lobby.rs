@@ -15,7 +15,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 
-use gyoku::rules::{MoveLimit, Resolution};
+use gyoku::rules::{Fouls, MoveLimit, Resolution};
 use gyoku::{
     Clock, Color, EndReason, Game, GameResult, Handicap, IllegalMoveKind, Outcome, Position,
     Preset, Rounding, RuleSet, TimeControl,
@@ -37,6 +37,10 @@ pub type Millis = u64;
 
 /// How long players may take to agree to a proposed game (shogi-server's 120 s).
 pub const AGREE_TIMEOUT_MS: Millis = 120_000;
+
+/// Gyoku's own line, on either turn: propose an impasse count, or accept the other
+/// player's proposal (rules with an agreement, as JSA's 持将棋).
+pub const IMPASSE_LINE: &str = "%%IMPASSE";
 
 /// Lines a player may send out of turn before the server stops keeping them.
 pub const MAX_DEFERRED: usize = 64;
@@ -102,7 +106,27 @@ pub enum Input {
     Closed(ConnId),
     /// Time passed: check clocks and agreement deadlines.
     Tick,
+    /// Games of this name are set up so (a game made on the web page). Kept until a game
+    /// of the name ends without a replay; at most [`MAX_SETUPS`] names at once.
+    Setup {
+        /// The game name.
+        game: String,
+        /// How its games are set up (boxed: a position is large, inputs are many).
+        setup: Box<GameSetup>,
+    },
 }
+
+/// How the games of one name are set up, where the name alone does not say.
+#[derive(Clone, Debug, Default)]
+pub struct GameSetup {
+    /// The start, instead of the even start or the name's handicap.
+    pub start: Option<Position>,
+    /// The move limit (0: none), instead of the server's or the preset's.
+    pub max_moves: Option<u32>,
+}
+
+/// Game names with a start of their own ([`Input::Setup`]) kept at once; the oldest goes.
+pub const MAX_SETUPS: usize = 4096;
 
 /// What to do, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -309,6 +333,8 @@ pub struct Lobby {
     id_second: chrono::NaiveDateTime,
     id_issued: HashMap<String, chrono::NaiveDateTime>,
     rng: u64,
+    /// Set-up game names ([`Input::Setup`]), oldest first.
+    setups: VecDeque<(String, GameSetup)>,
 }
 
 /// The start position of a game: the even start, or a handicap as shogi-server sets it
@@ -340,6 +366,27 @@ pub fn preset_of_name(name: &str) -> Option<Preset> {
     let rest = name.strip_prefix("rules_")?;
     let (preset, _) = rest.split_once('_')?;
     preset.parse().ok()
+}
+
+/// What illegal moves do in a game whose name says so after its preset:
+/// `rules_<preset>_refuse_…` (refused, the player tries again) or `rules_<preset>_lose_…`
+/// (the mover loses); `None`: as the preset has it.
+///
+/// ```
+/// use gyoku::rules::Fouls;
+/// use gyoku_server::lobby::fouls_of_name;
+/// assert_eq!(fouls_of_name("rules_jsa_refuse_web-600-10"), Some(Fouls::Refuse));
+/// assert_eq!(fouls_of_name("rules_lishogi_lose_cup-300-0"), Some(Fouls::Lose));
+/// assert_eq!(fouls_of_name("rules_jsa_cup-600-10"), None);
+/// ```
+pub fn fouls_of_name(name: &str) -> Option<Fouls> {
+    preset_of_name(name)?;
+    let rest = name.strip_prefix("rules_")?.split_once('_')?.1;
+    match rest.split_once('_')?.0 {
+        "refuse" => Some(Fouls::Refuse),
+        "lose" => Some(Fouls::Lose),
+        _ => None,
+    }
 }
 
 fn is_buoy_name(name: &str) -> bool {
@@ -401,6 +448,7 @@ impl Lobby {
             id_second: chrono::NaiveDateTime::MIN,
             id_issued: HashMap::new(),
             rng: seed,
+            setups: VecDeque::new(),
         }
     }
 
@@ -456,6 +504,13 @@ impl Lobby {
             Input::Line(conn, line) => self.line(conn, &line, now, out),
             Input::Closed(conn) => self.closed(conn, now, out),
             Input::Tick => self.tick(now, out),
+            Input::Setup { game, setup } => {
+                self.setups.retain(|(name, _)| *name != game);
+                if self.setups.len() >= MAX_SETUPS {
+                    self.setups.pop_front();
+                }
+                self.setups.push_back((game, *setup));
+            }
         }
     }
 
@@ -530,6 +585,9 @@ impl Lobby {
             Self::send(out, conn, "CHALLENGE ACCEPTED\n");
             return;
         }
+        if raw == IMPASSE_LINE && c.status == Status::Game {
+            return self.impasse_line(conn, now, out);
+        }
         let msg = match ClientMessage::parse(raw) {
             Ok(m) => m,
             Err(e) => {
@@ -579,6 +637,48 @@ impl Lobby {
                 }
             }
             ClientMessage::X1(cmd) => self.x1(conn, cmd, now, out),
+        }
+    }
+
+    /// [`IMPASSE_LINE`] from a player in a game, on either turn: proposes to count the
+    /// impasse now, or accepts the other's proposal (the game ends, counted as the rules
+    /// say). Both players hear `##[IMPASSE] proposed by +` (or `-`); a proposal the rules
+    /// refuse is answered `##[ERROR]`. A proposal lapses with the next move.
+    fn impasse_line(&mut self, conn: ConnId, now: Now, out: &mut Vec<Output>) {
+        let Some(key) = self.conns.get(&conn).and_then(|c| c.game) else {
+            return;
+        };
+        let Some(g) = self.games.get_mut(&key) else {
+            return;
+        };
+        if !matches!(g.phase, Phase::Playing) || g.mated {
+            return;
+        }
+        let color = if g.players[0] == conn {
+            Color::Black
+        } else {
+            Color::White
+        };
+        let accepted = match g.referee.accept_impasse(color) {
+            Ok(()) => true,
+            Err(gyoku::GameError::NoProposal) => match g.referee.propose_impasse(color) {
+                Ok(()) => false,
+                Err(e) => {
+                    Self::send(out, conn, format!("##[ERROR] {e}\n"));
+                    return;
+                }
+            },
+            Err(e) => {
+                Self::send(out, conn, format!("##[ERROR] {e}\n"));
+                return;
+            }
+        };
+        if accepted {
+            return self.finish(key, now, out);
+        }
+        let notice = format!("##[IMPASSE] proposed by {}\n", record::sign(color));
+        for p in g.players {
+            Self::send(out, p, notice.clone());
         }
     }
 
@@ -884,6 +984,9 @@ impl Lobby {
         // with colours swapped: offered to both players at once, linked to this game.
         let replay = matches!(&ending, Ending::Decided(o) if o.result == GameResult::NoContest)
             && g.players.iter().all(|p| self.conns.contains_key(p));
+        if !replay && !matches!(ending, Ending::Suspended) {
+            self.setups.retain(|(name, _)| *name != g.name);
+        }
         // Sends go out after the commit, the players' after the file: the driver orders them so.
         for p in g.players {
             self.release(p, !replay, out);
@@ -1634,7 +1737,13 @@ impl Lobby {
     ) {
         let name = GameName::parse(game).expect("checked by the caller");
         let preset = preset_of_name(game).unwrap_or(self.config.rules);
-        let (_, max_moves) = self.rules_for(preset);
+        let setup = self
+            .setups
+            .iter()
+            .find(|(n, _)| n == game)
+            .map(|(_, s)| s.clone())
+            .unwrap_or_default();
+        let max_moves = setup.max_moves.unwrap_or_else(|| self.rules_for(preset).1);
         let names = [
             self.conns[&black].name.clone(),
             self.conns[&white].name.clone(),
@@ -1649,7 +1758,7 @@ impl Lobby {
             total: name.total_seconds,
             byoyomi: name.byoyomi_seconds,
             increment: name.increment_seconds,
-            start: start_position(name.handicap),
+            start: setup.start.unwrap_or_else(|| start_position(name.handicap)),
             initial_moves: initial,
             moves: Vec::new(),
             started_at: now.wall.format("%Y/%m/%d %H:%M:%S").to_string(),
@@ -1667,8 +1776,11 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let rules =
+        let mut rules =
             spec.with_move_limit(self.rules_for(spec.preset).0, self.config.strict_csa_server);
+        if let Some(fouls) = fouls_of_name(&spec.name) {
+            rules.fouls = fouls;
+        }
         let control = TimeControl {
             main: u64::from(spec.total) * 1000,
             byoyomi: u64::from(spec.byoyomi) * 1000,

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -58,6 +59,8 @@ pub struct Options {
     pub max_per_address: usize,
     /// The HTTP API's address (`None`: no HTTP).
     pub http: Option<SocketAddr>,
+    /// The USI engines people may play against on the web page, by name.
+    pub engines: Vec<crate::play::EngineChoice>,
 }
 
 /// Why the server stopped.
@@ -153,6 +156,13 @@ pub async fn run(
     // The HTTP API reads the same storage through a connection of its own.
     // Each committed change's Game_ID, for the API's watchers.
     let (changes, _) = tokio::sync::broadcast::channel::<String>(4096);
+    let (tx, rx) = mpsc::channel::<Event>(65_536);
+    let ids = Arc::new(AtomicU64::new(1));
+    let connector = LocalConnector {
+        events: tx.clone(),
+        ids: Arc::clone(&ids),
+        csa: local,
+    };
     let http = match options.http {
         None => None,
         Some(addr) => {
@@ -166,8 +176,9 @@ pub async fn run(
                 .map_err(|e| ServeError(format!("cannot listen on {addr}: {e}")))?;
             let at = l.local_addr().map_err(|e| ServeError(e.to_string()))?;
             let watched = changes.clone();
+            let play = crate::play::Play::new(connector.clone(), options.engines.clone());
             let task = tokio::spawn(async move {
-                let served = crate::http::serve(l, conn, watched, std::future::pending());
+                let served = crate::http::serve(l, conn, watched, play, std::future::pending());
                 if let Err(e) = served.await {
                     note(&format!("the HTTP API stopped: {e}"));
                 }
@@ -182,7 +193,6 @@ pub async fn run(
         records_restored,
         http: http.as_ref().map(|(at, _)| *at),
     });
-    let (tx, rx) = mpsc::channel::<Event>(65_536);
     let limits = Arc::new(Limits {
         total: Semaphore::new(options.max_connections),
         per_address: std::sync::Mutex::new(HashMap::new()),
@@ -191,7 +201,7 @@ pub async fn run(
     });
     let files = spawn_record_writer(options.records.clone(), tx.downgrade())
         .map_err(|e| ServeError(format!("cannot start the record writer: {e}")))?;
-    let acceptor = tokio::spawn(accept_loop(listener, tx, accounts, limits));
+    let acceptor = tokio::spawn(accept_loop(listener, tx, accounts, limits, ids));
     let lobby = Lobby::new(options.lobby.clone(), buoys, suspended);
     let result = tokio::select! {
         r = referee_loop(lobby, rx, store, files, changes) => r,
@@ -295,8 +305,8 @@ async fn accept_loop(
     tx: mpsc::Sender<Event>,
     accounts: Accounts,
     limits: Arc<Limits>,
+    ids: Arc<AtomicU64>,
 ) {
-    let mut next_id: ConnId = 1;
     loop {
         let Ok((mut socket, peer)) = listener.accept().await else {
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -326,8 +336,7 @@ async fn accept_loop(
             continue;
         }
         permit.forget();
-        let id = next_id;
-        next_id += 1;
+        let id = ids.fetch_add(1, Ordering::Relaxed);
         let tx = tx.clone();
         let accounts = accounts.clone();
         let limits = Arc::clone(&limits);
@@ -512,6 +521,135 @@ async fn connection(
         .send(Event::Lobby(Input::Closed(id), Instant::now()))
         .await;
     let _ = writer.await;
+}
+
+/// Makes connections inside the server process — a web page's player — that talk to the
+/// lobby as a CSA client does, without a socket; and tells where the CSA port is, for
+/// engines the server puts on it.
+#[derive(Clone, Debug)]
+pub struct LocalConnector {
+    events: mpsc::Sender<Event>,
+    ids: Arc<AtomicU64>,
+    csa: SocketAddr,
+}
+
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Event")
+    }
+}
+
+impl LocalConnector {
+    /// Logs in a connection as `login` says (checked already: no password is asked);
+    /// `None` once the server has stopped.
+    pub async fn connect(&self, login: CheckedLogin) -> Option<LocalConn> {
+        let id = self.ids.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::channel::<WriterMsg>(WRITE_QUEUE);
+        let closed = Arc::new(Notify::new());
+        let handle = ConnHandle {
+            tx,
+            closed: Arc::clone(&closed),
+        };
+        self.events.send(Event::Register(id, handle)).await.ok()?;
+        self.events
+            .send(Event::Lobby(Input::LoggedIn(id, login), Instant::now()))
+            .await
+            .ok()?;
+        Some(LocalConn {
+            id,
+            events: self.events.clone(),
+            rx,
+            closed,
+            pending: std::collections::VecDeque::new(),
+        })
+    }
+
+    /// Games named `game` are set up so (see [`Input::Setup`]).
+    pub async fn setup(&self, game: String, setup: crate::lobby::GameSetup) -> bool {
+        self.events
+            .send(Event::Lobby(
+                Input::Setup {
+                    game,
+                    setup: Box::new(setup),
+                },
+                Instant::now(),
+            ))
+            .await
+            .is_ok()
+    }
+
+    /// The CSA port's address, as a client on this machine reaches it.
+    pub fn csa_addr(&self) -> SocketAddr {
+        let mut at = self.csa;
+        if at.ip().is_unspecified() {
+            at.set_ip(if at.is_ipv4() {
+                IpAddr::from([127, 0, 0, 1])
+            } else {
+                IpAddr::from(std::net::Ipv6Addr::LOCALHOST)
+            });
+        }
+        at
+    }
+}
+
+/// A connection made by [`LocalConnector::connect`]; it closes when dropped.
+#[derive(Debug)]
+pub struct LocalConn {
+    id: ConnId,
+    events: mpsc::Sender<Event>,
+    rx: mpsc::Receiver<WriterMsg>,
+    closed: Arc<Notify>,
+    pending: std::collections::VecDeque<String>,
+}
+
+impl std::fmt::Debug for WriterMsg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WriterMsg")
+    }
+}
+
+impl LocalConn {
+    /// Sends a line, as a client would (without its newline); `false` once the server has
+    /// stopped.
+    pub async fn send(&self, line: &str) -> bool {
+        let input = Input::Line(self.id, line.to_string());
+        self.events
+            .send(Event::Lobby(input, Instant::now()))
+            .await
+            .is_ok()
+    }
+
+    /// The next line the server sends (without its newline); `None` once the server has
+    /// closed the connection.
+    pub async fn recv(&mut self) -> Option<String> {
+        loop {
+            if let Some(line) = self.pending.pop_front() {
+                return Some(line);
+            }
+            let msg = tokio::select! {
+                m = self.rx.recv() => m,
+                () = self.closed.notified() => None,
+            };
+            match msg? {
+                WriterMsg::Text(text) => {
+                    self.pending.extend(text.lines().map(str::to_string));
+                }
+                WriterMsg::Close => return None,
+            }
+        }
+    }
+}
+
+impl Drop for LocalConn {
+    fn drop(&mut self) {
+        let closed = Event::Lobby(Input::Closed(self.id), Instant::now());
+        if let Err(mpsc::error::TrySendError::Full(ev)) = self.events.try_send(closed)
+            && let Ok(rt) = tokio::runtime::Handle::try_current()
+        {
+            let events = self.events.clone();
+            rt.spawn(async move { events.send(ev).await });
+        }
+    }
 }
 
 fn note(msg: &str) {

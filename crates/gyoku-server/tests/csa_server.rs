@@ -34,6 +34,7 @@ impl TestServer {
             max_connections: 100,
             max_per_address: 50,
             http: None,
+            engines: Vec::new(),
         };
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();

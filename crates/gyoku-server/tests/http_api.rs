@@ -32,6 +32,7 @@ impl TestServer {
             max_connections: 100,
             max_per_address: 50,
             http: Some("127.0.0.1:0".parse().unwrap()),
+            engines: Vec::new(),
         };
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
@@ -525,4 +526,220 @@ fn the_page_is_served_from_the_binary() {
         assert_eq!(status, 200, "{path}");
         assert!(v["text"].as_str().unwrap().contains(marker), "{path}");
     }
+}
+
+/// Black has a pawn on 5f and one in hand: `P*5e` is nifu.
+const NIFU_SFEN: &str = "lnsgkgsnl/1r5b1/pppp1pppp/9/9/4P4/PPPP1PPPP/1B5R1/LNSGKGSNL b P 1";
+/// Black has entered with 10 pieces in the zone and 28 points.
+const DECLARE_SFEN: &str = "8R/4K3B/GGGGSSSS1/nnnn5/pppppppp1/llll5/9/r7b/4k4 b 10P 1";
+
+impl TestServer {
+    /// A game between two people made over the API, the invitation opened, both seats
+    /// playing: (Black's token, White's token).
+    fn two_people(&self, game: Value) -> (String, String) {
+        let mut game = game;
+        game["opponent"] = json!("person");
+        game["color"] = json!("black");
+        let (status, a) = self.post_json("/api/play", &game);
+        assert_eq!(status, 201, "{a}");
+        let (black, white) = (
+            a["token"].as_str().unwrap().to_string(),
+            a["invite"].as_str().unwrap().to_string(),
+        );
+        let (status, b) = self.get(&format!("/api/seats/{white}"));
+        assert_eq!(
+            (status, b["seat"]["phase"].as_str()),
+            (200, Some("invited"))
+        );
+        let (status, b) = self.post_json(
+            &format!("/api/seats/{white}/join"),
+            &json!({"name": "Hanako"}),
+        );
+        assert_eq!(status, 200, "{b}");
+        for token in [&black, &white] {
+            self.until(token, |v| v["seat"]["phase"] == "playing");
+        }
+        (black, white)
+    }
+
+    /// Polls a seat until `done` holds (at most 10 s); its last answer.
+    fn until(&self, token: &str, done: impl Fn(&Value) -> bool) -> Value {
+        for _ in 0..200 {
+            let (status, v) = self.get(&format!("/api/seats/{token}"));
+            assert_eq!(status, 200, "{v}");
+            if done(&v) {
+                return v;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("seat {token} never got there");
+    }
+}
+
+#[test]
+fn two_people_play_from_the_api_under_friendly_and_tournament_rules() {
+    let server = TestServer::start("play");
+    // Friendly: the nifu is refused, named, and the game goes on.
+    let (black, white) = server.two_people(json!({
+        "rules": "csa", "fouls": "refuse", "sfen": NIFU_SFEN,
+        "time": {"total": 60, "byoyomi": 5},
+    }));
+    let mv = |token: &str, m: &str| {
+        server.post_json(&format!("/api/seats/{token}/move"), &json!({ "move": m }))
+    };
+    let (status, v) = mv(&white, "3c3d");
+    assert_eq!((status, error_code(&v)), (409, "not_your_turn"), "{v}");
+    let (status, v) = mv(&black, "P*5e");
+    assert_eq!((status, error_code(&v)), (422, "illegal_move"), "{v}");
+    assert_eq!(v["error"]["kind"], "nifu");
+    assert_eq!(v["error"]["refused"], true);
+    let (status, v) = mv(&black, "5f5e");
+    assert_eq!(status, 200, "{v}");
+    let game = &v["game"];
+    assert_eq!(game["moves"][0]["usi"], "5f5e");
+    assert_eq!(game["fouls"], "refuse");
+    assert_eq!(game["clock"]["running"], "white");
+    assert_eq!(game["clock"]["byoyomi_ms"], 5000);
+    assert!(game["legal"].as_array().unwrap().contains(&json!("3c3d")));
+    let (status, v) = mv(&black, "5e5d");
+    assert_eq!((status, error_code(&v)), (409, "not_your_turn"), "{v}");
+    let (status, v) = server.post_json(&format!("/api/seats/{white}/resign"), &json!({}));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["seat"]["result"], "#LOSE");
+    assert_eq!(v["game"]["outcome"]["reason"], "resignation");
+    assert_eq!(v["game"]["outcome"]["result"], "black");
+    server.until(&black, |v| v["seat"]["result"] == "#WIN");
+    let (status, v) = server.post_json(&format!("/api/seats/{white}/join"), &json!({}));
+    assert_eq!((status, error_code(&v)), (409, "invitation_taken"), "{v}");
+    let (status, v) = mv(&black, "5e5d");
+    assert_eq!((status, error_code(&v)), (409, "not_playing"), "{v}");
+
+    // Tournament: the same drop loses, and the ending names it.
+    let (black, _) = server.two_people(json!({
+        "rules": "csa", "fouls": "lose", "sfen": NIFU_SFEN,
+    }));
+    let (status, v) = mv(&black, "P*5e");
+    assert_eq!(status, 200, "{v}");
+    let outcome = &v["game"]["outcome"];
+    assert_eq!(v["game"]["status"], "finished", "{v}");
+    assert_eq!(outcome["result"], "white", "{outcome}");
+    assert_eq!(outcome["reason"], "illegal_move", "{outcome}");
+    assert_eq!(outcome["detail"]["foul"], "nifu", "{outcome}");
+    assert_eq!(v["seat"]["result"], "#LOSE");
+}
+
+#[test]
+fn a_declaration_wins_under_csa_and_is_no_contest_under_jsa() {
+    let server = TestServer::start("declare");
+    for (rules, result) in [("csa", "black"), ("jsa", "no_contest")] {
+        let (black, _) = server.two_people(json!({ "rules": rules, "sfen": DECLARE_SFEN }));
+        let (_, v) = server.get(&format!("/api/seats/{black}"));
+        assert_eq!(v["game"]["allows"]["declaration"], true, "{v}");
+        let (status, v) = server.post_json(&format!("/api/seats/{black}/declare"), &json!({}));
+        assert_eq!(status, 200, "{v}");
+        let outcome = &v["game"]["outcome"];
+        assert_eq!(outcome["result"], result, "{rules}: {outcome}");
+        assert_eq!(outcome["reason"], "declaration", "{rules}: {outcome}");
+        assert_eq!(outcome["detail"]["count"]["declaration_points"], 28);
+    }
+    // The lishogi preset has no declaration: the page's button stays off.
+    let (black, _) = server.two_people(json!({ "rules": "lishogi" }));
+    let (_, v) = server.get(&format!("/api/seats/{black}"));
+    assert_eq!(v["game"]["allows"]["declaration"], false, "{v}");
+}
+
+#[test]
+fn bad_play_requests_get_their_codes() {
+    let server = TestServer::start("play-bad");
+    for (body, status, code) in [
+        (json!({"opponent": "nosuch"}), 400, "no_such_engine"),
+        (json!({"opponent": "builtin"}), 400, "no_such_engine"),
+        (
+            json!({"opponent": "person", "time": {"total": 60, "byoyomi": 5, "increment": 2}}),
+            400,
+            "invalid_time",
+        ),
+        (
+            json!({"opponent": "person", "time": {"total": -1}}),
+            400,
+            "invalid_time",
+        ),
+        (
+            json!({"opponent": "person", "time": "fast"}),
+            400,
+            "invalid_time",
+        ),
+        (
+            json!({"opponent": "person", "rules": "chess"}),
+            400,
+            "invalid_rules",
+        ),
+        (
+            json!({"opponent": "person", "fouls": "maybe"}),
+            400,
+            "invalid_fouls",
+        ),
+        (
+            json!({"opponent": "person", "color": "red"}),
+            400,
+            "invalid_color",
+        ),
+        (
+            json!({"opponent": "person", "sfen": "9/9 b"}),
+            400,
+            "invalid_sfen",
+        ),
+        (
+            json!({"opponent": "person", "max_moves": "many"}),
+            400,
+            "invalid_max_moves",
+        ),
+        (json!([1]), 400, "invalid_json"),
+    ] {
+        let (got, v) = server.post_json("/api/play", &body);
+        assert_eq!((got, error_code(&v)), (status, code), "{body}: {v}");
+    }
+    let (status, v) = server.get("/api/seats/nope");
+    assert_eq!((status, error_code(&v)), (404, "no_such_seat"), "{v}");
+    let (black, _) = server.two_people(json!({}));
+    for (m, code) in [
+        (json!({"move": "7g7"}), "invalid_move"),
+        (json!({}), "invalid_move"),
+    ] {
+        let (status, v) = server.post_json(&format!("/api/seats/{black}/move"), &m);
+        assert_eq!((status, error_code(&v)), (400, code), "{m}: {v}");
+    }
+    let (status, v) = server.get("/api/play");
+    assert_eq!(status, 200);
+    assert_eq!(v["opponents"], json!(["person"]));
+}
+
+#[test]
+fn an_impasse_count_is_proposed_and_accepted_under_jsa_only() {
+    let server = TestServer::start("impasse");
+    // Both kings entered, 27 points each: agreed, JSA counts a no-contest (replayed).
+    let both = "K8/9/9/9/9/9/9/9/8k b RB2G2S2N2L9Prb2g2s2n2l9p 1";
+    let (black, white) = server.two_people(json!({ "rules": "jsa", "sfen": both }));
+    let (_, v) = server.get(&format!("/api/seats/{black}"));
+    assert_eq!(v["game"]["allows"]["impasse_count"], true, "{v}");
+    let (status, v) = server.post_json(&format!("/api/seats/{black}/impasse"), &json!({}));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["seat"]["proposal"], "black", "{v}");
+    let v = server.until(&white, |v| v["seat"]["proposal"] == "black");
+    assert_eq!(v["game"]["status"], "playing");
+    let (status, v) = server.post_json(&format!("/api/seats/{white}/impasse"), &json!({}));
+    assert_eq!(status, 200, "{v}");
+    let outcome = &v["game"]["outcome"];
+    assert_eq!(v["game"]["status"], "finished", "{v}");
+    assert_eq!(outcome["result"], "no_contest", "{outcome}");
+    assert_eq!(outcome["reason"], "impasse_agreement", "{outcome}");
+    assert_eq!(v["seat"]["result"], "#DRAW");
+    // Under csa there is no agreement: refused, and the game goes on.
+    let (black, _) = server.two_people(json!({ "rules": "csa", "sfen": both }));
+    let (_, v) = server.get(&format!("/api/seats/{black}"));
+    assert_eq!(v["game"]["allows"]["impasse_count"], false, "{v}");
+    let (status, v) = server.post_json(&format!("/api/seats/{black}/impasse"), &json!({}));
+    assert_eq!((status, error_code(&v)), (422, "refused"), "{v}");
+    let (_, v) = server.get(&format!("/api/seats/{black}"));
+    assert_eq!(v["game"]["status"], "playing", "{v}");
 }

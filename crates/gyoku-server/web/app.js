@@ -21,6 +21,18 @@ const I18N = {
     recorded: 'The record says: {end}.', agrees: 'Gyoku agrees.', differs: 'Gyoku differs.',
     used: '{side}: {used} used of {total}', live: 'live', ply: 'Ply', start: 'Start',
     impasse: 'Impasse', chart: 'Impasse points over the game', records: '{n} games in the file; the first is shown.',
+    play: 'Play', playTitle: 'Play a game', opponent: 'Opponent', person: 'another person (send a link)',
+    fouls: 'Illegal moves', foulsPreset: 'as the rules say', foulsRefuse: 'refused (friendly)', foulsLose: 'lose the game (tournament)',
+    totalTime: 'Main time (seconds)', byoyomi: 'Byoyomi (seconds)', increment: 'Increment (seconds, instead of byoyomi)',
+    color: 'Your side', random: 'by lot', startSfen: 'Start position (SFEN, empty for the usual start)', maxMoves: 'Move limit (empty: the rules\' own, 0: none)',
+    yourName: 'Your name', startGame: 'Start the game', invite: 'Send this link to your opponent:', join: 'Join the game',
+    invited: 'You are invited to a game.', waiting: 'Waiting for the opponent…', resign: 'Resign', declare: 'Declare (入玉宣言)',
+    promote: 'Promote?', promoteYes: 'Promote', promoteNo: 'Do not promote', refused: 'Refused: {kind} — {move}. Play another move.',
+    lostBy: 'Illegal: {kind} — {move}. Under tournament rules the game is lost.', yourTurn: 'Your move', theirTurn: 'Opponent to move',
+    you: 'You play {side}', youWin: 'You win', youLose: 'You lose', youDraw: 'Draw', replay: 'Replay with sides swapped: a new game follows.',
+    byo: 'byoyomi', proposeImpasse: 'Propose impasse count', acceptImpasse: 'Accept impasse count',
+    impasseProposed: 'Impasse count proposed', proposed: 'Your opponent proposes to count the impasse now.',
+    nextGame: 'The replay has started: go to it →',
   },
   ja: {
     games: '対局', calculator: '入玉計算', judge: '棋譜判定',
@@ -38,6 +50,18 @@ const I18N = {
     recorded: '棋譜の記載：{end}。', agrees: 'Gyoku の判定と一致。', differs: 'Gyoku の判定と相違。',
     used: '{side}：消費 {used}／持ち時間 {total}', live: '中継中', ply: '手数', start: '開始局面',
     impasse: '入玉', chart: '対局中の点数の推移', records: 'ファイルに {n} 局あります。最初の局を表示します。',
+    play: '対局する', playTitle: '対局を始める', opponent: '相手', person: '人（リンクを送る）',
+    fouls: '反則', foulsPreset: 'ルールどおり', foulsRefuse: '指し直し（フレンドリー）', foulsLose: '反則負け（公式戦）',
+    totalTime: '持ち時間（秒）', byoyomi: '秒読み（秒）', increment: 'フィッシャー加算（秒、秒読みの代わり）',
+    color: '手番', random: '振り駒', startSfen: '開始局面（SFEN、空欄は平手）', maxMoves: '最大手数（空欄はルールどおり、0は無制限）',
+    yourName: '名前', startGame: '対局開始', invite: 'このリンクを相手に送ってください：', join: '対局に参加',
+    invited: '対局に招待されています。', waiting: '相手を待っています…', resign: '投了', declare: '入玉宣言',
+    promote: '成りますか？', promoteYes: '成る', promoteNo: '成らない', refused: '指せません：{kind}（{move}）。別の手を指してください。',
+    lostBy: '反則：{kind}（{move}）。公式戦ルールでは反則負けです。', yourTurn: 'あなたの手番', theirTurn: '相手の手番',
+    you: 'あなたは{side}', youWin: 'あなたの勝ち', youLose: 'あなたの負け', youDraw: '引き分け', replay: '指し直し：先後を入れ替えて再対局します。',
+    byo: '秒読み', proposeImpasse: '持将棋を提案', acceptImpasse: '持将棋に同意',
+    impasseProposed: '持将棋を提案中', proposed: '相手が持将棋（点数計算）を提案しています。',
+    nextGame: '指し直し局が始まりました →',
   },
 };
 
@@ -162,17 +186,26 @@ function applyUsi(pos, usi) {
 
 const glyph = (piece) => (settings.glyphs === 'kanji' ? KANJI[piece] : piece);
 
-function handEl(pos, color) {
+// `ui` (optional) makes the board playable: `selected` (a square, or `P*` for a piece in
+// hand), `targets` (squares it may go to), `onSquare(name)`, `onHand(color, piece)`.
+function handEl(pos, color, ui) {
   const items = HAND_ORDER.filter((k) => pos.hand[color][k]).map((k) => {
     const n = pos.hand[color][k];
-    return el('span', { class: 'inhand' }, glyph(k) + (n > 1 ? n : ''));
+    const attrs = { class: 'inhand', 'data-piece': k, 'data-color': color };
+    if (ui) {
+      if (ui.selected === `${k}*` && ui.color === color) attrs.class += ' selected';
+      attrs.onclick = () => ui.onHand(color, k);
+      attrs.draggable = 'true';
+      attrs.ondragstart = () => ui.onHand(color, k, true);
+    }
+    return el('span', attrs, glyph(k) + (n > 1 ? n : ''));
   });
   return el('div', { class: `hand hand-${color}`, id: `hand-${color}` },
     el('span', { class: 'who' }, `${color === 'b' ? '☗' : '☖'}${sideName(color)}`), items);
 }
 
 // The board, Black at the bottom; `last` (USI) and `check` marked.
-function boardEl(pos, last, check) {
+function boardEl(pos, last, check, ui) {
   const grid = el('div', { class: 'board', id: 'board' });
   const to = last ? last.slice(2, 4) : null;
   const from = last && last[1] !== '*' ? last.slice(0, 2) : null;
@@ -187,11 +220,23 @@ function boardEl(pos, last, check) {
         if (p.piece.startsWith('+')) classes.push('promoted');
         if (check && p.piece === 'K' && p.color === pos.turn) classes.push('check');
       }
-      grid.append(el('div', { class: classes.join(' '), 'data-square': name },
-        p ? el('span', {}, glyph(p.piece)) : ''));
+      const attrs = { 'data-square': name };
+      if (ui) {
+        if (ui.selected === name) classes.push('selected');
+        if (ui.targets && ui.targets.has(name)) classes.push('target');
+        attrs.onclick = () => ui.onSquare(name);
+        attrs.ondragover = (e) => e.preventDefault();
+        attrs.ondrop = (e) => { e.preventDefault(); ui.onSquare(name, true); };
+        if (p) {
+          attrs.draggable = 'true';
+          attrs.ondragstart = () => ui.onSquare(name, false, true);
+        }
+      }
+      attrs.class = classes.join(' ');
+      grid.append(el('div', attrs, p ? el('span', {}, glyph(p.piece)) : ''));
     }
   }
-  return el('div', { class: 'boardwrap' }, handEl(pos, 'w'), grid, handEl(pos, 'b'));
+  return el('div', { class: 'boardwrap' }, handEl(pos, 'w', ui), grid, handEl(pos, 'b', ui));
 }
 
 // --- words for endings and the calculator ---------------------------------------------
@@ -263,39 +308,81 @@ async function showGames() {
   timers.push(setInterval(() => load().catch(() => {}), 3000));
 }
 
-function clockText(v, color) {
-  const startTurn = v.start_sfen.split(' ')[1];
-  let used = 0;
-  v.moves.forEach((m, i) => {
-    const mover = (i % 2 === 0) === (startTurn === 'b') ? 'b' : 'w';
-    if (mover === color) used += m.seconds || 0;
-  });
-  const total = `${v.time.total}s` + (v.time.byoyomi ? ` + ${v.time.byoyomi}s` : '') + (v.time.increment ? ` + ${v.time.increment}s/move` : '');
-  return t('used', { side: sideName(color), used: `${used}s`, total });
+// --- clocks ------------------------------------------------------------------------------
+
+// The clock of the view shown last, counted down on this page between views.
+var clockView = null; // `var`: the end-to-end test reads it
+
+function mmss(ms) {
+  const sec = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(sec / 60)}:${String(sec % 60).padStart(2, '0')}`;
 }
+
+function clockLine(color) {
+  const v = clockView;
+  if (!v || !v.view.clock) return '';
+  const c = v.view.clock;
+  let left = c[color === 'b' ? 'black_ms' : 'white_ms'];
+  const running = c.running && c.running[0] === color;
+  if (running) left -= (c.elapsed_ms || 0) + (performance.now() - v.at);
+  let text = mmss(left);
+  if (c.byoyomi_ms) {
+    const byo = left < 0 ? c.byoyomi_ms + left : c.byoyomi_ms;
+    text += left <= 0 ? ` · ${t('byo')} ${mmss(byo)}` : ` + ${c.byoyomi_ms / 1000}s`;
+  }
+  if (c.increment_ms) text += ` + ${c.increment_ms / 1000}s/move`;
+  return `${color === 'b' ? '☗' : '☖'}${sideName(color)} ${v.view[color === 'b' ? 'black' : 'white']}: ${text}${running ? ' ●' : ''}`;
+}
+
+function tickClocks() {
+  for (const c of ['b', 'w']) {
+    const e = document.getElementById(`clock-${c}`);
+    if (e) e.textContent = clockLine(c);
+  }
+}
+setInterval(tickClocks, 200);
 
 // The move counts of every view shown, in order (the end-to-end test reads it).
 window.gyokuShown = [];
 
+// --- a game, watched or played ---------------------------------------------------------------
+
+// The seat being played from this page (null when watching), and the move being made.
+var playing = null; // `var`: the end-to-end test reads it
+
+// A view older than the one shown (an answer overtaken by a live event) is not shown.
+function older(v) {
+  const shown = clockView && clockView.view;
+  if (!shown || shown.id !== v.id) return false;
+  return v.moves.length < shown.moves.length
+    || (v.moves.length === shown.moves.length && shown.status !== 'playing' && v.status === 'playing');
+}
+
 function renderGame(v) {
-  window.gyokuShown.push(v.moves.length);
+  if (older(v)) return;
+  if (!clockView || clockView.view !== v) window.gyokuShown.push(v.moves.length);
+  clockView = { view: v, at: performance.now() };
   const pos = parseSfen(v.sfen);
   const last = v.moves.length ? v.moves[v.moves.length - 1].usi : null;
   const moves = el('div', { class: 'moves', id: 'moves' },
     v.moves.map((m) => el('span', { 'data-ply': m.ply }, `${m.ply} ${m.ki2}`)));
+  const seat = playing && playing.seat.games.includes(v.id) ? playing : null;
   const panel = el('div', { class: 'panel' },
     el('h2', {}, `${v.black} – ${v.white}`),
     el('p', { class: 'status', id: 'game-status' }, `${v.name} · ${v.rules} · ${t(v.status)}`
       + (v.status === 'playing' ? ` · ${t('toMove', { side: sideName(v.turn) })}` : '')),
-    el('p', { class: 'clock', id: 'clock-b' }, clockText(v, 'b')),
-    el('p', { class: 'clock', id: 'clock-w' }, clockText(v, 'w')),
+    el('p', { class: 'clock', id: 'clock-w' }, ''),
+    el('p', { class: 'clock', id: 'clock-b' }, ''),
+    seat ? controlsEl(v, seat) : null,
     el('p', { class: 'ending', id: 'ending' }, endingText(v.outcome)),
     el('h3', {}, t('moves')), moves, impasseEl(v.impasse),
     el('img', { class: 'chart', id: 'chart', alt: t('chart'),
       src: `/api/games/${encodeURIComponent(v.id)}/chart.svg?moves=${v.moves.length}` }));
+  const ui = seat ? boardUi(v, seat, pos) : undefined;
   main().replaceChildren(el('div', { class: 'game', id: 'game', 'data-moves': v.moves.length },
-    boardEl(pos, last, v.in_check), panel));
+    el('div', {}, boardEl(pos, last, v.in_check, ui), seat && seat.promoting ? promoteEl(seat) : null), panel));
   moves.scrollTop = moves.scrollHeight;
+  tickClocks();
 }
 
 async function showGame(id) {
@@ -310,6 +397,256 @@ async function showGame(id) {
       streams.push(es);
     }
   } catch (e) { main().replaceChildren(); showError(e); }
+}
+
+// --- playing from the page ----------------------------------------------------------------
+
+const myTurn = (v, seat) => v.status === 'playing' && seat.seat.phase === 'playing' && v.turn === seat.seat.color;
+
+function controlsEl(v, seat) {
+  const mine = myTurn(v, seat);
+  const you = seat.seat.color;
+  const result = seat.seat.game_id === v.id ? seat.seat.result : null;
+  const button = (id, label, enabled, onclick) => {
+    const attrs = { type: 'button', id, onclick };
+    if (!enabled) attrs.disabled = 'disabled';
+    return el('button', attrs, label);
+  };
+  return el('div', { class: 'controls', id: 'controls' },
+    el('p', { id: 'you' }, `${t('you', { side: sideName(you) })} · `,
+      el('strong', { id: 'turn' }, v.status === 'playing' ? t(mine ? 'yourTurn' : 'theirTurn') : '')),
+    el('p', {},
+      button('resign', t('resign'), mine, () => act(seat, 'resign')), ' ',
+      button('declare', t('declare'), mine && v.allows.declaration, () => act(seat, 'declare')), ' ',
+      impasseButton(v, seat, button)),
+    seat.seat.proposal && seat.seat.proposal !== you
+      ? el('p', { id: 'proposal' }, t('proposed')) : null,
+    seat.error ? el('p', { class: 'error', id: 'play-error' }, seat.error) : null,
+    result ? el('p', { class: 'result', id: 'result' },
+      result === '#WIN' ? t('youWin') : result === '#LOSE' ? t('youLose') : t('youDraw')) : null,
+    v.outcome && v.outcome.result === 'no_contest' ? el('p', {}, t('replay')) : null,
+    seat.next ? el('p', {}, el('a', { href: '#', id: 'next-game', onclick: (e) => { e.preventDefault(); seat.goNext(); } }, t('nextGame'))) : null);
+}
+
+// Propose an impasse count, or accept the opponent's: only under rules with an agreement,
+// and only when the calculator says one may be counted now.
+function impasseButton(v, seat, button) {
+  if (!v.allows.impasse_count) return null;
+  const you = seat.seat.color;
+  const theirs = seat.seat.proposal && seat.seat.proposal !== you;
+  const verdict = v.impasse.verdicts[v.rules];
+  const countable = verdict && verdict.agreement !== 'not_available';
+  const enabled = v.status === 'playing' && seat.seat.phase === 'playing' && countable && seat.seat.proposal !== you;
+  return button('impasse', t(theirs ? 'acceptImpasse' : seat.seat.proposal === you ? 'impasseProposed' : 'proposeImpasse'),
+    enabled, () => act(seat, 'impasse'));
+}
+
+// Where the selected piece may go, from the view's legal moves.
+function targetsOf(v, selected) {
+  const out = new Set();
+  if (!selected) return out;
+  for (const m of v.legal || []) if (m.startsWith(selected)) out.add(m.slice(2, 4));
+  return out;
+}
+
+function boardUi(v, seat, pos) {
+  const mine = myTurn(v, seat);
+  const color = seat.seat.color[0];
+  const rerender = () => renderGame(v);
+  return {
+    selected: seat.selected,
+    color,
+    targets: targetsOf(v, seat.selected),
+    onHand: (c, piece, dragStart) => {
+      if (!mine || c !== color) return;
+      seat.selected = `${piece}*`;
+      seat.error = null;
+      if (!dragStart) rerender();
+    },
+    onSquare: (name, dropped, dragStart) => {
+      if (!mine) return;
+      const [r, c] = square(name);
+      const here = pos.board[r][c];
+      if (dragStart || !seat.selected || (here && here.color === color && !dropped && seat.selected !== name)) {
+        if (here && here.color === color) {
+          seat.selected = name;
+          seat.error = null;
+          if (!dragStart) rerender();
+        }
+        return;
+      }
+      if (seat.selected === name) { seat.selected = null; rerender(); return; }
+      const from = seat.selected;
+      seat.selected = null;
+      if (from.endsWith('*')) { sendMove(seat, `${from}${name}`); return; }
+      const usi = `${from}${name}`;
+      const choices = (v.legal || []).filter((m) => m.startsWith(usi));
+      if (choices.includes(usi) && choices.includes(`${usi}+`)) {
+        seat.promoting = usi;
+        rerender();
+      } else if (choices.length === 1) {
+        sendMove(seat, choices[0]);
+      } else {
+        sendMove(seat, usi);
+      }
+    },
+  };
+}
+
+function promoteEl(seat) {
+  const choose = (yes) => {
+    const usi = seat.promoting + (yes ? '+' : '');
+    seat.promoting = null;
+    sendMove(seat, usi);
+  };
+  return el('div', { class: 'promote', id: 'promote' }, t('promote'), ' ',
+    el('button', { type: 'button', id: 'promote-yes', onclick: () => choose(true) }, t('promoteYes')), ' ',
+    el('button', { type: 'button', id: 'promote-no', onclick: () => choose(false) }, t('promoteNo')));
+}
+
+async function sendMove(seat, usi) {
+  seat.error = null;
+  try {
+    const r = await api('POST', `/api/seats/${seat.token}/move`, JSON.stringify({ move: usi }));
+    seat.seat = r.seat;
+    if (r.game) renderGame(r.game);
+  } catch (e) {
+    const i = e.info || {};
+    seat.error = i.code === 'illegal_move'
+      ? t('refused', { kind: word(FOULS, i.kind), move: i.move })
+      : e.message;
+    if (clockView) renderGame(clockView.view);
+  }
+}
+
+async function act(seat, what) {
+  seat.error = null;
+  try {
+    const r = await api('POST', `/api/seats/${seat.token}/${what}`, '{}');
+    seat.seat = r.seat;
+    if (r.game) renderGame(r.game);
+  } catch (e) {
+    seat.error = e.message;
+    if (clockView) renderGame(clockView.view);
+  }
+}
+
+async function showPlayForm() {
+  const q = new URLSearchParams(location.hash.split('?')[1] || '');
+  const opts = await api('GET', '/api/play');
+  const field = (id, label, input) => el('div', {}, el('label', { for: id }, label), input);
+  const select = (id, values, chosen) => el('select', { id }, values.map(([v, label]) => {
+    const o = el('option', { value: v }, label);
+    if (v === chosen) o.selected = true;
+    return o;
+  }));
+  const opponent = select('opponent', opts.opponents.map((o) => [o, o === 'person' ? t('person') : o]), q.get('opponent') || opts.opponents[0]);
+  const rules = select('play-rules', opts.presets.map((p) => [p, p]), q.get('rules') || 'csa');
+  const fouls = select('fouls', [['', t('foulsPreset')], ['refuse', t('foulsRefuse')], ['lose', t('foulsLose')]], q.get('fouls') || '');
+  const num = (id, v) => el('input', { type: 'number', id, min: '0', value: v });
+  const total = num('total', q.get('total') || '600');
+  const byoyomi = num('byoyomi-input', q.get('byoyomi') || '10');
+  const increment = num('increment', q.get('increment') || '0');
+  const color = select('color', [['black', t('black')], ['white', t('white')], ['random', t('random')]], q.get('color') || 'black');
+  const sfen = el('input', { type: 'text', id: 'start-sfen', value: q.get('sfen') || '' });
+  const maxMoves = el('input', { type: 'number', id: 'max-moves', min: '0', value: q.get('max_moves') || '' });
+  const name = el('input', { type: 'text', id: 'name', value: localStorage.getItem('gyoku.name') || '' });
+  const out = el('div', {});
+  const start = async () => {
+    out.replaceChildren();
+    localStorage.setItem('gyoku.name', name.value);
+    const body = { opponent: opponent.value, rules: rules.value, color: color.value, name: name.value || 'guest',
+      time: { total: +total.value, byoyomi: +byoyomi.value, increment: +increment.value } };
+    if (fouls.value) body.fouls = fouls.value;
+    if (sfen.value.trim()) body.sfen = sfen.value.trim();
+    if (maxMoves.value !== '') body.max_moves = +maxMoves.value;
+    try {
+      const r = await api('POST', '/api/play', JSON.stringify(body));
+      location.hash = `#/seat/${r.token}`;
+    } catch (e) { out.append(el('p', { class: 'error', id: 'error' }, e.message)); }
+  };
+  main().replaceChildren(el('h2', {}, t('playTitle')),
+    field('opponent', t('opponent'), opponent), field('play-rules', t('rules'), rules),
+    field('fouls', t('fouls'), fouls), field('total', t('totalTime'), total),
+    field('byoyomi-input', t('byoyomi'), byoyomi), field('increment', t('increment'), increment),
+    field('color', t('color'), color), field('start-sfen', t('startSfen'), sfen),
+    field('max-moves', t('maxMoves'), maxMoves), field('name', t('yourName'), name),
+    el('p', {}, el('button', { type: 'button', id: 'start' }, t('startGame'))), out);
+  document.getElementById('start').addEventListener('click', start);
+}
+
+async function showSeat(token) {
+  main().replaceChildren(el('p', { class: 'status' }, '…'));
+  let r;
+  try { r = await api('GET', `/api/seats/${token}`); } catch (e) { main().replaceChildren(); showError(e); return; }
+  if (r.seat.phase === 'invited') {
+    const name = el('input', { type: 'text', id: 'name', value: localStorage.getItem('gyoku.name') || '' });
+    main().replaceChildren(el('h2', {}, t('invited')), el('label', { for: 'name' }, t('yourName')), name,
+      el('p', {}, el('button', { type: 'button', id: 'join', onclick: async () => {
+        localStorage.setItem('gyoku.name', name.value);
+        try {
+          await api('POST', `/api/seats/${token}/join`, JSON.stringify({ name: name.value || 'guest' }));
+          showSeat(token);
+        } catch (e) { showError(e); }
+      } }, t('join'))));
+    return;
+  }
+  const seat = { token, seat: r.seat, selected: null, promoting: null, error: null };
+  playing = seat;
+  let followed = null;
+  const follow = (id) => {
+    if (followed === id) return;
+    followed = id;
+    streams.forEach((x) => x.close());
+    streams = [];
+    const es = new EventSource(`/api/games/${encodeURIComponent(id)}/events`);
+    es.addEventListener('game', (e) => {
+      const v = JSON.parse(e.data);
+      renderGame(v);
+      if (v.status !== 'playing') refresh();
+    });
+    streams.push(es);
+  };
+  const invite = r.seat.invite ? `${location.origin}${location.pathname}#/seat/${r.seat.invite}` : null;
+  const waiting = () => main().replaceChildren(el('p', { id: 'waiting' }, t('waiting')),
+    invite ? el('p', {}, t('invite'), el('input', { type: 'text', id: 'invite', readonly: 'readonly', value: invite })) : null);
+  const refresh = async () => {
+    try {
+      const x = await api('GET', `/api/seats/${token}`);
+      seat.seat = x.seat;
+      const shown = clockView && clockView.view;
+      if (x.game && shown && shown.id !== x.game.id && shown.status === 'finished' && seat.seat.games.includes(shown.id)) {
+        // A replay after a no-contest: the ending stays in view a while, with a link on.
+        if (!seat.next) {
+          seat.next = x.game.id;
+          setTimeout(seat.goNext, 8000);
+        }
+        renderGame(shown);
+        return;
+      }
+      if (x.game) { renderGame(x.game); follow(x.game.id); } else waiting();
+    } catch (e) { /* the next poll tries again */ }
+  };
+  seat.goNext = () => {
+    if (!seat.next || playing !== seat) return;
+    seat.next = null;
+    clockView = null;
+    refresh();
+  };
+  if (r.game) { renderGame(r.game); follow(r.game.id); } else waiting();
+  // A game not yet started, a replay after a no-contest: the seat is asked again.
+  timers.push(setInterval(async () => {
+    if (seat.next) return;
+    if (!seat.seat.game_id || seat.seat.phase !== 'playing' || (clockView && clockView.view.status !== 'playing')) {
+      refresh();
+    } else if (clockView && clockView.view.allows.impasse_count) {
+      // A proposal is not a stored change: the seat is asked for it.
+      try {
+        const x = await api('GET', `/api/seats/${token}`);
+        if (x.seat.proposal !== seat.seat.proposal) { seat.seat = x.seat; renderGame(clockView.view); }
+      } catch (e) { /* the next poll tries again */ }
+    }
+  }, 1000));
 }
 
 function showCalculator() {
@@ -401,7 +738,10 @@ function route() {
   document.querySelectorAll('[data-t]').forEach((e) => { e.textContent = t(e.dataset.t); });
   document.getElementById('lang').textContent = settings.lang === 'ja' ? 'English' : '日本語';
   document.getElementById('glyphs').textContent = settings.glyphs === 'kanji' ? 'P' : '歩';
+  playing = null;
   if (hash.startsWith('/game/')) showGame(decodeURIComponent(hash.slice(6)));
+  else if (hash.startsWith('/play')) showPlayForm().catch(showError);
+  else if (hash.startsWith('/seat/')) showSeat(hash.slice(6));
   else if (hash.startsWith('/calculator')) showCalculator();
   else if (hash.startsWith('/judge')) showJudge();
   else showGames();

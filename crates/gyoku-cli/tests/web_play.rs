@@ -1,0 +1,156 @@
+//! Playing from the web page's API against the built-in engine, through the real binary:
+//! `gyoku serve` puts its own `gyoku engine` on its CSA port for the game, and the person
+//! plays legal moves over HTTP until the game ends.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn gyoku() -> &'static str {
+    env!("CARGO_BIN_EXE_gyoku")
+}
+
+/// One HTTP request: the status and the JSON body.
+fn request(at: SocketAddr, method: &str, path: &str, body: &Value) -> (u16, Value) {
+    let body = if body.is_null() {
+        String::new()
+    } else {
+        body.to_string()
+    };
+    let mut s = TcpStream::connect(at).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: t\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(body.as_bytes()).unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    let status = answer[9..12].parse().unwrap();
+    let (_, json) = answer.split_once("\r\n\r\n").unwrap();
+    (status, serde_json::from_str(json).unwrap())
+}
+
+#[test]
+fn a_person_plays_the_builtin_engine_to_the_end_over_http() {
+    let dir = std::env::temp_dir().join(format!("gyoku-web-play-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut server = Killed(
+        Command::new(gyoku())
+            .args(["serve", "--csa", "127.0.0.1:0", "--http", "127.0.0.1:0"])
+            .arg("--data-dir")
+            .arg(&dir)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut err = BufReader::new(server.0.stderr.take().unwrap());
+    let mut http = None;
+    let mut line = String::new();
+    while http.is_none() && err.read_line(&mut line).unwrap() > 0 {
+        if let Some(rest) = line.trim().strip_prefix("gyoku serve: HTTP API on http://") {
+            http = rest.strip_suffix("/api/games").map(|a| a.parse().unwrap());
+        }
+        line.clear();
+    }
+    let http: SocketAddr = http.expect("the server says where its HTTP API listens");
+    std::thread::spawn(move || {
+        let mut sink = String::new();
+        while err.read_line(&mut sink).is_ok_and(|n| n > 0) {
+            sink.clear();
+        }
+    });
+    let (status, v) = request(http, "GET", "/api/play", &Value::Null);
+    assert_eq!(
+        (status, v["opponents"].clone()),
+        (200, json!(["builtin", "person"]))
+    );
+    let (status, seat) = request(
+        http,
+        "POST",
+        "/api/play",
+        &json!({"opponent": "builtin", "rules": "jsa", "color": "black", "max_moves": 12,
+                "time": {"total": 60, "byoyomi": 10}, "name": "Taro"}),
+    );
+    assert_eq!(status, 201, "{seat}");
+    let token = seat["token"].as_str().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut moved = 0;
+    let game = loop {
+        assert!(Instant::now() < deadline, "the game did not end");
+        let (status, v) = request(http, "GET", &format!("/api/seats/{token}"), &Value::Null);
+        assert_eq!(status, 200, "{v}");
+        let game = &v["game"];
+        if game["status"] == "finished" && v["seat"]["result"].is_string() {
+            break v;
+        }
+        if v["seat"]["phase"] != "playing" || game["status"] != "playing" || game["turn"] != "black"
+        {
+            std::thread::sleep(Duration::from_millis(20));
+            continue;
+        }
+        let m = game["legal"][moved % game["legal"].as_array().unwrap().len()].clone();
+        let (status, after) = request(
+            http,
+            "POST",
+            &format!("/api/seats/{token}/move"),
+            &json!({ "move": m }),
+        );
+        // The engine may have ended the game meanwhile (the seat not yet told).
+        let ended = status == 409 && after["error"]["code"] == "not_playing";
+        assert!(status == 200 || ended, "{after}");
+        moved += 1;
+    };
+    let view = &game["game"];
+    let moves = view["moves"].as_array().unwrap();
+    assert_eq!(view["black"], "Taro@web1b");
+    assert_eq!(view["white"], "builtin@web1w");
+    assert!(moves.len() >= 2, "the engine answered: {moves:?}");
+    let outcome = &view["outcome"];
+    if moves.len() == 12 {
+        assert_eq!(outcome["reason"], "move_limit", "{outcome}");
+    }
+    assert!(outcome["result"].is_string(), "{outcome}");
+    assert_eq!(outcome["agrees"], true, "{outcome}");
+    // The engine's moves were charged on the server's clock.
+    assert!(moves.iter().all(|m| m["seconds"].is_u64()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn engines_must_be_named() {
+    for (arg, message) in [
+        ("nocommand", "is not NAME=COMMAND"),
+        ("person=/bin/true", "is not a name"),
+        ("a b=/bin/true", "is not a name"),
+    ] {
+        let out = Command::new(gyoku())
+            .args([
+                "serve",
+                "--csa",
+                "127.0.0.1:0",
+                "--http",
+                "off",
+                "--engine",
+                arg,
+            ])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{arg}: {text}");
+        assert!(text.contains(message), "{arg}: {text}");
+    }
+}

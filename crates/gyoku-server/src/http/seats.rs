@@ -1,0 +1,371 @@
+//! Playing from the page: `POST /api/play` makes a game, `/api/seats/{token}/…` acts in
+//! it. A move is checked against the stored position first: under refused fouls an
+//! illegal one is answered `illegal_move` (422) with its kind and never sent; under lost
+//! fouls it is sent, and the lobby ends the game on it.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use gyoku::rules::Fouls;
+use gyoku::{Color, Move, Preset};
+
+use super::{
+    ApiError, Shared, detail_of, json_body, read_position, replay_stored, str_field, view_of, work,
+};
+use crate::lobby::fouls_of_name;
+use crate::play::{NewGame, Opponent, Phase, Play, PlayError, Seat, SeatState};
+
+fn play_of(api: &Shared) -> Result<&Arc<Play>, ApiError> {
+    api.play.as_ref().ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no_play",
+            "this server does not host games from the page",
+        )
+    })
+}
+
+fn seat_of(api: &Shared, token: &str) -> Result<Arc<Seat>, ApiError> {
+    play_of(api)?.seat(token).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no_such_seat",
+            "no seat with this token (a server restart forgets them)",
+        )
+    })
+}
+
+fn play_error(e: &PlayError) -> ApiError {
+    let (status, code) = match e {
+        PlayError::NoSuchEngine(_) => (StatusCode::BAD_REQUEST, "no_such_engine"),
+        PlayError::BadTime(_) => (StatusCode::BAD_REQUEST, "invalid_time"),
+        PlayError::Full => (StatusCode::SERVICE_UNAVAILABLE, "too_many_seats"),
+        PlayError::Stopped => (StatusCode::SERVICE_UNAVAILABLE, "stopping"),
+        PlayError::Taken => (StatusCode::CONFLICT, "invitation_taken"),
+    };
+    ApiError::new(status, code, e.to_string())
+}
+
+/// A seat as the API shows it (the invitation's token only to its creator's seat).
+fn seat_json(seat: &Seat, s: &SeatState) -> Value {
+    json!({
+        "color": seat.color.name(),
+        "login": s.login.as_deref().unwrap_or(&seat.login),
+        "game_name": seat.game,
+        "invite": seat.invite,
+        "phase": s.phase.name(),
+        "game_id": s.game_id,
+        "games": s.games,
+        "result": s.result,
+        "error": s.error,
+        "proposal": s.proposal.map(Color::name),
+    })
+}
+
+/// `GET /api/play`: what a game may be made with.
+pub(super) async fn options(State(api): State<Shared>) -> Result<Json<Value>, ApiError> {
+    let play = play_of(&api)?;
+    let mut opponents = play.engine_names();
+    opponents.push("person".into());
+    Ok(Json(json!({
+        "opponents": opponents,
+        "engines": play.engine_names(),
+        "presets": Preset::ALL.iter().map(|p| p.name()).collect::<Vec<_>>(),
+    })))
+}
+
+/// Seconds from a time field: a number.
+fn seconds(v: &Value, key: &str) -> Result<u32, ApiError> {
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(0),
+        Some(n) => n
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| ApiError::input("invalid_time", format!("time.{key}: whole seconds"))),
+    }
+}
+
+/// `POST /api/play` with `{"opponent", "rules", "fouls", "time": {"total", "byoyomi",
+/// "increment"}, "color", "sfen", "max_moves", "name"}`: the person's seat (201).
+pub(super) async fn start(
+    State(api): State<Shared>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let play = play_of(&api)?;
+    let body = json_body(body)?;
+    let opponent = match str_field(&body, "opponent")?.unwrap_or("builtin") {
+        "person" => Opponent::Person,
+        name => Opponent::Engine(name.to_string()),
+    };
+    let preset: Preset = str_field(&body, "rules")?
+        .unwrap_or("csa")
+        .parse()
+        .map_err(|e| ApiError::input("invalid_rules", format!("rules: {e}")))?;
+    let fouls = match str_field(&body, "fouls")? {
+        None => None,
+        Some("refuse") => Some(Fouls::Refuse),
+        Some("lose") => Some(Fouls::Lose),
+        Some(other) => {
+            return Err(ApiError::input(
+                "invalid_fouls",
+                format!("fouls: '{other}' is neither 'refuse' nor 'lose'"),
+            ));
+        }
+    };
+    let time = match body.get("time") {
+        None | Some(Value::Null) => [600, 10, 0],
+        Some(t @ Value::Object(_)) => [
+            seconds(t, "total")?,
+            seconds(t, "byoyomi")?,
+            seconds(t, "increment")?,
+        ],
+        Some(_) => {
+            return Err(ApiError::input(
+                "invalid_time",
+                "time: {\"total\", \"byoyomi\", \"increment\"} in seconds",
+            ));
+        }
+    };
+    let color = match str_field(&body, "color")?.unwrap_or("random") {
+        "black" | "sente" | "b" => Some(Color::Black),
+        "white" | "gote" | "w" => Some(Color::White),
+        "random" => None,
+        other => {
+            return Err(ApiError::input(
+                "invalid_color",
+                format!("color: '{other}' is not black, white or random"),
+            ));
+        }
+    };
+    let start = match str_field(&body, "sfen")? {
+        None | Some("" | "startpos") => None,
+        Some(text) => Some(read_position(text, false, "sfen")?),
+    };
+    let max_moves = match body.get("max_moves") {
+        None | Some(Value::Null) => None,
+        Some(n) => Some(
+            n.as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .filter(|&n| n <= 100_000)
+                .ok_or_else(|| {
+                    ApiError::input(
+                        "invalid_max_moves",
+                        "max_moves: a number of plies from 0 (none) to 100,000",
+                    )
+                })?,
+        ),
+    };
+    let name = str_field(&body, "name")?.unwrap_or("guest").to_string();
+    let seat = play
+        .start(NewGame {
+            opponent,
+            preset,
+            fouls,
+            time,
+            color,
+            start,
+            max_moves,
+            name,
+        })
+        .await
+        .map_err(|e| play_error(&e))?;
+    let mut v = seat_json(&seat, &seat.state());
+    v["token"] = json!(seat.token);
+    Ok((StatusCode::CREATED, Json(v)))
+}
+
+/// `GET /api/seats/{token}`: the seat, and its game's view once it has one.
+pub(super) async fn seat(
+    State(api): State<Shared>,
+    Path(token): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let seat = seat_of(&api, &token)?;
+    answer(&api, &seat, &seat.state()).await
+}
+
+/// The seat and its game's view.
+async fn answer(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Json<Value>, ApiError> {
+    let game = match &s.game_id {
+        Some(id) => view_of(api, id).await?,
+        None => Value::Null,
+    };
+    Ok(Json(json!({ "seat": seat_json(seat, s), "game": game })))
+}
+
+/// `POST /api/seats/{token}/join` with `{"name"}`: opens an invitation (the game starts).
+pub(super) async fn join(
+    State(api): State<Shared>,
+    Path(token): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let body = json_body(body)?;
+    let seat = seat_of(&api, &token)?;
+    let name = str_field(&body, "name")?.unwrap_or("guest").to_string();
+    play_of(&api)?
+        .join(&seat, &name)
+        .await
+        .map_err(|e| play_error(&e))?;
+    answer(&api, &seat, &seat.state()).await
+}
+
+/// The seat's game being played, or `not_playing` (409).
+fn playing(seat: &Seat) -> Result<(SeatState, String), ApiError> {
+    let s = seat.state();
+    match (&s.phase, &s.game_id) {
+        (Phase::Playing, Some(id)) => {
+            let id = id.clone();
+            Ok((s, id))
+        }
+        _ => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "not_playing",
+            format!("the seat is {}, not playing", s.phase.name()),
+        )),
+    }
+}
+
+/// `not_your_turn` (409) unless the seat is to move.
+fn your_turn(seat: &Seat, turn: Color) -> Result<(), ApiError> {
+    if turn == seat.color {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        StatusCode::CONFLICT,
+        "not_your_turn",
+        format!("it is {}'s turn", turn.name()),
+    ))
+}
+
+fn no_answer() -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "no_answer",
+        "the server did not answer in time",
+    )
+}
+
+/// The lobby refused what the seat sent (`##[ERROR] …`).
+fn refused(before: &SeatState, after: &SeatState) -> Option<ApiError> {
+    (after.errors > before.errors && after.phase == Phase::Playing).then(|| {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "refused",
+            after.error.clone().unwrap_or_default(),
+        )
+    })
+}
+
+/// `POST /api/seats/{token}/move` with `{"move": "7g7f"}` (USI).
+pub(super) async fn play_move(
+    State(api): State<Shared>,
+    Path(token): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let body = json_body(body)?;
+    let seat = seat_of(&api, &token)?;
+    let text = str_field(&body, "move")?
+        .ok_or_else(|| ApiError::input("invalid_move", "move: a USI move is needed"))?
+        .to_string();
+    let mv: Move = text.parse().map_err(|e| {
+        ApiError::input("invalid_move", format!("move '{text}': {e}")).with("move", json!(text))
+    })?;
+    let (before, id) = playing(&seat)?;
+    let detail = detail_of(&api, &id).await?;
+    let (pos, fouls, ply) = work(&api, move || {
+        let r = replay_stored(&detail)?;
+        let fouls = fouls_of_name(&r.spec.name).unwrap_or(r.game.rules().fouls);
+        Ok((r.game.position().clone(), fouls, r.played.len() + 1))
+    })
+    .await?;
+    your_turn(&seat, pos.turn())?;
+    if let Err(kind) = pos.check_move(mv)
+        && fouls == Fouls::Refuse
+    {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "illegal_move",
+            format!(
+                "'{text}' is illegal: {} ({kind}); refused, play another move",
+                kind.code()
+            ),
+        )
+        .with("kind", json!(kind.code()))
+        .with("ply", json!(ply))
+        .with("move", json!(text))
+        .with("refused", json!(true)));
+    }
+    let csa = gyoku_kifu::csa::move_text(&pos, mv, seat.color);
+    let after = seat
+        .act(&csa, |b, n| {
+            n.errors > b.errors
+                || n.phase != Phase::Playing
+                || (n.echoes > b.echoes && n.last_echo.starts_with(&csa))
+        })
+        .await
+        .ok_or_else(no_answer)?;
+    if let Some(e) = refused(&before, &after) {
+        return Err(e);
+    }
+    answer(&api, &seat, &after).await
+}
+
+/// Sends an action that ends the game (`%TORYO`, `%KACHI`) and answers with the result.
+async fn ending_action(api: &Shared, token: &str, line: &str) -> Result<Json<Value>, ApiError> {
+    let seat = seat_of(api, token)?;
+    let (before, id) = playing(&seat)?;
+    let detail = detail_of(api, &id).await?;
+    let turn = work(api, move || Ok(replay_stored(&detail)?.game.turn())).await?;
+    your_turn(&seat, turn)?;
+    let after = seat
+        .act(line, |b, n| {
+            n.errors > b.errors || n.phase != Phase::Playing
+        })
+        .await
+        .ok_or_else(no_answer)?;
+    if let Some(e) = refused(&before, &after) {
+        return Err(e);
+    }
+    answer(api, &seat, &after).await
+}
+
+/// `POST /api/seats/{token}/resign`.
+pub(super) async fn resign(
+    State(api): State<Shared>,
+    Path(token): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    ending_action(&api, &token, "%TORYO").await
+}
+
+/// `POST /api/seats/{token}/impasse`: proposes an impasse count (持将棋), or accepts the
+/// other player's proposal, on either turn.
+pub(super) async fn impasse(
+    State(api): State<Shared>,
+    Path(token): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let seat = seat_of(&api, &token)?;
+    let (before, _) = playing(&seat)?;
+    let after = seat
+        .act(crate::lobby::IMPASSE_LINE, |b, n| {
+            n.errors > b.errors || n.phase != Phase::Playing || n.proposals > b.proposals
+        })
+        .await
+        .ok_or_else(no_answer)?;
+    if let Some(e) = refused(&before, &after) {
+        return Err(e);
+    }
+    answer(&api, &seat, &after).await
+}
+
+/// `POST /api/seats/{token}/declare`: 入玉宣言, judged under the game's rules.
+pub(super) async fn declare(
+    State(api): State<Shared>,
+    Path(token): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    ending_action(&api, &token, "%KACHI").await
+}
