@@ -15,6 +15,7 @@ chromium-driver, driven by Selenium from PyPI):
   position wins under `csa` and is a no-contest under `jsa`; two people play by a link
   and count an impasse by agreement;
 - the impasse calculator: a position with both kings entered, verdicts under every preset;
+  the board editor: pieces taken off and put on, a pawn added to the hand, counted anew;
 - Japanese and a phone-sized screen.
 
 Screenshots of each page go to the directory given (CI keeps them as artefacts).
@@ -344,6 +345,29 @@ def main():
         assert len(presets) >= 10 and "csa" in presets and "jsa" in presets, presets
         assert driver.find_element(By.CSS_SELECTOR, "#counts tr[data-side=black]").text
         driver.save_screenshot(os.path.join(shots, "calculator.png"))
+        # The board editor: a position set up by hand, counted again after every edit.
+        box = driver.find_element(By.ID, "sfen")
+        box.clear()
+        box.send_keys(DECLARE_SFEN)
+        click(driver, "#edit")
+        wait(driver, lambda d: d.find_element(By.ID, "editor"))
+        black = lambda: wait(driver, lambda d: d.execute_script(
+            "const r = document.querySelector('#counts tr[data-side=black]');"
+            "return r ? [...r.children].map(c => c.textContent) : null"))
+        steps = []
+        for tool, target, zone, points in (("erase", "1b", "9", "23"), ("bG", "1b", "10", "24"),
+                                           (None, "#hand-b-P-plus", "10", "25")):
+            if tool:
+                click(driver, f"[data-tool={tool}]")
+                click(driver, f"#editor [data-square='{target}']")
+            else:
+                click(driver, target)
+            wait(driver, lambda d: black()[2:4] == [zone, points])
+            steps.append(f"{tool or 'pawn in hand +1'} {target}: zone {zone}, points {points}")
+        sfen_now = driver.find_element(By.ID, "sfen").get_attribute("value")
+        print(f"calculator (board editor): {'; '.join(steps)}; {sfen_now}")
+        assert sfen_now.startswith("8R/4K3G/") and " b 11P" in sfen_now, sfen_now
+        driver.save_screenshot(os.path.join(shots, "calculator-editor.png"))
 
         # --- Japanese, on a phone-sized screen -------------------------------------------
         driver.set_window_size(390, 844)

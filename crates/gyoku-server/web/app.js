@@ -33,6 +33,7 @@ const I18N = {
     byo: 'byoyomi', proposeImpasse: 'Propose impasse count', acceptImpasse: 'Accept impasse count',
     impasseProposed: 'Impasse count proposed', proposed: 'Your opponent proposes to count the impasse now.',
     nextGame: 'The replay has started: go to it →',
+    editBoard: 'Set up on the board', emptyBoard: 'Empty board', startBoard: 'Start position',
   },
   ja: {
     games: '対局', calculator: '入玉計算', judge: '棋譜判定',
@@ -62,6 +63,7 @@ const I18N = {
     byo: '秒読み', proposeImpasse: '持将棋を提案', acceptImpasse: '持将棋に同意',
     impasseProposed: '持将棋を提案中', proposed: '相手が持将棋（点数計算）を提案しています。',
     nextGame: '指し直し局が始まりました →',
+    editBoard: '盤面を編集', emptyBoard: '駒を全部取り除く', startBoard: '平手の初期配置',
   },
 };
 
@@ -649,23 +651,113 @@ async function showSeat(token) {
   }, 1000));
 }
 
+// The SFEN of a position as `parseSfen` reads it.
+function toSfen(pos) {
+  const rows = pos.board.map((row) => {
+    let out = '';
+    let empty = 0;
+    for (const p of row) {
+      if (!p) { empty++; continue; }
+      if (empty) { out += empty; empty = 0; }
+      const base = p.piece.replace('+', '');
+      out += (p.piece.startsWith('+') ? '+' : '') + (p.color === 'b' ? base : base.toLowerCase());
+    }
+    return empty ? out + empty : out;
+  });
+  const hand = ['b', 'w'].map((c) => HAND_ORDER.map((k) => {
+    const n = pos.hand[c][k] || 0;
+    return n ? `${n > 1 ? n : ''}${c === 'b' ? k : k.toLowerCase()}` : '';
+  }).join('')).join('');
+  return `${rows.join('/')} ${pos.turn} ${hand || '-'} 1`;
+}
+
+const EDIT_PIECES = ['K', 'R', 'B', 'G', 'S', 'N', 'L', 'P', '+R', '+B', '+S', '+N', '+L', '+P'];
+
+// The board editor: a palette (both sides' pieces, an eraser), the board, both hands with
+// − and + buttons, the side to move. `changed(pos)` after every edit.
+function editorEl(edit, changed) {
+  const redraw = () => { slot.replaceChildren(body()); changed(edit.pos); };
+  const tool = (id, label, selected) => el('button', { type: 'button', class: `tool${selected ? ' selected' : ''}`,
+    'data-tool': id, onclick: () => { edit.tool = id; slot.replaceChildren(body()); } }, label);
+  const body = () => {
+    const palette = el('div', { class: 'palette', id: 'palette' },
+      ['b', 'w'].map((c) => el('div', {}, `${c === 'b' ? '☗' : '☖'} `,
+        EDIT_PIECES.map((k) => tool(`${c}${k}`, glyph(k), edit.tool === `${c}${k}`)))),
+      tool('erase', '✕', edit.tool === 'erase'));
+    const ui = {
+      selected: null,
+      onHand: () => {},
+      onSquare: (name) => {
+        const [r, c] = square(name);
+        if (edit.tool === 'erase') edit.pos.board[r][c] = null;
+        else if (edit.tool) edit.pos.board[r][c] = { color: edit.tool[0], piece: edit.tool.slice(1) };
+        redraw();
+      },
+    };
+    const hands = ['b', 'w'].map((c) => el('div', { class: 'handedit' }, `${c === 'b' ? '☗' : '☖'}${sideName(c)}: `,
+      HAND_ORDER.map((k) => el('span', { class: 'count' }, glyph(k),
+        el('button', { type: 'button', id: `hand-${c}-${k}-minus`, onclick: () => {
+          edit.pos.hand[c][k] = Math.max(0, (edit.pos.hand[c][k] || 0) - 1);
+          redraw();
+        } }, '−'),
+        el('span', { id: `hand-${c}-${k}` }, String(edit.pos.hand[c][k] || 0)),
+        el('button', { type: 'button', id: `hand-${c}-${k}-plus`, onclick: () => {
+          edit.pos.hand[c][k] = Math.min(18, (edit.pos.hand[c][k] || 0) + 1);
+          redraw();
+        } }, '+')))));
+    const turn = el('select', { id: 'edit-turn' }, ['b', 'w'].map((c) => {
+      const o = el('option', { value: c }, t('toMove', { side: sideName(c) }));
+      if (edit.pos.turn === c) o.selected = true;
+      return o;
+    }));
+    turn.addEventListener('change', () => { edit.pos.turn = turn.value; redraw(); });
+    const reset = (sfen) => () => { edit.pos = parseSfen(sfen); redraw(); };
+    return el('div', { class: 'editor', id: 'editor' }, palette, boardEl(edit.pos, null, false, ui), hands,
+      el('p', {}, turn, ' ',
+        el('button', { type: 'button', id: 'empty-board', onclick: reset('9/9/9/9/9/9/9/9/9 b - 1') }, t('emptyBoard')), ' ',
+        el('button', { type: 'button', id: 'start-board', onclick: reset(START_SFEN) }, t('startBoard'))));
+  };
+  const slot = el('div', {}, body());
+  return slot;
+}
+
+const START_SFEN = 'lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1';
+
 function showCalculator() {
   const q = new URLSearchParams(location.hash.split('?')[1] || '');
   const sfen = el('input', { type: 'text', id: 'sfen', value: q.get('sfen') || 'startpos' });
   const moves = el('input', { type: 'text', id: 'moves-input', value: q.get('moves') || '' });
   const out = el('div', { id: 'result' });
+  const editing = el('div', { id: 'editing' });
+  let lenient = false;
   const run = async () => {
     out.replaceChildren();
     try {
-      const r = await api('POST', '/api/impasse', JSON.stringify({ sfen: sfen.value.trim(), moves: moves.value.trim() }));
-      out.replaceChildren(el('div', { class: 'game' }, boardEl(parseSfen(r.sfen), null, r[r.turn].in_check),
+      const r = await api('POST', '/api/impasse', JSON.stringify({ sfen: sfen.value.trim(), moves: moves.value.trim(), lenient }));
+      out.replaceChildren(el('div', { class: 'game' }, lenient ? null : boardEl(parseSfen(r.sfen), null, r[r.turn].in_check),
         el('div', { class: 'panel' }, impasseEl(r))));
     } catch (e) { out.append(el('p', { class: 'error', id: 'error' }, e.message)); }
+  };
+  // The editor starts from the position asked about (its moves played), and every edit
+  // asks again (leniently: a position being set up may lack a king for a while).
+  const edit = async () => {
+    let start = sfen.value.trim();
+    try {
+      const r = await api('POST', '/api/impasse', JSON.stringify({ sfen: start, moves: moves.value.trim(), lenient: true }));
+      start = r.sfen;
+    } catch (e) { start = START_SFEN; }
+    lenient = true;
+    moves.value = '';
+    const state = { pos: parseSfen(start), tool: null };
+    editing.replaceChildren(editorEl(state, (pos) => { sfen.value = toSfen(pos); run(); }));
+    sfen.value = toSfen(state.pos);
+    run();
   };
   main().replaceChildren(el('h2', {}, t('calculator')),
     el('label', { for: 'sfen' }, t('sfen')), sfen,
     el('label', { for: 'moves-input' }, t('movesInput')), moves,
-    el('p', {}, el('button', { type: 'button', id: 'calculate', onclick: run }, t('calculate'))), out);
+    el('p', {}, el('button', { type: 'button', id: 'calculate', onclick: run }, t('calculate')), ' ',
+      el('button', { type: 'button', id: 'edit', onclick: edit }, t('editBoard'))), editing, out);
   run();
 }
 
