@@ -1,0 +1,31 @@
+"""Gyoku from Python: shogi positions, the referee of every ending, the impasse
+calculator, and records in every format and encoding.
+
+>>> import gyoku
+>>> b = gyoku.Board()
+>>> b.push_usi("7g7f")
+>>> b.check_move("P*5e")
+'not_in_hand'
+"""
+
+from ._gyoku import (
+    Board,
+    Game,
+    GameError,
+    IllegalMoveError,
+    impasse,
+    judge,
+    presets,
+    read,
+)
+
+__all__ = [
+    "Board",
+    "Game",
+    "GameError",
+    "IllegalMoveError",
+    "impasse",
+    "judge",
+    "presets",
+    "read",
+]
