@@ -136,7 +136,7 @@ def main():
         rows.append((f"read + replay {games} games", name, t, n))
 
     def judge_gyoku():
-        return len(gyoku.judge(blobs, rules="csa"))
+        return sum(1 for _ in gyoku.judge(blobs, rules="csa"))
 
     def judge_cshogi():
         n = 0

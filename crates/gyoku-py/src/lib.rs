@@ -16,7 +16,7 @@ use gyoku_kifu::{Format, Record};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyIndexError, PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::PyBytes;
 use serde_json::{Value, json};
 
 create_exception!(
@@ -395,25 +395,30 @@ fn read(py: Python<'_>, source: &Bound<'_, PyAny>, format: Option<&str>) -> PyRe
     to_py(py, &Value::Array(values))
 }
 
+/// Sources judged at once per thread before their verdicts are handed out: memory stays
+/// bounded by a batch, however long the archive.
+pub const BATCH_PER_THREAD: usize = 16;
+
 /// Judges records under `rules` (a preset), as `gyoku judge --json`: `sources` is one
-/// path or bytes, or a list of them; each record's verdict is a dict, in order (a file
-/// with several games gives several). Runs without the GIL on `threads` threads (every
-/// core by default).
+/// path or bytes, or a list (any iterable) of them. Returns an iterator of verdict dicts,
+/// in order (a file with several games gives several), judged a batch at a time without
+/// the GIL on `threads` threads (every core by default); a source that cannot be read
+/// raises at its place.
 #[pyfunction]
 #[pyo3(signature = (sources, rules="jsa", max_moves=None, threads=None))]
 fn judge(
-    py: Python<'_>,
     sources: &Bound<'_, PyAny>,
     rules: &str,
     max_moves: Option<u32>,
     threads: Option<usize>,
-) -> PyResult<Py<PyAny>> {
-    let list: Vec<Source> = if let Ok(l) = sources.downcast::<PyList>() {
-        l.iter()
-            .map(|o| Source::from_py(&o))
-            .collect::<PyResult<_>>()?
+) -> PyResult<Verdicts> {
+    let single = sources.downcast::<PyBytes>().is_ok() || sources.extract::<PathBuf>().is_ok();
+    let iter = if single {
+        pyo3::types::PyList::new(sources.py(), [sources])?
+            .try_iter()?
+            .unbind()
     } else {
-        vec![Source::from_py(sources)?]
+        sources.try_iter()?.unbind()
     };
     let mut base = preset_named(rules)?.rules();
     if let Some(n) = max_moves {
@@ -421,45 +426,104 @@ fn judge(
     }
     let threads = threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
-        .clamp(1, 256)
-        .min(list.len().max(1));
-    let results: Vec<Judged> = py.allow_threads(|| {
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let slots: Vec<std::sync::Mutex<Option<Judged>>> =
-            list.iter().map(|_| std::sync::Mutex::new(None)).collect();
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(|| {
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(source) = list.get(i) else { return };
-                        let judged = source.records(None).map(|records| {
-                            records
-                                .iter()
-                                .map(|r| judged_value(r, base, max_moves.is_some()))
-                                .collect()
-                        });
-                        *slots[i]
-                            .lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(judged);
-                    }
-                });
-            }
-        });
-        slots
-            .into_iter()
-            .map(|m| {
-                m.into_inner()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .unwrap_or(Ok(Vec::new()))
-            })
-            .collect()
-    });
-    let mut out = Vec::new();
-    for r in results {
-        out.extend(r?);
+        .clamp(1, 256);
+    Ok(Verdicts {
+        sources: Some(iter),
+        rules: base,
+        user_max: max_moves.is_some(),
+        threads,
+        ready: std::collections::VecDeque::new(),
+    })
+}
+
+/// The verdicts of [`judge`], judged a batch at a time as they are asked for.
+#[pyclass(module = "gyoku")]
+struct Verdicts {
+    /// What is left to judge (`None` once it is all read).
+    sources: Option<Py<pyo3::types::PyIterator>>,
+    rules: gyoku::RuleSet,
+    user_max: bool,
+    threads: usize,
+    /// Verdicts judged and not yet handed out, in order; an error stops at its place.
+    ready: std::collections::VecDeque<Result<Value, SourceError>>,
+}
+
+#[pymethods]
+impl Verdicts {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
     }
-    to_py(py, &Value::Array(out))
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        while self.ready.is_empty() {
+            let Some(iter) = &self.sources else {
+                return Ok(None);
+            };
+            let mut batch = Vec::new();
+            let mut it = iter.bind(py).clone();
+            while batch.len() < self.threads * BATCH_PER_THREAD {
+                match it.next() {
+                    Some(obj) => batch.push(Source::from_py(&obj?)?),
+                    None => {
+                        self.sources = None;
+                        break;
+                    }
+                }
+            }
+            let (rules, user_max, threads) = (self.rules, self.user_max, self.threads);
+            let judged = py.allow_threads(|| judge_batch(&batch, rules, user_max, threads));
+            for r in judged {
+                match r {
+                    Ok(values) => self.ready.extend(values.into_iter().map(Ok)),
+                    Err(e) => self.ready.push_back(Err(e)),
+                }
+            }
+        }
+        match self.ready.pop_front() {
+            Some(Ok(v)) => to_py(py, &v).map(Some),
+            Some(Err(e)) => Err(e.into()),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Judges `batch` on `threads` threads; each source's verdicts, in order.
+fn judge_batch(
+    batch: &[Source],
+    rules: gyoku::RuleSet,
+    user_max: bool,
+    threads: usize,
+) -> Vec<Judged> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<Judged>>> =
+        batch.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(batch.len()) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(source) = batch.get(i) else { return };
+                    let judged = source.records(None).map(|records| {
+                        records
+                            .iter()
+                            .map(|r| judged_value(r, rules, user_max))
+                            .collect()
+                    });
+                    *slots[i]
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(judged);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .unwrap_or(Ok(Vec::new()))
+        })
+        .collect()
 }
 
 /// One source's verdicts, or why it could not be read.
@@ -487,6 +551,7 @@ fn presets() -> Vec<&'static str> {
 fn _gyoku(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Board>()?;
     m.add_class::<Game>()?;
+    m.add_class::<Verdicts>()?;
     m.add_function(wrap_pyfunction!(impasse, m)?)?;
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(judge, m)?)?;

@@ -147,7 +147,7 @@ def test_read_any_format_and_encoding(tmp_path):
 def test_judge_many_on_threads(tmp_path):
     path = tmp_path / "nifu.csa"
     path.write_text(NIFU_CSA)
-    results = gyoku.judge([KIF.encode("shift_jis"), str(path)] * 10, rules="csa", threads=4)
+    results = list(gyoku.judge([KIF.encode("shift_jis"), str(path)] * 10, rules="csa", threads=4))
     assert len(results) == 20
     kif, nifu = results[0], results[1]
     assert (kif["result"], kif["reason"], kif["agrees"]) == ("white", "resignation", True)
@@ -167,7 +167,38 @@ def test_shared_records_judge_as_the_cli_does():
     judged = 0
     for f in files:
         try:
-            judged += len(gyoku.judge(f))
+            judged += len(list(gyoku.judge(f)))
         except ValueError:
             pass  # a broken record in the shared data is a clear error, never a crash
     assert judged > 0
+
+
+def resident_kib():
+    """This process's resident memory now (Linux), KiB."""
+    with open("/proc/self/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def test_judging_streams_in_bounded_memory():
+    """100,000 records judged from a generator: verdicts come a batch at a time, so the
+    process grows by a batch, not by the archive (kept whole, their dicts alone would take
+    hundreds of MiB)."""
+    blob = KIF.encode("shift_jis")
+    # Warm up: allocator and module state settle.
+    assert sum(1 for _ in gyoku.judge((blob for _ in range(2_000)), threads=2)) == 2_000
+    start = peak = resident_kib()
+    count = 0
+    for v in gyoku.judge((blob for _ in range(100_000)), rules="jsa", threads=2):
+        count += 1
+        assert v["reason"] == "resignation"
+        if count % 5_000 == 0:
+            peak = max(peak, resident_kib())
+    print(f"100,000 records judged; resident {start} KiB at the start, {peak} KiB at most")
+    assert count == 100_000
+    assert peak - start < 32 * 1024, (start, peak)
+    # A source that cannot be read raises at its place, after the verdicts before it.
+    it = gyoku.judge([blob, b"not a record", blob])
+    assert next(it)["reason"] == "resignation"
+    with pytest.raises(ValueError):
+        next(it)

@@ -1,7 +1,7 @@
 """Type stubs for `gyoku` (the extension module `gyoku._gyoku`)."""
 
 import os
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 
 Source = Union[str, "os.PathLike[str]", bytes]
 
@@ -53,9 +53,9 @@ class Game:
 def impasse(sfen: str = "startpos", moves: Optional[Sequence[str]] = None) -> dict[str, Any]: ...
 def read(source: Source, format: Optional[str] = None) -> list[dict[str, Any]]: ...
 def judge(
-    sources: Union[Source, list[Source]],
+    sources: Union[Source, Iterable[Source]],
     rules: str = "jsa",
     max_moves: Optional[int] = None,
     threads: Optional[int] = None,
-) -> list[dict[str, Any]]: ...
+) -> Iterator[dict[str, Any]]: ...
 def presets() -> list[str]: ...
