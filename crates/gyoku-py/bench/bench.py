@@ -30,41 +30,16 @@ def best_of(f, runs=3):
     return min(times), n
 
 
-def perft_gyoku(b, depth):
-    if depth == 0:
-        return 1
-    n = 0
-    for m in b.legal_moves:
-        b.push_usi(m)
-        n += perft_gyoku(b, depth - 1)
-        b.pop()
-    return n
-
-
-def perft_cshogi(b, depth):
-    if depth == 0:
-        return 1
-    n = 0
-    for m in b.legal_moves:
-        b.push(m)
-        n += perft_cshogi(b, depth - 1)
-        b.pop()
-    return n
-
-
-def perft_python_shogi(b, depth):
+def perft(b, depth, push):
+    """Leaves of the tree below `b`, walked with the library's own `push(b, move)`."""
     if depth == 0:
         return 1
     n = 0
     for m in list(b.legal_moves):
-        b.push(m)
-        n += perft_python_shogi(b, depth - 1)
+        push(b, m)
+        n += perft(b, depth - 1, push)
         b.pop()
     return n
-
-
-CSA_ROLE = {"P": "FU", "L": "KY", "N": "KE", "S": "GI", "G": "KI", "B": "KA", "R": "HI", "K": "OU",
-            "+P": "TO", "+L": "NY", "+N": "NK", "+S": "NG", "+B": "UM", "+R": "RY"}
 
 
 def archive(games, seed=7):
@@ -89,12 +64,11 @@ def archive(games, seed=7):
 def main():
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     rows = []
-    t, n = best_of(lambda: perft_gyoku(gyoku.Board(), 3))
-    rows.append(("perft 3 (Python loop)", "gyoku", t, n))
-    t, n = best_of(lambda: perft_cshogi(cshogi.Board(), 3))
-    rows.append(("perft 3 (Python loop)", "cshogi", t, n))
-    t, n = best_of(lambda: perft_python_shogi(shogi.Board(), 3), runs=1)
-    rows.append(("perft 3 (Python loop)", "python-shogi", t, n))
+    for name, board, push, runs in (("gyoku", gyoku.Board, gyoku.Board.push_usi, 3),
+                                    ("cshogi", cshogi.Board, cshogi.Board.push, 3),
+                                    ("python-shogi", shogi.Board, shogi.Board.push, 1)):
+        t, n = best_of(lambda: perft(board(), 3, push), runs)
+        rows.append(("perft 3 (Python loop)", name, t, n))
 
     texts = archive(games)
     blobs = [s.encode() for s in texts]
@@ -109,36 +83,11 @@ def main():
                 n += 1
         return n
 
-    def replay_cshogi():
-        n = 0
-        for s in texts:
-            p = cshogi.Parser()
-            p.parse_csa_str(s)
-            board = cshogi.Board(p.sfen)
-            for m in p.moves:
-                board.push(m)
-                n += 1
-        return n
-
-    def replay_python_shogi():
-        n = 0
-        for s in texts:
-            [g] = shogi.CSA.Parser.parse_str(s)
-            board = shogi.Board(g["sfen"])
-            for m in g["moves"]:
-                board.push_usi(m)
-                n += 1
-        return n
-
-    for name, f, runs in (("gyoku", replay_gyoku, 3), ("cshogi", replay_cshogi, 3),
-                          ("python-shogi", replay_python_shogi, 1)):
-        t, n = best_of(f, runs)
-        rows.append((f"read + replay {games} games", name, t, n))
-
     def judge_gyoku():
         return sum(1 for _ in gyoku.judge(blobs, rules="csa"))
 
-    def judge_cshogi():
+    # The peers read and replay; judging, they add their own end test.
+    def cshogi_games(judge):
         n = 0
         for s in texts:
             p = cshogi.Parser()
@@ -146,26 +95,33 @@ def main():
             board = cshogi.Board(p.sfen)
             for m in p.moves:
                 board.push(m)
-            board.is_game_over()
-            board.is_draw()
-            n += 1
+                n += not judge
+            if judge:
+                board.is_game_over()
+                board.is_draw()
+                n += 1
         return n
 
-    def judge_python_shogi():
+    def python_shogi_games(judge):
         n = 0
         for s in texts:
             [g] = shogi.CSA.Parser.parse_str(s)
             board = shogi.Board(g["sfen"])
             for m in g["moves"]:
                 board.push_usi(m)
-            board.is_game_over()
-            n += 1
+                n += not judge
+            if judge:
+                board.is_game_over()
+                n += 1
         return n
 
-    for name, f, runs in (("gyoku", judge_gyoku, 3), ("cshogi", judge_cshogi, 3),
-                          ("python-shogi", judge_python_shogi, 1)):
-        t, n = best_of(f, runs)
-        rows.append((f"judge {games} games", name, t, n))
+    for task, judging, mine in ((f"read + replay {games} games", False, replay_gyoku),
+                                (f"judge {games} games", True, judge_gyoku)):
+        for name, f, runs in (("gyoku", mine, 3),
+                              ("cshogi", lambda: cshogi_games(judging), 3),
+                              ("python-shogi", lambda: python_shogi_games(judging), 1)):
+            t, n = best_of(f, runs)
+            rows.append((task, name, t, n))
 
     print(f"{games} games, {plies} plies; best of 3 runs (python-shogi: 1)")
     print("| task | library | seconds | count | vs gyoku |")

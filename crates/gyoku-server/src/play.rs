@@ -105,9 +105,8 @@ impl Phase {
 pub struct SeatState {
     /// Where it stands.
     pub phase: Phase,
-    /// The game being played or last played.
-    pub game_id: Option<String>,
-    /// Every game this seat has played, in order (a no-contest is replayed).
+    /// Every game this seat has played, in order (a no-contest is replayed); the last is
+    /// the one being played or last played ([`SeatState::game_id`]).
     pub games: Vec<String>,
     /// The last move echoed (`+7776FU,T3`).
     pub last_echo: String,
@@ -126,6 +125,13 @@ pub struct SeatState {
     pub proposal: Option<Color>,
     /// Proposals heard.
     pub proposals: u64,
+}
+
+impl SeatState {
+    /// The game being played or last played.
+    pub fn game_id(&self) -> Option<&str> {
+        self.games.last().map(String::as_str)
+    }
 }
 
 /// One person's place in a game.
@@ -478,7 +484,6 @@ impl Play {
 fn initial_state(phase: Phase) -> SeatState {
     SeatState {
         phase,
-        game_id: None,
         games: Vec::new(),
         last_echo: String::new(),
         echoes: 0,
@@ -530,7 +535,6 @@ async fn run_seat(seat: Arc<Seat>, mut conn: LocalConn, mut lines: mpsc::Receive
 fn heard(s: &mut SeatState, line: &str) {
     if let Some(id) = line.strip_prefix("START:") {
         s.phase = Phase::Playing;
-        s.game_id = Some(id.to_string());
         s.games.push(id.to_string());
         s.result = None;
     } else if line.starts_with("REJECT:") {
@@ -568,10 +572,7 @@ mod tests {
     fn lines_heard_move_the_state() {
         let mut s = initial_state(Phase::Waiting);
         heard(&mut s, "START:g1");
-        assert_eq!(
-            (s.phase, s.game_id.as_deref()),
-            (Phase::Playing, Some("g1"))
-        );
+        assert_eq!((s.phase, s.game_id()), (Phase::Playing, Some("g1")));
         heard(&mut s, "+7776FU,T3");
         assert_eq!((s.echoes, s.last_echo.as_str()), (1, "+7776FU,T3"));
         heard(&mut s, "##[ERROR] illegal move: nifu");

@@ -60,7 +60,7 @@ fn seat_json(seat: &Seat, s: &SeatState) -> Value {
         "game_name": seat.game,
         "invite": seat.invite,
         "phase": s.phase.name(),
-        "game_id": s.game_id,
+        "game_id": s.game_id(),
         "games": s.games,
         "result": s.result,
         "error": s.error,
@@ -191,7 +191,7 @@ pub(super) async fn seat(
 
 /// The seat and its game's view.
 async fn answer(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Json<Value>, ApiError> {
-    let game = match &s.game_id {
+    let game = match s.game_id() {
         Some(id) => view_of(api, id).await?,
         None => Value::Null,
     };
@@ -217,9 +217,9 @@ pub(super) async fn join(
 /// The seat's game being played, or `not_playing` (409).
 fn playing(seat: &Seat) -> Result<(SeatState, String), ApiError> {
     let s = seat.state();
-    match (&s.phase, &s.game_id) {
+    match (s.phase, s.game_id()) {
         (Phase::Playing, Some(id)) => {
-            let id = id.clone();
+            let id = id.to_string();
             Ok((s, id))
         }
         _ => Err(ApiError::new(
