@@ -34,6 +34,7 @@ pub mod kif;
 mod lines;
 pub mod report;
 pub mod usi;
+pub mod walk;
 pub mod western;
 
 use std::fmt;

@@ -3,8 +3,8 @@
 
 - perft 3 from the start position, the tree walked from Python (push, legal moves, pop);
 - replaying an archive: the same CSA records read and every move played;
-- judging it: gyoku.judge (every ending rule, on every core) against the peers' read +
-  replay + their own end test (is_game_over).
+- judging it: gyoku.judge (every ending rule, on every core, and on one thread) against
+  the peers' read + replay + their own end test (is_game_over).
 
 The archive is made here: games of random legal moves (seeded), written as CSA.
 Usage: bench.py [GAMES]   (cshogi and python-shogi installed beside gyoku)
@@ -83,8 +83,8 @@ def main():
                 n += 1
         return n
 
-    def judge_gyoku():
-        return sum(1 for _ in gyoku.judge(blobs, rules="csa"))
+    def judge_gyoku(threads=None):
+        return sum(1 for _ in gyoku.judge(blobs, rules="csa", threads=threads))
 
     # The peers read and replay; judging, they add their own end test.
     def cshogi_games(judge):
@@ -117,9 +117,12 @@ def main():
 
     for task, judging, mine in ((f"read + replay {games} games", False, replay_gyoku),
                                 (f"judge {games} games", True, judge_gyoku)):
-        for name, f, runs in (("gyoku", mine, 3),
-                              ("cshogi", lambda: cshogi_games(judging), 3),
-                              ("python-shogi", lambda: python_shogi_games(judging), 1)):
+        peers = [("gyoku", mine, 3)]
+        if judging:
+            peers.append(("gyoku, 1 thread", lambda: judge_gyoku(threads=1), 3))
+        peers += [("cshogi", lambda: cshogi_games(judging), 3),
+                  ("python-shogi", lambda: python_shogi_games(judging), 1)]
+        for name, f, runs in peers:
             t, n = best_of(f, runs)
             rows.append((task, name, t, n))
 

@@ -6,6 +6,9 @@ calculator, and records in every format and encoding.
 >>> b.push_usi("7g7f")
 >>> b.check_move("P*5e")
 'not_in_hand'
+>>> g = gyoku.Game(rules="jsa")
+>>> g.move("7g7f"); g.resign("white"); g.outcome["reason"]
+'resignation'
 """
 
 from ._gyoku import (
@@ -13,6 +16,7 @@ from ._gyoku import (
     Game,
     GameError,
     IllegalMoveError,
+    Verdicts,
     impasse,
     judge,
     presets,
@@ -24,6 +28,7 @@ __all__ = [
     "Game",
     "GameError",
     "IllegalMoveError",
+    "Verdicts",
     "impasse",
     "judge",
     "presets",

@@ -1,0 +1,370 @@
+//! `gyoku.read` and `gyoku.judge`: records from paths, directories and bytes.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+
+use gyoku::Move;
+use gyoku_kifu::files::{DEFAULT_MAX_FILE_BYTES, read_regular};
+use gyoku_kifu::judge::judge as judge_record;
+use gyoku_kifu::report::{record_json, rules_for};
+use gyoku_kifu::walk::RecordFiles;
+use gyoku_kifu::{Format, Record, read_bytes_each};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyIterator, PyList};
+use serde_json::{Value, json};
+
+use crate::{convert, rule_set};
+
+/// What a record source is: a file's path, or its bytes.
+enum Source {
+    Path(PathBuf),
+    Bytes(Vec<u8>),
+}
+
+/// Why a source gave no (more) records.
+enum SourceError {
+    /// It could not be read (`OSError`).
+    Io(String),
+    /// It was read and is no record (`ValueError`, `path:line:column: message`).
+    Read(String),
+    /// It is neither a path nor bytes (`TypeError`).
+    Type(String),
+    /// The iterable of sources raised.
+    Python(PyErr),
+}
+
+impl From<SourceError> for PyErr {
+    fn from(e: SourceError) -> PyErr {
+        match e {
+            SourceError::Io(m) => PyOSError::new_err(m),
+            SourceError::Read(m) => PyValueError::new_err(m),
+            SourceError::Type(m) => PyTypeError::new_err(m),
+            SourceError::Python(e) => e,
+        }
+    }
+}
+
+impl Source {
+    fn from_py(obj: &Bound<'_, PyAny>) -> Result<Source, SourceError> {
+        if let Ok(b) = obj.downcast::<PyBytes>() {
+            return Ok(Source::Bytes(b.as_bytes().to_vec()));
+        }
+        if let Ok(p) = obj.extract::<PathBuf>() {
+            return Ok(Source::Path(p));
+        }
+        Err(SourceError::Type(format!(
+            "a record is a path (str or os.PathLike) or bytes, not {}",
+            obj.get_type()
+                .name()
+                .map_or_else(|_| "this".to_string(), |n| n.to_string())
+        )))
+    }
+
+    /// Hands each record to `each` as it is read (any format and encoding; `format`
+    /// forces one, else a path's extension or the text decides). Errors say where, as the
+    /// CLI's: `path:line:column: message`.
+    fn each_record(
+        &self,
+        format: Option<Format>,
+        each: &mut dyn FnMut(Record),
+    ) -> Result<usize, SourceError> {
+        match self {
+            Source::Bytes(b) => read_bytes_each(b, format, each)
+                .map_err(|e| SourceError::Read(format!("<bytes>:{e}"))),
+            Source::Path(p) => {
+                let bytes = read_regular(p, DEFAULT_MAX_FILE_BYTES).map_err(SourceError::Io)?;
+                read_bytes_each(&bytes, format.or_else(|| Format::from_path(p)), each)
+                    .map_err(|e| SourceError::Read(format!("{}:{e}", p.display())))
+            }
+        }
+    }
+
+    /// The name a verdict carries: the path (`path#k` for the k-th of several records, as
+    /// `gyoku judge` names them), `None` for bytes.
+    fn name(&self, k: usize, of: usize) -> Value {
+        match self {
+            Source::Bytes(_) => Value::Null,
+            Source::Path(p) if of > 1 => json!(format!("{}#{k}", p.display())),
+            Source::Path(p) => json!(p.display().to_string()),
+        }
+    }
+}
+
+fn format_named(name: Option<&str>) -> PyResult<Option<Format>> {
+    Ok(match name.map(str::to_ascii_lowercase).as_deref() {
+        None => None,
+        Some("kif" | "kifu") => Some(Format::Kif),
+        Some("ki2") => Some(Format::Ki2),
+        Some("csa") => Some(Format::Csa),
+        Some("usi" | "sfen") => Some(Format::Usi),
+        Some("jkf" | "json") => Some(Format::Jkf),
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "format: '{other}' is not kif, ki2, csa, usi or jkf"
+            )));
+        }
+    })
+}
+
+fn foul_value(r: &Record) -> Value {
+    r.foul.as_ref().map_or(
+        Value::Null,
+        |f| json!({ "ply": f.ply, "move": f.mv.to_string(), "kind": f.kind.code() }),
+    )
+}
+
+fn record_dict(py: Python<'_>, r: &Record) -> PyResult<Py<PyAny>> {
+    let header = PyDict::new(py);
+    for (k, v) in &r.header {
+        header.set_item(k, v)?;
+    }
+    let d = PyDict::new(py);
+    d.set_item("header", header)?;
+    d.set_item("start_sfen", r.start.to_sfen())?;
+    d.set_item(
+        "moves",
+        convert::move_list(py, r.moves.iter().map(|m| m.mv))?,
+    )?;
+    d.set_item(
+        "times_ms",
+        PyList::new(py, r.moves.iter().map(|m| m.time_ms))?,
+    )?;
+    d.set_item("foul", convert::value(py, &foul_value(r))?)?;
+    d.set_item("end", r.end.as_ref().map(gyoku_kifu::Terminal::code))?;
+    Ok(d.into_any().unbind())
+}
+
+/// The records in a file (a path) or in bytes: KIF, KI2, CSA, JKF or USI, Shift_JIS,
+/// UTF-8 or EUC-JP, told by `format`, else a path's extension, else the text. Each is a
+/// dict: `header`, `start_sfen`, `moves` (USI), `times_ms`, `foul` (`{ply, move, kind}` or
+/// None), `end`.
+#[pyfunction]
+#[pyo3(signature = (source, format=None))]
+pub fn read(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    format: Option<&str>,
+) -> PyResult<Py<PyList>> {
+    let source = Source::from_py(source)?;
+    let format = format_named(format)?;
+    let records = py.allow_threads(|| {
+        let mut records = Vec::new();
+        source
+            .each_record(format, &mut |r| records.push(r))
+            .map(|_| records)
+    })?;
+    let list = PyList::empty(py);
+    for r in &records {
+        list.append(record_dict(py, r)?)?;
+    }
+    Ok(list.unbind())
+}
+
+/// Sources judged at once per thread before their verdicts are handed out: memory stays
+/// bounded by a batch, however long the archive.
+pub const BATCH_PER_THREAD: usize = 16;
+
+/// Judges records under `rules` (a preset, with the CLI's overrides), as `gyoku judge
+/// --json`: `sources` is one path (a file or a directory, walked as the CLI walks it) or
+/// bytes, or an iterable of them. Returns an iterator of verdict dicts, in order (a file
+/// with several games gives several), judged a batch at a time without the GIL on
+/// `threads` threads (every core by default); a source that cannot be read raises at its
+/// place, and the iteration may go on after it.
+#[pyfunction]
+#[pyo3(signature = (sources, rules="jsa", max_moves=None, fouls=None, sennichite=None,
+                    threads=None))]
+pub fn judge(
+    sources: &Bound<'_, PyAny>,
+    rules: &str,
+    max_moves: Option<u32>,
+    fouls: Option<&str>,
+    sennichite: Option<&str>,
+    threads: Option<usize>,
+) -> PyResult<Verdicts> {
+    let single = sources.downcast::<PyBytes>().is_ok() || sources.extract::<PathBuf>().is_ok();
+    let iter = if single {
+        PyList::new(sources.py(), [sources])?.try_iter()?.unbind()
+    } else {
+        sources.try_iter()?.unbind()
+    };
+    let rules = rule_set(rules, max_moves, fouls, sennichite)?;
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+        .clamp(1, 256);
+    Ok(Verdicts {
+        sources: Some(iter),
+        walk: None,
+        taken: 0,
+        rules,
+        user_max: max_moves.is_some(),
+        threads,
+        ready: VecDeque::new(),
+    })
+}
+
+/// One judged record: its verdict without its moves, and the moves (made Python strings
+/// under the GIL, from the shared table).
+struct Verdict {
+    value: Value,
+    moves: Vec<Move>,
+}
+
+/// A source to judge: its place among the sources, and what it is (or why not).
+type Item = (usize, Result<Source, SourceError>);
+
+/// The verdicts of `gyoku.judge`, judged a batch at a time as they are asked for.
+#[pyclass(module = "gyoku")]
+pub struct Verdicts {
+    /// What is left of the sources (`None` once they are all taken).
+    sources: Option<Py<PyIterator>>,
+    /// A directory being walked, and its place among the sources.
+    walk: Option<(usize, RecordFiles)>,
+    /// How many sources have been taken.
+    taken: usize,
+    rules: gyoku::RuleSet,
+    user_max: bool,
+    threads: usize,
+    /// Verdicts judged and not yet handed out, in order; an error stands at its place.
+    ready: VecDeque<Result<Verdict, SourceError>>,
+}
+
+impl Verdicts {
+    /// The next file or bytes to judge: from the directory being walked, else the next
+    /// source (a directory starts a walk).
+    fn next_item(&mut self, py: Python<'_>) -> Option<Item> {
+        loop {
+            if let Some((i, walk)) = &mut self.walk {
+                let i = *i;
+                match walk.next() {
+                    Some(Ok(path)) => return Some((i, Ok(Source::Path(path)))),
+                    Some(Err(e)) => return Some((i, Err(SourceError::Io(e)))),
+                    None => self.walk = None,
+                }
+            }
+            let iter = self.sources.as_ref()?.bind(py).clone();
+            let i = self.taken;
+            let source = match iter.into_iter().next() {
+                None => {
+                    self.sources = None;
+                    return None;
+                }
+                Some(Err(e)) => {
+                    self.sources = None;
+                    return Some((i, Err(SourceError::Python(e))));
+                }
+                Some(Ok(obj)) => Source::from_py(&obj),
+            };
+            self.taken += 1;
+            match source {
+                Ok(Source::Path(p)) if p.is_dir() => match RecordFiles::new(&[p]) {
+                    Ok(walk) => self.walk = Some((i, walk)),
+                    Err(e) => return Some((i, Err(SourceError::Io(e)))),
+                },
+                other => return Some((i, other)),
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl Verdicts {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        while self.ready.is_empty() {
+            let mut batch = Vec::new();
+            while batch.len() < self.threads * BATCH_PER_THREAD {
+                match self.next_item(py) {
+                    Some(item) => batch.push(item),
+                    None => break,
+                }
+            }
+            if batch.is_empty() {
+                return Ok(None);
+            }
+            let (rules, user_max, threads) = (self.rules, self.user_max, self.threads);
+            let judged = py.allow_threads(|| judge_batch(batch, rules, user_max, threads));
+            self.ready.extend(judged.into_iter().flatten());
+        }
+        match self.ready.pop_front() {
+            Some(Ok(v)) => {
+                let dict = convert::value(py, &v.value)?;
+                dict.bind(py)
+                    .set_item("moves", convert::move_list(py, v.moves.into_iter())?)?;
+                Ok(Some(dict))
+            }
+            Some(Err(e)) => Err(e.into()),
+            None => Ok(None),
+        }
+    }
+}
+
+/// One source's verdicts in order, then the error that stopped it, if any.
+type Judged = Vec<Result<Verdict, SourceError>>;
+
+/// Judges `batch` on `threads` threads; each source's verdicts, in order.
+fn judge_batch(
+    batch: Vec<Item>,
+    rules: gyoku::RuleSet,
+    user_max: bool,
+    threads: usize,
+) -> Vec<Judged> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Mutex, PoisonError};
+    let slots: Vec<Mutex<Option<Item>>> = batch.into_iter().map(|i| Mutex::new(Some(i))).collect();
+    let done: Vec<Mutex<Judged>> = slots.iter().map(|_| Mutex::new(Vec::new())).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(slots.len()) {
+            s.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(slot) = slots.get(k) else { return };
+                    let Some((index, source)) =
+                        slot.lock().unwrap_or_else(PoisonError::into_inner).take()
+                    else {
+                        continue;
+                    };
+                    let judged = match source {
+                        Ok(source) => judge_source(index, &source, rules, user_max),
+                        Err(e) => vec![Err(e)],
+                    };
+                    *done[k].lock().unwrap_or_else(PoisonError::into_inner) = judged;
+                }
+            });
+        }
+    });
+    done.into_iter()
+        .map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
+        .collect()
+}
+
+/// Every record of one source judged, each verdict naming its `file` and `source` (its
+/// place among the sources), then the error that stopped reading it, if any.
+fn judge_source(index: usize, source: &Source, rules: gyoku::RuleSet, user_max: bool) -> Judged {
+    let mut out: Judged = Vec::new();
+    let read = source.each_record(None, &mut |r| {
+        let j = judge_record(&r, rules_for(&r, rules, user_max));
+        let mut value = record_json(&r, &j);
+        value["start_sfen"] = json!(r.start.to_sfen());
+        value["foul"] = foul_value(&r);
+        value["source"] = json!(index);
+        out.push(Ok(Verdict {
+            value,
+            moves: r.moves.iter().map(|m| m.mv).collect(),
+        }));
+    });
+    let count = out.len();
+    for (k, v) in out.iter_mut().enumerate() {
+        if let Ok(v) = v {
+            v.value["file"] = source.name(k + 1, count);
+        }
+    }
+    if let Err(e) = read {
+        out.push(Err(e));
+    }
+    out
+}
