@@ -1,6 +1,8 @@
 """gyoku.Game and gyoku.impasse: the endings the Rust suite and the CLI's tests pin, read
 from the same tables (tests/data/endings/*.tsv) and with the same cases."""
 
+import random
+
 import pytest
 
 import gyoku
@@ -67,12 +69,15 @@ def test_sennichite_and_perpetual_check_sequences():
         moves = expand(moves)
         assert str(len(moves)) == ply, source
         g = gyoku.Game(rules=rules, sfen=sfen(start))
+        b = gyoku.Board(sfen(start))
         for i, m in enumerate(moves):
             assert g.outcome is None, (source, i)
             g.move(m)
+            b.push_usi(m)
         if result == "none":
-            assert g.outcome is None, source
+            assert g.outcome is None and b.repetitions() < 3, source
             continue
+        assert b.repetitions() == 3, source
         o = g.outcome
         assert (o["result"], o["reason"], str(o["ply"])) == (result, reason, ply), source
         assert o["detail"]["occurrences"][3] == o["ply"], source
@@ -242,3 +247,29 @@ def test_impasse_calculator_of_the_cli():
     assert r["sfen"].endswith(" b - 3")
     with pytest.raises(gyoku.IllegalMoveError):
         gyoku.impasse("startpos", ["7g7f", "7g7f"])
+
+
+def test_board_and_game_agree_along_random_games():
+    """Seeded random games, half of them steered into repetitions (a move that goes back
+    where the last-but-one came from is preferred): Board accepts what Game accepts, and
+    Board's fourth occurrence is where Game ends by sennichite or perpetual check."""
+    endings = set()
+    for seed in range(60):
+        rng = random.Random(seed)
+        b, g = gyoku.Board(), gyoku.Game(rules="csa", max_moves=0)
+        while g.outcome is None and len(g.moves) < 400:
+            legal = b.legal_moves
+            assert legal and all(b.check_move(m) is None for m in legal), seed
+            back = [m for m in legal if len(b.moves) >= 2 and b.moves[-2][2:4] == m[0:2]
+                    and b.moves[-2][0:2] == m[2:4]]
+            m = rng.choice(back) if back and seed % 2 else rng.choice(legal)
+            b.push_usi(m)
+            g.move(m)
+            assert g.sfen() == b.sfen(), seed
+            repeated = g.outcome is not None and g.outcome["reason"] in ("sennichite", "perpetual_check")
+            assert repeated == (b.repetitions() == 3), (seed, len(b.moves))
+        if g.outcome is not None:
+            endings.add(g.outcome["reason"])
+            if g.outcome["reason"] == "checkmate":
+                assert b.is_check() and b.is_game_over()
+    assert "sennichite" in endings, endings

@@ -1,9 +1,21 @@
 """Type stubs for `gyoku` (the extension module `gyoku._gyoku`)."""
 
 import os
-from typing import Any, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, Optional, Sequence, Union, final
 
-Source = Union[str, "os.PathLike[str]", bytes]
+_Source = Union[str, "os.PathLike[str]", bytes]
+
+__all__ = [
+    "Board",
+    "Game",
+    "GameError",
+    "IllegalMoveError",
+    "Verdicts",
+    "impasse",
+    "judge",
+    "presets",
+    "read",
+]
 
 class IllegalMoveError(ValueError):
     """A move the rules refuse."""
@@ -13,9 +25,10 @@ class GameError(Exception):
     """An action a game refuses."""
     code: str
 
+@final
 class Board:
     """A position and the moves played on it; every move pushed is checked."""
-    def __init__(self, sfen: Optional[str] = None, lenient: bool = False) -> None: ...
+    def __new__(cls, sfen: Optional[str] = None, lenient: bool = False) -> "Board": ...
     def push_usi(self, usi: str) -> None: ...
     def push(self, usi: str) -> None: ...
     def pop(self) -> str: ...
@@ -39,10 +52,11 @@ class Board:
     def copy(self) -> "Board": ...
     def __copy__(self) -> "Board": ...
 
+@final
 class Game:
     """A game refereed under a rule set."""
-    def __init__(
-        self,
+    def __new__(
+        cls,
         rules: str = "jsa",
         sfen: Optional[str] = None,
         max_moves: Optional[int] = None,
@@ -50,7 +64,7 @@ class Game:
         sennichite: Optional[str] = None,
         initial: Optional[str] = None,
         lenient: bool = False,
-    ) -> None: ...
+    ) -> "Game": ...
     def move(self, usi: str) -> None: ...
     def resign(self, color: str) -> None: ...
     def declare(self) -> None: ...
@@ -67,6 +81,7 @@ class Game:
     @property
     def moves(self) -> list[str]: ...
 
+@final
 class Verdicts(Iterator[dict[str, Any]]):
     """The verdicts of `judge`, judged a batch at a time as they are asked for."""
     def __iter__(self) -> "Verdicts": ...
@@ -78,9 +93,9 @@ def impasse(
     initial: Optional[str] = None,
     lenient: bool = False,
 ) -> dict[str, Any]: ...
-def read(source: Source, format: Optional[str] = None) -> list[dict[str, Any]]: ...
+def read(source: _Source, format: Optional[str] = None) -> list[dict[str, Any]]: ...
 def judge(
-    sources: Union[Source, Iterable[Source]],
+    sources: Union[_Source, Iterable[_Source]],
     rules: str = "jsa",
     max_moves: Optional[int] = None,
     fouls: Optional[str] = None,
