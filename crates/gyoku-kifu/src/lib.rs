@@ -34,6 +34,7 @@ pub mod kif;
 mod lines;
 pub mod report;
 pub mod usi;
+#[cfg(unix)]
 pub mod walk;
 pub mod western;
 

@@ -1,6 +1,7 @@
 //! Finding the record files under paths (files and directories), as `gyoku judge DIR`
 //! and `gyoku.judge` from Python walk an archive: lazily, in a stable order, each file
-//! once, with memory for the open directories only.
+//! once, with memory for the open directories only. Unix only: files are told apart by
+//! device and inode.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -7,6 +7,7 @@ use gyoku::Move;
 use gyoku_kifu::files::{DEFAULT_MAX_FILE_BYTES, read_regular};
 use gyoku_kifu::judge::judge as judge_record;
 use gyoku_kifu::report::{record_json, rules_for};
+#[cfg(unix)]
 use gyoku_kifu::walk::RecordFiles;
 use gyoku_kifu::{Format, Record, read_bytes_each};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
@@ -257,7 +258,7 @@ impl Verdicts {
             };
             self.taken += 1;
             match source {
-                Ok(Source::Path(p)) if p.is_dir() => match RecordFiles::new(&[p]) {
+                Ok(Source::Path(p)) if p.is_dir() => match walk(p) {
                     Ok(walk) => self.walk = Some((i, walk)),
                     Err(e) => return Some((i, Err(SourceError::Io(e)))),
                 },
@@ -266,6 +267,25 @@ impl Verdicts {
         }
     }
 }
+
+/// The record files under a directory, as `gyoku judge DIR` finds them.
+#[cfg(unix)]
+fn walk(dir: PathBuf) -> Result<RecordFiles, String> {
+    RecordFiles::new(&[dir])
+}
+
+/// Directories are walked on Unix only (files are told apart by device and inode).
+#[cfg(not(unix))]
+fn walk(dir: PathBuf) -> Result<RecordFiles, String> {
+    Err(format!(
+        "{}: a directory (walked on Unix only; pass its files)",
+        dir.display()
+    ))
+}
+
+/// Nothing is walked where directories are not.
+#[cfg(not(unix))]
+type RecordFiles = std::iter::Empty<Result<PathBuf, String>>;
 
 #[pymethods]
 impl Verdicts {
