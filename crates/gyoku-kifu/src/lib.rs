@@ -58,6 +58,25 @@ pub enum Format {
 }
 
 impl Format {
+    /// The format a user names (`kif`, `ki2`, `csa`, `usi`, `jkf`, in any case; `kifu`,
+    /// `sfen` and `json` too), as the HTTP API's `format=` and Python's `format=` take it.
+    ///
+    /// ```
+    /// use gyoku_kifu::Format;
+    /// assert_eq!(Format::named("KIFU"), Some(Format::Kif));
+    /// assert_eq!(Format::named("pgn"), None);
+    /// ```
+    pub fn named(name: &str) -> Option<Format> {
+        match name.to_ascii_lowercase().as_str() {
+            "kif" | "kifu" => Some(Format::Kif),
+            "ki2" => Some(Format::Ki2),
+            "csa" => Some(Format::Csa),
+            "usi" | "sfen" => Some(Format::Usi),
+            "jkf" | "json" => Some(Format::Jkf),
+            _ => None,
+        }
+    }
+
     /// The format for a file name's extension.
     pub fn from_path(path: &std::path::Path) -> Option<Format> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();

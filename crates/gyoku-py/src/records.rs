@@ -93,19 +93,15 @@ impl Source {
 }
 
 fn format_named(name: Option<&str>) -> PyResult<Option<Format>> {
-    Ok(match name.map(str::to_ascii_lowercase).as_deref() {
-        None => None,
-        Some("kif" | "kifu") => Some(Format::Kif),
-        Some("ki2") => Some(Format::Ki2),
-        Some("csa") => Some(Format::Csa),
-        Some("usi" | "sfen") => Some(Format::Usi),
-        Some("jkf" | "json") => Some(Format::Jkf),
-        Some(other) => {
-            return Err(PyValueError::new_err(format!(
-                "format: '{other}' is not kif, ki2, csa, usi or jkf"
-            )));
-        }
+    name.map(|n| {
+        Format::named(n).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "format: '{}' is not kif, ki2, csa, usi or jkf",
+                n.to_ascii_lowercase()
+            ))
+        })
     })
+    .transpose()
 }
 
 fn foul_value(r: &Record) -> Value {
@@ -325,7 +321,8 @@ impl Verdicts {
 /// One source's verdicts in order, then the error that stopped it, if any.
 type Judged = Vec<Result<Verdict, SourceError>>;
 
-/// Judges `batch` on `threads` threads; each source's verdicts, in order.
+/// Judges `batch` on `threads` threads; each source's verdicts, in order (a source that
+/// could not be taken stands as its error).
 fn judge_batch(
     batch: Vec<Item>,
     rules: gyoku::RuleSet,
@@ -334,31 +331,31 @@ fn judge_batch(
 ) -> Vec<Judged> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Mutex, PoisonError};
-    let slots: Vec<Mutex<Option<Item>>> = batch.into_iter().map(|i| Mutex::new(Some(i))).collect();
-    let done: Vec<Mutex<Judged>> = slots.iter().map(|_| Mutex::new(Vec::new())).collect();
+    let done: Vec<Mutex<Judged>> = batch.iter().map(|_| Mutex::new(Vec::new())).collect();
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
-        for _ in 0..threads.min(slots.len()) {
+        for _ in 0..threads.min(batch.len()) {
             s.spawn(|| {
                 loop {
                     let k = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(slot) = slots.get(k) else { return };
-                    let Some((index, source)) =
-                        slot.lock().unwrap_or_else(PoisonError::into_inner).take()
-                    else {
-                        continue;
+                    let Some((index, source)) = batch.get(k) else {
+                        return;
                     };
-                    let judged = match source {
-                        Ok(source) => judge_source(index, &source, rules, user_max),
-                        Err(e) => vec![Err(e)],
-                    };
-                    *done[k].lock().unwrap_or_else(PoisonError::into_inner) = judged;
+                    if let Ok(source) = source {
+                        *done[k].lock().unwrap_or_else(PoisonError::into_inner) =
+                            judge_source(*index, source, rules, user_max);
+                    }
                 }
             });
         }
     });
-    done.into_iter()
-        .map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
+    batch
+        .into_iter()
+        .zip(done)
+        .map(|((_, source), judged)| match source {
+            Ok(_) => judged.into_inner().unwrap_or_else(PoisonError::into_inner),
+            Err(e) => vec![Err(e)],
+        })
         .collect()
 }
 

@@ -58,7 +58,7 @@ def test_handicap_credit_comes_from_the_initial_position():
         g.declare()
         assert g.outcome["reason"] == "failed_declaration", source
         # The calculator agrees when told the initial position.
-        report = gyoku.impasse(start, initial=named, lenient=True) if named else gyoku.impasse(start, lenient=True)
+        report = gyoku.impasse(start, initial=named, lenient=True)
         assert report["verdicts"]["81dojo"]["declaration"] == ("win" if r27 == "WIN" else "lose"), source
 
 

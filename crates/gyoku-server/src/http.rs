@@ -767,18 +767,14 @@ async fn impasse(
 
 /// A record format named in a query (`kif`, `ki2`, `csa`, `usi`, `jkf`).
 fn format_named(name: &str, what: &str) -> Result<Format, ApiError> {
-    Ok(match name.to_ascii_lowercase().as_str() {
-        "kif" | "kifu" => Format::Kif,
-        "ki2" => Format::Ki2,
-        "csa" => Format::Csa,
-        "usi" | "sfen" => Format::Usi,
-        "jkf" | "json" => Format::Jkf,
-        other => {
-            return Err(ApiError::input(
-                "invalid_format",
-                format!("{what}: unknown format '{other}' (kif, ki2, csa, usi, jkf)"),
-            ));
-        }
+    Format::named(name).ok_or_else(|| {
+        ApiError::input(
+            "invalid_format",
+            format!(
+                "{what}: unknown format '{}' (kif, ki2, csa, usi, jkf)",
+                name.to_ascii_lowercase()
+            ),
+        )
     })
 }
 
