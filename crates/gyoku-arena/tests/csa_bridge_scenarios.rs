@@ -1,5 +1,5 @@
-//! ShogiHome's 34 USI-CSA bridge scenarios (`../shared/data/csa-protocol/
-//! shogihome-bridge-scenarios/`, MIT) replayed against Gyoku's bridge: a scripted CSA
+//! ShogiHome's 34 USI-CSA bridge scenarios (`tests/data/csa-protocol/
+//! shogihome-bridge-scenarios/`, MIT, with their attribution) replayed against Gyoku's bridge: a scripted CSA
 //! server plays each scenario's `csa.log` (what the server sends, and what it must
 //! receive from the bridge, line for line), and `usi-replay-engine` plays its `usi.log`
 //! (what the engine must receive, and what it answers). A scenario passes when both
@@ -18,10 +18,8 @@ use gyoku_arena::engine::EngineConfig;
 use gyoku_arena::transcript::{Transcript, replay_from};
 use gyoku_kifu::{Format, Record};
 
-fn scenarios() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/csa-protocol/shogihome-bridge-scenarios");
-    dir.is_dir().then_some(dir)
+fn scenarios() -> PathBuf {
+    gyoku_testdata::repo_data().join("csa-protocol/shogihome-bridge-scenarios")
 }
 
 /// What the test needs of `bridge-config.yaml` (a flat reading of ShogiHome's keys).
@@ -243,10 +241,7 @@ const DIFFERENT: &[(u32, &str)] = &[
 
 #[test]
 fn shogihome_bridge_scenarios_play_line_for_line() {
-    let Some(dir) = scenarios() else {
-        eprintln!("../shared/data not found: the scenarios were not played");
-        return;
-    };
+    let dir = scenarios();
     let mut failed = Vec::new();
     let mut passed = 0;
     for n in 1..=34 {

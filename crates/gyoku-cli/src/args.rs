@@ -452,9 +452,9 @@ pub struct ServeArgs {
     /// The event name, first part of every Game_ID.
     #[arg(long, default_value = "gyoku")]
     pub event: String,
-    /// Connections at once.
-    #[arg(long, default_value_t = 20_000)]
-    pub max_connections: usize,
+    /// Connections at once [default: 20000, or what the open-file limit holds if fewer].
+    #[arg(long)]
+    pub max_connections: Option<usize>,
     /// Connections at once from one address.
     #[arg(long, default_value_t = 1_000)]
     pub max_connections_per_address: usize,

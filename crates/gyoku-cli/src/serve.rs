@@ -93,12 +93,15 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
                 .map_err(|e| Failure::Run(format!("{}: {e}", dir.display())))?;
         }
     }
-    if a.max_connections == 0 || a.max_connections_per_address == 0 {
+    if a.max_connections == Some(0) || a.max_connections_per_address == 0 {
         return Err(Failure::Input(
             "connection limits must be at least 1".into(),
         ));
     }
-    let (max_connections, lowered) = connections_the_system_allows(a.max_connections);
+    let (max_connections, lowered) =
+        connections_the_system_allows(a.max_connections.unwrap_or(DEFAULT_MAX_CONNECTIONS));
+    // Said only to whoever asked for more: the default quietly fits the limit.
+    let lowered = lowered.filter(|_| a.max_connections.is_some());
     let options = Options {
         csa: a.csa,
         db: db.clone(),
@@ -128,6 +131,12 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         .block_on(server::run(
             options,
             |s| {
+                if let Some(http) = s.http {
+                    eprintln!(
+                        "gyoku serve: open http://{http}/ to play, watch games and judge records \
+                         (the HTTP API is under http://{http}/api/)"
+                    );
+                }
                 eprintln!(
                     "gyoku serve: CSA protocol on {} (rules {}, database {}, records in {}){}",
                     s.csa,
@@ -143,9 +152,6 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
                         String::new()
                     }
                 );
-                if let Some(http) = s.http {
-                    eprintln!("gyoku serve: HTTP API on http://{http}/api/games");
-                }
                 if let Some(note) = &lowered {
                     eprintln!("gyoku serve: {note}");
                 }
@@ -162,6 +168,10 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
     eprintln!("gyoku serve: stopped");
     Ok(())
 }
+
+/// Connections at once when `--max-connections` is not given (fewer where the open-file
+/// limit holds fewer).
+const DEFAULT_MAX_CONNECTIONS: usize = 20_000;
 
 /// Open files the server keeps for itself beyond its connections: the database and its
 /// log, the checkpoint thread's connection, record files being written, the runtime's own.

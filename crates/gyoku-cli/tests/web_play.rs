@@ -61,8 +61,8 @@ fn a_person_plays_the_builtin_engine_to_the_end_over_http() {
     let mut http = None;
     let mut line = String::new();
     while http.is_none() && err.read_line(&mut line).unwrap() > 0 {
-        if let Some(rest) = line.trim().strip_prefix("gyoku serve: HTTP API on http://") {
-            http = rest.strip_suffix("/api/games").map(|a| a.parse().unwrap());
+        if let Some(rest) = line.trim().strip_prefix("gyoku serve: open http://") {
+            http = rest.split_once("/ ").map(|(a, _)| a.parse().unwrap());
         }
         line.clear();
     }
@@ -153,4 +153,73 @@ fn engines_must_be_named() {
         assert_eq!(out.status.code(), Some(2), "{arg}: {text}");
         assert!(text.contains(message), "{arg}: {text}");
     }
+}
+
+/// What `gyoku serve` prints from start to stop: the web page's address first, then the
+/// CSA port; the open-file note only to whoever asked for more connections than the limit
+/// holds.
+fn serve_says(extra: &[&str]) -> Vec<String> {
+    let dir = std::env::temp_dir().join(format!(
+        "gyoku-serve-says-{}-{}",
+        std::process::id(),
+        extra.len()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut server = Killed(
+        Command::new(gyoku())
+            .args(["serve", "--csa", "127.0.0.1:0", "--http", "127.0.0.1:0"])
+            .args(extra)
+            .arg("--data-dir")
+            .arg(&dir)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut err = BufReader::new(server.0.stderr.take().unwrap());
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    while err.read_line(&mut line).unwrap() > 0 {
+        lines.push(line.trim_end().to_string());
+        line.clear();
+        if lines.last().is_some_and(|l| l.contains("CSA protocol on")) {
+            break;
+        }
+    }
+    let stopped = Command::new("kill")
+        .args(["-TERM", &server.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    while err.read_line(&mut line).unwrap() > 0 {
+        lines.push(line.trim_end().to_string());
+        line.clear();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    lines
+}
+
+#[test]
+fn serve_says_where_the_page_is_first_and_the_open_file_note_only_when_it_matters() {
+    let lines = serve_says(&[]);
+    assert!(
+        lines[0].starts_with("gyoku serve: open http://127.0.0.1:")
+            && lines[0].contains("/ to play, watch games and judge records"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1].starts_with("gyoku serve: CSA protocol on 127.0.0.1:"),
+        "{lines:?}"
+    );
+    assert_eq!(lines.last().unwrap(), "gyoku serve: stopped", "{lines:?}");
+    assert!(!lines.iter().any(|l| l.contains("open-file")), "{lines:?}");
+    // More than any open-file limit short of unlimited holds.
+    let hard_limit_unlimited = std::fs::read_to_string("/proc/self/limits").is_ok_and(|l| {
+        l.lines()
+            .any(|l| l.starts_with("Max open files") && l.contains("unlimited"))
+    });
+    let lines = serve_says(&["--max-connections", "4000000000"]);
+    let noted = lines.iter().any(|l| {
+        l.contains("open-file limit") && l.contains("--max-connections lowered from 4000000000")
+    });
+    assert!(noted || hard_limit_unlimited, "{lines:?}");
 }

@@ -4,15 +4,17 @@
 //! `６八銀右引`), Gyoku follows the JSA rule, as tsshogi does: 引 is shared with the silver on
 //! 7g and 右 with the silver on 5i (same file), so only 右引 is unique.
 
-use std::path::PathBuf;
-
 use gyoku::{Move, Position};
 use gyoku_kifu::ki2::{move_notation, read_move};
 
 #[test]
 fn cshogi_relative_cases() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/ki2/cshogi_ki2_relative.tsv");
+    let Some(path) = gyoku_testdata::shared(
+        "ki2/cshogi_ki2_relative.tsv",
+        "KI2 notation on cshogi's 30 disambiguation cases (右 左 直 上 寄 引 打 同)",
+    ) else {
+        return;
+    };
     let text = std::fs::read_to_string(path).unwrap();
     let mut checked = 0;
     for line in text.lines().filter(|l| !l.starts_with('#')) {

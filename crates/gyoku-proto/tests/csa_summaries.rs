@@ -1,23 +1,17 @@
 //! Every `Game_Summary` of the 34 scripted ShogiHome bridge sessions
-//! (`../shared/data/csa-protocol/shogihome-bridge-scenarios/*/csa.log`) reads, and writes
+//! (`tests/data/csa-protocol/shogihome-bridge-scenarios/*/csa.log`, MIT) reads, and writes
 //! back line for line as the server sent it (a trailing blank of a board row aside).
 
 use gyoku::Color;
 use gyoku_proto::csa::{GameSummary, SummaryTimes};
 
 fn scenarios() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/csa-protocol/shogihome-bridge-scenarios")
+    gyoku_testdata::repo_data().join("csa-protocol/shogihome-bridge-scenarios")
 }
 
 #[test]
 fn every_summary_of_the_bridge_scenarios_reads_and_writes_back() {
     let dir = scenarios();
-    assert!(
-        dir.exists(),
-        "{} not found (../shared beside the repo)",
-        dir.display()
-    );
     let mut seen = 0;
     let mut per_side = 0;
     for entry in std::fs::read_dir(&dir).unwrap().flatten() {

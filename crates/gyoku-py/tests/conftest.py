@@ -1,7 +1,10 @@
 """Where the tests' data is: the repository's own tables and records (MIT), and the shared
-data beside the repository (read in place, as the Rust tests read it)."""
+data beside the repository (read in place, as the Rust tests read it: when it is missing a
+test says what it did not check and is skipped, or fails under GYOKU_REQUIRE_SHARED=1)."""
 
 import os
+
+import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
@@ -12,6 +15,18 @@ SHARED = os.path.normpath(os.path.join(HERE, "..", "..", "..", "..", "shared", "
 def data(*parts):
     """A path under the repository's tests/data."""
     return os.path.join(DATA, *parts)
+
+
+def shared(rel, what):
+    """../shared/data/REL, or the test is skipped saying WHAT was not checked (failed when
+    GYOKU_REQUIRE_SHARED=1, as CI sets it)."""
+    path = os.path.join(SHARED, rel)
+    if os.path.exists(path):
+        return path
+    if os.environ.get("GYOKU_REQUIRE_SHARED") == "1":
+        pytest.fail(f"GYOKU_REQUIRE_SHARED=1 and ../shared/data/{rel} is missing: "
+                    f"{what} cannot be checked")
+    pytest.skip(f"no ../shared/data/{rel} beside the repository: {what}")
 
 
 def rows(name):

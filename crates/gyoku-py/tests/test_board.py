@@ -5,7 +5,7 @@ import os
 import pytest
 
 import gyoku
-from conftest import SHARED, data
+from conftest import data, shared
 
 NIFU_SFEN = "lnsgkgsnl/1r5b1/pppp1pppp/9/9/4P4/PPPP1PPPP/1B5R1/LNSGKGSNL b P 1"
 
@@ -112,9 +112,7 @@ def test_board_impasse_counts_from_its_first_position():
 def test_every_move_string_round_trips():
     """Move strings are made once per move and shared: over real games, every legal
     move's string reads back as itself, and no two moves share one."""
-    path = os.path.join(SHARED, "usi", "usi_games_lishogi_500.txt")
-    if not os.path.exists(path):
-        pytest.skip("../shared/data is not here")
+    path = shared("usi/usi_games_lishogi_500.txt", "move strings over 40 real lishogi games")
     with open(path, encoding="utf-8") as f:
         games = [line.split() for line in f if line.strip()][:40]
     seen = set()

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 import gyoku
-from conftest import REPO, SHARED, data
+from conftest import REPO, data, shared
 
 KIF = ("手合割：平手\n手数----指手---------消費時間--\n"
        "   1 ７六歩(77)\n   2 ３四歩(33)\n   3 ２二角成(88)\n   4 同　銀(31)\n   5 投了\n")
@@ -161,18 +161,33 @@ def gyoku_binary():
     return path if os.path.exists(path) else None
 
 
-@pytest.mark.skipif(not os.path.isdir(SHARED), reason="../shared/data is not here")
-@pytest.mark.skipif(not gyoku_binary() and not os.environ.get("GYOKU_BIN"),
-                    reason="the gyoku CLI is not built (cargo build --release -p gyoku-cli)")
-def test_shared_records_judge_as_the_cli_does():
-    """Every record file of the shared data, judged by gyoku.judge and by `gyoku judge
-    --json`, under two rule sets: the same verdicts, the same unreadable files."""
+def record_files(folder):
+    """The record files under FOLDER, walked."""
     files = []
-    for root, _, names in os.walk(SHARED):
+    for root, _, names in os.walk(folder):
         files += [os.path.join(root, n) for n in names
                   if n.endswith((".kif", ".kifu", ".csa", ".ki2", ".ki2u", ".jkf"))]
-    files.sort()
-    assert len(files) > 90
+    return files
+
+
+@pytest.mark.skipif(not gyoku_binary() and not os.environ.get("GYOKU_BIN"),
+                    reason="the gyoku CLI is not built (cargo build --release -p gyoku-cli)")
+@pytest.mark.parametrize("source", ["repository", "shared"])
+def test_real_records_judge_as_the_cli_does(source):
+    """Every real record file no one here wrote, judged by gyoku.judge and by `gyoku judge
+    --json`, under two rule sets: the same verdicts, the same unreadable files. The
+    repository's (Kifu for JS and tsshogi, MIT), and the shared data's (shogi-server,
+    python-shogi and generated games)."""
+    if source == "repository":
+        folders = [data("records", "kifu-for-js"), data("records", "tsshogi-jkf")]
+        least = 55
+    else:
+        folders = [shared(rel, "shogi-server's, python-shogi's and generated records judged "
+                               "by gyoku.judge as by the CLI")
+                   for rel in ("records/shogi-server", "records/python-shogi", "generated")]
+        least = 12
+    files = sorted(f for folder in folders for f in record_files(folder))
+    assert len(files) >= least, len(files)
     for rules in ("csa", "jsa"):
         mine, unreadable = {}, set()
         it = gyoku.judge(files, rules=rules)
@@ -196,7 +211,7 @@ def test_shared_records_judge_as_the_cli_does():
         # The CLI names each unreadable file on standard error, as gyoku.judge raises it.
         for name in unreadable:
             assert name in out.stderr, (rules, name)
-        assert len(mine) > 90, len(mine)
+        assert len(mine) >= least, len(mine)
 
 
 def resident_kib():

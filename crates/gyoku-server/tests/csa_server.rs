@@ -289,10 +289,9 @@ fn byoyomi_counts_whole_seconds_as_shogi_server() {
     b.expect("#WIN");
 }
 
-/// A real game that ended in mate at ply 107 (kifu-for-js sample, shared data).
+/// A real game that ended in mate at ply 107 (Kifu for JS's sample, MIT, in `tests/data`).
 fn yamada_gps_moves() -> Vec<String> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/records/kifu-for-js/csa/2005_YAMADA_GPS.csa");
+    let path = gyoku_testdata::repo_data().join("records/kifu-for-js/csa/2005_YAMADA_GPS.csa");
     let bytes = std::fs::read(&path).unwrap();
     let text = String::from_utf8_lossy(&bytes);
     let moves: Vec<String> = text

@@ -74,3 +74,9 @@ pub use square::{ParseSquareError, Square};
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The Rust examples of the manual's rules page (`docs/rules.md`), compiled and run as
+/// doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/rules.md")]
+pub struct RulesPageDoctests;

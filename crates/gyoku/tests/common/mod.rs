@@ -8,18 +8,7 @@ use std::path::PathBuf;
 
 /// `tests/data` at the workspace root.
 pub fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data")
-}
-
-/// `shared/data` beside the repository (CI and every developer machine have it).
-pub fn shared_data_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
-    assert!(
-        dir.is_dir(),
-        "{} is missing: the tests read the project's shared data in place",
-        dir.display()
-    );
-    dir
+    gyoku_testdata::repo_data()
 }
 
 /// A small seeded generator (SplitMix64), so that failures can be replayed.
