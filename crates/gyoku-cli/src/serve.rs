@@ -128,42 +128,47 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         .build()
         .map_err(|e| Failure::Run(e.to_string()))?;
     runtime
-        .block_on(server::run(
-            options,
-            |s| {
-                if let Some(http) = s.http {
-                    eprintln!(
-                        "gyoku serve: open http://{http}/ to play, watch games and judge records \
-                         (the HTTP API is under http://{http}/api/)"
-                    );
-                }
-                eprintln!(
-                    "gyoku serve: CSA protocol on {} (rules {}, database {}, records in {}){}",
-                    s.csa,
-                    rules.name(),
-                    db,
-                    records.display(),
-                    if s.suspended > 0 {
-                        format!(
-                            "; {} suspended games ({} interrupted when it last stopped) resume when both players log in again",
-                            s.suspended, s.interrupted
-                        )
-                    } else {
-                        String::new()
+        .block_on(async {
+            // Installed before the server starts listening.
+            let shutdown = shutdown_signal();
+            server::run(
+                options,
+                |s| {
+                    if let Some(http) = s.http {
+                        eprintln!(
+                            "gyoku serve: open http://{http}/ to play, watch games and judge records \
+                             (the HTTP API is under http://{http}/api/)"
+                        );
                     }
-                );
-                if let Some(note) = &lowered {
-                    eprintln!("gyoku serve: {note}");
-                }
-                if s.records_restored > 0 {
                     eprintln!(
-                        "gyoku serve: {} record files were missing and were written again from the database",
-                        s.records_restored
+                        "gyoku serve: CSA protocol on {} (rules {}, database {}, records in {}){}",
+                        s.csa,
+                        rules.name(),
+                        db,
+                        records.display(),
+                        if s.suspended > 0 {
+                            format!(
+                                "; {} suspended games ({} interrupted when it last stopped) resume when both players log in again",
+                                s.suspended, s.interrupted
+                            )
+                        } else {
+                            String::new()
+                        }
                     );
-                }
-            },
-            shutdown_signal(),
-        ))
+                    if let Some(note) = &lowered {
+                        eprintln!("gyoku serve: {note}");
+                    }
+                    if s.records_restored > 0 {
+                        eprintln!(
+                            "gyoku serve: {} record files were missing and were written again from the database",
+                            s.records_restored
+                        );
+                    }
+                },
+                shutdown,
+            )
+            .await
+        })
         .map_err(|e| Failure::Run(e.to_string()))?;
     eprintln!("gyoku serve: stopped");
     Ok(())
@@ -200,14 +205,20 @@ fn connections_the_system_allows(asked: usize) -> (usize, Option<String>) {
     (asked, None)
 }
 
-async fn shutdown_signal() {
+/// Completes on SIGINT or SIGTERM. The handlers are installed when this is called, not when
+/// the future is first polled, so a signal that comes as soon as the server says it listens
+/// stops it cleanly instead of killing it. Call it inside the runtime.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     use tokio::signal::unix::{SignalKind, signal};
-    let mut term = match signal(SignalKind::terminate()) {
-        Ok(s) => s,
-        Err(_) => return std::future::pending().await,
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
+    let interrupt = signal(SignalKind::interrupt());
+    let terminate = signal(SignalKind::terminate());
+    async move {
+        let (Ok(mut interrupt), Ok(mut terminate)) = (interrupt, terminate) else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
     }
 }

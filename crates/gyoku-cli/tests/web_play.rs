@@ -44,20 +44,27 @@ fn request(at: SocketAddr, method: &str, path: &str, body: &Value) -> (u16, Valu
     (status, serde_json::from_str(json).unwrap())
 }
 
-#[test]
-fn a_person_plays_the_builtin_engine_to_the_end_over_http() {
-    let dir = std::env::temp_dir().join(format!("gyoku-web-play-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+/// `gyoku serve` on ports of its own choosing, with its standard error to read.
+fn serve(dir: &std::path::Path, extra: &[&str]) -> (Killed, BufReader<std::process::ChildStderr>) {
     let mut server = Killed(
         Command::new(gyoku())
             .args(["serve", "--csa", "127.0.0.1:0", "--http", "127.0.0.1:0"])
+            .args(extra)
             .arg("--data-dir")
-            .arg(&dir)
+            .arg(dir)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap(),
     );
-    let mut err = BufReader::new(server.0.stderr.take().unwrap());
+    let err = BufReader::new(server.0.stderr.take().unwrap());
+    (server, err)
+}
+
+#[test]
+fn a_person_plays_the_builtin_engine_to_the_end_over_http() {
+    let dir = std::env::temp_dir().join(format!("gyoku-web-play-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (_server, mut err) = serve(&dir, &[]);
     let mut http = None;
     let mut line = String::new();
     while http.is_none() && err.read_line(&mut line).unwrap() > 0 {
@@ -165,17 +172,7 @@ fn serve_says(extra: &[&str]) -> Vec<String> {
         extra.len()
     ));
     let _ = std::fs::remove_dir_all(&dir);
-    let mut server = Killed(
-        Command::new(gyoku())
-            .args(["serve", "--csa", "127.0.0.1:0", "--http", "127.0.0.1:0"])
-            .args(extra)
-            .arg("--data-dir")
-            .arg(&dir)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut err = BufReader::new(server.0.stderr.take().unwrap());
+    let (server, mut err) = serve(&dir, extra);
     let mut lines = Vec::new();
     let mut line = String::new();
     while err.read_line(&mut line).unwrap() > 0 {
