@@ -22,6 +22,7 @@
 
 use gyoku::{Color, Move, Position, Role, Square};
 
+use crate::kakinoki::{self, MARKS, is_move_line, summary};
 use crate::{Format, Foul, ReadError, Record, RecordMove, Terminal, Variation};
 
 fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
@@ -31,13 +32,6 @@ fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
         column,
         message: message.into(),
     }
-}
-
-/// The side marks that start a KI2 move.
-const MARKS: [char; 6] = ['▲', '△', '☗', '☖', '▼', '▽'];
-
-pub(crate) fn is_move_line(line: &str) -> bool {
-    line.trim_start().starts_with(MARKS)
 }
 
 /// The qualifiers of a KI2 move, as read.
@@ -60,7 +54,7 @@ struct Written {
 }
 
 fn parse_written(token: &str, previous_to: Option<Square>) -> Result<Written, String> {
-    let (to, role, mut rest) = crate::kif::destination_and_piece(token, previous_to)?;
+    let (to, role, mut rest) = kakinoki::destination_and_piece(token, previous_to)?;
     let mut q = Qualifiers::default();
     while let Some(c) = rest.chars().next() {
         if let Some(r) = rest.strip_prefix("不成") {
@@ -327,40 +321,6 @@ fn qualifier(us: Color, role: Role, from: Square, to: Square, others: &[Square])
     }
 }
 
-/// The summary line (`まで172手で後手の勝ち`) for how `record` ends after `plies` plies with
-/// `turn` to move; `None` for an end that has none.
-pub(crate) fn summary(record: &Record, plies: usize, turn: Color) -> Option<String> {
-    let winner = |c: Color| {
-        if c == Color::Black {
-            "先手"
-        } else {
-            "後手"
-        }
-    };
-    Some(match record.end.as_ref()? {
-        Terminal::Resign | Terminal::Mate => format!("まで{plies}手で{}の勝ち", winner(!turn)),
-        Terminal::TimeUp => format!("まで{plies}手で時間切れにより{}の勝ち", winner(!turn)),
-        Terminal::IllegalLoss => format!("まで{plies}手で{}の反則負け", winner(turn)),
-        Terminal::IllegalWin => format!("まで{plies}手で{}の反則勝ち", winner(turn)),
-        Terminal::Declaration => format!("まで{plies}手で{}の入玉勝ち", winner(turn)),
-        Terminal::Sennichite => format!("まで{plies}手で千日手"),
-        Terminal::Jishogi | Terminal::Draw => format!("まで{plies}手で持将棋"),
-        Terminal::MaxMoves => format!("まで{plies}手で最大手数"),
-        Terminal::Suspend => format!("まで{plies}手で中断"),
-        Terminal::NoMate => format!("まで{plies}手で不詰"),
-        Terminal::Try => format!("まで{plies}手でトライにより{}の勝ち", winner(turn)),
-        Terminal::IllegalAction(c) => format!("まで{plies}手で{}の反則負け", winner(*c)),
-        Terminal::Other(word)
-            if !word.is_empty()
-                && !word.contains(char::is_whitespace)
-                && !word.starts_with('で') =>
-        {
-            format!("まで{plies}手で{word}")
-        }
-        Terminal::Other(_) => return None,
-    })
-}
-
 /// Writes a record as KI2: the header as in KIF, moves six to a line, the summary line, then
 /// each variation (`変化：N手`) with its own summary.
 pub fn write(record: &Record) -> String {
@@ -572,7 +532,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         .lines()
         .position(|l| {
             let l = l.trim_start();
-            is_move_line(l) || l.starts_with("まで") || crate::kif::variation_header(l).is_some()
+            is_move_line(l) || l.starts_with("まで") || kakinoki::variation_header(l).is_some()
         })
         .unwrap_or(usize::MAX);
     let header: String = text
@@ -633,7 +593,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             }
             continue;
         }
-        if let Some(rest) = crate::kif::variation_header(trimmed) {
+        if let Some(rest) = kakinoki::variation_header(trimmed) {
             let ply: u32 = rest
                 .trim_end_matches('手')
                 .trim()

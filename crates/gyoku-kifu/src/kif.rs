@@ -3,6 +3,7 @@
 
 use gyoku::{Color, Handicap, Move, Piece, Position, Role, Setup, Square};
 
+use crate::kakinoki::{self, NAMES, destination_and_piece, variation_header};
 use crate::{Format, ReadError, Record, RecordMove, Terminal, Variation};
 
 fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
@@ -13,29 +14,6 @@ fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
         message: message.into(),
     }
 }
-
-/// Piece names on move lines and boards.
-const NAMES: [(&str, Role); 19] = [
-    ("成香", Role::ProLance),
-    ("成桂", Role::ProKnight),
-    ("成銀", Role::ProSilver),
-    ("歩", Role::Pawn),
-    ("香", Role::Lance),
-    ("桂", Role::Knight),
-    ("銀", Role::Silver),
-    ("金", Role::Gold),
-    ("角", Role::Bishop),
-    ("飛", Role::Rook),
-    ("玉", Role::King),
-    ("王", Role::King),
-    ("と", Role::ProPawn),
-    ("杏", Role::ProLance),
-    ("圭", Role::ProKnight),
-    ("全", Role::ProSilver),
-    ("馬", Role::Horse),
-    ("龍", Role::Dragon),
-    ("竜", Role::Dragon),
-];
 
 const SPECIALS: [(&str, Terminal); 13] = [
     ("投了", Terminal::Resign),
@@ -179,32 +157,6 @@ fn move_line(line: &str) -> Option<MoveLine<'_>> {
     Some(MoveLine { text, time_ms })
 }
 
-/// The destination and piece that start a KIF or KI2 move (`７六歩`, `同　歩`, `同銀`), and
-/// the text after them.
-pub(crate) fn destination_and_piece(
-    text: &str,
-    previous_to: Option<Square>,
-) -> Result<(Square, Role, &str), String> {
-    let mut rest = text;
-    let to = if let Some(r) = rest.strip_prefix('同') {
-        rest = r.trim_start_matches(['　', ' ']);
-        previous_to.ok_or("'同' with no previous move")?
-    } else {
-        let mut chars = rest.char_indices();
-        let (_, f) = chars.next().ok_or("empty move")?;
-        let (i, r) = chars.next().ok_or("no rank")?;
-        let sq = Square::from_japanese(&format!("{f}{r}"))
-            .ok_or_else(|| format!("bad square '{f}{r}'"))?;
-        rest = &rest[i + r.len_utf8()..];
-        sq
-    };
-    let (name, role) = NAMES
-        .iter()
-        .find(|(n, _)| rest.starts_with(n))
-        .ok_or_else(|| format!("unknown piece in '{text}'"))?;
-    Ok((to, *role, &rest[name.len()..]))
-}
-
 /// Parses the move text `７六歩(77)`, `同　歩(76)`, `５五角打`, `２二角成(88)`.
 fn parse_move(text: &str, previous_to: Option<Square>) -> Result<Move, String> {
     let (to, role, mut rest) = destination_and_piece(text, previous_to)?;
@@ -227,13 +179,6 @@ fn parse_move(text: &str, previous_to: Option<Square>) -> Result<Move, String> {
         })
         .ok_or_else(|| format!("no origin '(xy)' or '打' in '{text}'"))?;
     Ok(Move::Normal { from, to, promote })
-}
-
-/// The ply after `変化：` (or `変化:`) when `line` (trimmed at the start) opens a
-/// variation, KIF's and KI2's alike; a header whose name merely begins with 変化 does not.
-pub(crate) fn variation_header(line: &str) -> Option<&str> {
-    line.strip_prefix("変化：")
-        .or_else(|| line.strip_prefix("変化:"))
 }
 
 /// Reads a KIF record.
@@ -357,7 +302,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             // KI2 as a move.
             if let Some((key, value)) = line.split_once('：').or_else(|| line.split_once(':'))
                 && move_line(line).is_none()
-                && !crate::ki2::is_move_line(key)
+                && !kakinoki::is_move_line(key)
             {
                 let value = value.trim().to_string();
                 match key {
@@ -687,7 +632,7 @@ fn header_reads_back(key: &str) -> bool {
         && !line.starts_with("+---")
         && !line.starts_with("+－")
         && move_line(&line).is_none()
-        && !crate::ki2::is_move_line(key)
+        && !kakinoki::is_move_line(key)
 }
 
 /// Writes a record as KIF (UTF-8 text; encode as Shift_JIS for a `.kif` file).
@@ -748,7 +693,7 @@ pub fn write(record: &Record) -> String {
     );
     let plies = moves.len();
     let turn = crate::turn_after(record.start.turn(), plies);
-    if let Some(line) = crate::ki2::summary(record, plies, turn) {
+    if let Some(line) = kakinoki::summary(record, plies, turn) {
         out.push_str(&line);
         out.push('\n');
     }

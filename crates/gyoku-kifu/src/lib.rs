@@ -29,6 +29,7 @@ pub mod files;
 pub mod fuzzing;
 pub mod jkf;
 pub mod judge;
+mod kakinoki;
 pub mod ki2;
 pub mod kif;
 mod lines;

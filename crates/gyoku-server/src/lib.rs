@@ -3,11 +3,11 @@
 //! Gyoku's rule sets and timed by [`gyoku::Clock`], with every echoed move stored first.
 //!
 //! - [`lobby`]: the server's logic, no I/O: logins, waiting players, proposals, games,
-//!   deferred moves, endings and their words.
+//!   deferred moves, endings and their words; [`lobby::record`], records in shogi-server's
+//!   file layout.
 //! - [`server`]: the tokio driver: connections, the referee loop, group commits.
 //! - [`store`]: SQLite storage and its migrations; [`pg`]: the same in PostgreSQL.
 //! - [`accounts`]: names bound to argon2-hashed passwords.
-//! - [`record`]: records in shogi-server's file layout.
 //! - [`http`]: the HTTP API beside the CSA port.
 
 pub mod accounts;
@@ -15,6 +15,5 @@ pub mod http;
 pub mod lobby;
 pub mod pg;
 pub mod play;
-pub mod record;
 pub mod server;
 pub mod store;

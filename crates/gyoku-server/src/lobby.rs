@@ -17,17 +17,20 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 
 use gyoku::rules::{Fouls, MoveLimit, Resolution};
 use gyoku::{
-    Clock, Color, EndReason, Game, GameResult, Handicap, IllegalMoveKind, Outcome, Position,
-    Preset, Rounding, RuleSet, TimeControl,
+    Clock, Color, EndReason, Game, GameResult, IllegalMoveKind, Outcome, Position, Preset,
+    Rounding, RuleSet, TimeControl,
 };
 use gyoku_proto::csa::{
     ClientMessage, GameName, GameSummary, SummaryTime, SummaryTimes, X1Command,
 };
 
-use crate::record;
 use crate::store::{NewGame, StoreOp, StoredBuoy};
 
 mod index;
+pub mod record;
+mod spec;
+
+pub use spec::start_position;
 
 /// A connection, numbered by the driver.
 pub type ConnId = u64;
@@ -335,29 +338,6 @@ pub struct Lobby {
     rng: u64,
     /// Set-up game names ([`Input::Setup`]), oldest first.
     setups: VecDeque<(String, GameSetup)>,
-}
-
-/// The start position of a game: the even start, or a handicap as shogi-server sets it
-/// (the giver is Black and moves first, its pieces removed).
-pub fn start_position(handicap: Option<Handicap>) -> Position {
-    let Some(h) = handicap else {
-        return Position::startpos();
-    };
-    // Gyoku's handicaps have White give; turn the board round and swap the colours.
-    let given = Position::from_sfen(h.sfen()).expect("handicap SFENs are valid");
-    let mut setup = gyoku::Setup::empty();
-    for (sq, piece) in given.board().iter() {
-        let flipped = gyoku::Square::new(10 - sq.file(), 10 - sq.rank()).expect("on the board");
-        setup.put(
-            flipped,
-            gyoku::Piece {
-                color: !piece.color,
-                role: piece.role,
-            },
-        );
-    }
-    setup.turn = Color::Black;
-    Position::from_setup(setup).expect("a turned handicap is a legal position")
 }
 
 /// The rules preset a game name chooses with a `rules_<preset>_` prefix

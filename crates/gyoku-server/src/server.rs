@@ -224,7 +224,7 @@ fn restore_record_files(
     let mut restored = 0;
     for (path, text) in store.latest_records(RECORDS_CHECKED_AT_START)? {
         let path = records.join(path);
-        let bytes = crate::record::encode(&text);
+        let bytes = crate::lobby::record::encode(&text);
         if std::fs::read(&path).ok().as_deref() != Some(bytes.as_slice()) {
             write_record_file(&path, &bytes);
             restored += 1;

@@ -121,7 +121,7 @@ mod tests {
 
     #[test]
     fn handicap_board_has_black_without_pieces() {
-        let pos = crate::lobby::start_position(Some(gyoku::Handicap::TwoPiece));
+        let pos = crate::lobby::spec::start_position(Some(gyoku::Handicap::TwoPiece));
         let text = gyoku_kifu::csa::board_text(&pos);
         assert!(text.contains("P8 *  *  *  *  *  *  *  *  * \n"), "{text}");
         assert!(text.ends_with("+\n"));
