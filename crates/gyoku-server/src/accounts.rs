@@ -9,7 +9,7 @@ use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use md5::{Digest, Md5};
 
-use crate::store::{Db, StoreError};
+use crate::store::{Passwords, StoreError};
 
 /// Hashes a password with argon2id and a fresh random salt (PHC string).
 ///
@@ -53,12 +53,12 @@ pub fn rating_id(name: &str, password: &str) -> String {
 /// the referee's).
 #[derive(Clone, Debug)]
 pub struct Accounts {
-    store: Arc<Mutex<Db>>,
+    store: Arc<Mutex<Box<dyn Passwords>>>,
 }
 
 impl Accounts {
     /// Accounts stored in `store`.
-    pub fn new(store: Db) -> Accounts {
+    pub fn new(store: Box<dyn Passwords>) -> Accounts {
         Accounts {
             store: Arc::new(Mutex::new(store)),
         }
@@ -84,7 +84,7 @@ impl Accounts {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Db> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Box<dyn Passwords>> {
         self.store
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -97,7 +97,7 @@ mod tests {
 
     #[test]
     fn first_password_binds_the_name() {
-        let a = Accounts::new(Db::Sqlite(crate::store::Store::open_memory().unwrap()));
+        let a = Accounts::new(Box::new(crate::store::SqliteStore::open_memory().unwrap()));
         assert!(a.check("p", "one", "t").unwrap());
         assert!(a.check("p", "one", "t").unwrap());
         assert!(!a.check("p", "two", "t").unwrap());

@@ -28,7 +28,7 @@ use gyoku_kifu::{Format, Record};
 
 use crate::lobby::{GameSpec, fouls_of_name};
 use crate::play::Play;
-use crate::store::{Db, GameDetail, ListedGame, StoreError};
+use crate::store::{Archive, GameDetail, ListedGame, StoreError};
 
 mod seats;
 
@@ -94,7 +94,7 @@ impl IntoResponse for ApiError {
 }
 
 struct Api {
-    db: Mutex<Db>,
+    db: Mutex<Box<dyn Archive>>,
     /// Judging and replaying run on blocking threads, this many at once.
     work: Semaphore,
     /// The Game_ID of each change the server commits.
@@ -119,7 +119,11 @@ pub const MAX_WATCHERS: usize = 4096;
 /// The API's routes over `db` (a connection of its own); `changes` carries the Game_ID of
 /// each change the server commits; `play` makes the web page's games. Call it inside a
 /// tokio runtime (a task follows the changes).
-pub fn router(db: Db, changes: broadcast::Sender<String>, play: Option<Arc<Play>>) -> Router {
+pub fn router(
+    db: Box<dyn Archive>,
+    changes: broadcast::Sender<String>,
+    play: Option<Arc<Play>>,
+) -> Router {
     let changed_at = Arc::new(Mutex::new(HashMap::new()));
     let mut heard = changes.subscribe();
     let memory = Arc::clone(&changed_at);
@@ -185,7 +189,7 @@ pub fn router(db: Db, changes: broadcast::Sender<String>, play: Option<Arc<Play>
 /// When the listener fails.
 pub async fn serve(
     listener: tokio::net::TcpListener,
-    db: Db,
+    db: Box<dyn Archive>,
     changes: broadcast::Sender<String>,
     play: Arc<Play>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
@@ -226,7 +230,7 @@ async fn method_not_allowed() -> ApiError {
 /// Runs `f` on the database on a blocking thread.
 async fn with_db<T: Send + 'static>(
     api: &Shared,
-    f: impl FnOnce(&mut Db) -> Result<T, StoreError> + Send + 'static,
+    f: impl FnOnce(&mut dyn Archive) -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, ApiError> {
     let api = api.clone();
     tokio::task::spawn_blocking(move || {
@@ -234,7 +238,7 @@ async fn with_db<T: Send + 'static>(
             .db
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        f(&mut db)
+        f(&mut **db)
     })
     .await
     .map_err(ApiError::storage)?

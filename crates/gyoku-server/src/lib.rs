@@ -6,14 +6,14 @@
 //!   deferred moves, endings and their words; [`lobby::record`], records in shogi-server's
 //!   file layout.
 //! - [`server`]: the tokio driver: connections, the referee loop, group commits.
-//! - [`store`]: SQLite storage and its migrations; [`pg`]: the same in PostgreSQL.
+//! - [`store`]: storage behind small traits, in SQLite or PostgreSQL, each statement
+//!   written once.
 //! - [`accounts`]: names bound to argon2-hashed passwords.
 //! - [`http`]: the HTTP API beside the CSA port.
 
 pub mod accounts;
 pub mod http;
 pub mod lobby;
-pub mod pg;
 pub mod play;
 pub mod server;
 pub mod store;

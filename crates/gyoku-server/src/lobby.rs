@@ -24,8 +24,9 @@ use gyoku_proto::csa::{
     ClientMessage, GameName, GameSummary, SummaryTime, SummaryTimes, X1Command,
 };
 
-use crate::store::{NewGame, StoreOp, StoredBuoy};
+use change::{Change, StartedGame, StoredBuoy};
 
+pub mod change;
 mod index;
 pub mod record;
 mod spec;
@@ -139,7 +140,7 @@ pub enum Output {
     /// Close a connection once what was sent to it has been written.
     Close(ConnId),
     /// Commit a change to storage (before any `Send` of the same batch).
-    Store(StoreOp),
+    Store(Change),
     /// Write a record file (after the store commit), relative to the records directory.
     /// What is sent to the game's players from here on waits until the file is written
     /// (a client told the result may read the file at once, as shogi-server's tests do);
@@ -265,7 +266,7 @@ pub struct GameSpec {
 impl GameSpec {
     /// A stored game as a spec; `None` if what is stored does not make sense (an unknown
     /// preset, a bad SFEN).
-    pub fn from_stored(g: &NewGame, moves: Vec<(String, u64)>) -> Option<GameSpec> {
+    pub fn from_stored(g: &StartedGame, moves: Vec<(String, u64)>) -> Option<GameSpec> {
         Some(GameSpec {
             id: g.id.clone(),
             name: g.name.clone(),
@@ -768,7 +769,7 @@ impl Lobby {
                     _ => 0,
                 };
                 let ply = u32::try_from(g.moves.len() + 1).unwrap_or(u32::MAX);
-                out.push(Output::Store(StoreOp::Move {
+                out.push(Output::Store(Change::Move {
                     game_id: g.id.clone(),
                     ply,
                     csa: text.clone(),
@@ -938,7 +939,7 @@ impl Lobby {
         );
         let path = format!("{}/{}.csa", g.started_at_dir(), g.id);
         if matches!(g.phase, Phase::Playing) {
-            out.push(Output::Store(StoreOp::GameEnded {
+            out.push(Output::Store(Change::GameEnded {
                 game_id: g.id.clone(),
                 status: if matches!(ending, Ending::Suspended) {
                     "suspended"
@@ -1137,12 +1138,12 @@ impl Lobby {
         }
         g.phase = Phase::Playing;
         if g.resumed {
-            out.push(Output::Store(StoreOp::GameResumed {
+            out.push(Output::Store(Change::GameResumed {
                 game_id: g.id.clone(),
             }));
         } else {
             g.started_at = now.wall.format("%Y/%m/%d %H:%M:%S").to_string();
-            out.push(Output::Store(StoreOp::GameStarted(NewGame {
+            out.push(Output::Store(Change::GameStarted(StartedGame {
                 id: g.id.clone(),
                 name: g.name.clone(),
                 black: g.names[0].clone(),
@@ -1349,7 +1350,7 @@ impl Lobby {
                         ),
                     ),
                     Some(b) => {
-                        out.push(Output::Store(StoreOp::Buoy {
+                        out.push(Output::Store(Change::Buoy {
                             name: name.clone(),
                             moves: b.moves.clone(),
                             owner,
@@ -1490,7 +1491,7 @@ impl Lobby {
             owner: self.conns[&conn].name.clone(),
             count,
         };
-        out.push(Output::Store(StoreOp::Buoy {
+        out.push(Output::Store(Change::Buoy {
             name: buoy.name.clone(),
             moves: buoy.moves.clone(),
             owner: buoy.owner.clone(),
@@ -1658,7 +1659,7 @@ impl Lobby {
             let b = self.buoys.get_mut(game).expect("checked by the caller");
             initial = split_moves(&b.moves).unwrap_or_default();
             b.count = b.count.saturating_sub(1);
-            out.push(Output::Store(StoreOp::Buoy {
+            out.push(Output::Store(Change::Buoy {
                 name: b.name.clone(),
                 moves: b.moves.clone(),
                 owner: b.owner.clone(),

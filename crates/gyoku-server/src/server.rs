@@ -24,7 +24,7 @@ use gyoku_proto::csa::ClientMessage;
 
 use crate::accounts::{Accounts, rating_id};
 use crate::lobby::{CheckedLogin, Config, ConnId, GameSpec, Input, Lobby, Now, Output};
-use crate::store::{Db, DbUrl, StoreOp};
+use crate::store::{Archive, Change, DbUrl, Journal};
 
 /// Longest line a client may send, bytes (a move with a long PV comment fits).
 pub const MAX_LINE: usize = 16 * 1024;
@@ -121,9 +121,9 @@ pub async fn run(
     let records = options.records.clone();
     let (store, accounts, buoys, (interrupted, suspended), records_restored) =
         tokio::task::spawn_blocking(move || {
-            let mut store = Db::open(&db)?;
-            let records_restored = restore_record_files(&mut store, &records)?;
-            store.checkpoint_in_background()?;
+            let mut store = crate::store::open(&db)?;
+            let records_restored = restore_record_files(&mut *store, &records)?;
+            store.start_upkeep()?;
             let interrupted = store.suspend_unfinished()?;
             let buoys = store.buoys()?;
             let mut suspended = Vec::new();
@@ -136,7 +136,7 @@ pub async fn run(
                     )),
                 }
             }
-            let accounts = Accounts::new(Db::open(&db)?);
+            let accounts = Accounts::new(crate::store::open(&db)?);
             Ok::<_, crate::store::StoreError>((
                 store,
                 accounts,
@@ -167,7 +167,7 @@ pub async fn run(
         None => None,
         Some(addr) => {
             let db = options.db.clone();
-            let conn = tokio::task::spawn_blocking(move || Db::open(&db))
+            let conn = tokio::task::spawn_blocking(move || crate::store::open(&db))
                 .await
                 .map_err(|e| ServeError(e.to_string()))?
                 .map_err(|e| ServeError(e.to_string()))?;
@@ -218,7 +218,7 @@ pub async fn run(
 /// from the database's record (the server stopped after committing a game's end and
 /// before its file was written).
 fn restore_record_files(
-    store: &mut Db,
+    store: &mut dyn Archive,
     records: &std::path::Path,
 ) -> Result<usize, crate::store::StoreError> {
     let mut restored = 0;
@@ -722,7 +722,7 @@ impl Outbox {
 async fn referee_loop(
     mut lobby: Lobby,
     mut rx: mpsc::Receiver<Event>,
-    store: Db,
+    store: Box<dyn Journal>,
     files: std::sync::mpsc::Sender<RecordJob>,
     changes: tokio::sync::broadcast::Sender<String>,
 ) -> Result<(), ServeError> {
@@ -763,7 +763,7 @@ async fn referee_loop(
                 u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX);
             lobby.handle(input, Now { mono, wall }, &mut out);
         }
-        let stores: Vec<StoreOp> = out
+        let stores: Vec<Change> = out
             .iter()
             .filter_map(|o| match o {
                 Output::Store(op) => Some(op.clone()),
@@ -773,7 +773,7 @@ async fn referee_loop(
         if !stores.is_empty() {
             let mut s = store.take().expect("the store is back after each batch");
             let (s, result) = tokio::task::spawn_blocking(move || {
-                let r = s.apply(&stores).map_err(|e| e.to_string());
+                let r = s.commit(&stores).map_err(|e| e.to_string());
                 (s, r)
             })
             .await

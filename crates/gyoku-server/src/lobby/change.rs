@@ -1,0 +1,115 @@
+//! What the lobby asks storage to keep: data only. The driver commits a batch of
+//! [`Change`]s before it sends anything the batch decided; storage never calls back.
+
+/// A game as stored when both players agreed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StartedGame {
+    /// The Game_ID.
+    pub id: String,
+    /// The game name (`floodgate-300-10F`).
+    pub name: String,
+    /// Black's name.
+    pub black: String,
+    /// White's name.
+    pub white: String,
+    /// The rules preset.
+    pub rules: String,
+    /// The move limit (0: none).
+    pub max_moves: u32,
+    /// Seconds.
+    pub least_time_per_move: u32,
+    /// Seconds.
+    pub total_time: u32,
+    /// Seconds.
+    pub byoyomi: u32,
+    /// Seconds.
+    pub increment: u32,
+    /// The start position.
+    pub start_sfen: String,
+    /// Moves the game started with (`+7776FU,T3` each line).
+    pub initial_moves: String,
+    /// `YYYY/MM/DD HH:MM:SS`.
+    pub started_at: String,
+    /// The game this one replays (a no-contest's replay with colours swapped).
+    pub replay_of: Option<String>,
+}
+
+/// One change to the stored state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// A game started.
+    GameStarted(StartedGame),
+    /// A move was accepted.
+    Move {
+        /// The Game_ID.
+        game_id: String,
+        /// Its ply in the game (1 = the first move after the start position and the
+        /// initial moves).
+        ply: u32,
+        /// `+7776FU`.
+        csa: String,
+        /// Seconds charged.
+        seconds: u64,
+        /// The `,'` comment.
+        comment: Option<String>,
+    },
+    /// A game ended (or was suspended, with no result).
+    GameEnded {
+        /// The Game_ID.
+        game_id: String,
+        /// `finished` or `suspended`.
+        status: &'static str,
+        /// `black`, `white`, `draw`, `no_contest`, or none when suspended.
+        result: Option<String>,
+        /// The reason code.
+        reason: String,
+        /// `YYYY/MM/DD HH:MM:SS`.
+        ended_at: String,
+        /// The CSA record.
+        record: String,
+        /// Where the record file is written, relative to the records directory.
+        record_path: String,
+    },
+    /// A suspended game was taken up again by both players.
+    GameResumed {
+        /// The Game_ID.
+        game_id: String,
+    },
+    /// A buoy game was set (or its count changed; 0 deletes it).
+    Buoy {
+        /// Its name.
+        name: String,
+        /// Its moves (`+7776FU,T0+3334FU…` as `%%SETBUOY` takes them).
+        moves: String,
+        /// Who set it.
+        owner: String,
+        /// Games it may still start.
+        count: u32,
+    },
+}
+
+impl Change {
+    /// The game it changes, if any.
+    pub fn game_id(&self) -> Option<&str> {
+        match self {
+            Change::GameStarted(g) => Some(&g.id),
+            Change::Move { game_id, .. }
+            | Change::GameEnded { game_id, .. }
+            | Change::GameResumed { game_id } => Some(game_id),
+            Change::Buoy { .. } => None,
+        }
+    }
+}
+
+/// A stored buoy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredBuoy {
+    /// Its name.
+    pub name: String,
+    /// Its moves.
+    pub moves: String,
+    /// Who set it.
+    pub owner: String,
+    /// Games it may still start.
+    pub count: u32,
+}

@@ -1,0 +1,144 @@
+//! What the rest of the server asks of storage: three small traits, one per kind of user
+//! (the driver's [`Journal`], the web's [`Archive`], the accounts' [`Passwords`]), and the
+//! rows they hand back. Both backends implement all three as a [`Backend`].
+//!
+//! The traits are synchronous (both database drivers are) and object-safe: every call runs
+//! on a blocking thread, and each user holds one `Box<dyn …>` of just what it needs.
+
+use crate::lobby::change::{Change, StartedGame, StoredBuoy};
+
+/// A stored move: its CSA text and the seconds it was charged.
+pub type StoredMove = (String, u64);
+
+/// A game as listed for spectators (the HTTP API's `GET /api/games`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListedGame {
+    /// The Game_ID.
+    pub id: String,
+    /// The game name (`floodgate-300-10F`).
+    pub name: String,
+    /// Black's name.
+    pub black: String,
+    /// White's name.
+    pub white: String,
+    /// The rules' preset name.
+    pub rules: String,
+    /// `playing`, `suspended` or `finished`.
+    pub status: String,
+    /// The result, if finished.
+    pub result: Option<String>,
+    /// The reason code, if ended.
+    pub reason: Option<String>,
+    /// `YYYY/MM/DD HH:MM:SS`.
+    pub started_at: String,
+    /// When it ended.
+    pub ended_at: Option<String>,
+    /// Moves stored (after the initial moves).
+    pub moves: u32,
+}
+
+/// One game for the HTTP API: how it was set up, where it stands, its moves, and its
+/// record when it has ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameDetail {
+    /// How it was set up.
+    pub game: StartedGame,
+    /// Its listing.
+    pub listed: ListedGame,
+    /// Its moves.
+    pub moves: Vec<StoredMove>,
+    /// Its CSA record, once it has ended.
+    pub record: Option<String>,
+}
+
+/// Why storage failed.
+#[derive(Debug)]
+pub struct StoreError(pub String);
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "storage: {}", self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// What the referee loop keeps, and what it takes up again at start.
+pub trait Journal: Send + std::fmt::Debug {
+    /// Commits `batch` in one transaction: all of it or none.
+    ///
+    /// # Errors
+    /// [`StoreError`]; nothing of the batch is stored then.
+    fn commit(&mut self, batch: &[Change]) -> Result<(), StoreError>;
+
+    /// Marks the games that were being played when the server stopped as suspended, and
+    /// returns how many there were.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn suspend_unfinished(&mut self) -> Result<usize, StoreError>;
+
+    /// Every suspended game with its moves, oldest first.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn suspended_games(&mut self) -> Result<Vec<(StartedGame, Vec<StoredMove>)>, StoreError>;
+
+    /// Every stored buoy, by name.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn buoys(&mut self) -> Result<Vec<StoredBuoy>, StoreError>;
+}
+
+/// What spectators read, and the record files written again at start.
+pub trait Archive: Send + std::fmt::Debug {
+    /// The `limit` games spectators see first: those being played, then the latest.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn recent_games(&mut self, limit: u32) -> Result<Vec<ListedGame>, StoreError>;
+
+    /// One game, its moves and (once ended) its record.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn game(&mut self, id: &str) -> Result<Option<GameDetail>, StoreError>;
+
+    /// A game's stored moves, in order.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn moves(&mut self, game_id: &str) -> Result<Vec<StoredMove>, StoreError>;
+
+    /// The record files of the `limit` games that ended last: relative path and text.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn latest_records(&mut self, limit: u32) -> Result<Vec<(String, String)>, StoreError>;
+}
+
+/// Names bound to password hashes.
+pub trait Passwords: Send + std::fmt::Debug {
+    /// The password hash a name is bound to.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn password_hash(&mut self, name: &str) -> Result<Option<String>, StoreError>;
+
+    /// Binds `name` to `hash` unless it is bound already; returns the hash it is bound to.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn bind_password(&mut self, name: &str, hash: &str, now: &str) -> Result<String, StoreError>;
+}
+
+/// A database: all three, and what a backend may do in the background.
+pub trait Backend: Journal + Archive + Passwords {
+    /// Starts the backend's own background upkeep (SQLite's checkpoints); a no-op where
+    /// the database does it by itself.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn start_upkeep(&mut self) -> Result<(), StoreError>;
+}

@@ -1,0 +1,180 @@
+//! PostgreSQL, for a deployment that outgrows one machine: the same tables and statements
+//! (the placeholders read as `$1`), the schema version in `gyoku_schema`.
+
+use postgres::types::{ToSql, Type};
+use postgres::{Client, GenericClient, NoTls};
+
+use super::port::{Backend, StoreError};
+use super::schema::{MIGRATIONS, postgres_migration, postgres_text};
+use super::sql::{Exec, Param, Row, Sql, Value};
+use super::url::redact;
+
+impl From<postgres::Error> for StoreError {
+    fn from(e: postgres::Error) -> StoreError {
+        StoreError(e.to_string())
+    }
+}
+
+/// A connection to a PostgreSQL database.
+pub struct PgStore {
+    client: Client,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PgStore")
+    }
+}
+
+impl PgStore {
+    /// Connects to `url` (`postgres://user@host/db`) and migrates the schema.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn open(url: &str) -> Result<PgStore, StoreError> {
+        let client = Client::connect(url, NoTls)
+            .map_err(|e| StoreError(format!("cannot connect to {}: {e}", redact(url))))?;
+        let mut store = PgStore { client };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self) -> Result<(), StoreError> {
+        let mut tx = self.client.transaction()?;
+        // One server migrates at a time.
+        tx.batch_execute(
+            "CREATE TABLE IF NOT EXISTS gyoku_schema (version BIGINT NOT NULL);
+             LOCK TABLE gyoku_schema IN EXCLUSIVE MODE;",
+        )?;
+        let version: i64 = match tx.query_opt("SELECT version FROM gyoku_schema", &[])? {
+            Some(row) => row.get(0),
+            None => {
+                tx.execute("INSERT INTO gyoku_schema (version) VALUES (0)", &[])?;
+                0
+            }
+        };
+        let version = usize::try_from(version).unwrap_or(usize::MAX);
+        if version > MIGRATIONS.len() {
+            return Err(StoreError(format!(
+                "the database has schema version {version}, newer than this gyoku's {}",
+                MIGRATIONS.len()
+            )));
+        }
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(version) {
+            tx.batch_execute(&postgres_migration(sql))?;
+            tx.execute(
+                "UPDATE gyoku_schema SET version = $1",
+                &[&i64::try_from(i + 1).unwrap_or(i64::MAX)],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+impl Backend for PgStore {
+    /// PostgreSQL checkpoints by itself.
+    fn start_upkeep(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+fn bound<'a>(params: &'a [Param<'a>]) -> Vec<&'a (dyn ToSql + Sync)> {
+    params
+        .iter()
+        .map(|p| match p {
+            Param::Text(s) => s as &(dyn ToSql + Sync),
+            Param::OptText(s) => s as &(dyn ToSql + Sync),
+            Param::Int(v) => v as &(dyn ToSql + Sync),
+        })
+        .collect()
+}
+
+fn row_of(r: &postgres::Row) -> Result<Row, StoreError> {
+    r.columns()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            Ok(match *c.type_() {
+                Type::INT8 => r
+                    .try_get::<_, Option<i64>>(i)?
+                    .map_or(Value::Null, Value::Int),
+                Type::INT4 => r
+                    .try_get::<_, Option<i32>>(i)?
+                    .map_or(Value::Null, |v| Value::Int(v.into())),
+                _ => r
+                    .try_get::<_, Option<String>>(i)?
+                    .map_or(Value::Null, Value::Text),
+            })
+        })
+        .collect::<Result<Vec<_>, StoreError>>()
+        .map(Row)
+}
+
+fn execute(
+    client: &mut impl GenericClient,
+    statement: &str,
+    params: &[Param<'_>],
+) -> Result<u64, StoreError> {
+    Ok(client.execute(&postgres_text(statement), &bound(params))?)
+}
+
+fn query(
+    client: &mut impl GenericClient,
+    statement: &str,
+    params: &[Param<'_>],
+) -> Result<Vec<Row>, StoreError> {
+    client
+        .query(&postgres_text(statement), &bound(params))?
+        .iter()
+        .map(row_of)
+        .collect()
+}
+
+impl Exec for PgStore {
+    fn execute(
+        &mut self,
+        statement: &'static str,
+        params: &[Param<'_>],
+    ) -> Result<u64, StoreError> {
+        execute(&mut self.client, statement, params)
+    }
+
+    fn query(
+        &mut self,
+        statement: &'static str,
+        params: &[Param<'_>],
+    ) -> Result<Vec<Row>, StoreError> {
+        query(&mut self.client, statement, params)
+    }
+}
+
+impl Exec for postgres::Transaction<'_> {
+    fn execute(
+        &mut self,
+        statement: &'static str,
+        params: &[Param<'_>],
+    ) -> Result<u64, StoreError> {
+        execute(self, statement, params)
+    }
+
+    fn query(
+        &mut self,
+        statement: &'static str,
+        params: &[Param<'_>],
+    ) -> Result<Vec<Row>, StoreError> {
+        query(self, statement, params)
+    }
+}
+
+impl Sql for PgStore {
+    fn transaction(
+        &mut self,
+        work: &mut dyn FnMut(&mut dyn Exec) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.client.transaction()?;
+        work(&mut tx)?;
+        tx.commit()?;
+        Ok(())
+    }
+}

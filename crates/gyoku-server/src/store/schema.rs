@@ -1,0 +1,194 @@
+//! The schema and every statement Gyoku runs, each written once. Statements use SQLite's
+//! numbered placeholders (`?1`); the PostgreSQL backend reads them as `$1`
+//! (`postgres_text`). Each backend only binds values and reads rows.
+
+/// The schema, one step per entry; a database at version *n* has had the first *n* applied.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: players, games, moves, buoys.
+    "CREATE TABLE players (
+        name TEXT PRIMARY KEY,
+        password_hash TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE games (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        black TEXT NOT NULL,
+        white TEXT NOT NULL,
+        rules TEXT NOT NULL,
+        max_moves INTEGER NOT NULL,
+        least_time_per_move INTEGER NOT NULL,
+        total_time INTEGER NOT NULL,
+        byoyomi INTEGER NOT NULL,
+        increment INTEGER NOT NULL,
+        start_sfen TEXT NOT NULL,
+        initial_moves TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('playing', 'suspended', 'finished')),
+        result TEXT,
+        reason TEXT,
+        started_at TEXT NOT NULL,
+        ended_at TEXT,
+        record TEXT,
+        record_path TEXT,
+        replay_of TEXT REFERENCES games(id)
+    );
+    CREATE INDEX games_status ON games(status);
+    CREATE TABLE moves (
+        game_id TEXT NOT NULL REFERENCES games(id),
+        ply INTEGER NOT NULL,
+        csa TEXT NOT NULL,
+        seconds INTEGER NOT NULL,
+        comment TEXT,
+        PRIMARY KEY (game_id, ply)
+    ) WITHOUT ROWID;
+    CREATE TABLE buoys (
+        name TEXT PRIMARY KEY,
+        moves TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        count INTEGER NOT NULL
+    );",
+    // 2: the latest ended games first (record files rewritten at start).
+    "CREATE INDEX games_ended_at ON games(ended_at);",
+];
+
+/// A step of [`MIGRATIONS`] in PostgreSQL's words: 64-bit integers, no `WITHOUT ROWID`. One
+/// schema, two dialects; a step that cannot be said this way gets its own text here.
+pub(crate) fn postgres_migration(step: &str) -> String {
+    step.replace(" INTEGER ", " BIGINT ")
+        .replace(") WITHOUT ROWID;", ");")
+}
+
+/// A statement's text with PostgreSQL's placeholders (`$1` for `?1`).
+pub(crate) fn postgres_text(statement: &str) -> String {
+    statement.replace('?', "$")
+}
+
+/// A game starts (`playing`).
+pub(crate) const INSERT_GAME: &str = "INSERT INTO games (id, name, black, white, rules, max_moves,
+     least_time_per_move, total_time, byoyomi, increment, start_sfen, initial_moves, status,
+     started_at, replay_of)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'playing', ?13, ?14)";
+
+/// A move is kept.
+pub(crate) const INSERT_MOVE: &str =
+    "INSERT INTO moves (game_id, ply, csa, seconds, comment) VALUES (?1, ?2, ?3, ?4, ?5)";
+
+/// A game ends, or is suspended.
+pub(crate) const END_GAME: &str = "UPDATE games SET status = ?2, result = ?3, reason = ?4,
+     ended_at = ?5, record = ?6, record_path = ?7 WHERE id = ?1";
+
+/// A suspended game is taken up again.
+pub(crate) const RESUME_GAME: &str =
+    "UPDATE games SET status = 'playing' WHERE id = ?1 AND status = 'suspended'";
+
+/// A buoy is set or its count changes.
+pub(crate) const UPSERT_BUOY: &str = "INSERT INTO buoys (name, moves, owner, count)
+     VALUES (?1, ?2, ?3, ?4)
+     ON CONFLICT (name) DO UPDATE SET moves = ?2, owner = ?3, count = ?4";
+
+/// A buoy is used up or deleted.
+pub(crate) const DELETE_BUOY: &str = "DELETE FROM buoys WHERE name = ?1";
+
+/// Games left `playing` by a server that stopped.
+pub(crate) const SUSPEND_UNFINISHED: &str =
+    "UPDATE games SET status = 'suspended' WHERE status = 'playing'";
+
+/// [`crate::lobby::change::StartedGame`]'s columns, in its order (14).
+macro_rules! started_columns {
+    () => {
+        "g.id, g.name, g.black, g.white, g.rules, g.max_moves, g.least_time_per_move,
+         g.total_time, g.byoyomi, g.increment, g.start_sfen, g.initial_moves, g.started_at,
+         g.replay_of"
+    };
+}
+
+/// The listing's columns, in [`super::ListedGame`]'s order (11).
+macro_rules! listed_columns {
+    () => {
+        "g.id, g.name, g.black, g.white, g.rules, g.status, g.result, g.reason, g.started_at,
+         g.ended_at, (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id)"
+    };
+}
+
+/// How many columns [`listed_columns`] has; [`GAME`]'s setup columns follow them.
+pub(crate) const LISTED_COLUMNS: usize = 11;
+
+/// Every suspended game, oldest first: the started game's columns.
+pub(crate) const SUSPENDED_GAMES: &str = concat!(
+    "SELECT ",
+    started_columns!(),
+    " FROM games g WHERE g.status = 'suspended' ORDER BY g.started_at, g.id"
+);
+
+/// A game's moves, in order: CSA text and seconds.
+pub(crate) const MOVES: &str = "SELECT csa, seconds FROM moves WHERE game_id = ?1 ORDER BY ply";
+
+/// Every buoy, by name.
+pub(crate) const BUOYS: &str = "SELECT name, moves, owner, count FROM buoys ORDER BY name";
+
+/// The games spectators see first: those being played, then the latest started.
+pub(crate) const RECENT_GAMES: &str = concat!(
+    "SELECT ",
+    listed_columns!(),
+    " FROM games g
+     ORDER BY CASE g.status WHEN 'playing' THEN 0 ELSE 1 END, g.started_at DESC, g.id DESC
+     LIMIT ?1"
+);
+
+/// One game: the listing's columns, then the started game's, then the record.
+pub(crate) const GAME: &str = concat!(
+    "SELECT ",
+    listed_columns!(),
+    ", ",
+    started_columns!(),
+    ", g.record FROM games g WHERE g.id = ?1"
+);
+
+/// The record files of the games that ended last.
+pub(crate) const LATEST_RECORDS: &str = "SELECT record_path, record FROM games
+     WHERE ended_at IS NOT NULL AND record IS NOT NULL AND record_path IS NOT NULL
+     ORDER BY ended_at DESC, id DESC LIMIT ?1";
+
+/// A name's password hash.
+pub(crate) const PASSWORD_HASH: &str = "SELECT password_hash FROM players WHERE name = ?1";
+
+/// A name bound to a hash, unless it is bound already.
+pub(crate) const BIND_PASSWORD: &str =
+    "INSERT INTO players (name, password_hash, created_at) VALUES (?1, ?2, ?3)
+     ON CONFLICT (name) DO NOTHING";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_postgres_schema_is_the_sqlite_schema_in_its_words() {
+        let pg = postgres_migration(MIGRATIONS[0]);
+        assert!(
+            !pg.contains("INTEGER") && !pg.contains("WITHOUT ROWID"),
+            "{pg}"
+        );
+        assert_eq!(pg.matches("CREATE TABLE").count(), 4);
+        assert!(pg.contains("ply BIGINT NOT NULL"));
+        assert_eq!(postgres_text(END_GAME).matches('$').count(), 7);
+    }
+
+    /// A migration after the first only adds: no step may drop, delete, rename or empty
+    /// what an earlier one made, so that any older database upgrades without loss.
+    #[test]
+    fn migrations_only_add() {
+        for (i, step) in MIGRATIONS.iter().enumerate().skip(1) {
+            let upper = step.to_uppercase();
+            for word in [
+                "DROP ",
+                "DELETE ",
+                "TRUNCATE ",
+                "RENAME ",
+                "ALTER COLUMN",
+                "UPDATE ",
+            ] {
+                assert!(!upper.contains(word), "migration {}: {word}", i + 1);
+            }
+        }
+    }
+}

@@ -1,0 +1,342 @@
+//! What a backend provides (run a statement, read rows, a transaction) and, written once
+//! on top of it, every use of the schema: [`Journal`], [`Archive`] and [`Passwords`] for
+//! any [`Sql`] backend.
+
+use super::port::{Archive, GameDetail, Journal, ListedGame, Passwords, StoreError, StoredMove};
+use super::schema;
+use crate::lobby::change::{Change, StartedGame, StoredBuoy};
+
+/// A value bound to a placeholder.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Param<'a> {
+    /// Text.
+    Text(&'a str),
+    /// Text or NULL.
+    OptText(Option<&'a str>),
+    /// An integer (INTEGER in SQLite, BIGINT in PostgreSQL).
+    Int(i64),
+}
+
+/// A value read from a row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Value {
+    /// NULL.
+    Null,
+    /// An integer.
+    Int(i64),
+    /// Text.
+    Text(String),
+}
+
+/// A row read, its columns in the statement's order.
+#[derive(Debug)]
+pub(crate) struct Row(pub(crate) Vec<Value>);
+
+impl Row {
+    fn take(&mut self, i: usize) -> Value {
+        self.0
+            .get_mut(i)
+            .map_or(Value::Null, |v| std::mem::replace(v, Value::Null))
+    }
+
+    fn text(&mut self, i: usize) -> Result<String, StoreError> {
+        match self.take(i) {
+            Value::Text(s) => Ok(s),
+            other => Err(StoreError(format!(
+                "column {i}: text expected, {other:?} read"
+            ))),
+        }
+    }
+
+    fn opt_text(&mut self, i: usize) -> Result<Option<String>, StoreError> {
+        match self.take(i) {
+            Value::Null => Ok(None),
+            Value::Text(s) => Ok(Some(s)),
+            other => Err(StoreError(format!(
+                "column {i}: text expected, {other:?} read"
+            ))),
+        }
+    }
+
+    fn int(&mut self, i: usize) -> Result<i64, StoreError> {
+        match self.take(i) {
+            Value::Int(v) => Ok(v),
+            other => Err(StoreError(format!(
+                "column {i}: an integer expected, {other:?} read"
+            ))),
+        }
+    }
+
+    fn u32(&mut self, i: usize) -> Result<u32, StoreError> {
+        Ok(u32::try_from(self.int(i)?).unwrap_or(0))
+    }
+
+    fn u64(&mut self, i: usize) -> Result<u64, StoreError> {
+        Ok(u64::try_from(self.int(i)?).unwrap_or(0))
+    }
+}
+
+/// Runs statements: a connection, or a transaction on one.
+pub(crate) trait Exec {
+    /// Runs `statement` (a [`schema`] constant) with `params`; the rows it changed.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn execute(&mut self, statement: &'static str, params: &[Param<'_>])
+    -> Result<u64, StoreError>;
+
+    /// Runs a query; every row.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn query(
+        &mut self,
+        statement: &'static str,
+        params: &[Param<'_>],
+    ) -> Result<Vec<Row>, StoreError>;
+}
+
+/// A backend: statements, and transactions that commit all or nothing.
+pub(crate) trait Sql: Exec + Send + std::fmt::Debug {
+    /// Runs `work` in a transaction, committed if it returns `Ok`, rolled back otherwise.
+    ///
+    /// # Errors
+    /// [`StoreError`] from `work` or from the commit.
+    fn transaction(
+        &mut self,
+        work: &mut dyn FnMut(&mut dyn Exec) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError>;
+}
+
+fn int(v: u64) -> Param<'static> {
+    Param::Int(i64::try_from(v).unwrap_or(i64::MAX))
+}
+
+/// The statement that keeps one change.
+fn keep(tx: &mut dyn Exec, change: &Change) -> Result<(), StoreError> {
+    use Param::{OptText, Text};
+    match change {
+        Change::GameStarted(g) => tx.execute(
+            schema::INSERT_GAME,
+            &[
+                Text(&g.id),
+                Text(&g.name),
+                Text(&g.black),
+                Text(&g.white),
+                Text(&g.rules),
+                int(g.max_moves.into()),
+                int(g.least_time_per_move.into()),
+                int(g.total_time.into()),
+                int(g.byoyomi.into()),
+                int(g.increment.into()),
+                Text(&g.start_sfen),
+                Text(&g.initial_moves),
+                Text(&g.started_at),
+                OptText(g.replay_of.as_deref()),
+            ],
+        ),
+        Change::Move {
+            game_id,
+            ply,
+            csa,
+            seconds,
+            comment,
+        } => tx.execute(
+            schema::INSERT_MOVE,
+            &[
+                Text(game_id),
+                int((*ply).into()),
+                Text(csa),
+                int(*seconds),
+                OptText(comment.as_deref()),
+            ],
+        ),
+        Change::GameEnded {
+            game_id,
+            status,
+            result,
+            reason,
+            ended_at,
+            record,
+            record_path,
+        } => tx.execute(
+            schema::END_GAME,
+            &[
+                Text(game_id),
+                Text(status),
+                OptText(result.as_deref()),
+                Text(reason),
+                Text(ended_at),
+                Text(record),
+                Text(record_path),
+            ],
+        ),
+        Change::GameResumed { game_id } => tx.execute(schema::RESUME_GAME, &[Text(game_id)]),
+        Change::Buoy { name, count: 0, .. } => tx.execute(schema::DELETE_BUOY, &[Text(name)]),
+        Change::Buoy {
+            name,
+            moves,
+            owner,
+            count,
+        } => tx.execute(
+            schema::UPSERT_BUOY,
+            &[Text(name), Text(moves), Text(owner), int((*count).into())],
+        ),
+    }
+    .map(drop)
+}
+
+/// A started game from `row`'s columns `at..at + 14`.
+fn started_of(row: &mut Row, at: usize) -> Result<StartedGame, StoreError> {
+    Ok(StartedGame {
+        id: row.text(at)?,
+        name: row.text(at + 1)?,
+        black: row.text(at + 2)?,
+        white: row.text(at + 3)?,
+        rules: row.text(at + 4)?,
+        max_moves: row.u32(at + 5)?,
+        least_time_per_move: row.u32(at + 6)?,
+        total_time: row.u32(at + 7)?,
+        byoyomi: row.u32(at + 8)?,
+        increment: row.u32(at + 9)?,
+        start_sfen: row.text(at + 10)?,
+        initial_moves: row.text(at + 11)?,
+        started_at: row.text(at + 12)?,
+        replay_of: row.opt_text(at + 13)?,
+    })
+}
+
+/// A listed game from `row`'s first 11 columns.
+fn listed_of(row: &mut Row) -> Result<ListedGame, StoreError> {
+    Ok(ListedGame {
+        id: row.text(0)?,
+        name: row.text(1)?,
+        black: row.text(2)?,
+        white: row.text(3)?,
+        rules: row.text(4)?,
+        status: row.text(5)?,
+        result: row.opt_text(6)?,
+        reason: row.opt_text(7)?,
+        started_at: row.text(8)?,
+        ended_at: row.opt_text(9)?,
+        moves: row.u32(10)?,
+    })
+}
+
+fn moves_of(db: &mut dyn Exec, game_id: &str) -> Result<Vec<StoredMove>, StoreError> {
+    db.query(schema::MOVES, &[Param::Text(game_id)])?
+        .into_iter()
+        .map(|mut r| Ok((r.text(0)?, r.u64(1)?)))
+        .collect()
+}
+
+impl<T: Sql> Journal for T {
+    fn commit(&mut self, batch: &[Change]) -> Result<(), StoreError> {
+        self.transaction(&mut |tx| batch.iter().try_for_each(|c| keep(tx, c)))
+    }
+
+    fn suspend_unfinished(&mut self) -> Result<usize, StoreError> {
+        let n = self.execute(schema::SUSPEND_UNFINISHED, &[])?;
+        Ok(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+
+    fn suspended_games(&mut self) -> Result<Vec<(StartedGame, Vec<StoredMove>)>, StoreError> {
+        let games = self
+            .query(schema::SUSPENDED_GAMES, &[])?
+            .into_iter()
+            .map(|mut r| started_of(&mut r, 0))
+            .collect::<Result<Vec<_>, _>>()?;
+        games
+            .into_iter()
+            .map(|g| {
+                let moves = moves_of(self, &g.id)?;
+                Ok((g, moves))
+            })
+            .collect()
+    }
+
+    fn buoys(&mut self) -> Result<Vec<StoredBuoy>, StoreError> {
+        self.query(schema::BUOYS, &[])?
+            .into_iter()
+            .map(|mut r| {
+                Ok(StoredBuoy {
+                    name: r.text(0)?,
+                    moves: r.text(1)?,
+                    owner: r.text(2)?,
+                    count: r.u32(3)?,
+                })
+            })
+            .collect()
+    }
+}
+
+impl<T: Sql> Archive for T {
+    fn recent_games(&mut self, limit: u32) -> Result<Vec<ListedGame>, StoreError> {
+        self.query(schema::RECENT_GAMES, &[int(limit.into())])?
+            .into_iter()
+            .map(|mut r| listed_of(&mut r))
+            .collect()
+    }
+
+    fn game(&mut self, id: &str) -> Result<Option<GameDetail>, StoreError> {
+        let Some(mut row) = self
+            .query(schema::GAME, &[Param::Text(id)])?
+            .into_iter()
+            .next()
+        else {
+            return Ok(None);
+        };
+        let listed = listed_of(&mut row)?;
+        let game = started_of(&mut row, schema::LISTED_COLUMNS)?;
+        let record = row.opt_text(schema::LISTED_COLUMNS + 14)?;
+        let moves = moves_of(self, id)?;
+        Ok(Some(GameDetail {
+            game,
+            listed,
+            moves,
+            record,
+        }))
+    }
+
+    fn moves(&mut self, game_id: &str) -> Result<Vec<StoredMove>, StoreError> {
+        moves_of(self, game_id)
+    }
+
+    fn latest_records(&mut self, limit: u32) -> Result<Vec<(String, String)>, StoreError> {
+        self.query(schema::LATEST_RECORDS, &[int(limit.into())])?
+            .into_iter()
+            .map(|mut r| Ok((r.text(0)?, r.text(1)?)))
+            .collect()
+    }
+}
+
+impl<T: Sql> Passwords for T {
+    fn password_hash(&mut self, name: &str) -> Result<Option<String>, StoreError> {
+        match self
+            .query(schema::PASSWORD_HASH, &[Param::Text(name)])?
+            .into_iter()
+            .next()
+        {
+            Some(mut r) => Ok(Some(r.text(0)?)),
+            None => Ok(None),
+        }
+    }
+
+    fn bind_password(&mut self, name: &str, hash: &str, now: &str) -> Result<String, StoreError> {
+        let mut bound = None;
+        self.transaction(&mut |tx| {
+            tx.execute(
+                schema::BIND_PASSWORD,
+                &[Param::Text(name), Param::Text(hash), Param::Text(now)],
+            )?;
+            bound = tx
+                .query(schema::PASSWORD_HASH, &[Param::Text(name)])?
+                .into_iter()
+                .next()
+                .map(|mut r| r.text(0))
+                .transpose()?;
+            Ok(())
+        })?;
+        bound.ok_or_else(|| StoreError(format!("'{name}' was not bound")))
+    }
+}
