@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use gyoku::Preset;
 use gyoku_arena::engine::EngineConfig;
+use gyoku_server::Options;
 use gyoku_server::lobby::Config;
 use gyoku_server::play::EngineChoice;
-use gyoku_server::server::{self, Options};
 use gyoku_server::store::DbUrl;
 
 use crate::Failure;
@@ -131,7 +131,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         .block_on(async {
             // Installed before the server starts listening.
             let shutdown = shutdown_signal();
-            server::run(
+            gyoku_server::run(
                 options,
                 |s| {
                     if let Some(http) = s.http {

@@ -1,7 +1,9 @@
-//! Crash safety of `gyoku serve`: many games at once, the server killed with SIGKILL at
-//! random moments and started again, the players logging in again to resume. Every move a
-//! player saw echoed must still be in the game, no move is stored twice or skipped, every
-//! game finishes, and every record file judges to the result stored for it.
+//! Crash safety of `gyoku serve`: many games at once, the server killed with SIGKILL (or
+//! stopped with SIGTERM) at random moments and started again, the players logging in again
+//! to resume. Every move a player saw echoed must still be in the game, no move is stored
+//! twice or skipped, every game finishes, and every record file judges to the result
+//! stored for it. Stopped by SIGTERM, the server must also exit cleanly (status 0) within
+//! seconds and leave no temporary file behind.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -33,6 +35,37 @@ impl Server {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+
+    /// SIGTERM, then its exit: it must stop by itself, cleanly, within 15 s.
+    fn terminate(&mut self) {
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            if let Some(status) = self.0.try_wait().unwrap() {
+                assert!(
+                    status.success(),
+                    "stopped by SIGTERM, it exited with {status}"
+                );
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "SIGTERM did not stop the server in 15 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// How the test stops the server each time.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Kill,
+    Terminate,
 }
 
 impl Drop for Server {
@@ -294,7 +327,20 @@ fn killed_at_random_under_sqlite_the_server_loses_no_echoed_move() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let db = Db::Sqlite(dir.join("gyoku.sqlite3"));
-    crash_test(&dir, &db);
+    crash_test(&dir, &db, Stop::Kill);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// SIGTERM reaches every part of the server: it stops accepting, finishes the batch it is
+/// committing, writes the record files it was handed and exits 0; started again, it takes
+/// up the games.
+#[test]
+fn stopped_by_sigterm_the_server_exits_cleanly_and_loses_no_echoed_move() {
+    let dir = std::env::temp_dir().join(format!("gyoku-term-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = Db::Sqlite(dir.join("gyoku.sqlite3"));
+    crash_test(&dir, &db, Stop::Terminate);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -320,11 +366,25 @@ fn killed_at_random_under_postgres_the_server_loses_no_echoed_move() {
     let dir = std::env::temp_dir().join(format!("gyoku-crash-pg-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    crash_test(&dir, &db);
+    crash_test(&dir, &db, Stop::Kill);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn crash_test(dir: &Path, db: &Db) {
+/// Every file under `dir`, walked.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+fn crash_test(dir: &Path, db: &Db, stop: Stop) {
     let port = free_port();
     let mut server = start_server(port, dir, db);
     let mut players = Vec::new();
@@ -343,13 +403,27 @@ fn crash_test(dir: &Path, db: &Db) {
     let mut rng = Rng(0x5eed);
     for _ in 0..KILLS {
         std::thread::sleep(Duration::from_millis(300 + rng.below(900) as u64));
-        server.kill(); // SIGKILL
+        match stop {
+            Stop::Kill => server.kill(),
+            Stop::Terminate => server.terminate(),
+        }
         server = start_server(port, dir, db);
     }
     for p in players {
         p.join().unwrap();
     }
-    server.kill();
+    match stop {
+        Stop::Kill => server.kill(),
+        Stop::Terminate => server.terminate(),
+    }
+    if stop == Stop::Terminate {
+        // Record files are written whole (a temporary file renamed) before it exits.
+        let left: Vec<PathBuf> = files_under(&dir.join("records"))
+            .into_iter()
+            .filter(|p| p.extension().is_none_or(|e| e != "csa"))
+            .collect();
+        assert!(left.is_empty(), "left behind: {left:?}");
+    }
 
     // Every move a player saw echoed is stored, at its ply.
     let mut echoed = 0;

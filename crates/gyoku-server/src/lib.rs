@@ -2,18 +2,35 @@
 //! it, x1 extensions included) whose games are decided by [`gyoku::Game`] under any of
 //! Gyoku's rule sets and timed by [`gyoku::Clock`], with every echoed move stored first.
 //!
+//! A move goes down once and comes back up once: a transport ([`csa_port`] for CSA
+//! clients, [`play`] for the web page's seats) hands it to the [`driver`], which lets the
+//! [`lobby`] decide, commits what it decided to the [`store`], and only then sends the
+//! answers; [`app`] starts and stops them all.
+//!
+//! - [`app`]: [`run`] the server, [`Options`], [`Started`]; one shutdown for every part.
+//! - [`driver`]: the referee loop, group commits, and the [`driver::Handle`] every
+//!   transport reaches it through.
 //! - [`lobby`]: the server's logic, no I/O: logins, waiting players, proposals, games,
 //!   deferred moves, endings and their words; [`lobby::record`], records in shogi-server's
-//!   file layout.
-//! - [`server`]: the tokio driver: connections, the referee loop, group commits.
+//!   file layout; [`lobby::change`], what it asks storage to keep.
+//! - [`csa_port`]: the CSA listener and each client's connection.
 //! - [`store`]: storage behind small traits, in SQLite or PostgreSQL, each statement
 //!   written once.
 //! - [`accounts`]: names bound to argon2-hashed passwords.
-//! - [`http`]: the HTTP API beside the CSA port.
+//! - [`http`]: the HTTP API and the web page; [`play`]: the page's seats and games.
+//! - `record_files`: the record writer and the restore at start.
 
 pub mod accounts;
+pub mod app;
+pub mod csa_port;
+pub mod driver;
+mod error;
 pub mod http;
 pub mod lobby;
+mod log;
 pub mod play;
-pub mod server;
+mod record_files;
 pub mod store;
+
+pub use app::{Options, Started, run};
+pub use error::ServeError;

@@ -1,7 +1,7 @@
 //! The server's logic with no I/O: who is logged in, who waits for which game, the games
 //! being agreed and played, and what each line a client sends does.
 //!
-//! The driver ([`crate::server`]) feeds it [`Input`]s stamped with the time and carries out
+//! The driver ([`crate::driver`]) feeds it [`Input`]s stamped with the time and carries out
 //! the [`Output`]s in order — with one rule that makes storage safe: every
 //! [`Output::Store`] of a batch is committed before any [`Output::Send`] of the same batch
 //! goes out. Each game is refereed by [`gyoku::Game`] under its rules and timed by

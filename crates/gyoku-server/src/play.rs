@@ -1,5 +1,5 @@
 //! Games people play from the web page. Each person is a *seat*: a connection made inside
-//! the server ([`LocalConnector`]) that logs in and speaks CSA to the lobby like any
+//! the server ([`Handle`]) that logs in and speaks CSA to the lobby like any
 //! client, so the lobby referees, times and stores these games as it does every other. An
 //! engine opponent is Gyoku's own CSA bridge ([`gyoku_arena::csa_bridge`]) on the server's
 //! CSA port, as `gyoku csa-client` would put it there.
@@ -21,8 +21,8 @@ use gyoku_arena::csa_bridge::{self, BridgeConfig};
 use gyoku_arena::engine::EngineConfig;
 use tokio::sync::{mpsc, watch};
 
+use crate::driver::{Conn, Handle};
 use crate::lobby::{CheckedLogin, GameSetup};
-use crate::server::{LocalConn, LocalConnector};
 
 /// Seats kept at once; when full, the seats of ended games go first, oldest first.
 pub const MAX_SEATS: usize = 1024;
@@ -221,7 +221,7 @@ impl std::error::Error for PlayError {}
 /// The web page's games: seats and the engines they may play.
 #[derive(Debug)]
 pub struct Play {
-    local: LocalConnector,
+    local: Handle,
     engines: Vec<EngineChoice>,
     seats: Mutex<HashMap<String, Arc<Seat>>>,
     serial: AtomicU64,
@@ -264,7 +264,7 @@ fn login_base(name: &str) -> String {
 
 impl Play {
     /// The web page's games over `local`, with these engines.
-    pub fn new(local: LocalConnector, engines: Vec<EngineChoice>) -> Arc<Play> {
+    pub fn new(local: Handle, engines: Vec<EngineChoice>) -> Arc<Play> {
         Arc::new(Play {
             local,
             engines,
@@ -498,7 +498,7 @@ fn initial_state(phase: Phase) -> SeatState {
 
 /// A seat's connection: agrees to every game proposed to it, sends what the page asks,
 /// and keeps what it hears in the seat's state.
-async fn run_seat(seat: Arc<Seat>, mut conn: LocalConn, mut lines: mpsc::Receiver<String>) {
+async fn run_seat(seat: Arc<Seat>, mut conn: Conn, mut lines: mpsc::Receiver<String>) {
     loop {
         tokio::select! {
             line = conn.recv() => {

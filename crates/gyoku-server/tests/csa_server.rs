@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gyoku_server::lobby::Config;
-use gyoku_server::server::{Options, run};
+use gyoku_server::{Options, run};
 
 struct TestServer {
     addr: SocketAddr,

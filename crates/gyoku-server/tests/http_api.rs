@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use gyoku_server::lobby::Config;
-use gyoku_server::server::{Options, run};
+use gyoku_server::{Options, run};
 use serde_json::{Value, json};
 
 struct TestServer {

@@ -1,0 +1,192 @@
+//! The composition root: opens storage, writes missing record files again, takes up
+//! suspended games and buoys, then starts the driver, the CSA port, the HTTP API and the
+//! record writer, and stops them all with one shutdown. The only file that knows every
+//! part.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{Semaphore, watch};
+
+use crate::accounts::Accounts;
+use crate::csa_port::Limits;
+use crate::csa_port::listener::{accept_loop, listen};
+use crate::driver::{self, drive};
+use crate::error::ServeError;
+use crate::lobby::{Config, GameSpec, Lobby};
+use crate::log::note;
+use crate::record_files::{restore_record_files, spawn_record_writer};
+use crate::store::DbUrl;
+
+/// How long the HTTP API may take to finish its requests at shutdown before its open
+/// connections (event streams among them) are cut.
+pub const HTTP_GRACE: Duration = Duration::from_secs(2);
+
+/// How the server runs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The CSA port's address.
+    pub csa: SocketAddr,
+    /// The database.
+    pub db: DbUrl,
+    /// Where record files go (`YYYY/MM/DD/<Game_ID>.csa` under it).
+    pub records: PathBuf,
+    /// The lobby's settings.
+    pub lobby: Config,
+    /// Connections at once.
+    pub max_connections: usize,
+    /// Connections at once from one address.
+    pub max_per_address: usize,
+    /// The HTTP API's address (`None`: no HTTP).
+    pub http: Option<SocketAddr>,
+    /// The USI engines people may play against on the web page, by name.
+    pub engines: Vec<crate::play::EngineChoice>,
+}
+
+/// What the server tells its caller once it listens.
+#[derive(Debug, Clone)]
+pub struct Started {
+    /// The CSA port's address (with the port the system chose, for port 0).
+    pub csa: SocketAddr,
+    /// Games that were being played when the server last stopped, now suspended.
+    pub interrupted: usize,
+    /// Suspended games waiting for both players to log in again.
+    pub suspended: usize,
+    /// Record files that were missing and were written again from the database.
+    pub records_restored: usize,
+    /// The HTTP API's address, when it listens.
+    pub http: Option<SocketAddr>,
+}
+
+/// Runs the server until `shutdown` completes. `on_start` is called once it listens.
+///
+/// One shutdown reaches every part: the CSA port stops accepting, the HTTP API stops
+/// (gracefully, then its open streams are cut after [`HTTP_GRACE`]), the driver sends what
+/// the batch it is committing decided and stops, and the record writer writes every file
+/// it was handed before this returns.
+///
+/// # Errors
+/// [`ServeError`] when it cannot listen or open storage, or storage fails (the server
+/// stops rather than echo a move it could not store).
+pub async fn run(
+    options: Options,
+    on_start: impl FnOnce(&Started),
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<(), ServeError> {
+    let db = options.db.clone();
+    let records = options.records.clone();
+    let (store, accounts, buoys, (interrupted, suspended), records_restored) =
+        tokio::task::spawn_blocking(move || {
+            let mut store = crate::store::open(&db)?;
+            let records_restored = restore_record_files(&mut *store, &records)?;
+            store.start_upkeep()?;
+            let interrupted = store.suspend_unfinished()?;
+            let buoys = store.buoys()?;
+            let mut suspended = Vec::new();
+            for (g, moves) in store.suspended_games()? {
+                match GameSpec::from_stored(&g, moves) {
+                    Some(spec) => suspended.push(spec),
+                    None => note(&format!(
+                        "suspended game {} cannot be read back; left as it is",
+                        g.id
+                    )),
+                }
+            }
+            let accounts = Accounts::new(crate::store::open(&db)?);
+            Ok::<_, crate::store::StoreError>((
+                store,
+                accounts,
+                buoys,
+                (interrupted, suspended),
+                records_restored,
+            ))
+        })
+        .await
+        .map_err(|e| ServeError(e.to_string()))?
+        .map_err(|e| ServeError(e.to_string()))?;
+    let listener = listen(options.csa)
+        .map_err(|e| ServeError(format!("cannot listen on {}: {e}", options.csa)))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| ServeError(e.to_string()))?;
+    // The HTTP API reads the same storage through a connection of its own.
+    // Each committed change's Game_ID, for the API's watchers.
+    let (changes, _) = tokio::sync::broadcast::channel::<String>(4096);
+    let (driver, events) = driver::channel(local);
+    let (stop_all, stop) = watch::channel(false);
+    let http = match options.http {
+        None => None,
+        Some(addr) => {
+            let db = options.db.clone();
+            let conn = tokio::task::spawn_blocking(move || crate::store::open(&db))
+                .await
+                .map_err(|e| ServeError(e.to_string()))?
+                .map_err(|e| ServeError(e.to_string()))?;
+            let l = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| ServeError(format!("cannot listen on {addr}: {e}")))?;
+            let at = l.local_addr().map_err(|e| ServeError(e.to_string()))?;
+            let watched = changes.clone();
+            let play = crate::play::Play::new(driver.clone(), options.engines.clone());
+            let mut http_stop = stop.clone();
+            let stopped = async move {
+                let _ = http_stop.wait_for(|stop| *stop).await;
+            };
+            let task = tokio::spawn(async move {
+                let served = crate::http::serve(l, conn, watched, play, stopped);
+                if let Err(e) = served.await {
+                    note(&format!("the HTTP API stopped: {e}"));
+                }
+            });
+            Some((at, task))
+        }
+    };
+    on_start(&Started {
+        csa: local,
+        interrupted,
+        suspended: suspended.len(),
+        records_restored,
+        http: http.as_ref().map(|(at, _)| *at),
+    });
+    let limits = Arc::new(Limits {
+        total: Semaphore::new(options.max_connections),
+        per_address: std::sync::Mutex::new(HashMap::new()),
+        max_per_address: options.max_per_address,
+        hashing: Semaphore::new(2),
+    });
+    let (files, writer) = spawn_record_writer(options.records.clone(), driver.records_written())
+        .map_err(|e| ServeError(format!("cannot start the record writer: {e}")))?;
+    let acceptor = tokio::spawn(accept_loop(
+        listener,
+        driver.clone(),
+        accounts,
+        limits,
+        stop.clone(),
+    ));
+    drop(driver);
+    let lobby = Lobby::new(options.lobby.clone(), buoys, suspended);
+    // The driver owns the record writer's queue: when it returns, the queue closes.
+    let driving = drive(lobby, events, store, files, changes, stop);
+    tokio::pin!(driving);
+    let result = tokio::select! {
+        r = &mut driving => r,
+        () = shutdown => {
+            let _ = stop_all.send(true);
+            driving.await
+        }
+    };
+    // However the driver stopped, everything else stops with it.
+    let _ = stop_all.send(true);
+    let _ = acceptor.await;
+    if let Some((_, mut task)) = http
+        && tokio::time::timeout(HTTP_GRACE, &mut task).await.is_err()
+    {
+        task.abort();
+    }
+    // Every record file the driver handed over is on disk.
+    let _ = tokio::task::spawn_blocking(move || writer.join()).await;
+    result
+}

@@ -1,0 +1,172 @@
+//! One CSA client's connection: login, then lines in and messages out.
+
+use std::sync::Arc;
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::sync::{Notify, mpsc};
+use tokio::time::Instant;
+
+use gyoku_proto::csa::ClientMessage;
+
+use super::{LOGIN_TIME, Limits, MAX_LINE, WRITE_TIMEOUT};
+use crate::accounts::{Accounts, rating_id};
+use crate::driver::{ConnHandle, Handle, WRITE_QUEUE, WriterMsg};
+use crate::lobby::{CheckedLogin, ConnId, Input};
+use crate::log::note;
+
+/// Reads one line of at most [`MAX_LINE`] bytes; `Ok(None)` at the end of the stream.
+async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+) -> Result<Option<String>, String> {
+    buf.clear();
+    let mut limited = reader.take(MAX_LINE as u64 + 1);
+    let n = limited
+        .read_until(b'\n', buf)
+        .await
+        .map_err(|e| e.to_string())?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.len() > MAX_LINE {
+        return Err(format!("a line longer than {MAX_LINE} bytes"));
+    }
+    // Comments may be EUC-JP or Shift_JIS (shogi-server's tests send both): keep the
+    // bytes readable whatever they are.
+    let text = match std::str::from_utf8(buf) {
+        Ok(s) => s.to_string(),
+        Err(_) => encoding_rs::EUC_JP.decode(buf).0.into_owned(),
+    };
+    Ok(Some(text.trim_end_matches(['\r', '\n']).to_string()))
+}
+
+/// One client: logged in (a deadline, password hashes a few at once), then its lines to
+/// the driver and the driver's messages to it (a bounded queue, a write deadline).
+pub(crate) async fn connection(
+    id: ConnId,
+    socket: TcpStream,
+    driver: Handle,
+    accounts: Accounts,
+    limits: &Limits,
+) {
+    let (read_half, mut write_half) = socket.into_split();
+    let (tx, mut rx) = mpsc::channel::<WriterMsg>(WRITE_QUEUE);
+    let closed = Arc::new(Notify::new());
+    let writer_closed = Arc::clone(&closed);
+    let writer = tokio::spawn(async move {
+        while let Some(msg) = rx.recv().await {
+            match msg {
+                WriterMsg::Text(t) => {
+                    let w = tokio::time::timeout(WRITE_TIMEOUT, write_half.write_all(t.as_bytes()));
+                    if !matches!(w.await, Ok(Ok(()))) {
+                        break;
+                    }
+                }
+                WriterMsg::Close => break,
+            }
+        }
+        let _ = write_half.shutdown().await;
+        writer_closed.notify_one();
+    });
+    let mut reader = BufReader::new(read_half);
+    let mut buf = Vec::new();
+    let say = |text: &str| {
+        let _ = tx.try_send(WriterMsg::Text(text.to_string()));
+    };
+    // Log in.
+    let deadline = Instant::now() + LOGIN_TIME;
+    let login = loop {
+        let line = tokio::select! {
+            l = tokio::time::timeout_at(deadline, read_line(&mut reader, &mut buf)) => l,
+            () = closed.notified() => return,
+        };
+        let line = match line {
+            Ok(Ok(Some(l))) => l,
+            Ok(Err(e)) => {
+                say(&format!("##[ERROR] {e}\n"));
+                break None;
+            }
+            _ => break None,
+        };
+        match ClientMessage::parse(&line) {
+            Ok(ClientMessage::Login(login)) => {
+                // Hashing a password takes tens of milliseconds and memory: a few at once.
+                let _permit = if login.password.is_empty() {
+                    None
+                } else {
+                    match limits.hashing.acquire().await {
+                        Ok(p) => Some(p),
+                        Err(_) => break None,
+                    }
+                };
+                let accounts = accounts.clone();
+                let (name, password) = (login.name.clone(), login.password.clone());
+                let now = chrono::Local::now().format("%Y/%m/%d %H:%M:%S").to_string();
+                let ok =
+                    tokio::task::spawn_blocking(move || accounts.check(&name, &password, &now))
+                        .await
+                        .ok()
+                        .and_then(Result::ok)
+                        .unwrap_or(false);
+                if ok {
+                    break Some(login);
+                }
+                say("LOGIN:incorrect\n");
+            }
+            Ok(ClientMessage::KeepAlive) => {}
+            _ => {
+                say("LOGIN:incorrect\n");
+                if line.split_whitespace().count() >= 4 {
+                    say("type 'LOGIN name password' or 'LOGIN name password x1'\n");
+                }
+            }
+        }
+    };
+    let Some(login) = login else {
+        drop(tx);
+        let _ = writer.await;
+        return;
+    };
+    let checked = CheckedLogin {
+        rating_id: (!login.password.is_empty()).then(|| rating_id(&login.name, &login.password)),
+        game: if login.x1 {
+            None
+        } else {
+            Some(match &login.game {
+                Some(g) => (g.name.clone(), g.turn),
+                None => ("default-1500-0".to_string(), None),
+            })
+        },
+        name: login.name,
+        x1: login.x1,
+    };
+    let conn = ConnHandle {
+        tx: tx.clone(),
+        closed: Arc::clone(&closed),
+    };
+    if !driver.register(id, conn).await || !driver.input(Input::LoggedIn(id, checked)).await {
+        return;
+    }
+    drop(tx);
+    loop {
+        let line = tokio::select! {
+            l = read_line(&mut reader, &mut buf) => l,
+            () = closed.notified() => break,
+        };
+        match line {
+            Ok(Some(l)) => {
+                if !driver.input(Input::Line(id, l)).await {
+                    break;
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                note(&format!("connection {id}: {e}"));
+                break;
+            }
+        }
+    }
+    let _ = driver.input(Input::Closed(id)).await;
+    let _ = writer.await;
+}

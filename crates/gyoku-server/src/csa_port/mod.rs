@@ -1,0 +1,32 @@
+//! The CSA port: the listener, and each client's connection (login, then lines to the
+//! driver and its messages back).
+
+pub(crate) mod connection;
+pub(crate) mod listener;
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+
+/// Longest line a client may send, bytes (a move with a long PV comment fits).
+pub const MAX_LINE: usize = 16 * 1024;
+
+/// Time to log in after connecting (shogi-server's `Login_Time`).
+pub const LOGIN_TIME: Duration = Duration::from_secs(300);
+
+/// A write that takes longer than this disconnects the client.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Connections at once, in all and per address, and password hashes at once.
+pub(crate) struct Limits {
+    /// Connections in all.
+    pub(crate) total: Semaphore,
+    /// Connections per address.
+    pub(crate) per_address: std::sync::Mutex<HashMap<IpAddr, usize>>,
+    /// At most this many from one address.
+    pub(crate) max_per_address: usize,
+    /// Password hashes being computed.
+    pub(crate) hashing: Semaphore,
+}
