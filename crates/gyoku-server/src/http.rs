@@ -102,7 +102,7 @@ struct Api {
     /// Event streams open at once.
     watchers: Arc<Semaphore>,
     /// The web page's games (`None`: no one plays here, the API only reads).
-    play: Option<Arc<Play>>,
+    play: Arc<Play>,
     /// When each game last changed (its clock started, for the countdown).
     changed_at: Arc<Mutex<HashMap<String, std::time::Instant>>>,
 }
@@ -119,11 +119,7 @@ pub const MAX_WATCHERS: usize = 4096;
 /// The API's routes over `db` (a connection of its own); `changes` carries the Game_ID of
 /// each change the server commits; `play` makes the web page's games. Call it inside a
 /// tokio runtime (a task follows the changes).
-pub fn router(
-    db: Box<dyn Archive>,
-    changes: broadcast::Sender<String>,
-    play: Option<Arc<Play>>,
-) -> Router {
+pub fn router(db: Box<dyn Archive>, changes: broadcast::Sender<String>, play: Arc<Play>) -> Router {
     let changed_at = Arc::new(Mutex::new(HashMap::new()));
     let mut heard = changes.subscribe();
     let memory = Arc::clone(&changed_at);
@@ -196,7 +192,7 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     axum::serve(
         listener,
-        router(db, changes, Some(play)).into_make_service_with_connect_info::<SocketAddr>(),
+        router(db, changes, play).into_make_service_with_connect_info::<SocketAddr>(),
     )
     .with_graceful_shutdown(shutdown)
     .await

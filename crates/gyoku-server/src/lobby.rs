@@ -36,8 +36,8 @@ pub use spec::start_position;
 /// A connection, numbered by the driver.
 pub type ConnId = u64;
 
-/// Milliseconds on the driver's monotonic clock.
-pub type Millis = u64;
+/// Milliseconds on the driver's monotonic clock (the core clock's unit).
+pub use gyoku::Millis;
 
 /// How long players may take to agree to a proposed game (shogi-server's 120 s).
 pub const AGREE_TIMEOUT_MS: Millis = 120_000;
@@ -431,16 +431,6 @@ impl Lobby {
             rng: seed,
             setups: VecDeque::new(),
         }
-    }
-
-    /// Games being agreed or played.
-    pub fn live_games(&self) -> usize {
-        self.games.len()
-    }
-
-    /// Logged-in connections.
-    pub fn connections(&self) -> usize {
-        self.conns.len()
     }
 
     fn coin(&mut self) -> bool {

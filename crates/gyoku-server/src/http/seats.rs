@@ -19,20 +19,10 @@ use super::{
     ApiError, Shared, detail_of, json_body, read_position, replay_stored, str_field, view_of, work,
 };
 use crate::lobby::fouls_of_name;
-use crate::play::{NewGame, Opponent, Phase, Play, PlayError, Seat, SeatState};
-
-fn play_of(api: &Shared) -> Result<&Arc<Play>, ApiError> {
-    api.play.as_ref().ok_or_else(|| {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "no_play",
-            "this server does not host games from the page",
-        )
-    })
-}
+use crate::play::{NewGame, Opponent, Phase, PlayError, Seat, SeatState};
 
 fn seat_of(api: &Shared, token: &str) -> Result<Arc<Seat>, ApiError> {
-    play_of(api)?.seat(token).ok_or_else(|| {
+    api.play.seat(token).ok_or_else(|| {
         ApiError::new(
             StatusCode::NOT_FOUND,
             "no_such_seat",
@@ -70,7 +60,7 @@ fn seat_json(seat: &Seat, s: &SeatState) -> Value {
 
 /// `GET /api/play`: what a game may be made with.
 pub(super) async fn options(State(api): State<Shared>) -> Result<Json<Value>, ApiError> {
-    let play = play_of(&api)?;
+    let play = &api.play;
     let mut opponents = play.engine_names();
     opponents.push("person".into());
     Ok(Json(json!({
@@ -97,7 +87,7 @@ pub(super) async fn start(
     State(api): State<Shared>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let play = play_of(&api)?;
+    let play = &api.play;
     let body = json_body(body)?;
     let opponent = match str_field(&body, "opponent")?.unwrap_or("builtin") {
         "person" => Opponent::Person,
@@ -207,7 +197,7 @@ pub(super) async fn join(
     let body = json_body(body)?;
     let seat = seat_of(&api, &token)?;
     let name = str_field(&body, "name")?.unwrap_or("guest").to_string();
-    play_of(&api)?
+    api.play
         .join(&seat, &name)
         .await
         .map_err(|e| play_error(&e))?;
