@@ -220,3 +220,63 @@ fn serve_says_where_the_page_is_first_and_the_open_file_note_only_when_it_matter
     });
     assert!(noted || hard_limit_unlimited, "{lines:?}");
 }
+
+/// Issue 28, item 10: a second `gyoku serve` on the same database refuses to start, says
+/// why, and leaves the first one serving.
+#[test]
+fn a_second_server_on_the_same_database_refuses_to_start() {
+    let dir = std::env::temp_dir().join(format!("gyoku-two-servers-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (_first, mut err) = serve(&dir, &[]);
+    let mut line = String::new();
+    while err.read_line(&mut line).unwrap() > 0 && !line.contains("CSA protocol on") {
+        line.clear();
+    }
+    let csa: SocketAddr = line
+        .split("CSA protocol on ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    let mut second = Killed(
+        Command::new(gyoku())
+            .args([
+                "serve",
+                "--csa",
+                "127.0.0.1:0",
+                "--http",
+                "off",
+                "--data-dir",
+            ])
+            .arg(&dir)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = second.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the second server started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut said = String::new();
+    second
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut said)
+        .unwrap();
+    assert_eq!(status.code(), Some(1), "{said}");
+    assert!(said.contains("another gyoku serve is using"), "{said}");
+    // The first still serves.
+    let mut s = TcpStream::connect(csa).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(b"LOGIN alice pw x1\n").unwrap();
+    let mut answer = String::new();
+    BufReader::new(s).read_line(&mut answer).unwrap();
+    assert_eq!(answer, "LOGIN:alice OK\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}

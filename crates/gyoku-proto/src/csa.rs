@@ -346,7 +346,15 @@ impl ClientMessage {
         let words: Vec<&str> = line.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
         let arg = |i: usize| words.get(i).map(|s| s.to_string());
         Ok(match words[0] {
-            "LOGIN" => ClientMessage::Login(Login::parse(&words)?),
+            "LOGIN" => {
+                // Fields are separated by one blank each: `LOGIN  pw x1` has an empty name,
+                // it is not `LOGIN pw x1`.
+                let fields: Vec<&str> = line.split([' ', '\t']).collect();
+                if fields.iter().any(|f| f.is_empty()) {
+                    return Err(CsaError::Malformed("LOGIN <name> <password> [x1]"));
+                }
+                ClientMessage::Login(Login::parse(&fields)?)
+            }
             "LOGOUT" => ClientMessage::Logout,
             "AGREE" => ClientMessage::Agree(arg(1)),
             "REJECT" => ClientMessage::Reject(arg(1)),
@@ -629,6 +637,29 @@ mod tests {
             let m = ClientMessage::parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));
             assert_eq!(m.to_string(), line);
         }
+    }
+
+    /// Issue 28, item 25: a doubled blank made `LOGIN  pw x1` log in as `pw` with the
+    /// password `x1`. An empty field is refused.
+    #[test]
+    fn a_login_with_an_empty_field_is_refused() {
+        for line in [
+            "LOGIN  pw x1",
+            "LOGIN alice  secret",
+            "LOGIN alice secret  x1",
+            "LOGIN\talice\t\tsecret",
+        ] {
+            assert_eq!(
+                ClientMessage::parse(line),
+                Err(CsaError::Malformed("LOGIN <name> <password> [x1]")),
+                "{line:?}"
+            );
+        }
+        assert!(matches!(
+            ClientMessage::parse("LOGIN alice secret x1"),
+            Ok(ClientMessage::Login(Login { ref name, ref password, x1: true, .. }))
+                if name == "alice" && password == "secret"
+        ));
     }
 
     #[test]

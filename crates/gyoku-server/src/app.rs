@@ -81,6 +81,8 @@ pub async fn run(
     let (store, accounts, buoys, (interrupted, suspended), records_restored) =
         tokio::task::spawn_blocking(move || {
             let mut store = crate::store::open(&db)?;
+            // One server a database: a second one stops here, before it touches a game.
+            store.claim()?;
             let records_restored = restore_record_files(&mut *store, &records)?;
             store.start_upkeep()?;
             let interrupted = store.suspend_unfinished()?;

@@ -39,6 +39,12 @@ pub type ConnId = u64;
 /// Milliseconds on the driver's monotonic clock (the core clock's unit).
 pub use gyoku::Millis;
 
+/// Buoy games one player may have set at once (`%%SETBUOY`, `%%FORK`).
+pub const MAX_BUOYS_PER_PLAYER: usize = 100;
+
+/// Buoy games on the server at once.
+pub const MAX_BUOYS: usize = 10_000;
+
 /// How long players may take to agree to a proposed game (shogi-server's 120 s).
 pub const AGREE_TIMEOUT_MS: Millis = 120_000;
 
@@ -1294,6 +1300,9 @@ impl Lobby {
             }
             X1Command::Chat(message) => {
                 let from = self.conns[&conn].name.clone();
+                // Control bytes (ESC, BEL, BS, NUL…) reach every x1 client's terminal:
+                // shown escaped (`\x1b`), never sent.
+                let message = gyoku_kifu::escape_controls(&message);
                 for (&id, c) in &self.conns {
                     if c.x1 {
                         Self::send(out, id, format!("##[CHAT][{from}] {message}\n"));
@@ -1466,6 +1475,20 @@ impl Lobby {
         }
         if count < 1 {
             Self::send(out, conn, format!("##[ERROR] invalid count: {count}\n"));
+            return;
+        }
+        let owner = &self.conns[&conn].name;
+        if self.buoys.len() >= MAX_BUOYS
+            || self.buoys.values().filter(|b| b.owner == *owner).count() >= MAX_BUOYS_PER_PLAYER
+        {
+            Self::send(
+                out,
+                conn,
+                format!(
+                    "##[ERROR] too many buoy games: at most {MAX_BUOYS_PER_PLAYER} a player, \
+                     {MAX_BUOYS} in all\n"
+                ),
+            );
             return;
         }
         if split_moves(moves)
@@ -2136,6 +2159,88 @@ mod tests {
             mono: 0,
             wall: chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f").unwrap(),
         }
+    }
+
+    /// A lobby driven by inputs, as the driver would, with what it answers read back.
+    struct Transcript {
+        lobby: Lobby,
+        now: Now,
+    }
+
+    impl Transcript {
+        fn new() -> Transcript {
+            Transcript {
+                lobby: Lobby::new(Config::default(), Vec::new(), Vec::new()),
+                now: at("2026-11-23 10:00:00.000"),
+            }
+        }
+
+        fn input(&mut self, input: Input) -> Vec<Output> {
+            let mut out = Vec::new();
+            self.lobby.handle(input, self.now, &mut out);
+            out
+        }
+
+        fn login_x1(&mut self, id: ConnId, name: &str) {
+            self.input(Input::LoggedIn(
+                id,
+                CheckedLogin {
+                    name: name.into(),
+                    x1: true,
+                    rating_id: None,
+                    game: None,
+                },
+            ));
+        }
+
+        /// What `line` from `id` makes the lobby send, to whom.
+        fn line(&mut self, id: ConnId, line: &str) -> Vec<(ConnId, String)> {
+            self.input(Input::Line(id, line.into()))
+                .into_iter()
+                .filter_map(|o| match o {
+                    Output::Send(to, text) => Some((to, text)),
+                    _ => None,
+                })
+                .collect()
+        }
+    }
+
+    /// Issue 28, item 7: `%%CHAT` relayed ESC, BEL, BS and NUL to every x1 client.
+    #[test]
+    fn chat_control_bytes_are_shown_escaped_never_sent() {
+        let mut t = Transcript::new();
+        t.login_x1(1, "alice");
+        t.login_x1(2, "bob");
+        let sent = t.line(1, "%%CHAT hi \x1b[2J\x07\x08\0 there");
+        assert_eq!(sent.len(), 2, "{sent:?}");
+        for (_, text) in &sent {
+            assert_eq!(text, "##[CHAT][alice] hi \\x1b[2J\\x07\\x08\\x00 there\n");
+            assert!(
+                !text.contains(|c: char| c.is_control() && c != '\n'),
+                "{text:?}"
+            );
+        }
+    }
+
+    /// Issue 28, item 16: `%%SETBUOY` had no bound (20,000 buoys in 1.9 s, 168 MB).
+    #[test]
+    fn buoys_are_bounded_per_player() {
+        let mut t = Transcript::new();
+        t.login_x1(1, "alice");
+        t.login_x1(2, "bob");
+        for i in 0..MAX_BUOYS_PER_PLAYER {
+            let sent = t.line(1, &format!("%%SETBUOY buoy_{i}-600-10 +7776FU 1"));
+            assert_eq!(sent, [(1, "##[SETBUOY] +OK\n".to_string())], "{i}");
+        }
+        let sent = t.line(1, "%%SETBUOY buoy_more-600-10 +7776FU 1");
+        assert!(
+            sent[0].1.starts_with("##[ERROR] too many buoy games"),
+            "{sent:?}"
+        );
+        assert_eq!(t.lobby.buoys.len(), MAX_BUOYS_PER_PLAYER);
+        // Another player may still set one.
+        let sent = t.line(2, "%%SETBUOY buoy_bob-600-10 +7776FU 1");
+        assert_eq!(sent, [(2, "##[SETBUOY] +OK\n".to_string())]);
     }
 
     #[test]

@@ -165,9 +165,27 @@ mod contract {
         assert_eq!(db.password_hash("b").unwrap(), None);
     }
 
+    /// Issue 28, item 10: a second server on the same database started silently, marked
+    /// the first's live game suspended, and the colliding move killed one of them. One
+    /// claim at a time; the claim goes with its connection.
+    fn one_claim_at_a_time(open: &dyn Fn() -> Box<dyn Backend>) {
+        let mut first = open();
+        first.claim().unwrap();
+        let mut second = open();
+        let e = second.claim().unwrap_err().to_string();
+        assert!(e.contains("another gyoku serve is using"), "{e}");
+        drop(first);
+        second.claim().unwrap();
+    }
+
     #[test]
     fn sqlite_keeps_the_contract() {
         contract(&mut SqliteStore::open_memory().unwrap());
+        let dir = std::env::temp_dir().join(format!("gyoku-claim-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("g.sqlite3");
+        one_claim_at_a_time(&|| Box::new(SqliteStore::open(&path).unwrap()));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -186,8 +204,10 @@ mod contract {
             .unwrap();
         c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
         let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+        let url = format!("{base}/{name}");
         let checked = std::panic::catch_unwind(|| {
-            contract(&mut PgStore::open(&format!("{base}/{name}")).unwrap());
+            contract(&mut PgStore::open(&url).unwrap());
+            one_claim_at_a_time(&|| Box::new(PgStore::open(&url).unwrap()));
         });
         let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
         if let Err(e) = checked {

@@ -141,4 +141,12 @@ pub trait Backend: Journal + Archive + Passwords {
     /// # Errors
     /// [`StoreError`].
     fn start_upkeep(&mut self) -> Result<(), StoreError>;
+
+    /// Claims the database for this server for as long as this connection lives: one
+    /// server writes a database at a time. Call it on the referee's connection before
+    /// anything else touches the games.
+    ///
+    /// # Errors
+    /// [`StoreError`] naming the holder's lock when another server has claimed it.
+    fn claim(&mut self) -> Result<(), StoreError>;
 }

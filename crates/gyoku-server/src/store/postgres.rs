@@ -72,7 +72,29 @@ impl PgStore {
     }
 }
 
+/// The advisory lock a server holds on its PostgreSQL database (any number, the same for
+/// every Gyoku server: "gyoku" in ASCII).
+const CLAIM_KEY: i64 = 0x0067_796f_6b75;
+
 impl Backend for PgStore {
+    /// A session-level advisory lock, held while this connection lives (PostgreSQL drops it
+    /// when the connection goes, however the server ends).
+    fn claim(&mut self) -> Result<(), StoreError> {
+        let got: bool = self
+            .client
+            .query_one("SELECT pg_try_advisory_lock($1)", &[&CLAIM_KEY])?
+            .get(0);
+        if got {
+            Ok(())
+        } else {
+            Err(StoreError(
+                "another gyoku serve is using this PostgreSQL database (it holds the advisory \
+                 lock); stop it first"
+                    .into(),
+            ))
+        }
+    }
+
     /// PostgreSQL checkpoints by itself.
     fn start_upkeep(&mut self) -> Result<(), StoreError> {
         Ok(())

@@ -32,6 +32,8 @@ pub struct SqliteStore {
     conn: Connection,
     /// Dropped with the store, which stops the checkpoint thread (if one was started).
     checkpointer: Option<std::sync::mpsc::Sender<()>>,
+    /// The lock file held while this store has claimed the database ([`Backend::claim`]).
+    claimed: Option<std::fs::File>,
 }
 
 /// How often the checkpoint thread moves the write-ahead log into the database file.
@@ -54,6 +56,7 @@ impl SqliteStore {
         let mut store = SqliteStore {
             conn,
             checkpointer: None,
+            claimed: None,
         };
         store.migrate()?;
         Ok(store)
@@ -67,6 +70,7 @@ impl SqliteStore {
         let mut store = SqliteStore {
             conn: Connection::open_in_memory()?,
             checkpointer: None,
+            claimed: None,
         };
         store.migrate()?;
         Ok(store)
@@ -95,6 +99,32 @@ impl SqliteStore {
 }
 
 impl Backend for SqliteStore {
+    /// Locks `<database>.lock` beside the file (an advisory lock the system drops with the
+    /// process, however it ends). In memory, nothing to claim.
+    fn claim(&mut self) -> Result<(), StoreError> {
+        let Some(path) = self.conn.path().filter(|p| !p.is_empty()) else {
+            return Ok(());
+        };
+        let lock_path = format!("{path}.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| StoreError(format!("{lock_path}: {e}")))?;
+        match file.try_lock() {
+            Ok(()) => {
+                self.claimed = Some(file);
+                Ok(())
+            }
+            Err(std::fs::TryLockError::WouldBlock) => Err(StoreError(format!(
+                "another gyoku serve is using {path} (it holds {lock_path}); stop it first, \
+                 or give this one another --data-dir or --db"
+            ))),
+            Err(std::fs::TryLockError::Error(e)) => Err(StoreError(format!("{lock_path}: {e}"))),
+        }
+    }
+
     /// Moves checkpoints (copying the write-ahead log into the database file, with its
     /// fsync) off this connection to a thread of their own, which runs a passive
     /// checkpoint every 250 ms until the store is dropped. A commit then costs only its
