@@ -318,12 +318,10 @@ pub fn preset_of_declaration(line: Option<&str>) -> Preset {
     }
 }
 
-fn side_times(t: &SummaryTime) -> (u64, u64, u64) {
-    (
-        t.ms(t.total_time).unwrap_or(0),
-        t.ms(t.byoyomi).unwrap_or(0),
-        t.ms(t.increment).unwrap_or(0),
-    )
+/// One side's main time, byoyomi and increment in milliseconds, or why the summary's
+/// clock does not read (then the game is rejected, never played on a clock of zeros).
+fn side_times(t: &SummaryTime, side: &str) -> Result<(u64, u64, u64), String> {
+    t.clock_ms().map_err(|e| format!("{side}'s time: {e}"))
 }
 
 impl Setup {
@@ -372,8 +370,8 @@ impl Setup {
             start: record.start,
             played,
             times: [
-                side_times(s.time.of(Color::Black)),
-                side_times(s.time.of(Color::White)),
+                side_times(s.time.of(Color::Black), "Black")?,
+                side_times(s.time.of(Color::White), "White")?,
             ],
         })
     }
@@ -1248,6 +1246,45 @@ fn append_result(dir: &Path, report: &GameReport) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 28, item 24: a summary whose time does not read was agreed to, and the engine
+    /// told `go btime 0 wtime 0 byoyomi 0`. It is rejected, saying which line.
+    #[test]
+    fn a_summary_whose_time_does_not_read_is_rejected() {
+        let summary = |time: &str| {
+            let text = format!(
+                "BEGIN Game_Summary\nProtocol_Version:1.2\nGame_ID:g\nName+:a\nName-:b\n\
+                 Your_Turn:+\nTo_Move:+\nBEGIN Time\n{time}END Time\nBEGIN Position\nPI\n+\n\
+                 END Position\nEND Game_Summary\n"
+            );
+            GameSummary::parse(text.lines()).unwrap()
+        };
+        for (time, why) in [
+            (
+                "Time_Unit:7parsecs\nTotal_Time:600\n",
+                "Time_Unit:7parsecs is no unit of time",
+            ),
+            (
+                "Time_Unit:1sec\nTotal_Time:-5\n",
+                "Total_Time:-5 is not a whole number",
+            ),
+            (
+                "Time_Unit:1sec\nByoyomi:100000000000000000000\n",
+                "Byoyomi:100000000000000000000 is not a whole number",
+            ),
+            (
+                "Time_Unit:1min\nTotal_Time:99999999999\n",
+                "Total_Time:99999999999 is longer than 30 days",
+            ),
+        ] {
+            let e = Setup::read(&summary(time))
+                .err()
+                .unwrap_or_else(|| panic!("{time}"));
+            assert_eq!(e, format!("Black's time: {why}"), "{time}");
+        }
+        let ok = Setup::read(&summary("Time_Unit:1sec\nTotal_Time:600\nByoyomi:10\n")).unwrap();
+        assert_eq!(ok.times[0], (600_000, 10_000, 0));
+    }
 
     #[test]
     fn go_counts_the_clocks_as_shogihome_does() {

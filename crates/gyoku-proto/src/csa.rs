@@ -762,7 +762,13 @@ pub struct SummaryTime {
     pub time_roundup: Option<bool>,
     /// `Delay` (US delay), in units.
     pub delay: Option<u64>,
+    /// The first time line whose value is not a whole number (`Total_Time:-5`), as given.
+    pub unreadable: Option<String>,
 }
+
+/// The longest time a `Game_Summary` may give (one side's main time, byoyomi, increment or
+/// least time per move): 30 days. Past it the summary is not read as a clock.
+pub const MAX_SUMMARY_TIME_MS: u64 = 30 * 24 * 3_600_000;
 
 impl SummaryTime {
     /// The length of one unit in milliseconds (`1sec` = 1,000; `1min` = 60,000; `1msec` =
@@ -791,17 +797,67 @@ impl SummaryTime {
         value.unwrap_or(0).checked_mul(self.unit_ms()?)
     }
 
+    /// Each value in milliseconds: main time, byoyomi, increment; or why they do not
+    /// read as a clock (a unit the protocol does not know, a value that is not a whole
+    /// number, or one over [`MAX_SUMMARY_TIME_MS`]).
+    ///
+    /// ```
+    /// use gyoku_proto::csa::SummaryTime;
+    /// let t = SummaryTime { time_unit: Some("7parsecs".into()), ..SummaryTime::default() };
+    /// assert_eq!(t.clock_ms().unwrap_err(), "Time_Unit:7parsecs is no unit of time");
+    /// ```
+    ///
+    /// # Errors
+    /// The reason, naming the line.
+    pub fn clock_ms(&self) -> Result<(u64, u64, u64), String> {
+        if let Some(line) = &self.unreadable {
+            return Err(format!("{line} is not a whole number"));
+        }
+        let unit = self.unit_ms().ok_or_else(|| {
+            format!(
+                "Time_Unit:{} is no unit of time",
+                self.time_unit.as_deref().unwrap_or_default()
+            )
+        })?;
+        let ms = |key: &str, value: Option<u64>| {
+            value
+                .unwrap_or(0)
+                .checked_mul(unit)
+                .filter(|&ms| ms <= MAX_SUMMARY_TIME_MS)
+                .ok_or_else(|| {
+                    format!("{key}:{} is longer than 30 days", value.unwrap_or_default())
+                })
+        };
+        ms("Least_Time_Per_Move", self.least_time_per_move)?;
+        ms("Delay", self.delay)?;
+        Ok((
+            ms("Total_Time", self.total_time)?,
+            ms("Byoyomi", self.byoyomi)?,
+            ms("Increment", self.increment)?,
+        ))
+    }
+
     fn set(&mut self, key: &str, value: &str) -> bool {
-        let num = || value.trim().parse::<u64>().ok();
-        match key {
-            "Time_Unit" => self.time_unit = Some(value.to_string()),
-            "Total_Time" => self.total_time = num(),
-            "Byoyomi" => self.byoyomi = num(),
-            "Increment" => self.increment = num(),
-            "Least_Time_Per_Move" => self.least_time_per_move = num(),
-            "Time_Roundup" => self.time_roundup = Some(value == "YES"),
-            "Delay" => self.delay = num(),
+        let num = value.trim().parse::<u64>().ok();
+        let slot = match key {
+            "Time_Unit" => {
+                self.time_unit = Some(value.to_string());
+                return true;
+            }
+            "Time_Roundup" => {
+                self.time_roundup = Some(value == "YES");
+                return true;
+            }
+            "Total_Time" => &mut self.total_time,
+            "Byoyomi" => &mut self.byoyomi,
+            "Increment" => &mut self.increment,
+            "Least_Time_Per_Move" => &mut self.least_time_per_move,
+            "Delay" => &mut self.delay,
             _ => return false,
+        };
+        *slot = num;
+        if num.is_none() && self.unreadable.is_none() {
+            self.unreadable = Some(format!("{key}:{value}"));
         }
         true
     }

@@ -60,7 +60,12 @@ impl Game {
         let rules = rule_set(rules, max_moves, fouls, sennichite)?;
         let mut game = gyoku::Game::new(read_position(sfen, lenient)?, rules);
         if let Some(initial) = initial {
-            game = game.with_handicap(handicap_of(initial));
+            // Read as gyoku.impasse and the CLI read it: an initial position that does not
+            // read is an error, never a silent credit of 0.
+            let start = read_position(Some(initial), true)?;
+            game = game.with_handicap(
+                handicap_of(initial).or_else(|| gyoku::Handicap::from_sfen(&start.to_sfen())),
+            );
         }
         Ok(Game { game })
     }

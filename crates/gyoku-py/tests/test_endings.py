@@ -62,6 +62,19 @@ def test_handicap_credit_comes_from_the_initial_position():
         assert report["verdicts"]["81dojo"]["declaration"] == ("win" if r27 == "WIN" else "lose"), source
 
 
+def test_an_unreadable_initial_position_is_refused_as_the_calculator_refuses_it():
+    """Issue 28, item 22: `gyoku.Game(initial="two_piece")` gave a credit of 0 silently,
+    where `gyoku.impasse` and the CLI refuse the name."""
+    with pytest.raises(ValueError) as calculator:
+        gyoku.impasse("startpos", initial="two_piece")
+    with pytest.raises(ValueError) as game:
+        gyoku.Game(rules="81dojo", initial="two_piece")
+    assert str(game.value) == str(calculator.value)
+    assert "sfen" in str(game.value)
+    # A name the CLI knows still gives its credit.
+    assert gyoku.Game(rules="81dojo", sfen="2-piece", initial="2-piece").handicap_credit == 10
+
+
 def test_sennichite_and_perpetual_check_sequences():
     table = rows("repetition.tsv")
     assert len(table) >= 20
