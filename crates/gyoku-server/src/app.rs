@@ -158,6 +158,7 @@ pub async fn run(
         per_address: std::sync::Mutex::new(HashMap::new()),
         max_per_address: options.max_per_address,
         hashing: Semaphore::new(2),
+        throttle: std::sync::Mutex::default(),
     });
     let (files, writer) = spawn_record_writer(options.records.clone(), driver.records_written())
         .map_err(|e| ServeError(format!("cannot start the record writer: {e}")))?;

@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use gyoku_server::lobby::Config;
 use gyoku_server::{Options, run};
@@ -350,6 +350,42 @@ fn an_illegal_move_loses_and_the_record_names_it() {
         "{text}"
     );
     assert_eq!(stored_moves(&server, &id).len(), 1);
+}
+
+/// Issue 28, item 3: password guessing went at 84 tries a second, never slowed. After five
+/// wrong passwords each try waits, longer and longer; the right one still gets in (after
+/// its wait) and clears the count.
+#[test]
+fn password_guessing_is_slowed() {
+    let server = TestServer::start("guessing", Config::default());
+    let mut a = Client::login_x1(server.addr, "owner", "secret");
+    a.send("LOGOUT");
+    a.expect("LOGOUT:completed");
+    let mut guesser = server.client();
+    let started = Instant::now();
+    for i in 0..5 {
+        guesser.send(&format!("LOGIN owner guess{i} x1"));
+        guesser.expect("LOGIN:incorrect");
+    }
+    let free = started.elapsed();
+    let slowed = Instant::now();
+    for i in 5..7 {
+        guesser.send(&format!("LOGIN owner guess{i} x1"));
+        guesser.expect("LOGIN:incorrect");
+    }
+    // 250 ms before the sixth try, 500 ms before the seventh.
+    assert!(
+        slowed.elapsed() >= Duration::from_millis(750),
+        "two slowed tries took {:?} (five free ones {free:?})",
+        slowed.elapsed()
+    );
+    // From another connection too (the name is counted, and the address).
+    let mut right = server.client();
+    right.send("LOGIN owner secret x1");
+    right.expect("LOGIN:owner OK");
+    let mut after = Client::login_x1(server.addr, "owner", "secret");
+    after.send("%%VERSION");
+    after.expect("##[VERSION] +OK");
 }
 
 #[test]

@@ -50,6 +50,9 @@ pub(crate) async fn connection(
     accounts: Accounts,
     limits: &Limits,
 ) {
+    let address = socket
+        .peer_addr()
+        .map_or(std::net::IpAddr::from([0, 0, 0, 0]), |a| a.ip());
     let (read_half, mut write_half) = socket.into_split();
     let (tx, mut rx) = mpsc::channel::<WriterMsg>(WRITE_QUEUE);
     let closed = Arc::new(Notify::new());
@@ -91,6 +94,22 @@ pub(crate) async fn connection(
         };
         match ClientMessage::parse(&line) {
             Ok(ClientMessage::Login(login)) => {
+                // Guessing is slowed: after a few wrong passwords for this name or from this
+                // address, each try waits (within the login deadline).
+                if !login.password.is_empty() {
+                    let wait = limits
+                        .throttle
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .wait(address, &login.name, Instant::now());
+                    if !wait.is_zero() {
+                        let until = (Instant::now() + wait).min(deadline);
+                        tokio::select! {
+                            () = tokio::time::sleep_until(until) => {}
+                            () = closed.notified() => return,
+                        }
+                    }
+                }
                 // Hashing a password takes tens of milliseconds and memory: a few at once.
                 let _permit = if login.password.is_empty() {
                     None
@@ -109,6 +128,18 @@ pub(crate) async fn connection(
                         .ok()
                         .and_then(Result::ok)
                         .unwrap_or(false);
+                if !login.password.is_empty() {
+                    let mut throttle = limits
+                        .throttle
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if ok {
+                        throttle.succeeded(address, &login.name);
+                    } else if let Some(said) = throttle.failed(address, &login.name, Instant::now())
+                    {
+                        note(&format!("login: {said}"));
+                    }
+                }
                 if ok {
                     break Some(login);
                 }

@@ -3,6 +3,7 @@
 
 pub(crate) mod connection;
 pub(crate) mod listener;
+pub(crate) mod throttle;
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -29,4 +30,6 @@ pub(crate) struct Limits {
     pub(crate) max_per_address: usize,
     /// Password hashes being computed.
     pub(crate) hashing: Semaphore,
+    /// Wrong passwords by name and by address.
+    pub(crate) throttle: std::sync::Mutex<throttle::LoginThrottle>,
 }
