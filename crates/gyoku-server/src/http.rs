@@ -176,7 +176,30 @@ pub fn router(db: Box<dyn Archive>, changes: broadcast::Sender<String>, play: Ar
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_UPLOAD))
         .layer(tower::limit::ConcurrencyLimitLayer::new(MAX_IN_FLIGHT))
+        .layer(axum::middleware::from_fn(refuse_declared_oversize))
         .with_state(api)
+}
+
+/// A request whose `Content-Length` says more than [`MAX_UPLOAD`] is answered 413 at once,
+/// before anything is read or any slot taken (a client that declares 10^12 bytes and
+/// sends them slowly held a request open).
+async fn refuse_declared_oversize(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_UPLOAD as u64) {
+        let mut response = too_large().into_response();
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        return response;
+    }
+    next.run(request).await
 }
 
 /// Serves the API on `listener` until `shutdown` completes.
@@ -715,14 +738,19 @@ fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, ApiError> {
     }
 }
 
+/// 413 `too_large`, with the limit in bytes.
+fn too_large() -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "too_large",
+        format!("the body is larger than {} MiB", MAX_UPLOAD >> 20),
+    )
+    .with("limit", json!(MAX_UPLOAD))
+}
+
 fn body_error(e: &BytesRejection) -> ApiError {
     if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "too_large",
-            format!("the body is larger than {} MiB", MAX_UPLOAD >> 20),
-        )
-        .with("limit", json!(MAX_UPLOAD))
+        too_large()
     } else {
         ApiError::input("invalid_body", e.body_text())
     }

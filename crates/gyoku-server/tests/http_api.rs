@@ -514,6 +514,31 @@ fn a_100_mb_upload_is_refused_without_reading_it_all() {
     assert_eq!(server.get("/api/games").0, 200);
 }
 
+/// Issue 28, item 25: a `Content-Length` of 10^12 was not refused up front: the server
+/// waited for the body. It answers 413 at once, on every route that takes a body.
+#[test]
+fn a_declared_oversize_body_is_refused_before_it_is_read() {
+    let server = TestServer::start("declared");
+    for path in [
+        "/api/judge",
+        "/api/convert?to=jkf",
+        "/api/play",
+        "/api/impasse",
+        "/api/seats/nosuch/move",
+    ] {
+        let mut s = TcpStream::connect(server.http).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let head =
+            format!("POST {path} HTTP/1.1\r\nHost: test\r\nContent-Length: 1000000000000\r\n\r\n");
+        s.write_all(head.as_bytes()).unwrap();
+        let mut answer = Vec::new();
+        let _ = s.read_to_end(&mut answer);
+        let (status, v) = parse_answer(&answer);
+        assert_eq!((status, error_code(&v)), (413, "too_large"), "{path}: {v}");
+    }
+    assert_eq!(server.get("/api/games").0, 200);
+}
+
 #[test]
 fn the_page_is_served_from_the_binary() {
     let server = TestServer::start("page");
