@@ -701,6 +701,8 @@ async fn game(
     // The reply to ponder on once the engine's own move is echoed.
     let mut expected: Option<gyoku::Move> = None;
     let mut awaiting_echo = false;
+    // The move this engine sent and the server has not echoed yet (CSA text, no comment).
+    let mut sent: Option<String> = None;
     let mut engine_silent = false;
     let mut special: Option<(String, Color)> = None;
     let server_end: (Option<Reason>, Option<EndResult>);
@@ -811,6 +813,9 @@ async fn game(
                         }
                         conn.send(&line).await?;
                         awaiting_echo = true;
+                        if let BestMove::Move(_) = best {
+                            sent = line.split(',').next().map(str::to_string);
+                        }
                         let reply = match (config.ponder, &best) {
                             (Ponder::Off, _) => None,
                             (_, BestMove::Move(m)) => ponder_reply(&referee, *m, ponder.as_deref()),
@@ -851,6 +856,23 @@ async fn game(
                 match ev {
                     Event::Moved(m) => {
                         let color = referee.turn();
+                        // The server's echo of this side's move must be the move sent: one
+                        // that echoes another move, or moves for the engine, is not
+                        // recorded as the engine's; the game is stopped here.
+                        let mine = if color == setup.me { sent.take() } else { None };
+                        if color == setup.me && mine.as_deref() != Some(m.text.as_str()) {
+                            let what = match &mine {
+                                Some(t) => format!("it sent {t}"),
+                                None => "it had sent no move".to_string(),
+                            };
+                            report.disagreements.push(format!(
+                                "the server echoed {} as this engine's move, but {what}; the \
+                                 game is stopped",
+                                m.text
+                            ));
+                            server_end = (None, None);
+                            break;
+                        }
                         let before = referee.plies().len();
                         echoed(&mut report, &mut referee, &m);
                         let played = (referee.plies().len() > before)

@@ -362,3 +362,49 @@ fn the_engine_hangs() {
         "the engine gave no move within its time; waiting for the server's ruling",
     );
 }
+
+/// Issue 28, item 21: the client never compared the server's echo of its own move with
+/// what it sent, so a server that echoed another move was recorded as the engine's. It is
+/// a disagreement, and the game is stopped there: the client logs out.
+#[test]
+fn the_server_echoes_another_move_than_the_one_sent() {
+    let dir = work_dir("false-echo");
+    let (l, port) = listener();
+    let server = std::thread::spawn(move || {
+        let mut peer = Peer::accept(&l);
+        peer.start_game(&[]);
+        let line = peer.read();
+        let sent = line.split(',').next().unwrap().to_string();
+        let other = if sent == "+9796FU" {
+            "+1716FU"
+        } else {
+            "+9796FU"
+        };
+        peer.say(&format!("{other},T1\n"));
+        let next = peer.read();
+        peer.say("LOGOUT:completed\n");
+        (sent, other.to_string(), next)
+    });
+    let run = client(port, &engine(&dir, EngineKind::Plays), &dir.join("out"));
+    let (sent, other, next) = server.join().unwrap();
+    assert_eq!(next, "LOGOUT", "{}", run.stderr);
+    let said = format!(
+        "the server echoed {other} as this engine's move, but it sent {sent}; the game is stopped"
+    );
+    assert!(run.stderr.contains(&said), "{}", run.stderr);
+    let results = std::fs::read_to_string(dir.join("out/results.jsonl")).unwrap();
+    assert!(results.contains(&said), "{results}");
+    // The record has no move the engine did not make.
+    let kif: Vec<PathBuf> = std::fs::read_dir(dir.join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "csa"))
+        .collect();
+    let record = std::fs::read_to_string(&kif[0]).unwrap();
+    assert!(
+        !record.lines().any(|l| l.starts_with(other.as_str())),
+        "{record}"
+    );
+    assert_eq!(engine_processes_left(&dir), Vec::<String>::new());
+    let _ = std::fs::remove_dir_all(&dir);
+}
