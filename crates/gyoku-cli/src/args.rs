@@ -449,6 +449,10 @@ pub struct ServeArgs {
     /// resign, flag or move illegally), %CHUDAN an illegal move.
     #[arg(long)]
     pub strict_csa_server: bool,
+    /// Write shogi-server's `name+md5(password)` rating ids (for its own test suite);
+    /// by default they are keyed by the server's secret, and say nothing of the password.
+    #[arg(long)]
+    pub md5_rating_ids: bool,
     /// The event name, first part of every Game_ID.
     #[arg(long, default_value = "gyoku")]
     pub event: String,

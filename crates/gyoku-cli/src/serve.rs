@@ -121,6 +121,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
                 Failure::Input(format!("--http: '{text}' is not an address (or off): {e}"))
             })?),
         },
+        md5_rating_ids: a.md5_rating_ids,
         engines,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

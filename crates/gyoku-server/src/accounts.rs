@@ -7,6 +7,9 @@ use std::sync::{Arc, Mutex};
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use blake2::Blake2bMac;
+use blake2::digest::consts::U16;
+use blake2::digest::{KeyInit, Mac};
 use md5::{Digest, Md5};
 
 use crate::store::{Passwords, StoreError};
@@ -34,19 +37,53 @@ pub fn verify_password(password: &str, hash: &str) -> bool {
     })
 }
 
-/// shogi-server's rating id: `name+md5(password)` (Floodgate's public player id; not a
-/// secret and not used to check anything).
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// shogi-server's rating id, `name+md5(password)`: unsalted, so anyone who sees it can test
+/// passwords against it. Written only when the operator asks (`--md5-rating-ids`, for
+/// shogi-server's own test suite).
 ///
 /// ```
 /// assert_eq!(
-///     gyoku_server::accounts::rating_id("a", "dummy"),
+///     gyoku_server::accounts::md5_rating_id("a", "dummy"),
 ///     "a+275876e34cf609db118f3d84b799a790"
 /// );
 /// ```
-pub fn rating_id(name: &str, password: &str) -> String {
-    let digest = Md5::digest(password.as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{name}+{hex}")
+pub fn md5_rating_id(name: &str, password: &str) -> String {
+    format!("{name}+{}", hex(&Md5::digest(password.as_bytes())))
+}
+
+/// Gyoku's rating id: `name+` and 32 hex digits of a BLAKE2b MAC of the name and password
+/// under the server's own secret key. The same player gets the same id on one server (the
+/// key is kept in its database); nothing about the password can be learnt from it without
+/// the key, and it differs from server to server.
+///
+/// ```
+/// use gyoku_server::accounts::keyed_rating_id;
+/// let id = keyed_rating_id("a", "dummy", &[7; 32]);
+/// assert!(id.starts_with("a+") && id.len() == 2 + 32);
+/// assert_eq!(id, keyed_rating_id("a", "dummy", &[7; 32]));
+/// assert_ne!(id, keyed_rating_id("a", "dummy", &[8; 32]));
+/// assert_ne!(id, gyoku_server::accounts::md5_rating_id("a", "dummy"));
+/// ```
+pub fn keyed_rating_id(name: &str, password: &str, key: &[u8; 32]) -> String {
+    let mut mac = <Blake2bMac<U16> as KeyInit>::new_from_slice(key).expect("a 32-byte key fits");
+    // The name's length first, so that no other name and password give the same bytes.
+    mac.update(&(name.len() as u64).to_le_bytes());
+    mac.update(name.as_bytes());
+    mac.update(password.as_bytes());
+    format!("{name}+{}", hex(&mac.finalize().into_bytes()))
+}
+
+/// How a server makes rating ids.
+#[derive(Clone, Debug)]
+enum RatingIds {
+    /// Keyed by the server's secret.
+    Keyed([u8; 32]),
+    /// shogi-server's `name+md5(password)`.
+    Md5,
 }
 
 /// The accounts, on their own database connection (checked on the connection's task, not
@@ -54,13 +91,50 @@ pub fn rating_id(name: &str, password: &str) -> String {
 #[derive(Clone, Debug)]
 pub struct Accounts {
     store: Arc<Mutex<Box<dyn Passwords>>>,
+    rating_ids: Arc<RatingIds>,
 }
 
+/// The name of the rating ids' key among the server's secrets.
+const RATING_KEY: &str = "rating_id_key";
+
 impl Accounts {
-    /// Accounts stored in `store`.
-    pub fn new(store: Box<dyn Passwords>) -> Accounts {
-        Accounts {
+    /// Accounts stored in `store`, making rating ids with the server's key (made and kept
+    /// in the database the first time), or shogi-server's `md5` ones when asked.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database fails, or the system has no randomness for a key.
+    pub fn new(
+        mut store: Box<dyn Passwords>,
+        md5_rating_ids: bool,
+    ) -> Result<Accounts, StoreError> {
+        let rating_ids = if md5_rating_ids {
+            RatingIds::Md5
+        } else {
+            let mut fresh = [0u8; 32];
+            getrandom::fill(&mut fresh)
+                .map_err(|e| StoreError(format!("no randomness for a key: {e}")))?;
+            let kept = store.secret(RATING_KEY, &hex(&fresh))?;
+            let mut key = [0u8; 32];
+            for (i, byte) in key.iter_mut().enumerate() {
+                *byte = kept
+                    .get(2 * i..2 * i + 2)
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                    .ok_or_else(|| StoreError(format!("the stored {RATING_KEY} does not read")))?;
+            }
+            RatingIds::Keyed(key)
+        };
+        Ok(Accounts {
             store: Arc::new(Mutex::new(store)),
+            rating_ids: Arc::new(rating_ids),
+        })
+    }
+
+    /// The public rating id of `name` logged in with `password` (in `'rating:` record
+    /// lines).
+    pub fn rating_id(&self, name: &str, password: &str) -> String {
+        match &*self.rating_ids {
+            RatingIds::Keyed(key) => keyed_rating_id(name, password, key),
+            RatingIds::Md5 => md5_rating_id(name, password),
         }
     }
 
@@ -97,7 +171,11 @@ mod tests {
 
     #[test]
     fn first_password_binds_the_name() {
-        let a = Accounts::new(Box::new(crate::store::SqliteStore::open_memory().unwrap()));
+        let a = Accounts::new(
+            Box::new(crate::store::SqliteStore::open_memory().unwrap()),
+            false,
+        )
+        .unwrap();
         assert!(a.check("p", "one", "t").unwrap());
         assert!(a.check("p", "one", "t").unwrap());
         assert!(!a.check("p", "two", "t").unwrap());

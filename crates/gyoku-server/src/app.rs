@@ -42,6 +42,9 @@ pub struct Options {
     pub max_per_address: usize,
     /// The HTTP API's address (`None`: no HTTP).
     pub http: Option<SocketAddr>,
+    /// Rating ids as shogi-server writes them, `name+md5(password)` (unsalted: for
+    /// shogi-server's own test suite), instead of ids keyed by the server's secret.
+    pub md5_rating_ids: bool,
     /// The USI engines people may play against on the web page, by name.
     pub engines: Vec<crate::play::EngineChoice>,
 }
@@ -78,7 +81,8 @@ pub async fn run(
 ) -> Result<(), ServeError> {
     let db = options.db.clone();
     let records = options.records.clone();
-    let (store, accounts, buoys, (interrupted, suspended), records_restored) =
+    let md5_rating_ids = options.md5_rating_ids;
+    let (store, accounts, buoys, (interrupted, suspended, recent_ids), records_restored) =
         tokio::task::spawn_blocking(move || {
             let mut store = crate::store::open(&db)?;
             // One server a database: a second one stops here, before it touches a game.
@@ -87,6 +91,11 @@ pub async fn run(
             store.start_upkeep()?;
             let interrupted = store.suspend_unfinished()?;
             let buoys = store.buoys()?;
+            // Game_IDs follow the clock: those of the last minute are not issued again.
+            let since = (chrono::Local::now() - chrono::Duration::seconds(60))
+                .format("%Y/%m/%d %H:%M:%S")
+                .to_string();
+            let recent_ids = store.game_ids_since(&since)?;
             let mut suspended = Vec::new();
             for (g, moves) in store.suspended_games()? {
                 match GameSpec::from_stored(&g, moves) {
@@ -97,12 +106,12 @@ pub async fn run(
                     )),
                 }
             }
-            let accounts = Accounts::new(crate::store::open(&db)?);
+            let accounts = Accounts::new(crate::store::open(&db)?, md5_rating_ids)?;
             Ok::<_, crate::store::StoreError>((
                 store,
                 accounts,
                 buoys,
-                (interrupted, suspended),
+                (interrupted, suspended, recent_ids),
                 records_restored,
             ))
         })
@@ -170,7 +179,8 @@ pub async fn run(
         stop.clone(),
     ));
     drop(driver);
-    let lobby = Lobby::new(options.lobby.clone(), buoys, suspended);
+    let mut lobby = Lobby::new(options.lobby.clone(), buoys, suspended);
+    lobby.remember_game_ids(recent_ids);
     // The driver owns the record writer's queue: when it returns, the queue closes.
     let driving = drive(lobby, events, store, files, changes, stop);
     tokio::pin!(driving);

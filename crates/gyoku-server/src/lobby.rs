@@ -1227,7 +1227,8 @@ impl Lobby {
             X1Command::Who => {
                 let mut text = String::new();
                 for c in self.conns.values() {
-                    let who = c.rating_id.as_deref().unwrap_or(&c.name);
+                    // Names only: a rating id is derived from a password.
+                    let who = &c.name;
                     let mode = if c.x1 { "x1" } else { "CSA" };
                     if c.status == Status::Connected {
                         text.push_str(&format!("##[WHO] {who} {mode} {}\n", c.status.name()));
@@ -1703,6 +1704,22 @@ impl Lobby {
         };
         rules.move_limit = limit;
         (rules, limit.map_or(0, |l| l.plies))
+    }
+
+    /// Game_IDs already issued (by this server before a restart): none is issued again.
+    /// Each is `<event>+<game>+<black>+<white>+YYYYMMDDhhmmss`; others are ignored.
+    pub fn remember_game_ids(&mut self, ids: impl IntoIterator<Item = String>) {
+        for id in ids {
+            let Some((prefix, time)) = id.rsplit_once('+') else {
+                continue;
+            };
+            let Ok(t) = chrono::NaiveDateTime::parse_from_str(time, "%Y%m%d%H%M%S") else {
+                continue;
+            };
+            let prefix = format!("{prefix}+");
+            let last = self.id_issued.entry(prefix).or_insert(t);
+            *last = (*last).max(t);
+        }
     }
 
     fn next_game_id(&mut self, game: &str, black: &str, white: &str, now: Now) -> String {
@@ -2261,5 +2278,26 @@ mod tests {
         let c = lobby.next_game_id("g-600-10", "b", "w", at("2026-11-23 10:00:05.000"));
         assert_eq!(c, "gyoku+g-600-10+b+w+20261123100005");
         assert_eq!(lobby.id_issued.len(), 1);
+    }
+
+    /// A server started again in the second its last game started issued that Game_ID
+    /// again, and the store's refusal stopped the server. The IDs it issued are remembered.
+    #[test]
+    fn game_ids_issued_before_a_restart_are_not_issued_again() {
+        let mut lobby = Lobby::new(Config::default(), Vec::new(), Vec::new());
+        lobby.remember_game_ids([
+            "gyoku+g-600-10+b+w+20261123100000".to_string(),
+            "gyoku+g-600-10+b+w+20261123100001".to_string(),
+            "not an id".to_string(),
+        ]);
+        let t = at("2026-11-23 10:00:00.500");
+        assert_eq!(
+            lobby.next_game_id("g-600-10", "b", "w", t),
+            "gyoku+g-600-10+b+w+20261123100002"
+        );
+        assert_eq!(
+            lobby.next_game_id("g-600-10", "x", "y", t),
+            "gyoku+g-600-10+x+y+20261123100000"
+        );
     }
 }

@@ -34,6 +34,7 @@ impl TestServer {
             max_connections: 100,
             max_per_address: 50,
             http: None,
+            md5_rating_ids: false,
             engines: Vec::new(),
         };
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
@@ -386,6 +387,55 @@ fn password_guessing_is_slowed() {
     let mut after = Client::login_x1(server.addr, "owner", "secret");
     after.send("%%VERSION");
     after.expect("##[VERSION] +OK");
+}
+
+/// Issue 28, item 2: `%%WHO` and record files showed `name+md5(password)`, unsalted (a
+/// weak password was recovered from it). `%%WHO` shows names only; a record's rating ids
+/// are keyed by the server's secret, the same for a player across a restart.
+#[test]
+fn no_rating_id_shows_a_password_digest() {
+    let digest = |name: &str| gyoku_server::accounts::md5_rating_id(name, "pw");
+    let mut server = TestServer::start("rating", Config::default());
+    let mut ids = Vec::new();
+    for round in 0..2 {
+        let (mut b, mut w, _) = start_game(&server, "rate-600-10", ["ra", "rb"]);
+        let mut watcher = Client::login_x1(server.addr, "watcher", "pw");
+        watcher.send("%%WHO");
+        watcher.expect("##[WHO] +OK");
+        let who = watcher.seen.join("\n");
+        assert!(
+            who.contains("##[WHO] ra ") && who.contains("##[WHO] rb "),
+            "{who}"
+        );
+        assert!(!who.contains(&digest("ra")[3..]), "{who}");
+        b.send("%TORYO");
+        for c in [&mut b, &mut w] {
+            c.expect("#RESIGN");
+        }
+        w.expect("#WIN");
+        let mut files = server.record_files();
+        files.sort();
+        let text = std::fs::read_to_string(files.last().unwrap()).unwrap();
+        let rating = text
+            .lines()
+            .find(|l| l.starts_with("'rating:"))
+            .unwrap_or_else(|| panic!("{text}"))
+            .to_string();
+        assert!(!rating.contains(&digest("ra")[3..]), "{rating}");
+        assert!(
+            rating.starts_with("'rating:ra+") && rating.contains(":rb+"),
+            "{rating}"
+        );
+        ids.push(rating);
+        if round == 0 {
+            // Started again on the same database: the same key.
+            drop((b, w, watcher));
+            let dir = std::mem::take(&mut server.dir);
+            server.stop();
+            server = TestServer::start_in(dir, Config::default());
+        }
+    }
+    assert_eq!(ids[0], ids[1]);
 }
 
 #[test]

@@ -32,6 +32,7 @@ impl TestServer {
             max_connections: 100,
             max_per_address: 50,
             http: Some("127.0.0.1:0".parse().unwrap()),
+            md5_rating_ids: false,
             engines: Vec::new(),
         };
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 use gyoku_proto::csa::ClientMessage;
 
 use super::{LOGIN_TIME, Limits, MAX_LINE, WRITE_TIMEOUT};
-use crate::accounts::{Accounts, rating_id};
+use crate::accounts::Accounts;
 use crate::driver::{ConnHandle, Handle, WRITE_QUEUE, WriterMsg};
 use crate::lobby::{CheckedLogin, ConnId, Input};
 use crate::log::note;
@@ -160,7 +160,8 @@ pub(crate) async fn connection(
         return;
     };
     let checked = CheckedLogin {
-        rating_id: (!login.password.is_empty()).then(|| rating_id(&login.name, &login.password)),
+        rating_id: (!login.password.is_empty())
+            .then(|| accounts.rating_id(&login.name, &login.password)),
         game: if login.x1 {
             None
         } else {

@@ -133,6 +133,12 @@ mod contract {
             )]
         );
 
+        assert_eq!(db.game_ids_since("2026/11/23 10:30:00").unwrap(), ["g2"]);
+        assert_eq!(
+            db.game_ids_since("2026/11/23 12:00:00").unwrap(),
+            Vec::<String>::new()
+        );
+
         // A restart suspends what was being played; a resumption takes it up again.
         assert_eq!(db.suspend_unfinished().unwrap(), 1);
         let suspended = db.suspended_games().unwrap();
@@ -163,6 +169,10 @@ mod contract {
         assert_eq!(db.bind_password("a", "h2", "t").unwrap(), "h1");
         assert_eq!(db.password_hash("a").unwrap().as_deref(), Some("h1"));
         assert_eq!(db.password_hash("b").unwrap(), None);
+
+        // A secret keeps its first value.
+        assert_eq!(db.secret("k", "v1").unwrap(), "v1");
+        assert_eq!(db.secret("k", "v2").unwrap(), "v1");
     }
 
     /// Issue 28, item 10: a second server on the same database started silently, marked

@@ -89,6 +89,13 @@ pub trait Journal: Send + std::fmt::Debug {
     /// # Errors
     /// [`StoreError`].
     fn buoys(&mut self) -> Result<Vec<StoredBuoy>, StoreError>;
+
+    /// The Game_IDs of the games started at `since` (`YYYY/MM/DD HH:MM:SS`) or later: a
+    /// restarted server issues none of them again.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn game_ids_since(&mut self, since: &str) -> Result<Vec<String>, StoreError>;
 }
 
 /// What spectators read, and the record files written again at start.
@@ -131,6 +138,13 @@ pub trait Passwords: Send + std::fmt::Debug {
     /// # Errors
     /// [`StoreError`].
     fn bind_password(&mut self, name: &str, hash: &str, now: &str) -> Result<String, StoreError>;
+
+    /// The server's secret `name`, stored as `fresh` the first time it is asked for (every
+    /// later call, on any connection and after restarts, gets that first value).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn secret(&mut self, name: &str, fresh: &str) -> Result<String, StoreError>;
 }
 
 /// A database: all three, and what a backend may do in the background.

@@ -49,6 +49,8 @@ pub const MIGRATIONS: &[&str] = &[
     );",
     // 2: the latest ended games first (record files rewritten at start).
     "CREATE INDEX games_ended_at ON games(ended_at);",
+    // 3: the server's own secrets (the key of its rating ids), made at its first start.
+    "CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);",
 ];
 
 /// A step of [`MIGRATIONS`] in PostgreSQL's words: 64-bit integers, no `WITHOUT ROWID`. One
@@ -156,6 +158,17 @@ pub(crate) const PASSWORD_HASH: &str = "SELECT password_hash FROM players WHERE 
 pub(crate) const BIND_PASSWORD: &str =
     "INSERT INTO players (name, password_hash, created_at) VALUES (?1, ?2, ?3)
      ON CONFLICT (name) DO NOTHING";
+
+/// The Game_IDs of the games started since a time (`YYYY/MM/DD HH:MM:SS`, which sorts as
+/// text).
+pub(crate) const IDS_SINCE: &str = "SELECT id FROM games WHERE started_at >= ?1";
+
+/// A server secret, unless it is made already.
+pub(crate) const INSERT_SECRET: &str =
+    "INSERT INTO server_secrets (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING";
+
+/// A server secret.
+pub(crate) const SECRET: &str = "SELECT value FROM server_secrets WHERE name = ?1";
 
 #[cfg(test)]
 mod tests {

@@ -255,6 +255,13 @@ impl<T: Sql> Journal for T {
             .collect()
     }
 
+    fn game_ids_since(&mut self, since: &str) -> Result<Vec<String>, StoreError> {
+        self.query(schema::IDS_SINCE, &[Param::Text(since)])?
+            .into_iter()
+            .map(|mut r| r.text(0))
+            .collect()
+    }
+
     fn buoys(&mut self) -> Result<Vec<StoredBuoy>, StoreError> {
         self.query(schema::BUOYS, &[])?
             .into_iter()
@@ -338,5 +345,23 @@ impl<T: Sql> Passwords for T {
             Ok(())
         })?;
         bound.ok_or_else(|| StoreError(format!("'{name}' was not bound")))
+    }
+
+    fn secret(&mut self, name: &str, fresh: &str) -> Result<String, StoreError> {
+        let mut kept = None;
+        self.transaction(&mut |tx| {
+            tx.execute(
+                schema::INSERT_SECRET,
+                &[Param::Text(name), Param::Text(fresh)],
+            )?;
+            kept = tx
+                .query(schema::SECRET, &[Param::Text(name)])?
+                .into_iter()
+                .next()
+                .map(|mut r| r.text(0))
+                .transpose()?;
+            Ok(())
+        })?;
+        kept.ok_or_else(|| StoreError(format!("the secret '{name}' was not kept")))
     }
 }
