@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc};
@@ -22,6 +22,68 @@ use crate::store::{Change, Journal};
 /// Messages queued for one client before it counts as not reading.
 pub const WRITE_QUEUE: usize = 4096;
 
+/// Bytes queued for one client before it counts as not reading: past it the client is
+/// disconnected, so that clients that never read cannot hold the server's memory.
+pub const WRITE_QUEUE_BYTES: usize = 4 << 20;
+
+/// The sending half of a connection's queue: bounded in messages ([`WRITE_QUEUE`]) and in
+/// bytes ([`WRITE_QUEUE_BYTES`]).
+#[derive(Clone, Debug)]
+pub(crate) struct Outgoing {
+    tx: mpsc::Sender<WriterMsg>,
+    bytes: Arc<AtomicUsize>,
+}
+
+/// The receiving half: the connection's writer.
+#[derive(Debug)]
+pub(crate) struct Incoming {
+    rx: mpsc::Receiver<WriterMsg>,
+    bytes: Arc<AtomicUsize>,
+}
+
+/// A connection's queue.
+pub(crate) fn queue() -> (Outgoing, Incoming) {
+    let (tx, rx) = mpsc::channel(WRITE_QUEUE);
+    let bytes = Arc::new(AtomicUsize::new(0));
+    (
+        Outgoing {
+            tx,
+            bytes: Arc::clone(&bytes),
+        },
+        Incoming { rx, bytes },
+    )
+}
+
+impl Outgoing {
+    /// Queues `text`; `false` (nothing queued) when the queue is full in messages or would
+    /// pass its bytes, or the writer is gone.
+    pub(crate) fn push(&self, text: String) -> bool {
+        let len = text.len();
+        let queued = self.bytes.fetch_add(len, Ordering::Relaxed);
+        if queued + len > WRITE_QUEUE_BYTES || self.tx.try_send(WriterMsg::Text(text)).is_err() {
+            self.bytes.fetch_sub(len, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// Tells the writer to close the connection once what is queued is sent.
+    pub(crate) fn close(&self) {
+        let _ = self.tx.try_send(WriterMsg::Close);
+    }
+}
+
+impl Incoming {
+    /// The next message; `None` when every sender is gone.
+    pub(crate) async fn recv(&mut self) -> Option<WriterMsg> {
+        let msg = self.rx.recv().await;
+        if let Some(WriterMsg::Text(t)) = &msg {
+            self.bytes.fetch_sub(t.len(), Ordering::Relaxed);
+        }
+        msg
+    }
+}
+
 /// What goes to a connection's writer.
 pub(crate) enum WriterMsg {
     /// Text to send as it is.
@@ -32,8 +94,8 @@ pub(crate) enum WriterMsg {
 
 /// How the driver reaches a connection: its writer's queue, and a way to close it.
 pub(crate) struct ConnHandle {
-    /// The writer's queue ([`WRITE_QUEUE`] messages).
-    pub(crate) tx: mpsc::Sender<WriterMsg>,
+    /// The writer's queue.
+    pub(crate) out: Outgoing,
     /// Notified when the driver drops the connection (it does not read).
     pub(crate) closed: Arc<Notify>,
 }
@@ -116,10 +178,10 @@ impl Handle {
     /// `None` once the server has stopped.
     pub async fn connect(&self, login: CheckedLogin) -> Option<Conn> {
         let id = self.next_id();
-        let (tx, rx) = mpsc::channel::<WriterMsg>(WRITE_QUEUE);
+        let (tx, rx) = queue();
         let closed = Arc::new(Notify::new());
         let handle = ConnHandle {
-            tx,
+            out: tx,
             closed: Arc::clone(&closed),
         };
         self.events.send(Event::Register(id, handle)).await.ok()?;
@@ -169,7 +231,7 @@ impl Handle {
 pub struct Conn {
     id: ConnId,
     events: mpsc::Sender<Event>,
-    rx: mpsc::Receiver<WriterMsg>,
+    rx: Incoming,
     closed: Arc<Notify>,
     pending: std::collections::VecDeque<String>,
 }
@@ -249,7 +311,7 @@ impl Outbox {
         match msg {
             WriterMsg::Text(text) => {
                 if let Some(h) = self.conns.get(&id)
-                    && h.tx.try_send(WriterMsg::Text(text)).is_err()
+                    && !h.out.push(text)
                 {
                     // Not reading: disconnected (the reader reports it closed).
                     h.closed.notify_one();
@@ -258,7 +320,7 @@ impl Outbox {
             }
             WriterMsg::Close => {
                 if let Some(h) = self.conns.remove(&id) {
-                    let _ = h.tx.try_send(WriterMsg::Close);
+                    h.out.close();
                 }
             }
         }

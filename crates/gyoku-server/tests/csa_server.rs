@@ -490,6 +490,32 @@ fn a_flooding_client_is_cut_off_and_the_others_play_on() {
     w.expect("+7776FU,T*");
 }
 
+/// Issue 28, item 9: queues were counted in messages, not bytes: 30 x1 clients that never
+/// read and one chatter put the server at 3.1 GiB. A client whose queue passes 4 MiB is
+/// cut off; one that reads is served on.
+#[test]
+fn a_client_that_never_reads_is_cut_off_by_the_bytes_queued_for_it() {
+    let server = TestServer::start("unread", Config::default());
+    let mut sleeper = Client::login_x1(server.addr, "sleeper", "pw");
+    let mut chatter = Client::login_x1(server.addr, "chatter", "pw");
+    // The chatter waits for each of its lines to come back before the next (it reads what
+    // it is sent); 2,000 lines of 15 KB are 30 MB, far more than the sockets' buffers and
+    // the queue's 4 MiB, and far fewer than 4,096 messages.
+    let text = "y".repeat(15_000);
+    for _ in 0..2000 {
+        chatter.send(&format!("%%CHAT {text}"));
+        chatter.expect("##[CHAT][chatter]*");
+        chatter.seen.clear();
+    }
+    assert!(
+        sleeper.closed(),
+        "the client that never read is still connected"
+    );
+    // The one that read is served on.
+    chatter.send("%%VERSION");
+    chatter.expect("##[VERSION] +OK");
+}
+
 #[test]
 fn a_game_name_chooses_its_rules_and_the_summary_says_so() {
     let server = TestServer::start("rules", Config::default());

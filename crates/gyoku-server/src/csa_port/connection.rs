@@ -4,14 +4,14 @@ use std::sync::Arc;
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use gyoku_proto::csa::ClientMessage;
 
 use super::{LOGIN_TIME, Limits, MAX_LINE, WRITE_TIMEOUT};
 use crate::accounts::Accounts;
-use crate::driver::{ConnHandle, Handle, WRITE_QUEUE, WriterMsg};
+use crate::driver::{ConnHandle, Handle, WriterMsg, queue};
 use crate::lobby::{CheckedLogin, ConnId, Input};
 use crate::log::note;
 
@@ -54,7 +54,7 @@ pub(crate) async fn connection(
         .peer_addr()
         .map_or(std::net::IpAddr::from([0, 0, 0, 0]), |a| a.ip());
     let (read_half, mut write_half) = socket.into_split();
-    let (tx, mut rx) = mpsc::channel::<WriterMsg>(WRITE_QUEUE);
+    let (tx, mut rx) = queue();
     let closed = Arc::new(Notify::new());
     let writer_closed = Arc::clone(&closed);
     let writer = tokio::spawn(async move {
@@ -75,7 +75,7 @@ pub(crate) async fn connection(
     let mut reader = BufReader::new(read_half);
     let mut buf = Vec::new();
     let say = |text: &str| {
-        let _ = tx.try_send(WriterMsg::Text(text.to_string()));
+        let _ = tx.push(text.to_string());
     };
     // Log in.
     let deadline = Instant::now() + LOGIN_TIME;
@@ -174,7 +174,7 @@ pub(crate) async fn connection(
         x1: login.x1,
     };
     let conn = ConnHandle {
-        tx: tx.clone(),
+        out: tx.clone(),
         closed: Arc::clone(&closed),
     };
     if !driver.register(id, conn).await || !driver.input(Input::LoggedIn(id, checked)).await {
