@@ -26,9 +26,15 @@ impl TestServer {
 
     /// A server on what `dir` holds already.
     fn start_in(dir: PathBuf, config: Config) -> TestServer {
+        let db = gyoku_server::store::DbUrl::Sqlite(dir.join("gyoku.sqlite3"));
+        TestServer::start_on(dir, config, db)
+    }
+
+    /// A server on the database `db`, its records in `dir`.
+    fn start_on(dir: PathBuf, config: Config, db: gyoku_server::store::DbUrl) -> TestServer {
         let options = Options {
             csa: "127.0.0.1:0".parse().unwrap(),
-            db: gyoku_server::store::DbUrl::Sqlite(dir.join("gyoku.sqlite3")),
+            db,
             records: dir.join("records"),
             lobby: config,
             max_connections: 100,
@@ -436,6 +442,60 @@ fn no_rating_id_shows_a_password_digest() {
         }
     }
     assert_eq!(ids[0], ids[1]);
+}
+
+/// Issue 28, item 23: while the database was away, a right password got `LOGIN:incorrect`.
+/// The client hears that passwords cannot be checked now; it is not counted as a wrong
+/// password. Run on PostgreSQL (`GYOKU_TEST_POSTGRES`, as in CI), whose connections the
+/// test cuts with `pg_terminate_backend`.
+#[test]
+fn a_right_password_is_not_called_wrong_while_storage_is_away() {
+    let Ok(admin) = std::env::var("GYOKU_TEST_POSTGRES") else {
+        use std::io::Write as _;
+        let _ = std::io::stderr().write_all(
+            b"skipped (GYOKU_TEST_POSTGRES is not set): logins while PostgreSQL is away\n",
+        );
+        return;
+    };
+    let name = format!("gyoku_away_{}", std::process::id());
+    let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
+    c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .unwrap();
+    c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+    let dir = std::env::temp_dir().join(format!("gyoku-server-away-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = gyoku_server::store::DbUrl::Postgres(format!("{base}/{name}"));
+    let checked = std::panic::catch_unwind(|| {
+        let server = TestServer::start_on(dir.clone(), Config::default(), db);
+        let mut a = Client::login_x1(server.addr, "owner", "secret");
+        a.send("LOGOUT");
+        a.expect("LOGOUT:completed");
+        // Every connection to the game database is cut (the server's among them).
+        let mut admin_conn = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
+        admin_conn
+            .execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE datname = $1 AND pid <> pg_backend_pid()",
+                &[&name],
+            )
+            .unwrap();
+        let mut again = server.client();
+        again.send("LOGIN owner secret x1");
+        let said = again.expect("##[ERROR]*");
+        assert!(said.contains("passwords cannot be checked now"), "{said}");
+        assert!(
+            !again.seen.iter().any(|l| l == "LOGIN:incorrect"),
+            "{:?}",
+            again.seen
+        );
+    });
+    let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+    let _ = std::fs::remove_dir_all(&dir);
+    if let Err(e) = checked {
+        std::panic::resume_unwind(e);
+    }
 }
 
 #[test]

@@ -41,6 +41,11 @@ async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
     Ok(Some(text.trim_end_matches(['\r', '\n']).to_string()))
 }
 
+/// What a client hears when its password cannot be checked (storage unavailable): not
+/// `LOGIN:incorrect`, which would tell a right password it is wrong.
+pub const UNAVAILABLE: &str =
+    "##[ERROR] passwords cannot be checked now (storage unavailable); try again later\n";
+
 /// One client: logged in (a deadline, password hashes a few at once), then its lines to
 /// the driver and the driver's messages to it (a bounded queue, a write deadline).
 pub(crate) async fn connection(
@@ -122,12 +127,20 @@ pub(crate) async fn connection(
                 let accounts = accounts.clone();
                 let (name, password) = (login.name.clone(), login.password.clone());
                 let now = chrono::Local::now().format("%Y/%m/%d %H:%M:%S").to_string();
-                let ok =
+                let checked =
                     tokio::task::spawn_blocking(move || accounts.check(&name, &password, &now))
                         .await
-                        .ok()
-                        .and_then(Result::ok)
-                        .unwrap_or(false);
+                        .map_err(|e| e.to_string())
+                        .and_then(|r| r.map_err(|e| e.to_string()));
+                let ok = match checked {
+                    Ok(ok) => ok,
+                    Err(e) => {
+                        // Not the client's fault: a right password must not hear it is wrong.
+                        note(&format!("login of {}: {e}", login.name));
+                        say(UNAVAILABLE);
+                        continue;
+                    }
+                };
                 if !login.password.is_empty() {
                     let mut throttle = limits
                         .throttle
