@@ -15,7 +15,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 
-use gyoku::rules::{Fouls, MoveLimit, Resolution};
+use gyoku::rules::Fouls;
 use gyoku::{
     Clock, Color, EndReason, Game, GameResult, IllegalMoveKind, Outcome, Position, Preset,
     Rounding, RuleSet, TimeControl,
@@ -291,20 +291,25 @@ impl GameSpec {
     }
 }
 
+/// `rules` with the move limit `plies` (none for 0; the preset's own for `None`), the
+/// rest of the limit as the preset has it (the JSA check extension and its no contest
+/// stay), through the core's one helper; and shogi-server's way at the limit when
+/// `strict_csa_server`.
+fn limited(mut rules: RuleSet, plies: Option<u32>, strict_csa_server: bool) -> RuleSet {
+    if let Some(plies) = plies {
+        rules.set_max_moves(plies);
+    }
+    if let Some(limit) = &mut rules.move_limit {
+        limit.strict_csa_server = strict_csa_server;
+    }
+    rules
+}
+
 impl GameSpec {
     /// `rules` with the game's own move limit (none for 0), the rest of the limit as
     /// `rules` has it.
-    pub fn with_move_limit(&self, mut rules: RuleSet, strict_csa_server: bool) -> RuleSet {
-        rules.move_limit = (self.max_moves > 0).then(|| MoveLimit {
-            plies: self.max_moves,
-            ..rules.move_limit.unwrap_or(MoveLimit {
-                plies: 0,
-                check_extension: false,
-                result: Resolution::Draw,
-                strict_csa_server,
-            })
-        });
-        rules
+    pub fn with_move_limit(&self, rules: RuleSet, strict_csa_server: bool) -> RuleSet {
+        limited(rules, Some(self.max_moves), strict_csa_server)
     }
 }
 
@@ -1687,23 +1692,12 @@ impl Lobby {
     }
 
     fn rules_for(&self, preset: Preset) -> (RuleSet, u32) {
-        let mut rules = preset.rules();
-        let strict = self.config.strict_csa_server;
-        let limit = match self.config.max_moves {
-            Some(0) => None,
-            Some(n) => Some(MoveLimit {
-                plies: n,
-                check_extension: false,
-                result: Resolution::Draw,
-                strict_csa_server: strict,
-            }),
-            None => rules.move_limit.map(|l| MoveLimit {
-                strict_csa_server: strict,
-                ..l
-            }),
-        };
-        rules.move_limit = limit;
-        (rules, limit.map_or(0, |l| l.plies))
+        let rules = limited(
+            preset.rules(),
+            self.config.max_moves,
+            self.config.strict_csa_server,
+        );
+        (rules, rules.move_limit.map_or(0, |l| l.plies))
     }
 
     /// Game_IDs already issued (by this server before a restart): none is issued again.
@@ -2220,6 +2214,43 @@ mod tests {
                 })
                 .collect()
         }
+    }
+
+    /// Issue 26: `--max-moves` made a limit of its own, dropping the JSA check extension
+    /// and its no contest; every limit now goes through the core's `set_max_moves`.
+    #[test]
+    fn a_server_move_limit_keeps_the_presets_way_at_the_limit() {
+        use gyoku::rules::Resolution;
+        let lobby = Lobby::new(
+            Config {
+                max_moves: Some(600),
+                ..Config::default()
+            },
+            Vec::new(),
+            Vec::new(),
+        );
+        let (rules, plies) = lobby.rules_for(Preset::Jsa);
+        let limit = rules.move_limit.unwrap();
+        assert_eq!(plies, 600);
+        assert_eq!(
+            (limit.plies, limit.check_extension, limit.result),
+            (600, true, Resolution::NoContest)
+        );
+        let (rules, plies) = lobby.rules_for(Preset::Csa);
+        assert_eq!(
+            (plies, rules.move_limit.unwrap().result),
+            (600, Resolution::Draw)
+        );
+        let none = Lobby::new(
+            Config {
+                max_moves: Some(0),
+                ..Config::default()
+            },
+            Vec::new(),
+            Vec::new(),
+        );
+        let (rules, plies) = none.rules_for(Preset::Jsa);
+        assert_eq!((rules.move_limit, plies), (None, 0));
     }
 
     /// Issue 28, item 7: `%%CHAT` relayed ESC, BEL, BS and NUL to every x1 client.
