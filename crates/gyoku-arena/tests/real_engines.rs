@@ -21,7 +21,10 @@ fn wanted() -> bool {
         }
         true
     } else {
-        eprintln!("skipped: set GYOKU_REAL_ENGINES=1 with gpsshogi and fairy-stockfish installed");
+        gyoku_testdata::skipped(
+            "GYOKU_REAL_ENGINES is not 1",
+            "matches between gpsusi and Fairy-Stockfish (CI installs them and sets it)",
+        );
         false
     }
 }

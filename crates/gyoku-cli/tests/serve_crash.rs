@@ -349,7 +349,10 @@ fn stopped_by_sigterm_the_server_exits_cleanly_and_loses_no_echoed_move() {
 #[test]
 fn killed_at_random_under_postgres_the_server_loses_no_echoed_move() {
     let Ok(admin) = std::env::var("GYOKU_TEST_POSTGRES") else {
-        eprintln!("GYOKU_TEST_POSTGRES is not set: the PostgreSQL crash test does not run");
+        gyoku_testdata::skipped(
+            "GYOKU_TEST_POSTGRES is not set",
+            "the crash test under PostgreSQL",
+        );
         return;
     };
     let name = format!("gyoku_crash_{}", std::process::id());

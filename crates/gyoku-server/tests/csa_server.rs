@@ -451,9 +451,9 @@ fn no_rating_id_shows_a_password_digest() {
 #[test]
 fn a_right_password_is_not_called_wrong_while_storage_is_away() {
     let Ok(admin) = std::env::var("GYOKU_TEST_POSTGRES") else {
-        use std::io::Write as _;
-        let _ = std::io::stderr().write_all(
-            b"skipped (GYOKU_TEST_POSTGRES is not set): logins while PostgreSQL is away\n",
+        gyoku_testdata::skipped(
+            "GYOKU_TEST_POSTGRES is not set",
+            "logins while PostgreSQL is away",
         );
         return;
     };

@@ -61,6 +61,18 @@ pub fn shared(rel: &str, what: &str) -> Option<PathBuf> {
     }
 }
 
+/// Says, in one line on the process's standard error (past the test harness's capture),
+/// that a check did not run and why: `skipped (WHY): WHAT`. For checks that need something
+/// outside the repository other than `../shared` (a database server, installed engines).
+///
+/// ```
+/// gyoku_testdata::skipped("GYOKU_TEST_POSTGRES is not set", "the storage contract on PostgreSQL");
+/// ```
+pub fn skipped(why: &str, what: &str) {
+    let line = format!("skipped ({why}): {what}\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
 /// The decision behind [`shared`], on any root: `Ok(Some(path))` when it is there,
 /// `Ok(None)` after the skip line written to `out`, `Err(message)` when it is required and
 /// missing.

@@ -201,10 +201,9 @@ mod contract {
     #[test]
     fn postgres_keeps_the_contract() {
         let Ok(admin) = std::env::var("GYOKU_TEST_POSTGRES") else {
-            // One line, past the test harness's capture, so that the skip is seen.
-            use std::io::Write;
-            let _ = std::io::stderr().write_all(
-                b"skipped (GYOKU_TEST_POSTGRES is not set): the storage contract on PostgreSQL\n",
+            gyoku_testdata::skipped(
+                "GYOKU_TEST_POSTGRES is not set",
+                "the storage contract on PostgreSQL",
             );
             return;
         };
