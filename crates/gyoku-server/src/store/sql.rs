@@ -230,6 +230,29 @@ fn moves_of(db: &mut dyn Exec, game_id: &str) -> Result<Vec<StoredMove>, StoreEr
         .collect()
 }
 
+/// In one transaction: `insert` (which keeps what is there already), then the text `read`
+/// finds for `key`: the value that stands, whoever wrote it first.
+fn insert_then_read(
+    db: &mut dyn Sql,
+    insert: &'static str,
+    params: &[Param<'_>],
+    read: &'static str,
+    key: &str,
+) -> Result<Option<String>, StoreError> {
+    let mut found = None;
+    db.transaction(&mut |tx| {
+        tx.execute(insert, params)?;
+        found = tx
+            .query(read, &[Param::Text(key)])?
+            .into_iter()
+            .next()
+            .map(|mut r| r.text(0))
+            .transpose()?;
+        Ok(())
+    })?;
+    Ok(found)
+}
+
 impl<T: Sql> Journal for T {
     fn commit(&mut self, batch: &[Change]) -> Result<(), StoreError> {
         self.transaction(&mut |tx| batch.iter().try_for_each(|c| keep(tx, c)))
@@ -330,38 +353,20 @@ impl<T: Sql> Passwords for T {
     }
 
     fn bind_password(&mut self, name: &str, hash: &str, now: &str) -> Result<String, StoreError> {
-        let mut bound = None;
-        self.transaction(&mut |tx| {
-            tx.execute(
-                schema::BIND_PASSWORD,
-                &[Param::Text(name), Param::Text(hash), Param::Text(now)],
-            )?;
-            bound = tx
-                .query(schema::PASSWORD_HASH, &[Param::Text(name)])?
-                .into_iter()
-                .next()
-                .map(|mut r| r.text(0))
-                .transpose()?;
-            Ok(())
-        })?;
-        bound.ok_or_else(|| StoreError(format!("'{name}' was not bound")))
+        let insert = [Param::Text(name), Param::Text(hash), Param::Text(now)];
+        insert_then_read(
+            self,
+            schema::BIND_PASSWORD,
+            &insert,
+            schema::PASSWORD_HASH,
+            name,
+        )?
+        .ok_or_else(|| StoreError(format!("'{name}' was not bound")))
     }
 
     fn secret(&mut self, name: &str, fresh: &str) -> Result<String, StoreError> {
-        let mut kept = None;
-        self.transaction(&mut |tx| {
-            tx.execute(
-                schema::INSERT_SECRET,
-                &[Param::Text(name), Param::Text(fresh)],
-            )?;
-            kept = tx
-                .query(schema::SECRET, &[Param::Text(name)])?
-                .into_iter()
-                .next()
-                .map(|mut r| r.text(0))
-                .transpose()?;
-            Ok(())
-        })?;
-        kept.ok_or_else(|| StoreError(format!("the secret '{name}' was not kept")))
+        let insert = [Param::Text(name), Param::Text(fresh)];
+        insert_then_read(self, schema::INSERT_SECRET, &insert, schema::SECRET, name)?
+            .ok_or_else(|| StoreError(format!("the secret '{name}' was not kept")))
     }
 }
