@@ -186,11 +186,32 @@ fn parse_option(line: &str) -> Option<OptionDecl> {
         .strip_prefix("option")?
         .trim_start()
         .strip_prefix("name")?;
-    // The name is at least one word: ` type ` is looked for after its first character.
-    let rest = rest.trim_start();
-    let type_at = rest.get(1..)?.find(" type ")? + 1;
-    let name = rest[..type_at].trim().to_string();
-    let mut w = words(&rest[type_at + " type ".len()..]).peekable();
+    // The name is at least one word, and ends at the next word `type`; words are split by
+    // the blanks `words` splits by (a tab too), so that the name written back reads the same.
+    const BLANKS: [char; 4] = [' ', '\t', '\r', '\n'];
+    let rest = rest.trim_start_matches(BLANKS);
+    let mut word_start = None;
+    let mut first = true;
+    let mut boundary = None;
+    for (i, c) in rest
+        .char_indices()
+        .chain(std::iter::once((rest.len(), ' ')))
+    {
+        if BLANKS.contains(&c) {
+            if let Some(start) = word_start.take() {
+                if !first && &rest[start..i] == "type" {
+                    boundary = Some((start, i));
+                    break;
+                }
+                first = false;
+            }
+        } else if word_start.is_none() {
+            word_start = Some(i);
+        }
+    }
+    let (type_at, type_end) = boundary?;
+    let name = rest[..type_at].trim_matches(BLANKS).to_string();
+    let mut w = words(&rest[type_end..]).peekable();
     let kind = match w.next()? {
         "check" => OptionKind::Check,
         "spin" => OptionKind::Spin,
@@ -303,6 +324,36 @@ impl fmt::Display for EngineMessage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the `usi_messages` fuzz target: a name followed by tabs and the word `type`
+    /// read as the name `am\t\t\t\t type` (only ` type ` with spaces ended a name), which
+    /// written back read as another message. The name ends at the first word `type`,
+    /// whatever blanks surround it.
+    #[test]
+    fn an_option_name_ends_at_the_first_word_type() {
+        let line = "option name am\t\t\t\t type\t\t\t type spin 2\u{fffd}\u{fffd}";
+        let m = EngineMessage::parse(line);
+        assert_eq!(EngineMessage::parse(&m.to_string()), m, "{m:?}");
+        let EngineMessage::Option(o) =
+            EngineMessage::parse("option name Hash\ttype spin default 16")
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (o.name.as_str(), o.kind, o.default.as_deref()),
+            ("Hash", OptionKind::Spin, Some("16"))
+        );
+        let EngineMessage::Option(o) = EngineMessage::parse("option name type type check") else {
+            panic!()
+        };
+        assert_eq!((o.name.as_str(), o.kind), ("type", OptionKind::Check));
+        let EngineMessage::Option(o) =
+            EngineMessage::parse("option name Book File type filename default book.db")
+        else {
+            panic!()
+        };
+        assert_eq!(o.name, "Book File");
+    }
 
     #[test]
     fn real_engine_lines() {
