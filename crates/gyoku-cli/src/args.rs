@@ -465,6 +465,17 @@ pub struct ServeArgs {
     /// The HTTP API's address (loopback unless told otherwise), or `off`.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub http: String,
+    /// A host name the web page and API answer to, besides the address they listen on
+    /// (and `localhost` on loopback): the name a reverse proxy or DNS gives them. Repeat
+    /// it; `*` answers to any name (no protection against DNS rebinding).
+    #[arg(long = "http-host", value_name = "NAME")]
+    pub http_hosts: Vec<String>,
+    /// HTTP connections at once (taken from the open-file budget before the CSA port's).
+    #[arg(long, default_value_t = 4_096)]
+    pub http_max_connections: usize,
+    /// HTTP connections at once from one address.
+    #[arg(long, default_value_t = 128)]
+    pub http_max_connections_per_address: usize,
     /// A USI engine people may play against on the web page: NAME=COMMAND (repeat it).
     /// `builtin` (Gyoku's own greedy engine) is always there unless given another command.
     #[arg(long = "engine", value_name = "NAME=COMMAND")]

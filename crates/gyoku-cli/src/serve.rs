@@ -93,13 +93,31 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
                 .map_err(|e| Failure::Run(format!("{}: {e}", dir.display())))?;
         }
     }
-    if a.max_connections == Some(0) || a.max_connections_per_address == 0 {
+    if a.max_connections == Some(0)
+        || a.max_connections_per_address == 0
+        || a.http_max_connections == 0
+        || a.http_max_connections_per_address == 0
+    {
         return Err(Failure::Input(
             "connection limits must be at least 1".into(),
         ));
     }
-    let (max_connections, lowered) =
-        connections_the_system_allows(a.max_connections.unwrap_or(DEFAULT_MAX_CONNECTIONS));
+    let http = match a.http.as_str() {
+        "off" => None,
+        text => Some(text.parse().map_err(|e| {
+            Failure::Input(format!("--http: '{text}' is not an address (or off): {e}"))
+        })?),
+    };
+    // The HTTP port's connections come out of the same open-file budget.
+    let http_connections = if http.is_some() {
+        a.http_max_connections
+    } else {
+        0
+    };
+    let (max_connections, lowered) = connections_the_system_allows(
+        a.max_connections.unwrap_or(DEFAULT_MAX_CONNECTIONS),
+        http_connections,
+    );
     // Said only to whoever asked for more: the default quietly fits the limit.
     let lowered = lowered.filter(|_| a.max_connections.is_some());
     let options = Options {
@@ -115,11 +133,12 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         },
         max_connections,
         max_per_address: a.max_connections_per_address,
-        http: match a.http.as_str() {
-            "off" => None,
-            text => Some(text.parse().map_err(|e| {
-                Failure::Input(format!("--http: '{text}' is not an address (or off): {e}"))
-            })?),
+        http,
+        http_options: gyoku_server::http::HttpOptions {
+            hosts: a.http_hosts.clone(),
+            max_connections: a.http_max_connections,
+            max_connections_per_address: a.http_max_connections_per_address,
+            ..gyoku_server::http::HttpOptions::default()
         },
         md5_rating_ids: a.md5_rating_ids,
         engines,
@@ -184,22 +203,22 @@ const DEFAULT_MAX_CONNECTIONS: usize = 20_000;
 const FILES_KEPT: u64 = 64;
 
 /// Raises the open-file limit as far as the system lets a process, and lowers
-/// `--max-connections` to what it can then hold, with a note saying so: past it, a
-/// connection gets `too many connections` rather than the server failing to open a
-/// record file.
-fn connections_the_system_allows(asked: usize) -> (usize, Option<String>) {
+/// `--max-connections` to what it can then hold beside `http` HTTP connections, with a
+/// note saying so: past it, a connection gets `too many connections` rather than the
+/// server failing to open a record file.
+fn connections_the_system_allows(asked: usize, http: usize) -> (usize, Option<String>) {
     let limit = rlimit::increase_nofile_limit(u64::MAX)
         .or_else(|_| rlimit::Resource::NOFILE.get().map(|(soft, _)| soft));
     let Ok(limit) = limit else {
         return (asked, None);
     };
-    let fit = usize::try_from(limit.saturating_sub(FILES_KEPT))
+    let fit = usize::try_from(limit.saturating_sub(FILES_KEPT + http as u64))
         .unwrap_or(usize::MAX)
         .max(1);
     if asked > fit {
         let note = format!(
-            "the open-file limit ({limit}) holds {fit} connections; --max-connections \
-             lowered from {asked} to {fit} (raise the limit with ulimit -n)"
+            "the open-file limit ({limit}) holds {fit} connections beside {http} on the HTTP \
+             port; --max-connections lowered from {asked} to {fit} (raise the limit with ulimit -n)"
         );
         return (fit, Some(note));
     }

@@ -32,7 +32,7 @@ fn request(at: SocketAddr, method: &str, path: &str, body: &Value) -> (u16, Valu
     let mut s = TcpStream::connect(at).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: t\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {at}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     s.write_all(head.as_bytes()).unwrap();

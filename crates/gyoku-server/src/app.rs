@@ -42,6 +42,8 @@ pub struct Options {
     pub max_per_address: usize,
     /// The HTTP API's address (`None`: no HTTP).
     pub http: Option<SocketAddr>,
+    /// The HTTP side's bounds, time-outs and the host names it answers to.
+    pub http_options: crate::http::HttpOptions,
     /// Rating ids as shogi-server writes them, `name+md5(password)` (unsalted: for
     /// shogi-server's own test suite), instead of ids keyed by the server's secret.
     pub md5_rating_ids: bool,
@@ -142,12 +144,13 @@ pub async fn run(
             let at = l.local_addr().map_err(|e| ServeError(e.to_string()))?;
             let watched = changes.clone();
             let play = crate::play::Play::new(driver.clone(), options.engines.clone());
+            let http_options = options.http_options.clone();
             let mut http_stop = stop.clone();
             let stopped = async move {
                 let _ = http_stop.wait_for(|stop| *stop).await;
             };
             let task = tokio::spawn(async move {
-                let served = crate::http::serve(l, conn, watched, play, stopped);
+                let served = crate::http::serve(l, conn, watched, play, http_options, stopped);
                 if let Err(e) = served.await {
                     note(&format!("the HTTP API stopped: {e}"));
                 }

@@ -10,10 +10,9 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::body::{Body, Bytes};
+use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -30,7 +29,11 @@ use crate::lobby::{GameSpec, fouls_of_name};
 use crate::play::Play;
 use crate::store::{Archive, GameDetail, ListedGame, StoreError};
 
+mod guard;
+mod listener;
 mod seats;
+
+pub use guard::HttpOptions;
 
 /// The largest body accepted (a record file to judge or convert), bytes.
 pub const MAX_UPLOAD: usize = 16 * 1024 * 1024;
@@ -42,8 +45,8 @@ pub const MAX_RECORDS: usize = 10_000;
 /// The most games one listing returns.
 pub const MAX_LISTED: u32 = 1_000;
 
-/// Requests served at once (the rest wait their turn).
-pub const MAX_IN_FLIGHT: usize = 256;
+/// The largest JSON body accepted (a request to play, a move, a position), bytes.
+pub const MAX_JSON: usize = 64 * 1024;
 
 /// An error answer: its status, a stable code, and a message that says what and where.
 #[derive(Debug)]
@@ -105,6 +108,10 @@ struct Api {
     play: Arc<Play>,
     /// When each game last changed (its clock started, for the countdown).
     changed_at: Arc<Mutex<HashMap<String, std::time::Instant>>>,
+    /// Event streams open at once from one address.
+    watchers_per_address: guard::PerAddress,
+    /// The bounds and time-outs.
+    options: HttpOptions,
 }
 
 /// Games whose last change time is remembered; beyond it the oldest memory is dropped
@@ -117,9 +124,16 @@ type Shared = Arc<Api>;
 pub const MAX_WATCHERS: usize = 4096;
 
 /// The API's routes over `db` (a connection of its own); `changes` carries the Game_ID of
-/// each change the server commits; `play` makes the web page's games. Call it inside a
-/// tokio runtime (a task follows the changes).
-pub fn router(db: Box<dyn Archive>, changes: broadcast::Sender<String>, play: Arc<Play>) -> Router {
+/// each change the server commits; `play` makes the web page's games; `bound` is the
+/// address it listens on (a request must name it, or one of `options.hosts`, as its
+/// `Host`). Call it inside a tokio runtime (a task follows the changes).
+pub fn router(
+    db: Box<dyn Archive>,
+    changes: broadcast::Sender<String>,
+    play: Arc<Play>,
+    bound: SocketAddr,
+    options: &HttpOptions,
+) -> Router {
     let changed_at = Arc::new(Mutex::new(HashMap::new()));
     let mut heard = changes.subscribe();
     let memory = Arc::clone(&changed_at);
@@ -147,7 +161,10 @@ pub fn router(db: Box<dyn Archive>, changes: broadcast::Sender<String>, play: Ar
         watchers: Arc::new(Semaphore::new(MAX_WATCHERS)),
         play,
         changed_at,
+        watchers_per_address: guard::PerAddress::new(options.max_watchers_per_address.max(1)),
+        options: options.clone(),
     });
+    let guard = Arc::new(guard::Guard::new(bound, options));
     Router::new()
         .route("/", get(|| asset("text/html; charset=utf-8", INDEX_HTML)))
         .route(
@@ -174,8 +191,7 @@ pub fn router(db: Box<dyn Archive>, changes: broadcast::Sender<String>, play: Ar
         .route("/api/seats/{token}/impasse", post(seats::impasse))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(MAX_UPLOAD))
-        .layer(tower::limit::ConcurrencyLimitLayer::new(MAX_IN_FLIGHT))
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check))
         .layer(axum::middleware::from_fn(refuse_declared_oversize))
         .with_state(api)
 }
@@ -202,23 +218,24 @@ async fn refuse_declared_oversize(
     next.run(request).await
 }
 
-/// Serves the API on `listener` until `shutdown` completes.
+/// Serves the API on `listener` until `shutdown` completes, then lets each connection
+/// finish the request it is answering (see [`listener::serve_connections`] for the caps and
+/// time-outs).
 ///
 /// # Errors
-/// When the listener fails.
+/// When the listener's address cannot be read.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     db: Box<dyn Archive>,
     changes: broadcast::Sender<String>,
     play: Arc<Play>,
+    options: HttpOptions,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(
-        listener,
-        router(db, changes, play).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
+    let bound = listener.local_addr()?;
+    let router = router(db, changes, play, bound, &options);
+    listener::serve_connections(listener, router, &options, shutdown).await;
+    Ok(())
 }
 
 /// The web page, built into the binary (no build step: `crates/gyoku-server/web/`).
@@ -601,7 +618,8 @@ struct Watch {
     next: Option<Value>,
     /// The last view sent was of a finished game: the stream ends.
     done: bool,
-    _permit: tokio::sync::OwnedSemaphorePermit,
+    /// A place among all streams and among this address's.
+    _permit: (tokio::sync::OwnedSemaphorePermit, guard::AddressSlot),
 }
 
 impl Watch {
@@ -629,8 +647,19 @@ impl Watch {
 /// game is finished.
 async fn game_events(
     State(api): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
+    let slot = api.watchers_per_address.take(peer.ip()).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_watchers",
+            format!(
+                "{} event streams are open from your address; close one first",
+                api.watchers_per_address.max()
+            ),
+        )
+    })?;
     let permit = api.watchers.clone().try_acquire_owned().map_err(|_| {
         ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -647,7 +676,7 @@ async fn game_events(
         changes,
         next: Some(first),
         done: false,
-        _permit: permit,
+        _permit: (permit, slot),
     };
     let stream = futures_util::stream::unfold(watch, |mut w| async move {
         if w.done {
@@ -725,9 +754,55 @@ fn play_moves(pos: &mut Position, moves: Option<&Value>) -> Result<(), ApiError>
     Ok(())
 }
 
-/// A JSON object body, whatever its `Content-Type` says (`curl -d` sends a form's).
-fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, ApiError> {
-    let bytes = body.map_err(|e| body_error(&e))?;
+/// A body read whole: at most `limit` bytes, all of it within `within` (a client that
+/// sends slowly is cut off, not waited for).
+async fn read_body(
+    body: Body,
+    limit: usize,
+    within: std::time::Duration,
+) -> Result<Bytes, ApiError> {
+    match tokio::time::timeout(within, axum::body::to_bytes(body, limit)).await {
+        Err(_) => Err(ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "body_timeout",
+            format!("the body did not arrive within {} s", within.as_secs()),
+        )),
+        Ok(Err(e)) => {
+            let too_large = std::error::Error::source(&e)
+                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+            if too_large {
+                Err(too_large_for(limit))
+            } else {
+                Err(ApiError::input(
+                    "invalid_body",
+                    format!("the body could not be read: {e}"),
+                ))
+            }
+        }
+        Ok(Ok(bytes)) => Ok(bytes),
+    }
+}
+
+/// A record file sent as the body (judge, convert): any type, at most [`MAX_UPLOAD`].
+async fn upload_body(api: &Shared, body: Body) -> Result<Bytes, ApiError> {
+    read_body(body, MAX_UPLOAD, api.options.upload_timeout).await
+}
+
+/// A JSON object body. It must say it is JSON (`Content-Type: application/json`): a page of
+/// another site cannot send that without asking first (a CORS preflight, which this
+/// server never grants). An empty body (`Content-Length: 0`) needs no type.
+async fn json_body(api: &Shared, headers: &HeaderMap, body: Body) -> Result<Value, ApiError> {
+    let empty = headers
+        .get(header::CONTENT_LENGTH)
+        .is_some_and(|v| v.as_bytes() == b"0");
+    if !empty && !guard::declared_json(headers) {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "send the body as JSON, with Content-Type: application/json",
+        ));
+    }
+    let bytes = read_body(body, MAX_JSON, api.options.body_timeout).await?;
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(v) if v.is_object() => Ok(v),
         Ok(_) => Err(ApiError::input(
@@ -738,22 +813,24 @@ fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, ApiError> {
     }
 }
 
-/// 413 `too_large`, with the limit in bytes.
+/// 413 `too_large` for an upload.
 fn too_large() -> ApiError {
+    too_large_for(MAX_UPLOAD)
+}
+
+/// 413 `too_large`, with the limit in bytes.
+fn too_large_for(limit: usize) -> ApiError {
+    let size = if limit >= 1 << 20 {
+        format!("{} MiB", limit >> 20)
+    } else {
+        format!("{} KiB", limit >> 10)
+    };
     ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
         "too_large",
-        format!("the body is larger than {} MiB", MAX_UPLOAD >> 20),
+        format!("the body is larger than {size}"),
     )
-    .with("limit", json!(MAX_UPLOAD))
-}
-
-fn body_error(e: &BytesRejection) -> ApiError {
-    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        too_large()
-    } else {
-        ApiError::input("invalid_body", e.body_text())
-    }
+    .with("limit", json!(limit))
 }
 
 fn str_field<'a>(v: &'a Value, key: &str) -> Result<Option<&'a str>, ApiError> {
@@ -771,9 +848,10 @@ fn str_field<'a>(v: &'a Value, key: &str) -> Result<Option<&'a str>, ApiError> {
 /// calculator's report, as `gyoku impasse --json` prints it.
 async fn impasse(
     State(api): State<Shared>,
-    body: Result<Bytes, BytesRejection>,
+    headers: HeaderMap,
+    body: Body,
 ) -> Result<Json<Value>, ApiError> {
-    let body = json_body(body)?;
+    let body = json_body(&api, &headers, body).await?;
     work(&api, move || {
         let lenient = body
             .get("lenient")
@@ -807,11 +885,7 @@ fn format_named(name: &str, what: &str) -> Result<Format, ApiError> {
 }
 
 /// The records of an uploaded file: any format (sniffed, or `format=`), any encoding.
-fn read_upload(
-    body: Result<Bytes, BytesRejection>,
-    q: &HashMap<String, String>,
-) -> Result<Vec<Record>, ApiError> {
-    let bytes = body.map_err(|e| body_error(&e))?;
+fn read_upload(bytes: &Bytes, q: &HashMap<String, String>) -> Result<Vec<Record>, ApiError> {
     if bytes.is_empty() {
         return Err(ApiError::input(
             "invalid_record",
@@ -822,7 +896,7 @@ fn read_upload(
         .get("format")
         .map(|f| format_named(f, "format"))
         .transpose()?;
-    let records = gyoku_kifu::read_bytes(&bytes, format)
+    let records = gyoku_kifu::read_bytes(bytes, format)
         .map_err(|e| ApiError::input("invalid_record", format!("record: {e}")))?;
     if records.is_empty() {
         return Err(ApiError::input("invalid_record", "record: no game in it"));
@@ -835,7 +909,7 @@ fn read_upload(
 async fn judge_record(
     State(api): State<Shared>,
     Query(q): Query<HashMap<String, String>>,
-    body: Result<Bytes, BytesRejection>,
+    body: Body,
 ) -> Result<Json<Value>, ApiError> {
     let name = q.get("rules").map_or("csa", String::as_str);
     let preset: Preset = name.parse().map_err(|e: gyoku::ParsePresetError| {
@@ -855,8 +929,9 @@ async fn judge_record(
             true
         }
     };
+    let bytes = upload_body(&api, body).await?;
     work(&api, move || {
-        let records = read_upload(body, &q)?;
+        let records = read_upload(&bytes, &q)?;
         let total = records.len();
         let judged: Vec<Value> = records
             .iter()
@@ -889,7 +964,7 @@ async fn judge_record(
 async fn convert(
     State(api): State<Shared>,
     Query(q): Query<HashMap<String, String>>,
-    body: Result<Bytes, BytesRejection>,
+    body: Body,
 ) -> Result<Response, ApiError> {
     let to = q.get("to").ok_or_else(|| {
         ApiError::input(
@@ -898,8 +973,9 @@ async fn convert(
         )
     })?;
     let format = format_named(to, "to")?;
+    let bytes = upload_body(&api, body).await?;
     work(&api, move || {
-        let records = read_upload(body, &q)?;
+        let records = read_upload(&bytes, &q)?;
         let text = gyoku_kifu::write_all(&records, format)
             .map_err(|e| ApiError::input("too_many_games", e))?;
         let ext = format.name();

@@ -41,6 +41,7 @@ impl TestServer {
             max_per_address: 50,
             http: None,
             md5_rating_ids: false,
+            http_options: gyoku_server::http::HttpOptions::default(),
             engines: Vec::new(),
         };
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();

@@ -33,6 +33,7 @@ impl TestServer {
             max_per_address: 50,
             http: Some("127.0.0.1:0".parse().unwrap()),
             md5_rating_ids: false,
+            http_options: gyoku_server::http::HttpOptions::default(),
             engines: Vec::new(),
         };
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
@@ -68,10 +69,17 @@ impl TestServer {
     /// One request (`Connection: close`): the status and the body as JSON (or as text in
     /// `{"text": …}` when it is not JSON).
     fn request(&self, method: &str, path: &str, body: &[u8]) -> (u16, Value) {
+        self.request_with(method, path, "", body)
+    }
+
+    /// One request with `headers` (each line ending in CRLF) besides Host, Content-Length
+    /// and Connection.
+    fn request_with(&self, method: &str, path: &str, headers: &str, body: &[u8]) -> (u16, Value) {
         let mut s = TcpStream::connect(self.http).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
         let head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: test\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
+            self.http,
             body.len()
         );
         s.write_all(head.as_bytes()).unwrap();
@@ -86,7 +94,8 @@ impl TestServer {
         let mut s = TcpStream::connect(self.http).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         let head = format!(
-            "GET /api/games/{id}/events HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"
+            "GET /api/games/{id}/events HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            self.http
         );
         s.write_all(head.as_bytes()).unwrap();
         let mut reader = BufReader::new(s);
@@ -101,7 +110,12 @@ impl TestServer {
     }
 
     fn post_json(&self, path: &str, body: &Value) -> (u16, Value) {
-        self.request("POST", path, body.to_string().as_bytes())
+        self.request_with(
+            "POST",
+            path,
+            "Content-Type: application/json\r\n",
+            body.to_string().as_bytes(),
+        )
     }
 }
 
@@ -462,7 +476,13 @@ fn bad_input_gets_its_documented_error_never_a_500() {
         ),
     ];
     for (method, path, body, status, code) in cases {
-        let (got, v) = server.request(method, path, &body);
+        let json = path.starts_with("/api/impasse");
+        let headers = if json {
+            "Content-Type: application/json\r\n"
+        } else {
+            ""
+        };
+        let (got, v) = server.request_with(method, path, headers, &body);
         assert_eq!(
             (got, error_code(&v)),
             (status, code),
@@ -492,7 +512,7 @@ fn a_100_mb_upload_is_refused_without_reading_it_all() {
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let size = 100 * 1024 * 1024;
     let head = format!(
-        "POST /api/judge HTTP/1.1\r\nHost: test\r\nContent-Length: {size}\r\nConnection: close\r\n\r\n"
+        "POST /api/judge HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {size}\r\nConnection: close\r\n\r\n"
     );
     s.write_all(head.as_bytes()).unwrap();
     // Send until the server stops reading; its answer is read meanwhile.
@@ -529,8 +549,9 @@ fn a_declared_oversize_body_is_refused_before_it_is_read() {
     ] {
         let mut s = TcpStream::connect(server.http).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        let head =
-            format!("POST {path} HTTP/1.1\r\nHost: test\r\nContent-Length: 1000000000000\r\n\r\n");
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000000000\r\n\r\n"
+        );
         s.write_all(head.as_bytes()).unwrap();
         let mut answer = Vec::new();
         let _ = s.read_to_end(&mut answer);
@@ -768,4 +789,206 @@ fn an_impasse_count_is_proposed_and_accepted_under_jsa_only() {
     assert_eq!((status, error_code(&v)), (422, "refused"), "{v}");
     let (_, v) = server.get(&format!("/api/seats/{black}"));
     assert_eq!(v["game"]["status"], "playing", "{v}");
+}
+
+/// Reads one answer on `s` (sent with `Connection: close`): its head and its body.
+fn read_answer(s: &mut TcpStream) -> (String, String) {
+    let mut answer = Vec::new();
+    let _ = s.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (head.to_string(), body.to_string())
+}
+
+/// Issue 28, item 6: another origin's page started games with a no-preflight `text/plain`
+/// POST; a DNS-rebound name reached the loopback server; no security headers. A JSON body
+/// must say it is JSON, a request that acts must come from this server's page, the `Host`
+/// must be this server's, and every answer carries the usual headers.
+#[test]
+fn other_origins_and_hosts_cannot_act() {
+    let server = TestServer::start("origin");
+    let play = br#"{"opponent": "person", "rules": "csa"}"#;
+    // text/plain (what a form or a no-preflight fetch of another site sends): refused.
+    for headers in [
+        "Content-Type: text/plain;charset=UTF-8\r\n",
+        "Content-Type: application/x-www-form-urlencoded\r\n",
+        "",
+    ] {
+        let (status, v) = server.request_with("POST", "/api/play", headers, play);
+        assert_eq!(
+            (status, error_code(&v)),
+            (415, "unsupported_media_type"),
+            "{headers:?}: {v}"
+        );
+    }
+    // Another origin, even with the right type: refused, and no seat is made.
+    let json = "Content-Type: application/json\r\n";
+    for origin in [
+        "Origin: http://evil.example\r\n",
+        "Origin: null\r\n",
+        "Sec-Fetch-Site: cross-site\r\n",
+    ] {
+        let (status, v) =
+            server.request_with("POST", "/api/play", &format!("{json}{origin}"), play);
+        assert_eq!(
+            (status, error_code(&v)),
+            (403, "cross_origin"),
+            "{origin:?}: {v}"
+        );
+        let (status, v) =
+            server.request_with("POST", "/api/seats/0123456789abcdef/resign", origin, b"");
+        assert_eq!(
+            (status, error_code(&v)),
+            (403, "cross_origin"),
+            "{origin:?}: {v}"
+        );
+    }
+    // This server's own page may.
+    let own = format!(
+        "{json}Origin: http://{}\r\nSec-Fetch-Site: same-origin\r\n",
+        server.http
+    );
+    let (status, v) = server.request_with("POST", "/api/play", &own, play);
+    assert_eq!(status, 201, "{v}");
+    // A name that is not this server's (DNS rebinding) is not answered, even to read.
+    let mut s = TcpStream::connect(server.http).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(
+        format!(
+            "GET /api/games HTTP/1.1\r\nHost: rebound.example:{}\r\nConnection: close\r\n\r\n",
+            server.http.port()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let (head, body) = read_answer(&mut s);
+    assert!(head.starts_with("HTTP/1.1 421"), "{head}");
+    assert!(body.contains("unknown_host"), "{body}");
+    // Every answer, errors included, carries the security headers.
+    for path in ["/", "/assets/app.js", "/api/games", "/api/nothing"] {
+        let mut s = TcpStream::connect(server.http).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(
+            format!(
+                "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                server.http
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let (head, _) = read_answer(&mut s);
+        let head = head.to_ascii_lowercase();
+        for h in [
+            "x-content-type-options: nosniff",
+            "x-frame-options: deny",
+            "content-security-policy: default-src 'self'",
+            "referrer-policy: no-referrer",
+        ] {
+            assert!(head.contains(h), "{path}: no {h} in {head}");
+        }
+    }
+}
+
+/// Issue 28, item 12: slow request bodies to `/api/seats/<any token>/move` held every
+/// request slot of the route and froze web play. A body to no seat is answered at once
+/// without being read; a slow body is cut off; and many slow clients from one address hold
+/// only that address's share, so others are answered at once.
+#[test]
+fn slow_bodies_do_not_freeze_the_api() {
+    let server = TestServer::start("slow");
+    // A body to no seat: 404 at once, though the body never comes.
+    let mut s = TcpStream::connect(server.http).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.write_all(
+        format!(
+            "POST /api/seats/nosuch/move HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{",
+            server.http
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let mut answer = [0u8; 64];
+    let n = s.read(&mut answer).unwrap();
+    let head = String::from_utf8_lossy(&answer[..n]);
+    assert!(head.starts_with("HTTP/1.1 404"), "{head}");
+    // 40 slow JSON bodies from this address (past its 32 requests at once).
+    let mut slow = Vec::new();
+    for _ in 0..40 {
+        let mut s = TcpStream::connect(server.http).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        s.write_all(
+            format!(
+                "POST /api/impasse HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nConnection: close\r\n\r\n{{",
+                server.http
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        slow.push(s);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // Past its share, this address is told so at once rather than queued.
+    let started = std::time::Instant::now();
+    let (status, v) = server.post_json("/api/impasse", &json!({ "sfen": "startpos" }));
+    assert_eq!((status, error_code(&v)), (429, "too_many_requests"), "{v}");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    // Each slow body is cut off with 408 (the default allows it 10 s).
+    let started = std::time::Instant::now();
+    let mut timed_out = 0;
+    for mut s in slow {
+        let (head, body) = read_answer(&mut s);
+        if head.starts_with("HTTP/1.1 408") {
+            assert!(body.contains("body_timeout"), "{body}");
+            timed_out += 1;
+        } else {
+            assert!(head.starts_with("HTTP/1.1 429"), "{head}");
+        }
+    }
+    assert_eq!(timed_out, 32);
+    assert!(started.elapsed() < Duration::from_secs(20));
+    // And the address is served again.
+    let (status, _) = server.post_json("/api/impasse", &json!({ "sfen": "startpos" }));
+    assert_eq!(status, 200);
+}
+
+/// Issue 28, item 13: idle HTTP connections were kept forever (~20,000 took every file
+/// descriptor). One address holds at most 128 connections (the rest are closed at once),
+/// and a connection that sends no request is closed after the header time-out.
+#[test]
+fn idle_connections_are_capped_and_closed() {
+    let server = TestServer::start("idle");
+    let mut idle = Vec::new();
+    for _ in 0..140 {
+        let s = TcpStream::connect(server.http).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        idle.push(s);
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    // The last ones past the cap were closed without a word.
+    let mut closed_at_once = 0;
+    for s in idle.iter_mut().skip(120) {
+        s.set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        let mut b = [0u8; 1];
+        if matches!(s.read(&mut b), Ok(0)) {
+            closed_at_once += 1;
+        }
+    }
+    assert_eq!(closed_at_once, 12, "140 connections, 128 kept");
+    // The kept ones are closed by the header time-out (15 s).
+    let started = std::time::Instant::now();
+    let mut s = idle.swap_remove(0);
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut b = [0u8; 64];
+    let n = s.read(&mut b).unwrap_or(0);
+    let waited = started.elapsed();
+    assert!(
+        n == 0 || String::from_utf8_lossy(&b[..n]).starts_with("HTTP/1.1 408"),
+        "{:?}",
+        String::from_utf8_lossy(&b[..n])
+    );
+    assert!(waited < Duration::from_secs(20), "closed after {waited:?}");
+    drop(idle);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(server.get("/api/games").0, 200);
 }

@@ -6,10 +6,9 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
+use axum::body::Body;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 
 use gyoku::rules::Fouls;
@@ -85,10 +84,11 @@ fn seconds(v: &Value, key: &str) -> Result<u32, ApiError> {
 /// "increment"}, "color", "sfen", "max_moves", "name"}`: the person's seat (201).
 pub(super) async fn start(
     State(api): State<Shared>,
-    body: Result<Bytes, BytesRejection>,
+    headers: HeaderMap,
+    body: Body,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let play = &api.play;
-    let body = json_body(body)?;
+    let body = json_body(&api, &headers, body).await?;
     let opponent = match str_field(&body, "opponent")?.unwrap_or("builtin") {
         "person" => Opponent::Person,
         name => Opponent::Engine(name.to_string()),
@@ -192,10 +192,12 @@ async fn answer(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Json<Value>,
 pub(super) async fn join(
     State(api): State<Shared>,
     Path(token): Path<String>,
-    body: Result<Bytes, BytesRejection>,
+    headers: HeaderMap,
+    body: Body,
 ) -> Result<Json<Value>, ApiError> {
-    let body = json_body(body)?;
+    // The seat first: a body to no seat is never read.
     let seat = seat_of(&api, &token)?;
+    let body = json_body(&api, &headers, body).await?;
     let name = str_field(&body, "name")?.unwrap_or("guest").to_string();
     api.play
         .join(&seat, &name)
@@ -255,10 +257,12 @@ fn refused(before: &SeatState, after: &SeatState) -> Option<ApiError> {
 pub(super) async fn play_move(
     State(api): State<Shared>,
     Path(token): Path<String>,
-    body: Result<Bytes, BytesRejection>,
+    headers: HeaderMap,
+    body: Body,
 ) -> Result<Json<Value>, ApiError> {
-    let body = json_body(body)?;
+    // The seat first: a body to no seat is never read.
     let seat = seat_of(&api, &token)?;
+    let body = json_body(&api, &headers, body).await?;
     let text = str_field(&body, "move")?
         .ok_or_else(|| ApiError::input("invalid_move", "move: a USI move is needed"))?
         .to_string();
