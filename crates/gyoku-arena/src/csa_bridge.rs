@@ -340,13 +340,7 @@ impl Setup {
             None if s.field("Max_Moves").is_some() => None,
             None => rules.move_limit,
         };
-        // The position block as a CSA record: board, hands, side to move, moves with `T`.
-        let text = format!("V2.2\n{}\n", s.position.join("\n"));
-        let record = gyoku_kifu::read_str(&text, Format::Csa)
-            .map_err(|e| format!("the Game_Summary's position: {e}"))?
-            .into_iter()
-            .next()
-            .ok_or("the Game_Summary has no position")?;
+        let record = summary_record(s)?;
         let mut pos = record.start.clone();
         let mut played = Vec::new();
         for m in &record.moves {
@@ -375,6 +369,20 @@ impl Setup {
             ],
         })
     }
+}
+
+/// A `Game_Summary`'s position block read as a CSA record: the start (board, hands, side
+/// to move) and the moves already played, with their times.
+///
+/// # Errors
+/// A block that does not read, or holds no position.
+pub fn summary_record(s: &GameSummary) -> Result<gyoku_kifu::Record, String> {
+    let text = format!("V2.2\n{}\n", s.position.join("\n"));
+    gyoku_kifu::read_str(&text, Format::Csa)
+        .map_err(|e| format!("the Game_Summary's position: {e}"))?
+        .into_iter()
+        .next()
+        .ok_or_else(|| "the Game_Summary has no position".to_string())
 }
 
 /// Each side's main time left, by the server's `T` charges.

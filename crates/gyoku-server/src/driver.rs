@@ -118,6 +118,7 @@ pub(crate) fn channel(csa: SocketAddr) -> (Handle, mpsc::Receiver<Event>) {
             events,
             ids: Arc::new(AtomicU64::new(1)),
             csa,
+            tickets: Arc::default(),
         },
         rx,
     )
@@ -145,6 +146,8 @@ pub struct Handle {
     events: mpsc::Sender<Event>,
     ids: Arc<AtomicU64>,
     csa: SocketAddr,
+    /// Tickets for engines the web page puts on the CSA port under a web player's name.
+    tickets: Arc<std::sync::Mutex<crate::tickets::Tickets>>,
 }
 
 impl std::fmt::Debug for Event {
@@ -210,6 +213,31 @@ impl Handle {
             ))
             .await
             .is_ok()
+    }
+
+    /// A ticket for a web player's name (`builtin@web12w`): the password with which an
+    /// engine the page puts on the CSA port logs in as that name ([`Handle::admits`]).
+    pub fn issue_ticket(&self, name: &str) -> String {
+        self.tickets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .issue(name, std::time::Instant::now())
+    }
+
+    /// Whether `password` is `name`'s ticket.
+    pub fn admits(&self, name: &str, password: &str) -> bool {
+        self.tickets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .admits(name, password, std::time::Instant::now())
+    }
+
+    /// `name`'s ticket is no longer good (its game is over).
+    pub fn revoke_ticket(&self, name: &str) {
+        self.tickets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .revoke(name);
     }
 
     /// The CSA port's address, as a client on this machine reaches it.

@@ -110,6 +110,9 @@ struct Api {
     changed_at: Arc<Mutex<HashMap<String, std::time::Instant>>>,
     /// Event streams open at once from one address.
     watchers_per_address: guard::PerAddress,
+    /// Storage reads made, and stored games replayed (`GET /api/health`).
+    reads: std::sync::atomic::AtomicU64,
+    replays: std::sync::atomic::AtomicU64,
     /// The bounds and time-outs.
     options: HttpOptions,
 }
@@ -162,6 +165,8 @@ pub fn router(
         play,
         changed_at,
         watchers_per_address: guard::PerAddress::new(options.max_watchers_per_address.max(1)),
+        reads: std::sync::atomic::AtomicU64::new(0),
+        replays: std::sync::atomic::AtomicU64::new(0),
         options: options.clone(),
     });
     let guard = Arc::new(guard::Guard::new(bound, options));
@@ -175,6 +180,7 @@ pub fn router(
             "/assets/style.css",
             get(|| asset("text/css; charset=utf-8", STYLE_CSS)),
         )
+        .route("/api/health", get(health))
         .route("/api/games", get(list_games))
         .route("/api/games/{id}", get(game))
         .route("/api/games/{id}/events", get(game_events))
@@ -263,11 +269,24 @@ async fn method_not_allowed() -> ApiError {
     )
 }
 
+/// `GET /api/health`: the server answers, and how much work its answers took so far:
+/// `storage_reads` (each a query of the database) and `replays` (each a stored game
+/// replayed to show it). A move from the page costs one of each.
+async fn health(State(api): State<Shared>) -> Json<Value> {
+    use std::sync::atomic::Ordering::Relaxed;
+    Json(json!({
+        "ok": true,
+        "storage_reads": api.reads.load(Relaxed),
+        "replays": api.replays.load(Relaxed),
+    }))
+}
+
 /// Runs `f` on the database on a blocking thread.
 async fn with_db<T: Send + 'static>(
     api: &Shared,
     f: impl FnOnce(&mut dyn Archive) -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, ApiError> {
+    api.reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let api = api.clone();
     tokio::task::spawn_blocking(move || {
         let mut db = api
@@ -571,6 +590,8 @@ async fn view_of(api: &Shared, id: &str) -> Result<Value, ApiError> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .get(id)
         .map(std::time::Instant::elapsed);
+    api.replays
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     work(api, move || game_view(&detail, since)).await
 }
 
@@ -586,6 +607,8 @@ async fn game_chart(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let detail = detail_of(&api, &id).await?;
+    api.replays
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let svg = work(&api, move || {
         let Replayed { spec, played, .. } = replay_stored(&detail)?;
         let (start, moves) = (spec.start, played);

@@ -19,6 +19,8 @@
 //! - [`accounts`]: names bound to argon2-hashed passwords.
 //! - [`http`]: the HTTP API and the web page; [`play`]: the page's seats and games.
 //! - `record_files`: the record writer and the restore at start.
+//! - [`tickets`]: secrets kept as digests, and the tickets of engines the page puts on the
+//!   CSA port under a web player's name.
 
 pub mod accounts;
 pub mod app;
@@ -31,6 +33,7 @@ mod log;
 pub mod play;
 mod record_files;
 pub mod store;
+pub mod tickets;
 
 pub use app::{Options, Started, run};
 pub use error::ServeError;

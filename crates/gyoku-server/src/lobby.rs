@@ -103,6 +103,10 @@ pub struct CheckedLogin {
     pub rating_id: Option<String>,
     /// CSA mode: the game to join (default `default-1500-0`) and the turn asked for.
     pub game: Option<(String, Option<Color>)>,
+    /// A web page's player: a seat inside the server, or an engine the page put on the CSA
+    /// port with the seat's ticket. Only these may join a game made on the page
+    /// ([`GameSetup::web_only`]).
+    pub web: bool,
 }
 
 /// What happened.
@@ -133,6 +137,9 @@ pub struct GameSetup {
     pub start: Option<Position>,
     /// The move limit (0: none), instead of the server's or the preset's.
     pub max_moves: Option<u32>,
+    /// Joined only by the web page's players ([`CheckedLogin::web`]): a CSA client that
+    /// names the game is refused, so no one takes an invited friend's place.
+    pub web_only: bool,
 }
 
 /// Game names with a start of their own ([`Input::Setup`]) kept at once; the oldest goes.
@@ -187,6 +194,8 @@ struct Conn {
     name: String,
     x1: bool,
     rating_id: Option<String>,
+    /// A web page's player ([`CheckedLogin::web`]).
+    web: bool,
     status: Status,
     game_name: String,
     /// `Some(true)`: wants Black.
@@ -539,6 +548,7 @@ impl Lobby {
                 name: login.name,
                 x1: login.x1,
                 rating_id: login.rating_id,
+                web: login.web,
                 status: Status::Connected,
                 game_name: String::new(),
                 sente: None,
@@ -1593,6 +1603,19 @@ impl Lobby {
             return;
         }
         let c = self.conns.get_mut(&conn).expect("logged in");
+        if !c.web
+            && self
+                .setups
+                .iter()
+                .any(|(name, setup)| name == game && setup.web_only)
+        {
+            Self::send(
+                out,
+                conn,
+                format!("##[ERROR] the game {game} is played from the web page only\n"),
+            );
+            return;
+        }
         if !matches!(c.status, Status::Connected | Status::GameWaiting) {
             let msg = format!(
                 "##[ERROR] you are in {} status. GAME is valid in connected or game_waiting status\n",
@@ -2200,6 +2223,7 @@ mod tests {
                     x1: true,
                     rating_id: None,
                     game: None,
+                    web: false,
                 },
             ));
         }

@@ -1,31 +1,53 @@
-//! Games people play from the web page. Each person is a *seat*: a connection made inside
-//! the server ([`Handle`]) that logs in and speaks CSA to the lobby like any
-//! client, so the lobby referees, times and stores these games as it does every other. An
-//! engine opponent is Gyoku's own CSA bridge ([`gyoku_arena::csa_bridge`]) on the server's
-//! CSA port, as `gyoku csa-client` would put it there.
+//! Games people play from the web page. Each person is a *seat*: a CSA client inside the
+//! server, a [`ClientSession`] over a connection to the driver ([`Handle::connect`]), so
+//! the lobby referees, times and stores these games as it does every other, and the seat
+//! knows what any client knows from the server's own lines: its colour (from each
+//! `Game_Summary`, so a replay with colours swapped is followed), the game being played,
+//! the position and whose turn it is, the echoes, the refusals and the result. An engine
+//! opponent is Gyoku's own CSA bridge ([`gyoku_arena::csa_bridge`]) on the server's CSA
+//! port, logging in with a ticket for its web name.
 //!
 //! A game is named so that the lobby knows its rules and fouls
-//! (`rules_<preset>_<refuse|lose>_web<n><random>-<total>-<byoyomi or increment F>`); a
-//! start of its own is set up first ([`crate::lobby::Input::Setup`]). A seat is reached by
-//! its token, a secret the page keeps: the creator's, and for a game between two people
-//! the invitation's, which the page turns into a link.
+//! (`rules_<preset>_<refuse|lose>_web<n><random>-<total>-<byoyomi or increment F>`) and is
+//! set up as the web page's only ([`GameSetup::web_only`]): no CSA client can join it.
+//!
+//! A seat is reached by its secret token (128 random bits, kept only as a digest). A game
+//! between two people also has an invitation: its code is the link, used once to join,
+//! which makes the joiner a seat of its own with a new secret the link does not carry;
+//! whoever opens the link later sees the game as a spectator.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use gyoku::rules::Fouls;
 use gyoku::{Color, Position, Preset};
 use gyoku_arena::csa_bridge::{self, BridgeConfig};
 use gyoku_arena::engine::EngineConfig;
-use tokio::sync::{mpsc, watch};
+use gyoku_proto::csa::GameSummary;
+use gyoku_proto::csa_client::{ClientSession, Event};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 
 use crate::driver::{Conn, Handle};
 use crate::lobby::{CheckedLogin, GameSetup};
+use crate::tickets::{SecretDigest, digest, new_secret, same_digest};
 
 /// Seats kept at once; when full, the seats of ended games go first, oldest first.
 pub const MAX_SEATS: usize = 1024;
+
+/// Seats of games not ended that one address may have made at once.
+pub const MAX_SEATS_PER_ADDRESS: usize = 16;
+
+/// Engine games played at once (each is an engine process).
+pub const MAX_ENGINE_GAMES: usize = 16;
+
+/// Engine games one address may play at once.
+pub const MAX_ENGINE_GAMES_PER_ADDRESS: usize = 2;
+
+/// How long an invitation waits to be opened; then it and its game are let go.
+pub const INVITATION_LIFE: Duration = Duration::from_secs(3600);
 
 /// How long an action waits for the lobby's answer.
 pub const ANSWER_WAIT: Duration = Duration::from_secs(10);
@@ -50,7 +72,7 @@ pub enum Opponent {
 
 /// A game a person asks for.
 #[derive(Clone, Debug)]
-pub struct NewGame {
+pub struct GameRequest {
     /// Against whom.
     pub opponent: Opponent,
     /// The rules.
@@ -74,6 +96,8 @@ pub struct NewGame {
 pub enum Phase {
     /// An invitation nobody has opened yet.
     Invited,
+    /// An invitation that was used: it shows the game, and acts no more.
+    Taken,
     /// Logged in, waiting for the opponent.
     Waiting,
     /// The game is proposed (the seat agrees at once).
@@ -91,6 +115,7 @@ impl Phase {
     pub const fn name(self) -> &'static str {
         match self {
             Phase::Invited => "invited",
+            Phase::Taken => "taken",
             Phase::Waiting => "waiting",
             Phase::Agreeing => "agreeing",
             Phase::Playing => "playing",
@@ -100,19 +125,25 @@ impl Phase {
     }
 }
 
-/// What a seat has heard from the lobby.
+/// What a seat knows, from the server's lines alone.
 #[derive(Clone, Debug)]
 pub struct SeatState {
     /// Where it stands.
     pub phase: Phase,
+    /// Its colour: the one asked for, then the one each `Game_Summary` gives.
+    pub color: Color,
     /// Every game this seat has played, in order (a no-contest is replayed); the last is
     /// the one being played or last played ([`SeatState::game_id`]).
     pub games: Vec<String>,
+    /// The position of the game proposed or being played, as the echoes have moved it.
+    pub position: Option<Position>,
+    /// Moves played in that game.
+    pub played: usize,
     /// The last move echoed (`+7776FU,T3`).
     pub last_echo: String,
     /// Echoes heard.
     pub echoes: u64,
-    /// The lobby's last `##[ERROR]` to this seat, and how many there were.
+    /// The lobby's last `##[ERROR]` to this seat.
     pub error: Option<String>,
     /// How many errors were heard.
     pub errors: u64,
@@ -128,25 +159,128 @@ pub struct SeatState {
 }
 
 impl SeatState {
+    fn new(phase: Phase, color: Color) -> SeatState {
+        SeatState {
+            phase,
+            color,
+            games: Vec::new(),
+            position: None,
+            played: 0,
+            last_echo: String::new(),
+            echoes: 0,
+            error: None,
+            errors: 0,
+            result: None,
+            login: None,
+            proposal: None,
+            proposals: 0,
+        }
+    }
+
     /// The game being played or last played.
     pub fn game_id(&self) -> Option<&str> {
         self.games.last().map(String::as_str)
     }
+
+    /// The side to move in the game being played.
+    pub fn to_move(&self) -> Option<Color> {
+        self.position.as_ref().map(Position::turn)
+    }
+
+    /// A game is proposed: the colour and position it gives.
+    fn proposed(&mut self, summary: &GameSummary) {
+        self.phase = Phase::Agreeing;
+        if let Some(me) = summary.your_turn() {
+            self.color = me;
+        }
+        let record = csa_bridge::summary_record(summary).ok();
+        self.position = record.as_ref().and_then(|r| {
+            let mut pos = r.start.clone();
+            r.moves
+                .iter()
+                .all(|m| pos.play(m.mv).is_ok())
+                .then_some(pos)
+        });
+        self.played = record.map_or(0, |r| r.moves.len());
+        self.proposal = None;
+    }
+
+    /// What an event read from the server changes.
+    fn apply(&mut self, event: Event) {
+        match event {
+            Event::Started(id) => {
+                self.phase = Phase::Playing;
+                self.games.push(id);
+                self.result = None;
+            }
+            Event::Rejected(_) => {
+                // A replay the other side left: the last game's result stands.
+                self.phase = Phase::Ended;
+                self.result.get_or_insert_with(|| "#REJECT".into());
+            }
+            Event::Moved(m) => {
+                if let Some(pos) = &mut self.position {
+                    match gyoku_kifu::csa::parse_move(&m.text, pos) {
+                        Ok((_, mv)) if pos.play(mv).is_ok() => {}
+                        // A move this seat cannot follow: it no longer knows the position.
+                        _ => self.position = None,
+                    }
+                }
+                self.played += 1;
+                self.last_echo = match m.ms {
+                    Some(ms) => format!("{},T{}", m.text, ms / 1000),
+                    None => m.text,
+                };
+                self.echoes += 1;
+                self.proposal = None;
+            }
+            Event::Ended { result, reason } => {
+                self.phase = Phase::Ended;
+                self.result = Some(match (result, reason) {
+                    (Some(r), _) => r.line().to_string(),
+                    (None, Some(reason)) => reason.line().to_string(),
+                    (None, None) => "#CHUDAN".to_string(),
+                });
+            }
+            Event::Ignored(line) => {
+                if let Some(e) = line.strip_prefix("##[ERROR] ") {
+                    self.error = Some(e.to_string());
+                    self.errors += 1;
+                } else if let Some(by) = line.strip_prefix("##[IMPASSE] proposed by ") {
+                    self.proposals += 1;
+                    self.proposal = match by {
+                        "+" => Some(Color::Black),
+                        "-" => Some(Color::White),
+                        _ => None,
+                    };
+                }
+            }
+            Event::LoginRefused => self.phase = Phase::Closed,
+            Event::Proposed(_) | Event::LoggedIn | Event::Special { .. } | Event::LoggedOut => {}
+        }
+        if self.phase != Phase::Playing {
+            self.proposal = None;
+        }
+    }
 }
 
-/// One person's place in a game.
+/// One person's place in a game, or an invitation to one.
 #[derive(Debug)]
 pub struct Seat {
-    /// The secret that reaches it.
-    pub token: String,
+    /// The digest of the secret that reaches it.
+    key: SecretDigest,
     /// The login name it was made with (the one it logged in with is in its state).
     pub login: String,
-    /// The colour.
-    pub color: Color,
     /// The game name.
     pub game: String,
-    /// The invitation's token (the creator's seat of a game between two people).
+    /// The invitation's code (on the creator's seat of a game between two people only).
     pub invite: Option<String>,
+    /// The address that made it.
+    host: IpAddr,
+    /// The engine's login, for a game against an engine.
+    engine: Option<String>,
+    /// For an invitation: the seat made when it was used.
+    joined: Mutex<Option<Arc<Seat>>>,
     /// Lines to send, once the seat is connected.
     lines: Mutex<Option<mpsc::Sender<String>>>,
     state: watch::Sender<SeatState>,
@@ -154,15 +288,45 @@ pub struct Seat {
 }
 
 impl Seat {
-    /// What it has heard, now.
+    fn new(
+        secret: &str,
+        login: String,
+        game: &str,
+        color: Color,
+        phase: Phase,
+        host: IpAddr,
+    ) -> Seat {
+        Seat {
+            key: digest(secret),
+            login,
+            game: game.to_string(),
+            invite: None,
+            host,
+            engine: None,
+            joined: Mutex::new(None),
+            lines: Mutex::new(None),
+            state: watch::Sender::new(SeatState::new(phase, color)),
+            created: Instant::now(),
+        }
+    }
+
+    /// What it knows, now.
     pub fn state(&self) -> SeatState {
         self.state.borrow().clone()
+    }
+
+    /// For a used invitation: the seat it made.
+    pub fn joined(&self) -> Option<Arc<Seat>> {
+        self.joined
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Sends `line` and waits (at most [`ANSWER_WAIT`]) until `answered` says the state
     /// holds the lobby's answer; the state then, or `None` if the seat is not connected or
     /// no answer came.
-    pub async fn act(
+    pub async fn send_and_wait(
         &self,
         line: &str,
         answered: impl Fn(&SeatState, &SeatState) -> bool,
@@ -170,7 +334,7 @@ impl Seat {
         let sender = self
             .lines
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .unwrap_or_else(PoisonError::into_inner)
             .clone()?;
         let mut rx = self.state.subscribe();
         let before = rx.borrow_and_update().clone();
@@ -187,6 +351,14 @@ impl Seat {
     fn update(&self, f: impl FnOnce(&mut SeatState)) {
         self.state.send_modify(f);
     }
+
+    /// Still to be played or being played (counts against its address's seats).
+    fn live(&self) -> bool {
+        !matches!(
+            self.state.borrow().phase,
+            Phase::Ended | Phase::Closed | Phase::Taken
+        )
+    }
 }
 
 /// Why a game could not be made or joined.
@@ -198,6 +370,10 @@ pub enum PlayError {
     BadTime(String),
     /// Too many seats at once.
     Full,
+    /// Too many seats of games not ended made from this address.
+    TooManyForAddress,
+    /// Too many engine games at once, in all or from this address.
+    EnginesBusy,
     /// The server is stopping.
     Stopped,
     /// The invitation was opened already.
@@ -210,6 +386,15 @@ impl std::fmt::Display for PlayError {
             PlayError::NoSuchEngine(n) => write!(f, "no engine named '{n}' on this server"),
             PlayError::BadTime(m) => f.write_str(m),
             PlayError::Full => write!(f, "{MAX_SEATS} seats are taken; try again later"),
+            PlayError::TooManyForAddress => write!(
+                f,
+                "{MAX_SEATS_PER_ADDRESS} games made from your address are not over yet"
+            ),
+            PlayError::EnginesBusy => write!(
+                f,
+                "the engines are busy ({MAX_ENGINE_GAMES} games at once, \
+                 {MAX_ENGINE_GAMES_PER_ADDRESS} from one address); try again later"
+            ),
             PlayError::Stopped => f.write_str("the server is stopping"),
             PlayError::Taken => f.write_str("this invitation was opened already"),
         }
@@ -223,25 +408,15 @@ impl std::error::Error for PlayError {}
 pub struct Play {
     local: Handle,
     engines: Vec<EngineChoice>,
-    seats: Mutex<HashMap<String, Arc<Seat>>>,
+    seats: Mutex<HashMap<SecretDigest, Arc<Seat>>>,
     serial: AtomicU64,
-}
-
-/// 16 random hex digits.
-fn random_hex() -> String {
-    let mut bytes = [0u8; 8];
-    if getrandom::fill(&mut bytes).is_err() {
-        // No randomness: a clock-derived value still keeps names apart.
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        bytes = (t as u64).to_le_bytes();
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    /// Engine games at once.
+    engine_games: Arc<Semaphore>,
 }
 
 /// The login of a page's game `n` for the side `color`: `Taro@web12b` (unique whatever
-/// names the players give: two guests may play each other).
+/// names the players give: two guests may play each other). Names with `@web` are the
+/// web page's: the CSA port refuses them without a ticket.
 fn login_name(name: &str, n: u64, color: Color) -> String {
     let side = if color == Color::Black { 'b' } else { 'w' };
     format!("{}@web{n}{side}", login_base(name))
@@ -262,6 +437,12 @@ fn login_base(name: &str) -> String {
     }
 }
 
+/// A fair coin.
+fn coin() -> bool {
+    let mut b = [0u8; 1];
+    getrandom::fill(&mut b).is_ok() && b[0] & 1 == 1
+}
+
 impl Play {
     /// The web page's games over `local`, with these engines.
     pub fn new(local: Handle, engines: Vec<EngineChoice>) -> Arc<Play> {
@@ -270,6 +451,7 @@ impl Play {
             engines,
             seats: Mutex::new(HashMap::new()),
             serial: AtomicU64::new(1),
+            engine_games: Arc::new(Semaphore::new(MAX_ENGINE_GAMES)),
         })
     }
 
@@ -278,33 +460,72 @@ impl Play {
         self.engines.iter().map(|e| e.name.clone()).collect()
     }
 
-    /// A seat by its token.
+    /// A seat (or an invitation) by its secret token.
     pub fn seat(&self, token: &str) -> Option<Arc<Seat>> {
-        self.lock().get(token).cloned()
+        let key = digest(token);
+        self.lock()
+            .get(&key)
+            .filter(|s| same_digest(&s.key, &key))
+            .cloned()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Seat>>> {
-        self.seats
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SecretDigest, Arc<Seat>>> {
+        self.seats.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Makes room for `n` seats, letting go of ended ones, oldest first.
-    fn room(&self, seats: &mut HashMap<String, Arc<Seat>>, n: usize) -> Result<(), PlayError> {
+    /// Lets go of invitations nobody opened in [`INVITATION_LIFE`]: the invitation goes,
+    /// and its creator's seat leaves the game (its page says the invitation expired).
+    fn expire_invitations(seats: &mut HashMap<SecretDigest, Arc<Seat>>, now: Instant) {
+        let expired: Vec<(SecretDigest, String)> = seats
+            .iter()
+            .filter(|(_, s)| {
+                s.state.borrow().phase == Phase::Invited
+                    && now.duration_since(s.created) >= INVITATION_LIFE
+            })
+            .map(|(k, s)| (*k, s.game.clone()))
+            .collect();
+        for (key, game) in expired {
+            seats.remove(&key);
+            for s in seats.values().filter(|s| s.game == game) {
+                s.update(|st| {
+                    st.phase = Phase::Closed;
+                    st.error = Some("the invitation expired unopened".into());
+                });
+                // Dropping the sender ends the seat's connection: it leaves the lobby.
+                *s.lines.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            }
+        }
+    }
+
+    /// Makes room for `n` seats made from `host`, letting go of ended ones, oldest first.
+    fn room(
+        &self,
+        seats: &mut HashMap<SecretDigest, Arc<Seat>>,
+        n: usize,
+        host: IpAddr,
+    ) -> Result<(), PlayError> {
+        Self::expire_invitations(seats, Instant::now());
+        let mine = seats
+            .values()
+            .filter(|s| s.host == host && s.live() && s.state.borrow().phase != Phase::Invited)
+            .count();
+        if mine + 1 > MAX_SEATS_PER_ADDRESS {
+            return Err(PlayError::TooManyForAddress);
+        }
         if seats.len() + n <= MAX_SEATS {
             return Ok(());
         }
-        let mut done: Vec<(Instant, String)> = seats
-            .values()
-            .filter(|s| matches!(s.state().phase, Phase::Ended | Phase::Closed))
-            .map(|s| (s.created, s.token.clone()))
+        let mut done: Vec<(Instant, SecretDigest)> = seats
+            .iter()
+            .filter(|(_, s)| !s.live())
+            .map(|(k, s)| (s.created, *k))
             .collect();
         done.sort();
-        for (_, token) in done {
+        for (_, key) in done {
             if seats.len() + n <= MAX_SEATS {
                 break;
             }
-            seats.remove(&token);
+            seats.remove(&key);
         }
         if seats.len() + n <= MAX_SEATS {
             Ok(())
@@ -313,13 +534,35 @@ impl Play {
         }
     }
 
-    /// Starts a game for a person: the person's seat logged in (and for a game against
-    /// another person, the invitation's seat, logged in when opened); for an engine, the
-    /// engine on its way to the CSA port.
+    /// A place among the engine games, for `host`.
+    fn engine_place(
+        &self,
+        seats: &HashMap<SecretDigest, Arc<Seat>>,
+        host: IpAddr,
+    ) -> Result<OwnedSemaphorePermit, PlayError> {
+        let mine = seats
+            .values()
+            .filter(|s| s.host == host && s.engine.is_some() && s.live())
+            .count();
+        if mine >= MAX_ENGINE_GAMES_PER_ADDRESS {
+            return Err(PlayError::EnginesBusy);
+        }
+        Arc::clone(&self.engine_games)
+            .try_acquire_owned()
+            .map_err(|_| PlayError::EnginesBusy)
+    }
+
+    /// Starts a game for a person asking from `host`: the person's seat logged in (and for
+    /// a game against another person, the invitation, used when opened); for an engine,
+    /// the engine on its way to the CSA port. The seat and its secret token.
     ///
     /// # Errors
     /// [`PlayError`].
-    pub async fn start(&self, req: NewGame) -> Result<Arc<Seat>, PlayError> {
+    pub async fn start(
+        &self,
+        req: GameRequest,
+        host: IpAddr,
+    ) -> Result<(Arc<Seat>, String), PlayError> {
         let engine = match &req.opponent {
             Opponent::Engine(name) => Some(
                 self.engines
@@ -356,88 +599,108 @@ impl Play {
         let game = format!(
             "rules_{}_{fouls}web{n}x{}-{total}-{second}",
             req.preset.name(),
-            &random_hex()[..8]
+            &new_secret()[..8]
         );
-        let color = req.color.unwrap_or_else(|| {
-            if random_hex().as_bytes()[0].is_multiple_of(2) {
-                Color::Black
-            } else {
-                Color::White
-            }
-        });
-        let login = login_name(&req.name, n, color);
-        let invite = (req.opponent == Opponent::Person).then(random_hex);
-        let seat = Arc::new(Seat {
-            token: random_hex(),
-            login,
+        let color = req
+            .color
+            .unwrap_or_else(|| if coin() { Color::Black } else { Color::White });
+        let token = new_secret();
+        let mut seat = Seat::new(
+            &token,
+            login_name(&req.name, n, color),
+            &game,
             color,
-            game: game.clone(),
-            invite: invite.clone(),
-            lines: Mutex::new(None),
-            state: watch::Sender::new(initial_state(Phase::Waiting)),
-            created: Instant::now(),
-        });
-        {
+            Phase::Waiting,
+            host,
+        );
+        let engine_login = engine.as_ref().map(|e| login_name(&e.name, n, !color));
+        seat.engine.clone_from(&engine_login);
+        let invite = (req.opponent == Opponent::Person).then(new_secret);
+        seat.invite.clone_from(&invite);
+        let seat = Arc::new(seat);
+        let engine_permit = {
             let mut seats = self.lock();
-            self.room(&mut seats, 2)?;
-            seats.insert(seat.token.clone(), Arc::clone(&seat));
-            if let Some(token) = &invite {
-                seats.insert(
-                    token.clone(),
-                    Arc::new(Seat {
-                        token: token.clone(),
-                        login: login_name("guest", n, !color),
-                        color: !color,
-                        game: game.clone(),
-                        invite: None,
-                        lines: Mutex::new(None),
-                        state: watch::Sender::new(initial_state(Phase::Invited)),
-                        created: Instant::now(),
-                    }),
+            self.room(&mut seats, 2, host)?;
+            let permit = match engine {
+                Some(_) => Some(self.engine_place(&seats, host)?),
+                None => None,
+            };
+            seats.insert(seat.key, Arc::clone(&seat));
+            if let Some(code) = &invite {
+                let invitation = Seat::new(
+                    code,
+                    login_name("guest", n, !color),
+                    &game,
+                    !color,
+                    Phase::Invited,
+                    host,
                 );
+                seats.insert(invitation.key, Arc::new(invitation));
             }
-        }
-        if (req.start.is_some() || req.max_moves.is_some())
-            && !self
-                .local
-                .setup(
-                    game.clone(),
-                    GameSetup {
-                        start: req.start,
-                        max_moves: req.max_moves,
-                    },
-                )
-                .await
-        {
+            permit
+        };
+        let setup = GameSetup {
+            start: req.start,
+            max_moves: req.max_moves,
+            web_only: true,
+        };
+        if !self.local.setup(game.clone(), setup).await {
             return Err(PlayError::Stopped);
         }
-        self.connect(&seat).await?;
-        if let Some(engine) = engine {
-            self.engine_joins(&engine, &game, !color, n);
+        self.connect_as(&seat, seat.login.clone(), color).await?;
+        if let (Some(engine), Some(login), Some(permit)) = (engine, engine_login, engine_permit) {
+            self.engine_joins(&engine, &game, !color, login, permit);
         }
-        Ok(seat)
+        Ok((seat, token))
     }
 
-    /// Opens an invitation: its seat logs in, and the game starts.
+    /// Opens an invitation from `host`: a seat of its own is made with a new secret (the
+    /// link's code acts no more), it logs in, and the game starts. The new seat and its
+    /// secret token.
     ///
     /// # Errors
     /// [`PlayError::Taken`] if it was opened already.
-    pub async fn join(&self, seat: &Arc<Seat>, name: &str) -> Result<(), PlayError> {
-        if seat.state().phase != Phase::Invited {
-            return Err(PlayError::Taken);
-        }
-        seat.update(|s| s.phase = Phase::Waiting);
-        // The login name the page chose, kept unique by the game's number.
-        let n = seat.login.rsplit_once("@web").map_or("0", |(_, n)| n);
-        let login = format!("{}@web{n}", login_base(name));
-        self.connect_as(seat, login).await
+    pub async fn join(
+        &self,
+        invitation: &Arc<Seat>,
+        name: &str,
+        host: IpAddr,
+    ) -> Result<(Arc<Seat>, String), PlayError> {
+        let token = new_secret();
+        let (seat, color) = {
+            let mut seats = self.lock();
+            let s = invitation.state();
+            if s.phase != Phase::Invited {
+                return Err(PlayError::Taken);
+            }
+            // The login name the page chose, kept unique by the game's number and side.
+            let n = invitation.login.rsplit_once("@web").map_or("0", |(_, n)| n);
+            let seat = Arc::new(Seat::new(
+                &token,
+                format!("{}@web{n}", login_base(name)),
+                &invitation.game,
+                s.color,
+                Phase::Waiting,
+                host,
+            ));
+            seats.insert(seat.key, Arc::clone(&seat));
+            *invitation
+                .joined
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&seat));
+            invitation.update(|st| st.phase = Phase::Taken);
+            (seat, s.color)
+        };
+        self.connect_as(&seat, seat.login.clone(), color).await?;
+        Ok((seat, token))
     }
 
-    async fn connect(&self, seat: &Arc<Seat>) -> Result<(), PlayError> {
-        self.connect_as(seat, seat.login.clone()).await
-    }
-
-    async fn connect_as(&self, seat: &Arc<Seat>, login: String) -> Result<(), PlayError> {
+    async fn connect_as(
+        &self,
+        seat: &Arc<Seat>,
+        login: String,
+        color: Color,
+    ) -> Result<(), PlayError> {
         seat.update(|s| s.login = Some(login.clone()));
         let conn = self
             .local
@@ -445,71 +708,80 @@ impl Play {
                 name: login,
                 x1: false,
                 rating_id: None,
-                game: Some((seat.game.clone(), Some(seat.color))),
+                game: Some((seat.game.clone(), Some(color))),
+                web: true,
             })
             .await
             .ok_or(PlayError::Stopped)?;
         let (tx, rx) = mpsc::channel(16);
-        *seat
-            .lines
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(tx);
-        tokio::spawn(run_seat(Arc::clone(seat), conn, rx));
+        *seat.lines.lock().unwrap_or_else(PoisonError::into_inner) = Some(tx);
+        tokio::spawn(run_seat(Arc::clone(seat), conn, rx, self.local.clone()));
         Ok(())
     }
 
-    /// Puts an engine on the CSA port for the game `game` as `color`.
-    fn engine_joins(&self, engine: &EngineChoice, game: &str, color: Color, n: u64) {
+    /// Puts an engine on the CSA port for the game `game` as `color`, logged in as `login`
+    /// with a ticket; `permit` is its place among the engine games, held while it plays.
+    fn engine_joins(
+        &self,
+        engine: &EngineChoice,
+        game: &str,
+        color: Color,
+        login: String,
+        permit: OwnedSemaphorePermit,
+    ) {
         let at = self.local.csa_addr();
         let turn = if color == Color::Black { "B" } else { "W" };
+        let ticket = self.local.issue_ticket(&login);
         let mut config = BridgeConfig::new(
             &at.ip().to_string(),
             at.port(),
-            &login_name(&engine.name, n, color),
-            "",
+            &login,
+            &ticket,
             engine.engine.clone(),
         );
         config.game = Some(format!("{game}-{turn}"));
         config.games = Some(1);
         config.comments = false;
         config.retry = Duration::from_millis(200);
+        let local = self.local.clone();
         tokio::spawn(async move {
+            let _permit = permit;
             if let Err(e) = csa_bridge::run(&config).await {
-                eprintln!("gyoku serve: engine for {}: {e}", config.id);
+                crate::log::note(&format!("engine for {}: {e}", config.id));
             }
+            local.revoke_ticket(&config.id);
         });
     }
 }
 
-fn initial_state(phase: Phase) -> SeatState {
-    SeatState {
-        phase,
-        games: Vec::new(),
-        last_echo: String::new(),
-        echoes: 0,
-        error: None,
-        errors: 0,
-        result: None,
-        login: None,
-        proposal: None,
-        proposals: 0,
-    }
-}
-
-/// A seat's connection: agrees to every game proposed to it, sends what the page asks,
-/// and keeps what it hears in the seat's state.
-async fn run_seat(seat: Arc<Seat>, mut conn: Conn, mut lines: mpsc::Receiver<String>) {
+/// A seat's connection: a CSA client session that agrees to every game proposed to it,
+/// sends what the page asks, and keeps what it reads in the seat's state.
+async fn run_seat(
+    seat: Arc<Seat>,
+    mut conn: Conn,
+    mut lines: mpsc::Receiver<String>,
+    local: Handle,
+) {
+    let mut session = ClientSession::new();
     loop {
         tokio::select! {
             line = conn.recv() => {
                 let Some(line) = line else { break };
-                if line == "END Game_Summary" {
-                    seat.update(|s| s.phase = Phase::Agreeing);
-                    if !conn.send("AGREE").await {
-                        break;
+                match session.read(&line) {
+                    Ok(Some(Event::Proposed(summary))) => {
+                        seat.update(|s| s.proposed(&summary));
+                        if !conn.send("AGREE").await {
+                            break;
+                        }
                     }
-                } else {
-                    seat.update(|s| heard(s, &line));
+                    Ok(Some(event)) => seat.update(|s| s.apply(event)),
+                    Ok(None) => {}
+                    Err(e) => {
+                        crate::log::note(&format!("seat {}: {e}", seat.login));
+                        if !conn.send("REJECT").await {
+                            break;
+                        }
+                    }
                 }
             }
             line = lines.recv() => {
@@ -525,72 +797,105 @@ async fn run_seat(seat: Arc<Seat>, mut conn: Conn, mut lines: mpsc::Receiver<Str
             s.phase = Phase::Closed;
         }
     });
-    *seat
-        .lines
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
-}
-
-/// What a line from the lobby changes.
-fn heard(s: &mut SeatState, line: &str) {
-    if let Some(id) = line.strip_prefix("START:") {
-        s.phase = Phase::Playing;
-        s.games.push(id.to_string());
-        s.result = None;
-    } else if line.starts_with("REJECT:") {
-        // A replay the other side left: the last game's result stands.
-        s.phase = Phase::Ended;
-        s.result.get_or_insert_with(|| "#REJECT".into());
-    } else if let Some(e) = line.strip_prefix("##[ERROR] ") {
-        s.error = Some(e.to_string());
-        s.errors += 1;
-    } else if matches!(line, "#WIN" | "#LOSE" | "#DRAW" | "#CENSORED" | "#CHUDAN") {
-        s.phase = Phase::Ended;
-        s.result = Some(line.to_string());
-    } else if (line.starts_with('+') || line.starts_with('-')) && line.contains(",T") {
-        s.last_echo = line.to_string();
-        s.echoes += 1;
-        s.proposal = None;
-    } else if let Some(by) = line.strip_prefix("##[IMPASSE] proposed by ") {
-        s.proposals += 1;
-        s.proposal = match by {
-            "+" => Some(Color::Black),
-            "-" => Some(Color::White),
-            _ => None,
-        };
-    }
-    if s.phase != Phase::Playing {
-        s.proposal = None;
+    *seat.lines.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    if let Some(engine) = &seat.engine {
+        local.revoke_ticket(engine);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gyoku_proto::csa_client::ClientSession;
 
+    /// The lines a seat reads in a game proposed with colours swapped (a replay), played a
+    /// move each way, a refusal, a proposal and the end: its state after each.
     #[test]
-    fn lines_heard_move_the_state() {
-        let mut s = initial_state(Phase::Waiting);
-        heard(&mut s, "START:g1");
-        assert_eq!((s.phase, s.game_id()), (Phase::Playing, Some("g1")));
-        heard(&mut s, "+7776FU,T3");
+    fn a_session_moves_the_state() {
+        let summary = "BEGIN Game_Summary\nProtocol_Version:1.2\nFormat:Shogi 1.0\n\
+            Game_ID:g2\nName+:a\nName-:b\nYour_Turn:-\nTo_Move:+\nBEGIN Time\n\
+            Time_Unit:1sec\nTotal_Time:600\nByoyomi:10\nEND Time\nBEGIN Position\nPI\n+\n\
+            END Position\nEND Game_Summary";
+        let mut session = ClientSession::new();
+        let mut s = SeatState::new(Phase::Waiting, Color::Black);
+        for line in summary.lines() {
+            match session.read(line).unwrap() {
+                Some(Event::Proposed(summary)) => s.proposed(&summary),
+                Some(e) => s.apply(e),
+                None => {}
+            }
+        }
+        assert_eq!((s.phase, s.color), (Phase::Agreeing, Color::White));
+        assert_eq!(s.to_move(), Some(Color::Black));
+        let mut read = |s: &mut SeatState, line: &str| {
+            if let Some(e) = session.read(line).unwrap() {
+                s.apply(e);
+            }
+        };
+        read(&mut s, "START:g2");
+        assert_eq!((s.phase, s.game_id()), (Phase::Playing, Some("g2")));
+        read(&mut s, "+7776FU,T3");
         assert_eq!((s.echoes, s.last_echo.as_str()), (1, "+7776FU,T3"));
-        heard(&mut s, "##[ERROR] illegal move: nifu");
-        assert_eq!(
-            (s.errors, s.error.as_deref()),
-            (1, Some("illegal move: nifu"))
+        assert_eq!((s.to_move(), s.played), (Some(Color::White), 1));
+        read(
+            &mut s,
+            "##[ERROR] illegal move refused: nifu (two pawns on a file)",
         );
-        heard(&mut s, "##[IMPASSE] proposed by -");
-        assert_eq!(s.proposal, Some(Color::White));
-        heard(&mut s, "-3334FU,T1");
-        assert_eq!(s.proposal, None);
-        heard(&mut s, "#RESIGN");
+        assert_eq!(s.errors, 1);
+        read(&mut s, "##[IMPASSE] proposed by +");
+        assert_eq!(s.proposal, Some(Color::Black));
+        read(&mut s, "-3334FU,T1");
+        assert_eq!((s.proposal, s.to_move()), (None, Some(Color::Black)));
+        read(&mut s, "%TORYO,T0");
+        read(&mut s, "#RESIGN");
         assert_eq!(s.phase, Phase::Playing);
-        heard(&mut s, "#LOSE");
-        assert_eq!(
-            (s.phase, s.result.as_deref()),
-            (Phase::Ended, Some("#LOSE"))
-        );
+        read(&mut s, "#WIN");
+        assert_eq!((s.phase, s.result.as_deref()), (Phase::Ended, Some("#WIN")));
+    }
+
+    /// Issue 28, item 14: unopened invitations never expired. After [`INVITATION_LIFE`] the
+    /// invitation goes and its creator's seat leaves the game, saying why.
+    #[test]
+    fn unopened_invitations_expire() {
+        let host = IpAddr::from([192, 0, 2, 1]);
+        let creator = Arc::new(Seat::new(
+            "a",
+            "x@web1b".into(),
+            "g",
+            Color::Black,
+            Phase::Waiting,
+            host,
+        ));
+        let invitation = Arc::new(Seat::new(
+            "b",
+            "guest@web1w".into(),
+            "g",
+            Color::White,
+            Phase::Invited,
+            host,
+        ));
+        let other = Arc::new(Seat::new(
+            "c",
+            "y@web2b".into(),
+            "h",
+            Color::Black,
+            Phase::Waiting,
+            host,
+        ));
+        let mut seats: HashMap<SecretDigest, Arc<Seat>> = [&creator, &invitation, &other]
+            .into_iter()
+            .map(|s| (s.key, Arc::clone(s)))
+            .collect();
+        let now = Instant::now();
+        Play::expire_invitations(&mut seats, now);
+        assert_eq!(seats.len(), 3, "not yet");
+        Play::expire_invitations(&mut seats, now + INVITATION_LIFE);
+        assert_eq!(seats.len(), 2);
+        assert!(!seats.contains_key(&invitation.key));
+        let s = creator.state();
+        assert_eq!(s.phase, Phase::Closed);
+        assert_eq!(s.error.as_deref(), Some("the invitation expired unopened"));
+        assert_eq!(other.state().phase, Phase::Waiting);
     }
 
     #[test]
@@ -598,5 +903,10 @@ mod tests {
         assert_eq!(login_base("Taro Yamada!"), "TaroYamada");
         assert_eq!(login_base("名人"), "guest");
         assert_eq!(login_base(&"x".repeat(40)).len(), 24);
+        assert!(crate::tickets::is_web_name(&login_name(
+            "x",
+            3,
+            Color::White
+        )));
     }
 }

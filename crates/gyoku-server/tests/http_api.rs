@@ -584,29 +584,39 @@ impl TestServer {
     /// A game between two people made over the API, the invitation opened, both seats
     /// playing: (Black's token, White's token).
     fn two_people(&self, game: Value) -> (String, String) {
+        let (black, white, _) = self.two_people_invited(game);
+        (black, white)
+    }
+
+    /// As [`TestServer::two_people`], with the invitation's code (used).
+    fn two_people_invited(&self, game: Value) -> (String, String, String) {
         let mut game = game;
         game["opponent"] = json!("person");
         game["color"] = json!("black");
         let (status, a) = self.post_json("/api/play", &game);
         assert_eq!(status, 201, "{a}");
-        let (black, white) = (
+        let (black, invite) = (
             a["token"].as_str().unwrap().to_string(),
             a["invite"].as_str().unwrap().to_string(),
         );
-        let (status, b) = self.get(&format!("/api/seats/{white}"));
+        assert_eq!(black.len(), 32, "128 bits");
+        let (status, b) = self.get(&format!("/api/seats/{invite}"));
         assert_eq!(
             (status, b["seat"]["phase"].as_str()),
             (200, Some("invited"))
         );
         let (status, b) = self.post_json(
-            &format!("/api/seats/{white}/join"),
+            &format!("/api/seats/{invite}/join"),
             &json!({"name": "Hanako"}),
         );
         assert_eq!(status, 200, "{b}");
+        // The joiner's own secret, which the link does not carry.
+        let white = b["token"].as_str().unwrap().to_string();
+        assert_ne!(white, invite);
         for token in [&black, &white] {
             self.until(token, |v| v["seat"]["phase"] == "playing");
         }
-        (black, white)
+        (black, white, invite)
     }
 
     /// Polls a seat until `done` holds (at most 10 s); its last answer.
@@ -627,10 +637,20 @@ impl TestServer {
 fn two_people_play_from_the_api_under_friendly_and_tournament_rules() {
     let server = TestServer::start("play");
     // Friendly: the nifu is refused, named, and the game goes on.
-    let (black, white) = server.two_people(json!({
+    let (black, white, invite) = server.two_people_invited(json!({
         "rules": "csa", "fouls": "refuse", "sfen": NIFU_SFEN,
         "time": {"total": 60, "byoyomi": 5},
     }));
+    // Issue 27 item 3: the used link is a spectator's: it shows the game, and cannot act.
+    let (status, v) = server.get(&format!("/api/seats/{invite}"));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["seat"]["phase"], "taken", "{v}");
+    assert_eq!(v["game"]["status"], "playing", "{v}");
+    let (status, v) = server.post_json(
+        &format!("/api/seats/{invite}/move"),
+        &json!({ "move": "3c3d" }),
+    );
+    assert_eq!((status, error_code(&v)), (409, "not_playing"), "{v}");
     let mv = |token: &str, m: &str| {
         server.post_json(&format!("/api/seats/{token}/move"), &json!({ "move": m }))
     };
@@ -656,7 +676,7 @@ fn two_people_play_from_the_api_under_friendly_and_tournament_rules() {
     assert_eq!(v["game"]["outcome"]["reason"], "resignation");
     assert_eq!(v["game"]["outcome"]["result"], "black");
     server.until(&black, |v| v["seat"]["result"] == "#WIN");
-    let (status, v) = server.post_json(&format!("/api/seats/{white}/join"), &json!({}));
+    let (status, v) = server.post_json(&format!("/api/seats/{invite}/join"), &json!({}));
     assert_eq!((status, error_code(&v)), (409, "invitation_taken"), "{v}");
     let (status, v) = mv(&black, "5e5d");
     assert_eq!((status, error_code(&v)), (409, "not_playing"), "{v}");
@@ -991,4 +1011,109 @@ fn idle_connections_are_capped_and_closed() {
     drop(idle);
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(server.get("/api/games").0, 200);
+}
+
+/// Issue 26, one referee: a move from the page reads no storage before it is sent (the
+/// seat knows the turn from the server's own lines; the lobby refuses an illegal one): the
+/// answer's view is the one storage read and the one replay.
+#[test]
+fn a_web_move_costs_one_storage_read_and_one_replay() {
+    let server = TestServer::start("cost");
+    let (black, white) = server.two_people(json!({ "rules": "csa", "fouls": "refuse" }));
+    let counters = || {
+        let (_, v) = server.get("/api/health");
+        (
+            v["storage_reads"].as_u64().unwrap(),
+            v["replays"].as_u64().unwrap(),
+        )
+    };
+    let mv = |token: &str, m: &str| {
+        server.post_json(&format!("/api/seats/{token}/move"), &json!({ "move": m }))
+    };
+    for (token, m) in [(&black, "7g7f"), (&white, "3c3d"), (&black, "8h2b+")] {
+        let before = counters();
+        let (status, v) = mv(token, m);
+        assert_eq!(status, 200, "{v}");
+        let after = counters();
+        assert_eq!((after.0 - before.0, after.1 - before.1), (1, 1), "{m}");
+    }
+    // Out of turn and refused: answered from the seat and the lobby, no storage at all.
+    let before = counters();
+    let (status, v) = mv(&black, "2b3a");
+    assert_eq!((status, error_code(&v)), (409, "not_your_turn"), "{v}");
+    let (status, v) = mv(&white, "5a5b5c");
+    assert_eq!((status, error_code(&v)), (400, "invalid_move"), "{v}");
+    let (status, v) = mv(&white, "2a2b");
+    assert_eq!((status, error_code(&v)), (422, "illegal_move"), "{v}");
+    assert_eq!(v["error"]["kind"], "bad_movement", "{v}");
+    assert_eq!(v["error"]["ply"], 4, "{v}");
+    assert_eq!(counters(), before);
+}
+
+/// Issue 28, items 1 and 5: a web invitation was taken from the CSA port (`%%GAME <its
+/// name>` as another player), and a CSA client could log in first as the next web seat's
+/// name. A web game is joined only by the page's players, and `@web` names are the page's.
+#[test]
+fn web_games_and_names_are_the_pages_only() {
+    let server = TestServer::start("webonly");
+    let (status, a) = server.post_json(
+        "/api/play",
+        &json!({ "opponent": "person", "rules": "csa", "color": "black" }),
+    );
+    assert_eq!(status, 201, "{a}");
+    let name = a["game_name"].as_str().unwrap().to_string();
+    let invite = a["invite"].as_str().unwrap().to_string();
+    let mut spy = Csa::connect(server.csa);
+    spy.say("LOGIN spy pw x1");
+    spy.until("##[LOGIN]");
+    spy.say(&format!("%%GAME {name} -"));
+    let lines = spy.until("##[ERROR]");
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .contains("played from the web page only"),
+        "{lines:?}"
+    );
+    // CSA mode, the game in the login: refused the same way.
+    let mut spy2 = Csa::connect(server.csa);
+    spy2.say(&format!("LOGIN spy2 {name}-W,pw"));
+    let lines = spy2.until("##[ERROR]");
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .contains("played from the web page only"),
+        "{lines:?}"
+    );
+    // A web player's name cannot be taken on the CSA port.
+    for login in ["LOGIN guest@web2w pw x1", "LOGIN Hanako@web1w pw"] {
+        let mut squatter = Csa::connect(server.csa);
+        squatter.say(login);
+        let lines = squatter.until("LOGIN:");
+        assert_eq!(lines.last().unwrap(), "LOGIN:incorrect", "{login}");
+    }
+    // The friend's link still works.
+    let (status, b) = server.post_json(
+        &format!("/api/seats/{invite}/join"),
+        &json!({ "name": "Hanako" }),
+    );
+    assert_eq!(status, 200, "{b}");
+    let white = b["token"].as_str().unwrap().to_string();
+    let v = server.until(&white, |v| v["seat"]["phase"] == "playing");
+    assert_eq!(v["seat"]["color"], "white", "{v}");
+}
+
+/// Issue 28, item 14: 512 invitation POSTs took every seat until a restart. One address
+/// has at most 16 games not over; past that it hears 429 and others are still served.
+#[test]
+fn one_address_cannot_take_every_seat() {
+    let server = TestServer::start("seatcap");
+    let ask = json!({ "opponent": "person", "rules": "csa" });
+    for i in 0..16 {
+        let (status, v) = server.post_json("/api/play", &ask);
+        assert_eq!(status, 201, "game {i}: {v}");
+    }
+    let (status, v) = server.post_json("/api/play", &ask);
+    assert_eq!((status, error_code(&v)), (429, "too_many_seats"), "{v}");
 }

@@ -583,14 +583,22 @@ async function showSeat(token) {
   main().replaceChildren(el('p', { class: 'status' }, '…'));
   let r;
   try { r = await api('GET', `/api/seats/${token}`); } catch (e) { main().replaceChildren(); showError(e); return; }
+  // An invitation's link is used once: joining gives this browser a seat of its own, whose
+  // secret the link does not carry (kept in this browser's storage).
+  const mine = localStorage.getItem(`gyoku.joined.${token}`);
+  if (r.seat.phase === 'taken') {
+    if (mine) { location.replace(`#/seat/${mine}`); return; }
+    if (r.seat.game_id) { location.replace(`#/game/${encodeURIComponent(r.seat.game_id)}`); return; }
+  }
   if (r.seat.phase === 'invited') {
     const name = el('input', { type: 'text', id: 'name', value: localStorage.getItem('gyoku.name') || '' });
     main().replaceChildren(el('h2', {}, t('invited')), el('label', { for: 'name' }, t('yourName')), name,
       el('p', {}, el('button', { type: 'button', id: 'join', onclick: async () => {
         localStorage.setItem('gyoku.name', name.value);
         try {
-          await api('POST', `/api/seats/${token}/join`, JSON.stringify({ name: name.value || 'guest' }));
-          showSeat(token);
+          const j = await api('POST', `/api/seats/${token}/join`, JSON.stringify({ name: name.value || 'guest' }));
+          localStorage.setItem(`gyoku.joined.${token}`, j.token);
+          location.replace(`#/seat/${j.token}`);
         } catch (e) { showError(e); }
       } }, t('join'))));
     return;

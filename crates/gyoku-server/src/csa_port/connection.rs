@@ -98,6 +98,21 @@ pub(crate) async fn connection(
             _ => break None,
         };
         match ClientMessage::parse(&line) {
+            Ok(ClientMessage::Login(login)) if crate::tickets::is_web_name(&login.name) => {
+                // A web player's name: only an engine the page put here, with its ticket.
+                if driver.admits(&login.name, &login.password) {
+                    break Some((login, true));
+                }
+                let mut throttle = limits
+                    .throttle
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if let Some(said) = throttle.failed(address, &login.name, Instant::now()) {
+                    note(&format!("login: {said}"));
+                }
+                say("LOGIN:incorrect\n");
+                say("##[ERROR] names with @web are the web page's players\n");
+            }
             Ok(ClientMessage::Login(login)) => {
                 // Guessing is slowed: after a few wrong passwords for this name or from this
                 // address, each try waits (within the login deadline).
@@ -154,7 +169,7 @@ pub(crate) async fn connection(
                     }
                 }
                 if ok {
-                    break Some(login);
+                    break Some((login, false));
                 }
                 say("LOGIN:incorrect\n");
             }
@@ -167,13 +182,13 @@ pub(crate) async fn connection(
             }
         }
     };
-    let Some(login) = login else {
+    let Some((login, web)) = login else {
         drop(tx);
         let _ = writer.await;
         return;
     };
     let checked = CheckedLogin {
-        rating_id: (!login.password.is_empty())
+        rating_id: (!login.password.is_empty() && !web)
             .then(|| accounts.rating_id(&login.name, &login.password)),
         game: if login.x1 {
             None
@@ -185,6 +200,7 @@ pub(crate) async fn connection(
         },
         name: login.name,
         x1: login.x1,
+        web,
     };
     let conn = ConnHandle {
         out: tx.clone(),

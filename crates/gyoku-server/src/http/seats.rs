@@ -1,24 +1,23 @@
 //! Playing from the page: `POST /api/play` makes a game, `/api/seats/{token}/…` acts in
-//! it. A move is checked against the stored position first: under refused fouls an
-//! illegal one is answered `illegal_move` (422) with its kind and never sent; under lost
-//! fouls it is sent, and the lobby ends the game on it.
+//! it. The seat knows its colour, its game and whose turn it is from the server's lines,
+//! so acting reads no storage first: a move is sent, and the lobby (the one referee)
+//! echoes it, ends the game on it (lost fouls), or refuses it (refused fouls), which is
+//! answered `illegal_move` (422) with its kind. Only the answer's view of the game is read
+//! from storage: one read and one replay per action.
 
 use std::sync::Arc;
 
 use axum::Json;
 use axum::body::Body;
-use axum::extract::{Path, State};
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 
 use gyoku::rules::Fouls;
-use gyoku::{Color, Move, Preset};
+use gyoku::{Color, IllegalMoveKind, Move, Preset};
 
-use super::{
-    ApiError, Shared, detail_of, json_body, read_position, replay_stored, str_field, view_of, work,
-};
-use crate::lobby::fouls_of_name;
-use crate::play::{NewGame, Opponent, Phase, PlayError, Seat, SeatState};
+use super::{ApiError, Shared, json_body, read_position, str_field, view_of};
+use crate::play::{GameRequest, Opponent, Phase, PlayError, Seat, SeatState};
 
 fn seat_of(api: &Shared, token: &str) -> Result<Arc<Seat>, ApiError> {
     api.play.seat(token).ok_or_else(|| {
@@ -35,16 +34,18 @@ fn play_error(e: &PlayError) -> ApiError {
         PlayError::NoSuchEngine(_) => (StatusCode::BAD_REQUEST, "no_such_engine"),
         PlayError::BadTime(_) => (StatusCode::BAD_REQUEST, "invalid_time"),
         PlayError::Full => (StatusCode::SERVICE_UNAVAILABLE, "too_many_seats"),
+        PlayError::TooManyForAddress => (StatusCode::TOO_MANY_REQUESTS, "too_many_seats"),
+        PlayError::EnginesBusy => (StatusCode::SERVICE_UNAVAILABLE, "engines_busy"),
         PlayError::Stopped => (StatusCode::SERVICE_UNAVAILABLE, "stopping"),
         PlayError::Taken => (StatusCode::CONFLICT, "invitation_taken"),
     };
     ApiError::new(status, code, e.to_string())
 }
 
-/// A seat as the API shows it (the invitation's token only to its creator's seat).
+/// A seat as the API shows it (the invitation's code only to its creator's seat).
 fn seat_json(seat: &Seat, s: &SeatState) -> Value {
     json!({
-        "color": seat.color.name(),
+        "color": s.color.name(),
         "login": s.login.as_deref().unwrap_or(&seat.login),
         "game_name": seat.game,
         "invite": seat.invite,
@@ -84,6 +85,7 @@ fn seconds(v: &Value, key: &str) -> Result<u32, ApiError> {
 /// "increment"}, "color", "sfen", "max_moves", "name"}`: the person's seat (201).
 pub(super) async fn start(
     State(api): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
@@ -152,31 +154,42 @@ pub(super) async fn start(
         ),
     };
     let name = str_field(&body, "name")?.unwrap_or("guest").to_string();
-    let seat = play
-        .start(NewGame {
-            opponent,
-            preset,
-            fouls,
-            time,
-            color,
-            start,
-            max_moves,
-            name,
-        })
+    let (seat, token) = play
+        .start(
+            GameRequest {
+                opponent,
+                preset,
+                fouls,
+                time,
+                color,
+                start,
+                max_moves,
+                name,
+            },
+            peer.ip(),
+        )
         .await
         .map_err(|e| play_error(&e))?;
     let mut v = seat_json(&seat, &seat.state());
-    v["token"] = json!(seat.token);
+    v["token"] = json!(token);
     Ok((StatusCode::CREATED, Json(v)))
 }
 
-/// `GET /api/seats/{token}`: the seat, and its game's view once it has one.
+/// `GET /api/seats/{token}`: the seat, and its game's view once it has one. A used
+/// invitation shows the game it started (as a spectator sees it), and acts no more.
 pub(super) async fn seat(
     State(api): State<Shared>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let seat = seat_of(&api, &token)?;
-    answer(&api, &seat, &seat.state()).await
+    let s = seat.state();
+    if s.phase == Phase::Taken {
+        let game = seat.joined().map(|j| j.state());
+        let mut shown = s.clone();
+        shown.games = game.map(|g| g.games).unwrap_or_default();
+        return answer(&api, &seat, &shown).await;
+    }
+    answer(&api, &seat, &s).await
 }
 
 /// The seat and its game's view.
@@ -188,22 +201,28 @@ async fn answer(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Json<Value>,
     Ok(Json(json!({ "seat": seat_json(seat, s), "game": game })))
 }
 
-/// `POST /api/seats/{token}/join` with `{"name"}`: opens an invitation (the game starts).
+/// `POST /api/seats/{code}/join` with `{"name"}`: opens an invitation. The game starts, and
+/// the answer carries `token`, the joiner's own seat secret (the link's code acts no more:
+/// whoever opens it later sees the game).
 pub(super) async fn join(
     State(api): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
     Path(token): Path<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
     // The seat first: a body to no seat is never read.
-    let seat = seat_of(&api, &token)?;
+    let invitation = seat_of(&api, &token)?;
     let body = json_body(&api, &headers, body).await?;
     let name = str_field(&body, "name")?.unwrap_or("guest").to_string();
-    api.play
-        .join(&seat, &name)
+    let (seat, secret) = api
+        .play
+        .join(&invitation, &name, peer.ip())
         .await
         .map_err(|e| play_error(&e))?;
-    answer(&api, &seat, &seat.state()).await
+    let Json(mut v) = answer(&api, &seat, &seat.state()).await?;
+    v["token"] = json!(secret);
+    Ok(Json(v))
 }
 
 /// The seat's game being played, or `not_playing` (409).
@@ -223,8 +242,15 @@ fn playing(seat: &Seat) -> Result<(SeatState, String), ApiError> {
 }
 
 /// `not_your_turn` (409) unless the seat is to move.
-fn your_turn(seat: &Seat, turn: Color) -> Result<(), ApiError> {
-    if turn == seat.color {
+fn your_turn(s: &SeatState) -> Result<(), ApiError> {
+    let turn = s.to_move().ok_or_else(|| {
+        ApiError::new(
+            StatusCode::CONFLICT,
+            "not_playing",
+            "the seat does not know the position of its game",
+        )
+    })?;
+    if turn == s.color {
         return Ok(());
     }
     Err(ApiError::new(
@@ -253,6 +279,13 @@ fn refused(before: &SeatState, after: &SeatState) -> Option<ApiError> {
     })
 }
 
+/// The kind of an illegal move the lobby refused, from its `##[ERROR]` line
+/// (`illegal move refused: nifu (two pawns on a file)`).
+fn refused_kind(error: &str) -> Option<IllegalMoveKind> {
+    let rest = error.strip_prefix("illegal move refused: ")?;
+    IllegalMoveKind::from_code(rest.split_whitespace().next()?)
+}
+
 /// `POST /api/seats/{token}/move` with `{"move": "7g7f"}` (USI).
 pub(super) async fn play_move(
     State(api): State<Shared>,
@@ -269,17 +302,21 @@ pub(super) async fn play_move(
     let mv: Move = text.parse().map_err(|e| {
         ApiError::input("invalid_move", format!("move '{text}': {e}")).with("move", json!(text))
     })?;
-    let (before, id) = playing(&seat)?;
-    let detail = detail_of(&api, &id).await?;
-    let (pos, fouls, ply) = work(&api, move || {
-        let r = replay_stored(&detail)?;
-        let fouls = fouls_of_name(&r.spec.name).unwrap_or(r.game.rules().fouls);
-        Ok((r.game.position().clone(), fouls, r.played.len() + 1))
-    })
-    .await?;
-    your_turn(&seat, pos.turn())?;
-    if let Err(kind) = pos.check_move(mv)
-        && fouls == Fouls::Refuse
+    let (before, _) = playing(&seat)?;
+    your_turn(&before)?;
+    let pos = before.position.as_ref().expect("known: your_turn");
+    let csa = gyoku_kifu::csa::move_text(pos, mv, before.color);
+    let after = seat
+        .send_and_wait(&csa, |b, n| {
+            n.errors > b.errors
+                || n.phase != Phase::Playing
+                || (n.echoes > b.echoes && n.last_echo.starts_with(&csa))
+        })
+        .await
+        .ok_or_else(no_answer)?;
+    if after.errors > before.errors
+        && after.phase == Phase::Playing
+        && let Some(kind) = after.error.as_deref().and_then(refused_kind)
     {
         return Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -290,19 +327,10 @@ pub(super) async fn play_move(
             ),
         )
         .with("kind", json!(kind.code()))
-        .with("ply", json!(ply))
+        .with("ply", json!(before.played + 1))
         .with("move", json!(text))
         .with("refused", json!(true)));
     }
-    let csa = gyoku_kifu::csa::move_text(&pos, mv, seat.color);
-    let after = seat
-        .act(&csa, |b, n| {
-            n.errors > b.errors
-                || n.phase != Phase::Playing
-                || (n.echoes > b.echoes && n.last_echo.starts_with(&csa))
-        })
-        .await
-        .ok_or_else(no_answer)?;
     if let Some(e) = refused(&before, &after) {
         return Err(e);
     }
@@ -312,12 +340,10 @@ pub(super) async fn play_move(
 /// Sends an action that ends the game (`%TORYO`, `%KACHI`) and answers with the result.
 async fn ending_action(api: &Shared, token: &str, line: &str) -> Result<Json<Value>, ApiError> {
     let seat = seat_of(api, token)?;
-    let (before, id) = playing(&seat)?;
-    let detail = detail_of(api, &id).await?;
-    let turn = work(api, move || Ok(replay_stored(&detail)?.game.turn())).await?;
-    your_turn(&seat, turn)?;
+    let (before, _) = playing(&seat)?;
+    your_turn(&before)?;
     let after = seat
-        .act(line, |b, n| {
+        .send_and_wait(line, |b, n| {
             n.errors > b.errors || n.phase != Phase::Playing
         })
         .await
@@ -345,7 +371,7 @@ pub(super) async fn impasse(
     let seat = seat_of(&api, &token)?;
     let (before, _) = playing(&seat)?;
     let after = seat
-        .act(crate::lobby::IMPASSE_LINE, |b, n| {
+        .send_and_wait(crate::lobby::IMPASSE_LINE, |b, n| {
             n.errors > b.errors || n.phase != Phase::Playing || n.proposals > b.proposals
         })
         .await
