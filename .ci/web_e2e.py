@@ -11,9 +11,11 @@ chromium-driver, driven by Selenium from PyPI):
 - play: a person plays a whole game against the built-in engine by clicking on the board
   (promotions chosen in the page's dialog, drops from the hand) while a second browser
   watches it live; the clocks count down; an illegal drop is refused under friendly rules
-  with its kind named, and loses under tournament rules; a declaration from the same
-  position wins under `csa` and is a no-contest under `jsa`; two people play by a link
-  and count an impasse by agreement;
+  with its kind named, and loses under tournament rules; a misclick on a square the piece
+  cannot reach sends nothing; Resign and Declare ask first (Declare says what the rules give
+  now) and Cancel keeps playing; a declaration from the same position wins under `csa` and
+  is a no-contest under `jsa`; two people play by a link and count an impasse by agreement,
+  a third browser with the used link only watches, and another origin cannot act;
 - the impasse calculator: a position with both kings entered, verdicts under every preset;
   the board editor: pieces taken off and put on, a pawn added to the hand, counted anew;
 - Japanese and a phone-sized screen.
@@ -30,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -192,6 +195,33 @@ def play(driver, base, shots):
         # JSA replays a no-contest with the sides swapped: both seats are offered it.
         text_of(friend, "next-game")
         driver.save_screenshot(os.path.join(shots, "play-impasse-agreed.png"))
+        # A third browser with the used link sees the game and cannot act; neither can a
+        # request from another origin.
+        third = browser()
+        try:
+            third.get(link)
+            wait(third, lambda d: "#/game/" in d.current_url)
+            assert not third.find_elements(By.ID, "controls"), "the third browser got controls"
+            invite = link.rsplit("/", 1)[1]
+            answer = third.execute_script("""
+                return fetch('/api/seats/' + arguments[0] + '/resign',
+                             {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{}'})
+                  .then((r) => r.json().then((j) => [r.status, j.error ? j.error.code : null]));""", invite)
+            print(f"play (a used link in a third browser): {third.current_url.split('#')[1][:40]}…, acting: {answer}")
+            assert answer[0] == 409, answer
+            third.save_screenshot(os.path.join(shots, "play-used-link.png"))
+        finally:
+            third.quit()
+        request = urllib.request.Request(
+            base + "api/play", data=b'{"opponent": "person"}', method="POST",
+            headers={"Content-Type": "application/json", "Origin": "http://evil.example"})
+        try:
+            urllib.request.urlopen(request)
+            raise AssertionError("another origin started a game")
+        except urllib.error.HTTPError as e:
+            code = json.load(e)["error"]["code"]
+            print(f"play (a request from another origin): {e.code} {code}")
+            assert e.code == 403 and code == "cross_origin", (e.code, code)
     finally:
         friend.quit()
 
@@ -211,11 +241,43 @@ def play(driver, base, shots):
     print(f"play (tournament): {ending}")
     assert "White wins" in ending and "illegal move" in ending and "nifu" in ending, ending
 
+    # --- a misclick sends nothing; Resign and Declare ask first ---------------------------
+    start_game(driver, base, opponent="builtin", rules="csa", color="black")
+    click(driver, "[data-square='2g']")
+    click(driver, "[data-square='2e']")  # a pawn cannot go two squares
+    time.sleep(0.5)
+    v = driver.execute_script(VIEW)
+    selected = driver.execute_script("return window.playing.selected")
+    print(f"play (misclick 2g-2e under csa): {v['status']}, {v['moves']} moves, selected {selected}")
+    assert v["status"] == "playing" and v["moves"] == 0 and not driver.find_elements(By.ID, "play-error"), v
+    click(driver, "[data-square='2g']")
+    click(driver, "[data-square='3g']")  # another of one's own pieces: it is selected instead
+    assert driver.execute_script("return window.playing.selected") == "3g"
+    note = text_of(driver, "fouls-rule")
+    assert "Tournament" in note, note
+    for button in ("resign", "declare"):
+        click(driver, f"#{button}")
+        question = text_of(driver, "confirm-text")
+        print(f"play ({button} asks): {question}")
+        click(driver, "#confirm-no")
+        time.sleep(0.3)
+        v = driver.execute_script(VIEW)
+        assert v["status"] == "playing" and not driver.find_elements(By.ID, "confirm"), v
+    assert "Declaring now loses" in question and "not entered" in question, question
+    driver.save_screenshot(os.path.join(shots, "play-confirm.png"))
+    click(driver, "#resign")
+    click(driver, "#confirm-yes")
+    ending = text_of(driver, "ending", lambda t: "ply" in t)
+    assert "resignation" in ending, ending
+
     # --- a declaration: a win under csa, a no-contest under jsa -------------------------
     for rules, expected in (("csa", "Black wins"), ("jsa", "No contest")):
         start_game(driver, base, opponent="builtin", rules=rules, color="black", sfen=DECLARE_SFEN)
         wait(driver, lambda d: d.find_element(By.ID, "declare").is_enabled())
         click(driver, "#declare")
+        question = text_of(driver, "confirm-text")
+        assert ("wins" if rules == "csa" else "no contest") in question and "28" in question, question
+        click(driver, "#confirm-yes")
         ending = text_of(driver, "ending", lambda t: "ply" in t)
         print(f"play (declaration, {rules}): {ending}")
         assert expected in ending and "declaration" in ending and "28" in ending, ending

@@ -535,6 +535,19 @@ fn game_view(d: &GameDetail, since: Option<std::time::Duration>) -> Result<Value
     } else {
         json!([])
     };
+    // The fouls a player could make with real pieces (nifu, uchifuzume, a piece left with
+    // no move, the king left in check), with their kind: the page sends these (they lose or
+    // are refused, as the rules say) and nothing else that is not legal.
+    v["physical_fouls"] = if playing && game.outcome().is_none() {
+        game.position()
+            .physical_fouls()
+            .iter()
+            .map(|(m, k)| (m.to_string(), json!(k.code())))
+            .collect::<serde_json::Map<_, _>>()
+            .into()
+    } else {
+        json!({})
+    };
     Ok(v)
 }
 

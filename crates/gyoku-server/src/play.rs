@@ -44,7 +44,7 @@ pub const MAX_SEATS_PER_ADDRESS: usize = 16;
 pub const MAX_ENGINE_GAMES: usize = 16;
 
 /// Engine games one address may play at once.
-pub const MAX_ENGINE_GAMES_PER_ADDRESS: usize = 2;
+pub const MAX_ENGINE_GAMES_PER_ADDRESS: usize = 4;
 
 /// How long an invitation waits to be opened; then it and its game are let go.
 pub const INVITATION_LIFE: Duration = Duration::from_secs(3600);

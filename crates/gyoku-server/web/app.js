@@ -34,6 +34,15 @@ const I18N = {
     impasseProposed: 'Impasse count proposed', proposed: 'Your opponent proposes to count the impasse now.',
     nextGame: 'The replay has started: go to it →',
     editBoard: 'Set up on the board', emptyBoard: 'Empty board', startBoard: 'Start position',
+    foulsLoseNote: 'Tournament rules: a foul you can make on a real board (two pawns on a file, a pawn-drop mate, leaving your king in check, a piece with no move) loses the game at once.',
+    foulsRefuseNote: 'Friendly rules: a foul (two pawns on a file, a pawn-drop mate, leaving your king in check, a piece with no move) is refused and named; play another move.',
+    foulsPresetNote: 'Under the rules chosen, fouls {what}.', foulsLoseWord: 'lose the game', foulsRefuseWord: 'are refused',
+    confirmResign: 'Resign this game?', confirmYes: 'Yes', confirmNo: 'Cancel',
+    declareWins: 'Declaring now wins: {points} points, {zone} pieces in the zone. Declare?',
+    declareNoContest: 'Declaring now gives a no contest ({points} points): the game is replayed with colours swapped. Declare?',
+    declareDraw: 'Declaring now gives a draw ({points} points). Declare?',
+    declareLoses: 'Declaring now loses: {why}. Declare anyway?',
+    declareUnknown: 'Declare (入玉宣言) now?',
   },
   ja: {
     games: '対局', calculator: '入玉計算', judge: '棋譜判定',
@@ -64,7 +73,27 @@ const I18N = {
     impasseProposed: '持将棋を提案中', proposed: '相手が持将棋（点数計算）を提案しています。',
     nextGame: '指し直し局が始まりました →',
     editBoard: '盤面を編集', emptyBoard: '駒を全部取り除く', startBoard: '平手の初期配置',
+    foulsLoseNote: '公式戦ルール：実際の盤で指せる反則（二歩、打ち歩詰め、王手放置、行き所のない駒）は即座に反則負けです。',
+    foulsRefuseNote: 'フレンドリールール：反則（二歩、打ち歩詰め、王手放置、行き所のない駒）は受け付けられず、理由が表示されます。別の手を指してください。',
+    foulsPresetNote: '選んだルールでは、反則は{what}。', foulsLoseWord: '反則負けです', foulsRefuseWord: '指し直しです',
+    confirmResign: '投了しますか？', confirmYes: 'はい', confirmNo: 'キャンセル',
+    declareWins: '今宣言すると勝ちです（{points}点、敵陣に{zone}枚）。宣言しますか？',
+    declareNoContest: '今宣言すると無勝負（{points}点）で、先後を入れ替えて指し直しです。宣言しますか？',
+    declareDraw: '今宣言すると引き分けです（{points}点）。宣言しますか？',
+    declareLoses: '今宣言すると負けです：{why}。それでも宣言しますか？',
+    declareUnknown: '入玉宣言しますか？',
   },
+};
+
+// Why a declaration fails now, in words.
+const DECL_FAILURES = {
+  king_not_entered: ['your king has not entered the zone', '玉が敵陣に入っていません'],
+  zone_count: ['fewer than 10 of your pieces are in the zone', '敵陣の駒が10枚未満です'],
+  in_check: ['your king is in check', '王手がかかっています'],
+  points: ['not enough points', '点数が足りません'],
+  after_move_limit: ['the move limit has passed', '手数制限を過ぎています'],
+  no_time: ['no time is left', '持ち時間がありません'],
+  no_rule: ['these rules have no declaration', 'このルールには宣言がありません'],
 };
 
 const REASONS = {
@@ -85,7 +114,7 @@ const FOULS = {
   uchifuzume: ['uchifuzume (pawn-drop mate)', '打ち歩詰め'],
   dead_piece: ['a piece with no move', '行き所のない駒'],
   not_in_hand: ['not in hand', '持ち駒にない駒'],
-  self_check: ['leaves the king in check', '王手放置'],
+  king_in_check: ['leaves the king in check', '王手放置'],
   bad_movement: ['the piece cannot move so', '動けない動き'],
 };
 
@@ -419,10 +448,13 @@ function controlsEl(v, seat) {
   return el('div', { class: 'controls', id: 'controls' },
     el('p', { id: 'you' }, `${t('you', { side: sideName(you) })} · `,
       el('strong', { id: 'turn' }, v.status === 'playing' ? t(mine ? 'yourTurn' : 'theirTurn') : '')),
+    el('p', { class: 'note', id: 'fouls-rule' }, t(v.fouls === 'lose' ? 'foulsLoseNote' : 'foulsRefuseNote')),
     el('p', {},
-      button('resign', t('resign'), mine, () => act(seat, 'resign')), ' ',
-      button('declare', t('declare'), mine && v.allows.declaration, () => act(seat, 'declare')), ' ',
+      button('resign', t('resign'), mine, () => ask(seat, t('confirmResign'), () => act(seat, 'resign'))), ' ',
+      button('declare', t('declare'), mine && v.allows.declaration,
+        () => ask(seat, declareQuestion(v), () => act(seat, 'declare'))), ' ',
       impasseButton(v, seat, button)),
+    seat.asking ? confirmEl(seat) : null,
     seat.seat.proposal && seat.seat.proposal !== you
       ? el('p', { id: 'proposal' }, t('proposed')) : null,
     seat.error ? el('p', { class: 'error', id: 'play-error' }, seat.error) : null,
@@ -430,6 +462,37 @@ function controlsEl(v, seat) {
       result === '#WIN' ? t('youWin') : result === '#LOSE' ? t('youLose') : t('youDraw')) : null,
     v.outcome && v.outcome.result === 'no_contest' ? el('p', {}, t('replay')) : null,
     seat.next ? el('p', {}, el('a', { href: '#', id: 'next-game', onclick: (e) => { e.preventDefault(); seat.goNext(); } }, t('nextGame'))) : null);
+}
+
+// What declaring now would bring, in words, from the calculator's verdict for the side to
+// move (the declarer) under the game's rules.
+function declareQuestion(v) {
+  const verdict = v.impasse && v.impasse.verdicts ? v.impasse.verdicts[v.rules] : null;
+  const me = v.impasse ? v.impasse[v.turn] : null;
+  if (!verdict || !me) return t('declareUnknown');
+  const args = { points: me.declaration_points, zone: me.zone_count };
+  switch (verdict.declaration) {
+    case 'win': return t('declareWins', args);
+    case 'no_contest': return t('declareNoContest', args);
+    case 'draw': return t('declareDraw', args);
+    case 'lose': return t('declareLoses', { why: word(DECL_FAILURES, verdict.declaration_failure) });
+    default: return t('declareUnknown');
+  }
+}
+
+// Asks before an action that ends the game: the question in the page, Yes or Cancel.
+function ask(seat, question, then) {
+  seat.asking = { question, then };
+  if (clockView) renderGame(clockView.view);
+}
+
+function confirmEl(seat) {
+  const { question, then } = seat.asking;
+  const close = () => { seat.asking = null; if (clockView) renderGame(clockView.view); };
+  return el('div', { class: 'confirm', id: 'confirm', role: 'alertdialog' },
+    el('p', { id: 'confirm-text' }, question), ' ',
+    el('button', { type: 'button', id: 'confirm-yes', onclick: () => { seat.asking = null; then(); } }, t('confirmYes')), ' ',
+    el('button', { type: 'button', id: 'confirm-no', onclick: close }, t('confirmNo')));
 }
 
 // Propose an impasse count, or accept the opponent's: only under rules with an agreement,
@@ -445,11 +508,15 @@ function impasseButton(v, seat, button) {
     enabled, () => act(seat, 'impasse'));
 }
 
-// Where the selected piece may go, from the view's legal moves.
+// The moves the board offers: the legal ones, and the fouls that real pieces can make
+// (they lose or are refused, as the rules say). Nothing else is ever sent.
+const offered = (v) => [...(v.legal || []), ...Object.keys(v.physical_fouls || {})];
+
+// Where the selected piece may go.
 function targetsOf(v, selected) {
   const out = new Set();
   if (!selected) return out;
-  for (const m of v.legal || []) if (m.startsWith(selected)) out.add(m.slice(2, 4));
+  for (const m of offered(v)) if (m.startsWith(selected)) out.add(m.slice(2, 4));
   return out;
 }
 
@@ -471,8 +538,9 @@ function boardUi(v, seat, pos) {
       if (!mine) return;
       const [r, c] = square(name);
       const here = pos.board[r][c];
-      if (dragStart || !seat.selected || (here && here.color === color && !dropped && seat.selected !== name)) {
-        if (here && here.color === color) {
+      const own = here && here.color === color;
+      if (dragStart || !seat.selected) {
+        if (own) {
           seat.selected = name;
           seat.error = null;
           if (!dragStart) rerender();
@@ -480,18 +548,20 @@ function boardUi(v, seat, pos) {
         return;
       }
       if (seat.selected === name) { seat.selected = null; rerender(); return; }
-      const from = seat.selected;
+      const usi = `${seat.selected}${name}`;
+      const choices = offered(v).filter((m) => m === usi || m === `${usi}+`);
+      if (choices.length === 0) {
+        // A square the piece cannot reach: the piece there is selected, or none; nothing is sent.
+        seat.selected = own && !dropped ? name : null;
+        rerender();
+        return;
+      }
       seat.selected = null;
-      if (from.endsWith('*')) { sendMove(seat, `${from}${name}`); return; }
-      const usi = `${from}${name}`;
-      const choices = (v.legal || []).filter((m) => m.startsWith(usi));
-      if (choices.includes(usi) && choices.includes(`${usi}+`)) {
+      if (choices.length === 2) {
         seat.promoting = usi;
         rerender();
-      } else if (choices.length === 1) {
-        sendMove(seat, choices[0]);
       } else {
-        sendMove(seat, usi);
+        sendMove(seat, choices[0]);
       }
     },
   };
@@ -547,6 +617,13 @@ async function showPlayForm() {
   const opponent = select('opponent', opts.opponents.map((o) => [o, o === 'person' ? t('person') : o]), q.get('opponent') || opts.opponents[0]);
   const rules = select('play-rules', opts.presets.map((p) => [p, p]), q.get('rules') || 'csa');
   const fouls = select('fouls', [['', t('foulsPreset')], ['refuse', t('foulsRefuse')], ['lose', t('foulsLose')]], q.get('fouls') || '');
+  // Before the game: what a foul will do, under the rules and the choice made.
+  const foulsNote = el('p', { class: 'note', id: 'fouls-note' });
+  const sayFouls = () => {
+    const chosen = fouls.value || (opts.fouls || {})[rules.value] || 'lose';
+    foulsNote.textContent = t(chosen === 'lose' ? 'foulsLoseNote' : 'foulsRefuseNote');
+  };
+  fouls.addEventListener('change', sayFouls);
   const num = (id, v) => el('input', { type: 'number', id, min: '0', value: v });
   const total = num('total', q.get('total') || '600');
   const byoyomi = num('byoyomi-input', q.get('byoyomi') || '10');
@@ -571,12 +648,14 @@ async function showPlayForm() {
   };
   main().replaceChildren(el('h2', {}, t('playTitle')),
     field('opponent', t('opponent'), opponent), field('play-rules', t('rules'), rules),
-    field('fouls', t('fouls'), fouls), field('total', t('totalTime'), total),
+    field('fouls', t('fouls'), fouls), foulsNote, field('total', t('totalTime'), total),
     field('byoyomi-input', t('byoyomi'), byoyomi), field('increment', t('increment'), increment),
     field('color', t('color'), color), field('start-sfen', t('startSfen'), sfen),
     field('max-moves', t('maxMoves'), maxMoves), field('name', t('yourName'), name),
     el('p', {}, el('button', { type: 'button', id: 'start' }, t('startGame'))), out);
   document.getElementById('start').addEventListener('click', start);
+  rules.addEventListener('change', sayFouls);
+  sayFouls();
 }
 
 async function showSeat(token) {

@@ -8,7 +8,7 @@
 use std::ops::ControlFlow;
 
 use crate::attacks;
-use crate::{Bitboard, Color, Move, MoveList, Piece, Position, Role, Square};
+use crate::{Bitboard, Color, IllegalMoveKind, Move, MoveList, Piece, Position, Role, Square};
 
 /// The legal moves of one piece, or the legal drops of one kind.
 ///
@@ -261,6 +261,53 @@ impl Position {
             ControlFlow::<()>::Continue(())
         });
         list
+    }
+
+    /// The illegal moves a player can physically make on a real board, with why each is
+    /// illegal: a pawn dropped for nifu or uchifuzume, a piece moved or dropped where it
+    /// could never move again, a move that leaves the mover's king in check. Every other
+    /// illegal move (a piece moving as it cannot, a promotion that does not exist, a drop of
+    /// a piece not in hand) cannot be played with real pieces. Under tournament rules these
+    /// are the fouls that lose, as on 81Dojo; a board on a screen offers these and the
+    /// legal moves, and nothing else.
+    ///
+    /// It asks [`Position::check_move`] of every move a piece could be put through, so it
+    /// costs a few thousand checks: for a page, not a search.
+    ///
+    /// ```
+    /// use gyoku::{IllegalMoveKind, Position};
+    /// // White's pawn on 5c: Black's pawn drop on the 5th file is nifu.
+    /// let pos = Position::from_sfen("4k4/9/4p4/9/9/9/4P4/9/4K4 b P 1").unwrap();
+    /// let fouls = pos.physical_fouls();
+    /// assert!(fouls.contains(&("P*5e".parse().unwrap(), IllegalMoveKind::Nifu)));
+    /// assert!(fouls.iter().all(|(m, _)| !pos.legal_moves().contains(m)));
+    /// ```
+    pub fn physical_fouls(&self) -> Vec<(Move, IllegalMoveKind)> {
+        use IllegalMoveKind as K;
+        let physical = |k: K| matches!(k, K::Nifu | K::Uchifuzume | K::DeadPiece | K::KingInCheck);
+        let mut out = Vec::new();
+        let mut consider = |m: Move| {
+            if let Err(k) = self.check_move(m)
+                && physical(k)
+            {
+                out.push((m, k));
+            }
+        };
+        let mine = self.board.by_color(self.turn);
+        for from in Square::all().filter(|&sq| mine.contains(sq)) {
+            for to in Square::all().filter(|&sq| !mine.contains(sq)) {
+                for promote in [false, true] {
+                    consider(Move::Normal { from, to, promote });
+                }
+            }
+        }
+        let hand = self.hands[self.turn.index()];
+        for (role, _) in hand.iter().filter(|&(_, n)| n > 0) {
+            for to in Square::all().filter(|&sq| !self.board.occupied().contains(sq)) {
+                consider(Move::Drop { role, to });
+            }
+        }
+        out
     }
 
     /// The number of legal moves, counted without listing them.

@@ -39,6 +39,25 @@ fn move_table() {
             "line {}",
             n + 1
         );
+        // A foul that can be made with real pieces is among the physical fouls, with its
+        // kind; a legal move and a physically impossible one are not.
+        let physical = matches!(
+            got,
+            Err(IllegalMoveKind::Nifu
+                | IllegalMoveKind::Uchifuzume
+                | IllegalMoveKind::DeadPiece
+                | IllegalMoveKind::KingInCheck)
+        );
+        let fouls = pos.physical_fouls();
+        assert_eq!(
+            fouls.iter().find(|(f, _)| *f == m).map(|&(_, k)| k),
+            if physical { got.err() } else { None },
+            "line {}: physical fouls of {usi}",
+            n + 1
+        );
+        for (f, k) in &fouls {
+            assert_eq!(pos.check_move(*f), Err(*k), "line {}", n + 1);
+        }
         let mut played = pos.clone();
         assert_eq!(played.play(m), got, "line {}", n + 1);
         if got.is_err() {

@@ -67,6 +67,17 @@ pub(super) async fn options(State(api): State<Shared>) -> Result<Json<Value>, Ap
         "opponents": opponents,
         "engines": play.engine_names(),
         "presets": Preset::ALL.iter().map(|p| p.name()).collect::<Vec<_>>(),
+        // What an illegal move does under each preset's own rules.
+        "fouls": Preset::ALL
+            .iter()
+            .map(|p| {
+                let f = match p.rules().fouls {
+                    Fouls::Lose => "lose",
+                    Fouls::Refuse => "refuse",
+                };
+                (p.name().to_string(), json!(f))
+            })
+            .collect::<serde_json::Map<_, _>>(),
     })))
 }
 
