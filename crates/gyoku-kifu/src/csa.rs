@@ -187,7 +187,36 @@ impl Reader {
     }
 
     /// A comment: on the last move of the game being read, or before the game.
+    ///
+    /// shogi-server writes the illegal move that ended a game as a comment,
+    /// `'ILLEGAL_MOVE(+0055FU)`, not as a move: it is read as the record's foul (kept as a
+    /// comment too), so that judging the record finds the foul that decided it.
     fn comment(&mut self, text: String) {
+        // shogi-server's word on the result, `'summary:toryo:alice lose:bob win`: a header,
+        // where the judge reads it (wherever it stands in the file).
+        if let Some(summary) = text.strip_prefix("summary:") {
+            let header = match self.record.as_mut() {
+                Some(record) => &mut record.header,
+                None => &mut self.header,
+            };
+            if !header.iter().any(|(k, _)| k == "summary") {
+                header.push(("summary".to_string(), summary.to_string()));
+            }
+            return;
+        }
+        if let Some(inner) = text
+            .strip_prefix("ILLEGAL_MOVE(")
+            .and_then(|t| t.strip_suffix(')'))
+            && let (Some(record), Some(pos)) = (self.record.as_mut(), self.position.as_mut())
+            && record.foul.is_none()
+            && record.end.is_none()
+            && let Ok((mover, mv)) = parse_move(inner, pos)
+            && pos.check_move(mv).is_err()
+        {
+            record.comment(text);
+            record.push_move_by(pos, mv, None, mover);
+            return;
+        }
         match self.record.as_mut() {
             Some(record) => record.comment(text),
             None => self.comments.push(text),

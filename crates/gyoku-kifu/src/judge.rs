@@ -57,6 +57,32 @@ pub fn recorded_result(end: &Terminal, turn: Color) -> Option<GameResult> {
     })
 }
 
+/// The result a shogi-server `summary` says (`toryo:alice lose:bob win`: Black's word
+/// first), where it names one.
+///
+/// ```
+/// use gyoku::{Color, GameResult};
+/// use gyoku_kifu::judge::summary_result;
+/// assert_eq!(summary_result("toryo:alice lose:bob win"), Some(GameResult::Win(Color::White)));
+/// assert_eq!(summary_result("illegal kachi:a win:b lose"), Some(GameResult::Win(Color::Black)));
+/// assert_eq!(summary_result("sennichite:a draw:b draw"), Some(GameResult::Draw));
+/// assert_eq!(summary_result("chudan:a suspended:b suspended"), None);
+/// ```
+pub fn summary_result(summary: &str) -> Option<GameResult> {
+    let mut parts = summary.split(':');
+    let (_kind, black, white) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    let word = |side: &str| side.rsplit_once(' ').map(|(_, w)| w.trim().to_string());
+    match (word(black)?.as_str(), word(white)?.as_str()) {
+        ("win", "lose") => Some(GameResult::Win(Color::Black)),
+        ("lose", "win") => Some(GameResult::Win(Color::White)),
+        ("draw", "draw") => Some(GameResult::Draw),
+        _ => None,
+    }
+}
+
 fn same(a: Option<GameResult>, b: Option<GameResult>) -> bool {
     let norm = |r: Option<GameResult>| match r {
         Some(GameResult::NoContest) => Some(GameResult::Draw),
@@ -114,13 +140,22 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
             Terminal::Declaration => game.declare(),
             Terminal::TimeUp => game.time_up(turn),
             Terminal::Jishogi => game.agree_impasse(),
+            // A referee's word that a side lost by a foul the record does not show as a
+            // move (a line that was no move at all): that side forfeits.
+            Terminal::IllegalAction(c) if record.foul.is_none() => {
+                game.forfeit(*c, gyoku::ForfeitCause::Garbage)
+            }
             _ => Ok(()),
         };
     }
-    let recorded_result = record
-        .end
-        .as_ref()
-        .and_then(|e| recorded_result(e, end_turn));
+    // A server's summary says the result outright; otherwise the end line implies it.
+    let summary = record.header("summary").and_then(summary_result);
+    let recorded_result = summary.or_else(|| {
+        record
+            .end
+            .as_ref()
+            .and_then(|e| recorded_result(e, end_turn))
+    });
     let mut result = game.outcome().map(|o| o.result);
     let mut decided_by = DecidedBy::Rules;
     // JSA: the fouler's opponent resigned before anyone pointed out the foul.
@@ -132,6 +167,7 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
         decided_by = DecidedBy::ResignationStands;
     }
     let agrees = match &record.end {
+        _ if summary.is_some() => same(result, summary),
         // A record that does not say how it ended contradicts nothing.
         None => true,
         Some(Terminal::Suspend) | Some(Terminal::Other(_)) | Some(Terminal::NoMate) => {

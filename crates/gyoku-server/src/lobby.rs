@@ -29,6 +29,8 @@ use change::{Change, StartedGame, StoredBuoy};
 pub mod change;
 mod index;
 pub mod record;
+#[cfg(test)]
+mod record_endings;
 mod spec;
 
 pub use spec::start_position;
@@ -934,7 +936,7 @@ impl Lobby {
         for (m, t, c) in &g.moves {
             record::move_lines(&mut text, m, *t, c.as_deref());
         }
-        if let (Some(f), None) = (&g.foul_text, lines.record_end) {
+        if let Some(f) = g.foul_text.as_deref().filter(|f| *f != "%KACHI") {
             text.push_str(&format!("'ILLEGAL_MOVE({f})\n"));
         }
         let summary = format!(
@@ -2047,6 +2049,13 @@ struct EndLines {
 }
 
 fn end_lines(g: &LiveGame, ending: &Ending) -> EndLines {
+    // CSA's end line for a foul, naming the side that lost by it (a record keeps the foul
+    // as shogi-server's `'ILLEGAL_MOVE(…)` comment, which Gyoku reads back as the move).
+    let foul_by = |result: GameResult| match result {
+        GameResult::Win(Color::White) => Some("%+ILLEGAL_ACTION"),
+        GameResult::Win(Color::Black) => Some("%-ILLEGAL_ACTION"),
+        _ => None,
+    };
     let (reason_lines, result, record_end, summary, code): (
         &str,
         Option<GameResult>,
@@ -2068,8 +2077,8 @@ fn end_lines(g: &LiveGame, ending: &Ending) -> EndLines {
                 EndReason::Checkmate | EndReason::NoLegalMove => {
                     // The protocol has no word for mate (shogi-server never sees one):
                     // the result lines alone, which every client reads (python-shogi
-                    // refuses any reason line it does not know).
-                    ("", r, None, "checkmate", o.reason.code())
+                    // refuses any reason line it does not know). The record says %TSUMI.
+                    ("", r, Some("%TSUMI"), "checkmate", o.reason.code())
                 }
                 EndReason::Resignation { .. } => (
                     "%TORYO\n#RESIGN\n",
@@ -2081,7 +2090,7 @@ fn end_lines(g: &LiveGame, ending: &Ending) -> EndLines {
                 EndReason::IllegalMove { kind, .. } => (
                     "#ILLEGAL_MOVE\n",
                     r,
-                    None,
+                    foul_by(o.result),
                     match kind {
                         IllegalMoveKind::Uchifuzume => "uchifuzume",
                         IllegalMoveKind::KingInCheck => "oute_kaihimore",
@@ -2096,9 +2105,13 @@ fn end_lines(g: &LiveGame, ending: &Ending) -> EndLines {
                     "illegal kachi",
                     "failed_declaration",
                 ),
-                EndReason::Forfeit { .. } => {
-                    ("#ILLEGAL_MOVE\n", r, None, "illegal move", "illegal_move")
-                }
+                EndReason::Forfeit { .. } => (
+                    "#ILLEGAL_MOVE\n",
+                    r,
+                    foul_by(o.result),
+                    "illegal move",
+                    "illegal_move",
+                ),
                 EndReason::FailedDeclaration { .. } => (
                     "%KACHI\n#ILLEGAL_MOVE\n",
                     r,
@@ -2133,12 +2146,18 @@ fn end_lines(g: &LiveGame, ending: &Ending) -> EndLines {
                 EndReason::PerpetualCheck { .. } => (
                     "#OUTE_SENNICHITE\n",
                     r,
-                    None,
+                    foul_by(o.result),
                     "oute_sennichite",
                     "perpetual_check",
                 ),
-                EndReason::Try { .. } => ("#TRY\n", r, None, "try", "try"),
-                EndReason::MoveLimit { .. } => ("#MAX_MOVES\n", r, None, "max_moves", "move_limit"),
+                EndReason::Try { .. } => ("#TRY\n", r, Some("%TRY"), "try", "try"),
+                EndReason::MoveLimit { .. } => (
+                    "#MAX_MOVES\n",
+                    r,
+                    Some("%MAX_MOVES"),
+                    "max_moves",
+                    "move_limit",
+                ),
                 EndReason::TimeUp { .. } => {
                     ("#TIME_UP\n", r, Some("%TIME_UP"), "time up", "time_up")
                 }

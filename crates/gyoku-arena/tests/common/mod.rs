@@ -70,10 +70,17 @@ pub fn rejudge(summary: &MatchSummary, rules: RuleSet) {
                 _ => None,
             };
             if matches!(g.reason.as_str(), "crash" | "hang" | "garbage" | "flood") {
-                // A forfeit is not a rule the judge can replay: the record says who lost
-                // (%+ILLEGAL_ACTION / 反則負け) and nothing in its moves ends the game.
-                assert!(j.game.outcome().is_none(), "{}", path.display());
+                // A forfeit is no move the judge can replay: the record says who lost
+                // (%+ILLEGAL_ACTION / 反則負け), and the judge applies it as that side's forfeit.
+                let forfeit = j
+                    .game
+                    .outcome()
+                    .is_some_and(|o| matches!(o.reason, gyoku::EndReason::Forfeit { .. }));
+                assert!(forfeit || ext == "kif", "{}", path.display());
                 assert_eq!(engine_of(j.recorded_result), g.winner, "{}", path.display());
+                if forfeit {
+                    assert_eq!(engine_of(j.result), g.winner, "{}", path.display());
+                }
                 continue;
             }
             let outcome = j
