@@ -45,6 +45,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from procs import free_port, stop
 
 MAX_MOVES = 30
+GYOKU = None  # the binary under test, set by main()
 
 
 def browser(width=1200, height=900):
@@ -240,6 +241,42 @@ def play(driver, base, shots):
     ending = text_of(driver, "ending", lambda t: "ply" in t)
     print(f"play (tournament): {ending}")
     assert "White wins" in ending and "illegal move" in ending and "nifu" in ending, ending
+    # Stepped back to the start and forward to the foul; downloaded as KIF (Shift_JIS),
+    # which `gyoku judge` reads to the stored result.
+    click(driver, "#step-first")
+    wait(driver, lambda d: d.find_element(By.ID, "game").get_attribute("data-shown") == "0")
+    assert not driver.find_elements(By.CSS_SELECTOR, "[data-square='5e'] span"), "5e is empty at the start"
+    click(driver, "#moves span[data-ply='1']")
+    wait(driver, lambda d: d.find_element(By.ID, "game").get_attribute("data-shown") == "1")
+    shown = driver.find_element(By.CSS_SELECTOR, "[data-square='5e']").text
+    foul_label = driver.find_element(By.CSS_SELECTOR, "#moves span[data-ply='1']").text
+    assert shown in ("歩", "P") and "nifu" in foul_label, (shown, foul_label)
+    driver.save_screenshot(os.path.join(shots, "play-foul-stepped.png"))
+    href = driver.find_element(By.CSS_SELECTOR, "#downloads a[data-format=kif]").get_attribute("href")
+    with urllib.request.urlopen(href) as r:
+        kif = r.read()
+        kind = r.headers.get("Content-Type")
+    path = os.path.join(tempfile.mkdtemp(prefix="gyoku-web-kif-"), "game.kif")
+    with open(path, "wb") as f:
+        f.write(kif)
+    judged = json.loads(subprocess.run([GYOKU, "judge", path, "--json"], capture_output=True, check=True).stdout)
+    record = judged["records"][0] if "records" in judged else judged
+    print(f"play (foul stepped to, KIF downloaded as {kind}): {foul_label}; gyoku judge: "
+          f"{record['result']} by {record['reason']} at ply {record['ply']}")
+    assert "Shift_JIS" in kind and record["result"] == "white" and record["reason"] == "illegal_move", record
+    # The rematch starts at once, colours swapped: the board is White's, turned round.
+    click(driver, "#rematch")
+    wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".boardwrap.flipped") and d.execute_script(VIEW)
+         and d.execute_script(VIEW)["seat"]["color"] == "white")
+    files = driver.find_element(By.ID, "files").text.split()
+    ranks = driver.find_element(By.ID, "ranks").text.split()
+    kings = {c: driver.find_element(By.CSS_SELECTOR, f"[data-square='{c}'] span").text for c in ("5i", "5a")}
+    print(f"play (rematch as White): files {files[0]}..{files[-1]}, ranks {ranks[0]}..{ranks[-1]}, kings {kings}")
+    assert files[0] == "1" and files[-1] == "9" and ranks[0] == "九", (files, ranks)
+    assert kings == {"5i": "玉", "5a": "王"} or kings == {"5i": "K", "5a": "K"}, kings
+    driver.save_screenshot(os.path.join(shots, "play-white-flipped.png"))
+    click(driver, "#flip")
+    wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, ".boardwrap.flipped"))
 
     # --- a misclick sends nothing; Resign and Declare ask first ---------------------------
     start_game(driver, base, opponent="builtin", rules="csa", color="black")
@@ -285,7 +322,9 @@ def play(driver, base, shots):
 
 
 def main():
+    global GYOKU
     gyoku = os.path.abspath(sys.argv[1])
+    GYOKU = gyoku
     shots = os.path.abspath(sys.argv[2])
     os.makedirs(shots, exist_ok=True)
     work = tempfile.mkdtemp(prefix="gyoku-web-e2e-")

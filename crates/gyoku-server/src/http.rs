@@ -185,6 +185,7 @@ pub fn router(
         .route("/api/games/{id}", get(game))
         .route("/api/games/{id}/events", get(game_events))
         .route("/api/games/{id}/chart.svg", get(game_chart))
+        .route("/api/games/{id}/record", get(game_record))
         .route("/api/impasse", post(impasse))
         .route("/api/judge", post(judge_record))
         .route("/api/convert", post(convert))
@@ -611,6 +612,74 @@ async fn view_of(api: &Shared, id: &str) -> Result<Value, ApiError> {
 /// `GET /api/games/{id}`.
 async fn game(State(api): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
     view_of(&api, &id).await.map(Json)
+}
+
+/// `GET /api/games/{id}/record?format=F`: the game's record as a download, in `kif`
+/// (Shift_JIS, as `.kif` files are everywhere in Gyoku), `kifu` (KIF in UTF-8), `ki2`,
+/// `csa` (a finished game's record exactly as the server stored it), `jkf` or `usi`. A game
+/// being played is written as far as it has gone.
+async fn game_record(
+    State(api): State<Shared>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    let name = q
+        .get("format")
+        .map_or("kif", String::as_str)
+        .to_ascii_lowercase();
+    let format = format_named(&name, "format")?;
+    let detail = detail_of(&api, &id).await?;
+    api.replays
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let shift_jis = name == "kif";
+    let bytes = work(&api, move || {
+        if let (Some(stored), Format::Csa) = (&detail.record, format) {
+            return Ok(stored.clone().into_bytes());
+        }
+        let record = match &detail.record {
+            Some(stored) => gyoku_kifu::read_str(stored, Format::Csa)
+                .ok()
+                .and_then(|r| r.into_iter().next()),
+            None => None,
+        };
+        let record = match record {
+            Some(r) => r,
+            None => {
+                let r = replay_stored(&detail)?;
+                let mut record = gyoku_kifu::Record::from_game(&r.game);
+                record.header = vec![
+                    ("先手".into(), detail.listed.black.clone()),
+                    ("後手".into(), detail.listed.white.clone()),
+                    ("開始日時".into(), detail.listed.started_at.clone()),
+                ];
+                record
+            }
+        };
+        let text = gyoku_kifu::write(&record, format);
+        Ok(if shift_jis {
+            gyoku_kifu::encoding::Encoding::ShiftJis.encode(&text)
+        } else {
+            text.into_bytes()
+        })
+    })
+    .await?;
+    let (ext, charset) = match name.as_str() {
+        "kif" => ("kif", "Shift_JIS"),
+        "kifu" => ("kifu", "utf-8"),
+        "sfen" => ("usi", "utf-8"),
+        "json" => ("jkf", "utf-8"),
+        other => (other, "utf-8"),
+    };
+    let mut response = bytes.into_response();
+    let headers = response.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&format!("text/plain; charset={charset}")) {
+        headers.insert(header::CONTENT_TYPE, v);
+    }
+    let file = gyoku_arena::csa_bridge::safe_file_name(&id);
+    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{file}.{ext}\"")) {
+        headers.insert(header::CONTENT_DISPOSITION, v);
+    }
+    Ok(response)
 }
 
 /// `GET /api/games/{id}/chart.svg`: the impasse chart of the game so far, as

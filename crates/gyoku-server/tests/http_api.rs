@@ -1117,3 +1117,91 @@ fn one_address_cannot_take_every_seat() {
     let (status, v) = server.post_json("/api/play", &ask);
     assert_eq!((status, error_code(&v)), (429, "too_many_seats"), "{v}");
 }
+
+impl TestServer {
+    /// `GET path`: the status, the head and the body's bytes.
+    fn get_bytes(&self, path: &str) -> (u16, String, Vec<u8>) {
+        let mut s = TcpStream::connect(self.http).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        s.write_all(
+            format!(
+                "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                self.http
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let mut answer = Vec::new();
+        s.read_to_end(&mut answer).unwrap();
+        let split = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        let head = String::from_utf8_lossy(&answer[..split]).to_string();
+        let status = head[9..12].parse().unwrap();
+        (status, head, answer[split + 4..].to_vec())
+    }
+}
+
+/// Issue 27, items 5 and 8: a finished game (lost by a nifu) is downloaded in every format;
+/// each reads back, as `gyoku judge` reads it, to the stored result, the foul kept as the
+/// move at its ply. KIF is Shift_JIS.
+#[test]
+fn a_finished_game_downloads_in_every_format_and_judges_to_its_result() {
+    let server = TestServer::start("download");
+    let (black, _) = server.two_people(json!({
+        "rules": "csa", "fouls": "lose", "sfen": NIFU_SFEN,
+    }));
+    let (_, v) = server.get(&format!("/api/seats/{black}"));
+    let id = v["game"]["id"].as_str().unwrap().replace('+', "%2B");
+    // Being played: written as far as it has gone.
+    let (status, head, body) = server.get_bytes(&format!("/api/games/{id}/record?format=csa"));
+    assert_eq!(status, 200, "{head}");
+    assert!(
+        String::from_utf8_lossy(&body).contains("P+00FU"),
+        "{body:?}"
+    );
+    let (status, v) = server.post_json(
+        &format!("/api/seats/{black}/move"),
+        &json!({ "move": "P*5e" }),
+    );
+    assert_eq!(
+        (status, v["game"]["status"].as_str()),
+        (200, Some("finished")),
+        "{v}"
+    );
+    for (format, f) in [
+        ("kif", gyoku_kifu::Format::Kif),
+        ("kifu", gyoku_kifu::Format::Kif),
+        ("ki2", gyoku_kifu::Format::Ki2),
+        ("csa", gyoku_kifu::Format::Csa),
+        ("jkf", gyoku_kifu::Format::Jkf),
+        ("usi", gyoku_kifu::Format::Usi),
+    ] {
+        let (status, head, body) =
+            server.get_bytes(&format!("/api/games/{id}/record?format={format}"));
+        assert_eq!(status, 200, "{format}: {head}");
+        assert!(
+            head.to_ascii_lowercase().contains(&format!(".{format}\"")),
+            "{format}: {head}"
+        );
+        if format == "kif" {
+            assert!(head.contains("charset=Shift_JIS"), "{head}");
+            assert!(std::str::from_utf8(&body).is_err(), "KIF is not UTF-8");
+        }
+        let records = gyoku_kifu::read_bytes(&body, Some(f))
+            .unwrap_or_else(|e| panic!("{format}: {e}\n{}", String::from_utf8_lossy(&body)));
+        let judged = gyoku_kifu::judge::judge(&records[0], gyoku::Preset::Csa.rules());
+        let outcome = judged
+            .game
+            .outcome()
+            .map(|o| (o.result.code(), o.reason.code(), o.ply));
+        assert_eq!(
+            outcome,
+            Some(("white", "illegal_move", 1)),
+            "{format}:\n{}",
+            String::from_utf8_lossy(&body)
+        );
+        let foul = records[0].foul.as_ref().map(|f| (f.ply, f.mv.to_string()));
+        assert_eq!(foul, Some((1, "P*5e".to_string())), "{format}");
+    }
+    let (status, v) = server.get(&format!("/api/games/{id}/record?format=pgn"));
+    assert_eq!((status, error_code(&v)), (400, "invalid_format"), "{v}");
+}

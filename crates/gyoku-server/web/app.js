@@ -37,6 +37,7 @@ const I18N = {
     foulsLoseNote: 'Tournament rules: a foul you can make on a real board (two pawns on a file, a pawn-drop mate, leaving your king in check, a piece with no move) loses the game at once.',
     foulsRefuseNote: 'Friendly rules: a foul (two pawns on a file, a pawn-drop mate, leaving your king in check, a piece with no move) is refused and named; play another move.',
     foulsPresetNote: 'Under the rules chosen, fouls {what}.', foulsLoseWord: 'lose the game', foulsRefuseWord: 'are refused',
+    flip: 'Flip board', rematch: 'Rematch (colours swapped)', newGame: 'New game',
     confirmResign: 'Resign this game?', confirmYes: 'Yes', confirmNo: 'Cancel',
     declareWins: 'Declaring now wins: {points} points, {zone} pieces in the zone. Declare?',
     declareNoContest: 'Declaring now gives a no contest ({points} points): the game is replayed with colours swapped. Declare?',
@@ -76,6 +77,7 @@ const I18N = {
     foulsLoseNote: '公式戦ルール：実際の盤で指せる反則（二歩、打ち歩詰め、王手放置、行き所のない駒）は即座に反則負けです。',
     foulsRefuseNote: 'フレンドリールール：反則（二歩、打ち歩詰め、王手放置、行き所のない駒）は受け付けられず、理由が表示されます。別の手を指してください。',
     foulsPresetNote: '選んだルールでは、反則は{what}。', foulsLoseWord: '反則負けです', foulsRefuseWord: '指し直しです',
+    flip: '盤面反転', rematch: '先後を入れ替えて再戦', newGame: '新しい対局',
     confirmResign: '投了しますか？', confirmYes: 'はい', confirmNo: 'キャンセル',
     declareWins: '今宣言すると勝ちです（{points}点、敵陣に{zone}枚）。宣言しますか？',
     declareNoContest: '今宣言すると無勝負（{points}点）で、先後を入れ替えて指し直しです。宣言しますか？',
@@ -217,7 +219,13 @@ function applyUsi(pos, usi) {
   return p;
 }
 
-const glyph = (piece) => (settings.glyphs === 'kanji' ? KANJI[piece] : piece);
+// A piece as the page draws it: kanji (玉 for Black's king, 王 for White's) or letters.
+const glyph = (piece, color) => {
+  if (settings.glyphs !== 'kanji') return piece;
+  return piece === 'K' && color === 'w' ? '王' : KANJI[piece];
+};
+
+const RANKS_KANJI = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
 
 // `ui` (optional) makes the board playable: `selected` (a square, or `P*` for a piece in
 // hand), `targets` (squares it may go to), `onSquare(name)`, `onHand(color, piece)`.
@@ -238,18 +246,23 @@ function handEl(pos, color, ui) {
 }
 
 // The board, Black at the bottom; `last` (USI) and `check` marked.
-function boardEl(pos, last, check, ui) {
+// The board with its coordinates (files 9-1 above, ranks 一-九 or a-i beside), the hands
+// above and below; `flipped` turns it round, White's side at the bottom.
+function boardEl(pos, last, check, ui, flipped) {
   const grid = el('div', { class: 'board', id: 'board' });
   const to = last ? last.slice(2, 4) : null;
   const from = last && last[1] !== '*' ? last.slice(0, 2) : null;
-  for (let r = 0; r < 9; r++) {
-    for (let c = 0; c < 9; c++) {
+  for (let i = 0; i < 9; i++) {
+    for (let j = 0; j < 9; j++) {
+      const r = flipped ? 8 - i : i;
+      const c = flipped ? 8 - j : j;
       const name = `${9 - c}${'abcdefghi'[r]}`;
       const p = pos.board[r][c];
       const classes = ['cell'];
       if (name === to || name === from) classes.push('last');
       if (p) {
-        classes.push(p.color === 'w' ? 'white' : 'black');
+        // A piece faces its owner: White's upside down unless the board is turned round.
+        classes.push((p.color === 'w') !== !!flipped ? 'white' : 'black');
         if (p.piece.startsWith('+')) classes.push('promoted');
         if (check && p.piece === 'K' && p.color === pos.turn) classes.push('check');
       }
@@ -266,10 +279,17 @@ function boardEl(pos, last, check, ui) {
         }
       }
       attrs.class = classes.join(' ');
-      grid.append(el('div', attrs, p ? el('span', {}, glyph(p.piece)) : ''));
+      grid.append(el('div', attrs, p ? el('span', {}, glyph(p.piece, p.color)) : ''));
     }
   }
-  return el('div', { class: 'boardwrap' }, handEl(pos, 'w', ui), grid, handEl(pos, 'b', ui));
+  const order = (xs) => (flipped ? xs.slice().reverse() : xs);
+  const files = el('div', { class: 'files', id: 'files' },
+    order([9, 8, 7, 6, 5, 4, 3, 2, 1]).map((f) => el('span', {}, String(f))));
+  const rankNames = settings.glyphs === 'kanji' ? RANKS_KANJI : 'abcdefghi'.split('');
+  const ranks = el('div', { class: 'ranks', id: 'ranks' }, order(rankNames).map((x) => el('span', {}, x)));
+  const [top, bottom] = flipped ? ['b', 'w'] : ['w', 'b'];
+  return el('div', { class: `boardwrap${flipped ? ' flipped' : ''}` }, handEl(pos, top, ui), files,
+    el('div', { class: 'boardrow' }, grid, ranks), handEl(pos, bottom, ui));
 }
 
 // --- words for endings and the calculator ---------------------------------------------
@@ -391,15 +411,63 @@ function older(v) {
     || (v.moves.length === shown.moves.length && shown.status !== 'playing' && v.status === 'playing');
 }
 
+// What the game page shows: which game, the ply stepped to (null: the latest, following
+// the game), and whether the board is turned round (null: as the seat's side says).
+const browsing = { id: null, ply: null, flipped: null };
+
+// The plies a game can be stepped through: its moves, and the foul that ended it.
+function pliesOf(v) {
+  const plies = v.moves.map((m) => ({ usi: m.usi, label: `${m.ply} ${m.ki2}`, foul: false }));
+  const d = v.outcome && v.outcome.detail;
+  if (d && d.foul && d.move) {
+    plies.push({ usi: d.move, label: `${plies.length + 1} ${d.move} (${word(FOULS, d.foul)})`, foul: true });
+  }
+  return plies;
+}
+
+// The position after `ply` plies (0: the start).
+function positionAt(v, plies, ply) {
+  let pos = parseSfen(v.start_sfen);
+  for (const p of plies.slice(0, ply)) pos = applyUsi(pos, p.usi);
+  return pos;
+}
+
+const FORMATS = [['kif', 'KIF'], ['kifu', 'KIFU'], ['ki2', 'KI2'], ['csa', 'CSA'], ['jkf', 'JKF'], ['usi', 'USI']];
+
 function renderGame(v) {
   if (older(v)) return;
   if (!clockView || clockView.view !== v) window.gyokuShown.push(v.moves.length);
   clockView = { view: v, at: performance.now() };
-  const pos = parseSfen(v.sfen);
-  const last = v.moves.length ? v.moves[v.moves.length - 1].usi : null;
-  const moves = el('div', { class: 'moves', id: 'moves' },
-    v.moves.map((m) => el('span', { 'data-ply': m.ply }, `${m.ply} ${m.ki2}`)));
+  if (browsing.id !== v.id) Object.assign(browsing, { id: v.id, ply: null, flipped: null });
+  const plies = pliesOf(v);
   const seat = playing && playing.seat.games.includes(v.id) ? playing : null;
+  const flipped = browsing.flipped !== null ? browsing.flipped : !!(seat && seat.seat.color === 'white');
+  const stepping = browsing.ply !== null && browsing.ply < plies.length;
+  const shownPly = stepping ? browsing.ply : plies.length;
+  const pos = stepping || plies.length > v.moves.length ? positionAt(v, plies, shownPly) : parseSfen(v.sfen);
+  const last = shownPly > 0 ? plies[shownPly - 1].usi : null;
+  const step = (ply) => {
+    browsing.ply = Math.max(0, Math.min(ply, plies.length));
+    if (browsing.ply === plies.length) browsing.ply = null;
+    renderGame(v);
+  };
+  const moves = el('div', { class: 'moves', id: 'moves' },
+    plies.map((m, i) => el('span', { 'data-ply': i + 1, class: `${m.foul ? 'foul ' : ''}${i + 1 === shownPly ? 'current' : ''}`,
+      onclick: () => step(i + 1) }, m.label)));
+  const slider = el('input', { type: 'range', id: 'step-slider', min: '0', max: String(plies.length), value: String(shownPly),
+    'aria-label': t('ply') });
+  slider.addEventListener('input', () => step(+slider.value));
+  const nav = el('div', { class: 'stepper', id: 'stepper' },
+    el('button', { type: 'button', id: 'step-first', title: t('start'), onclick: () => step(0) }, '|◀'),
+    el('button', { type: 'button', id: 'step-prev', onclick: () => step(shownPly - 1) }, '◀'),
+    slider,
+    el('button', { type: 'button', id: 'step-next', onclick: () => step(shownPly + 1) }, '▶'),
+    el('button', { type: 'button', id: 'step-last', onclick: () => step(plies.length) }, '▶|'),
+    el('span', { class: 'plyno', id: 'ply-shown' }, `${shownPly} / ${plies.length}`),
+    el('button', { type: 'button', id: 'flip', title: t('flip'), onclick: () => { browsing.flipped = !flipped; renderGame(v); } }, t('flip')));
+  const downloads = el('p', { class: 'downloads', id: 'downloads' }, `${t('download')}: `,
+    FORMATS.flatMap(([f, label]) => [el('a', { href: `/api/games/${encodeURIComponent(v.id)}/record?format=${f}`,
+      download: '', 'data-format': f }, label), ' ']));
   const panel = el('div', { class: 'panel' },
     el('h2', {}, `${v.black} – ${v.white}`),
     el('p', { class: 'status', id: 'game-status' }, `${v.name} · ${v.rules} · ${t(v.status)}`
@@ -408,15 +476,36 @@ function renderGame(v) {
     el('p', { class: 'clock', id: 'clock-b' }, ''),
     seat ? controlsEl(v, seat) : null,
     el('p', { class: 'ending', id: 'ending' }, endingText(v.outcome)),
-    el('h3', {}, t('moves')), moves, impasseEl(v.impasse),
+    el('h3', {}, t('moves')), nav, moves, downloads, impasseEl(v.impasse),
     el('img', { class: 'chart', id: 'chart', alt: t('chart'),
       src: `/api/games/${encodeURIComponent(v.id)}/chart.svg?moves=${v.moves.length}` }));
-  const ui = seat ? boardUi(v, seat, pos) : undefined;
-  main().replaceChildren(el('div', { class: 'game', id: 'game', 'data-moves': v.moves.length },
-    el('div', {}, boardEl(pos, last, v.in_check, ui), seat && seat.promoting ? promoteEl(seat) : null), panel));
-  moves.scrollTop = moves.scrollHeight;
+  const ui = seat && !stepping ? boardUi(v, seat, pos) : undefined;
+  main().replaceChildren(el('div', { class: 'game', id: 'game', 'data-moves': v.moves.length, 'data-shown': shownPly },
+    el('div', {}, boardEl(pos, last, !stepping && v.in_check, ui, flipped), seat && seat.promoting ? promoteEl(seat) : null), panel));
+  const current = moves.querySelector('.current');
+  if (current && stepping) current.scrollIntoView({ block: 'nearest' });
+  else moves.scrollTop = moves.scrollHeight;
   tickClocks();
 }
+
+// Arrow keys step through the game on screen.
+document.addEventListener('keydown', (e) => {
+  if (!clockView || !document.getElementById('stepper')) return;
+  if (e.target && ['INPUT', 'TEXTAREA', 'SELECT'].includes(e.target.tagName) && e.target.type !== 'range') return;
+  const v = clockView.view;
+  const n = pliesOf(v).length;
+  const at = browsing.ply === null ? n : browsing.ply;
+  let ply = null;
+  if (e.key === 'ArrowLeft') ply = at - 1;
+  else if (e.key === 'ArrowRight') ply = at + 1;
+  else if (e.key === 'Home') ply = 0;
+  else if (e.key === 'End') ply = n;
+  if (ply === null) return;
+  e.preventDefault();
+  browsing.ply = Math.max(0, Math.min(ply, n));
+  if (browsing.ply === n) browsing.ply = null;
+  renderGame(v);
+});
 
 async function showGame(id) {
   main().replaceChildren(el('p', { class: 'status' }, '…'));
@@ -461,7 +550,28 @@ function controlsEl(v, seat) {
     result ? el('p', { class: 'result', id: 'result' },
       result === '#WIN' ? t('youWin') : result === '#LOSE' ? t('youLose') : t('youDraw')) : null,
     v.outcome && v.outcome.result === 'no_contest' ? el('p', {}, t('replay')) : null,
+    v.status === 'finished' && !seat.next ? afterGameEl(v, seat) : null,
     seat.next ? el('p', {}, el('a', { href: '#', id: 'next-game', onclick: (e) => { e.preventDefault(); seat.goNext(); } }, t('nextGame'))) : null);
+}
+
+// After the game: a rematch with colours swapped (it starts at once), or a new game with
+// the same settings to change first.
+function afterGameEl(v, seat) {
+  const mine = seat.seat.color === 'black' ? v.black : v.white;
+  const theirs = seat.seat.color === 'black' ? v.white : v.black;
+  const engine = theirs.includes('@web') ? theirs.split('@web')[0] : null;
+  const opponent = engine && (window.gyokuEngines || []).includes(engine) ? engine : 'person';
+  const query = (color, autostart) => {
+    const q = { opponent, rules: v.rules, total: v.time.total, byoyomi: v.time.byoyomi, increment: v.time.increment,
+      color, fouls: v.fouls, name: mine.split('@web')[0] };
+    if (v.start_sfen !== 'lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1') q.sfen = v.start_sfen;
+    if (autostart) q.autostart = '1';
+    return `#/play?${new URLSearchParams(q)}`;
+  };
+  const swapped = seat.seat.color === 'black' ? 'white' : 'black';
+  return el('p', { class: 'after', id: 'after-game' },
+    el('a', { href: query(swapped, true), id: 'rematch', class: 'button' }, t('rematch')), ' ',
+    el('a', { href: query(seat.seat.color, false), id: 'new-game', class: 'button' }, t('newGame')));
 }
 
 // What declaring now would bring, in words, from the calculator's verdict for the side to
@@ -656,6 +766,9 @@ async function showPlayForm() {
   document.getElementById('start').addEventListener('click', start);
   rules.addEventListener('change', sayFouls);
   sayFouls();
+  window.gyokuEngines = opts.engines;
+  if (q.get('name')) name.value = q.get('name');
+  if (q.get('autostart') === '1') start();
 }
 
 async function showSeat(token) {
@@ -771,7 +884,7 @@ function editorEl(edit, changed) {
   const body = () => {
     const palette = el('div', { class: 'palette', id: 'palette' },
       ['b', 'w'].map((c) => el('div', {}, `${c === 'b' ? '☗' : '☖'} `,
-        EDIT_PIECES.map((k) => tool(`${c}${k}`, glyph(k), edit.tool === `${c}${k}`)))),
+        EDIT_PIECES.map((k) => tool(`${c}${k}`, glyph(k, c), edit.tool === `${c}${k}`)))),
       tool('erase', '✕', edit.tool === 'erase'));
     const ui = {
       selected: null,
