@@ -189,7 +189,7 @@ fn play(e: &Ending) -> (Option<String>, String, String) {
     let mut lobby = Lobby::new(Config::default(), Vec::new(), Vec::new());
     let mut out = Vec::new();
     let mut now = 0;
-    let mut input = |lobby: &mut Lobby, i: Input, now: u64, out: &mut Vec<Output>| {
+    let input = |lobby: &mut Lobby, i: Input, now: u64, out: &mut Vec<Output>| {
         lobby.handle(i, at(now), out);
     };
     if e.sfen.is_some() || e.max_moves.is_some() {
