@@ -226,7 +226,7 @@ async fn refuse_declared_oversize(
 }
 
 /// Serves the API on `listener` until `shutdown` completes, then lets each connection
-/// finish the request it is answering (see [`listener::serve_connections`] for the caps and
+/// finish the request it is answering (see [`HttpOptions`] for the caps and
 /// time-outs).
 ///
 /// # Errors
