@@ -72,6 +72,10 @@ pub struct BridgeConfig {
     /// How long to wait for the server beyond what the clocks allow before it counts as
     /// no longer answering (the connection is dropped and logged in again).
     pub server_grace: Duration,
+    /// One sitting: play every game the server proposes on one connection (the replay
+    /// after a no contest included, however many `games` says), and stop when the server
+    /// closes it, never logging in again once a game was played (a web page's engine).
+    pub one_sitting: bool,
 }
 
 impl BridgeConfig {
@@ -94,6 +98,7 @@ impl BridgeConfig {
             keepalive: Duration::from_secs(30),
             retry: Duration::from_secs(2),
             server_grace: Duration::from_secs(60),
+            one_sitting: false,
         }
     }
 }
@@ -499,6 +504,7 @@ pub async fn run(config: &BridgeConfig) -> Result<Vec<GameReport>, BridgeError> 
             break Ok(());
         }
         match session(config, &mut engine, &mut reports).await {
+            Ok(true) if config.one_sitting => break Ok(()),
             Ok(played) => {
                 if played {
                     failures = 0;
@@ -566,7 +572,7 @@ async fn session(
     }
     let mut played = false;
     loop {
-        if config.games.is_some_and(|n| reports.len() >= n as usize) {
+        if !config.one_sitting && config.games.is_some_and(|n| reports.len() >= n as usize) {
             // Done: `LOGOUT`, and its answer (or the server closing) awaited a little.
             if conn.send("LOGOUT").await.is_ok() {
                 let until = Instant::now() + Duration::from_secs(5);

@@ -89,7 +89,8 @@ fn a_person_plays_the_builtin_engine_to_the_end_over_http() {
         http,
         "POST",
         "/api/play",
-        &json!({"opponent": "builtin", "rules": "jsa", "color": "black", "max_moves": 12,
+        // csa: the limit is a draw (under jsa a no contest is replayed, the engine playing on).
+        &json!({"opponent": "builtin", "rules": "csa", "color": "black", "max_moves": 12,
                 "time": {"total": 60, "byoyomi": 10}, "name": "Taro"}),
     );
     assert_eq!(status, 201, "{seat}");

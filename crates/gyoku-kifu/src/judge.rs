@@ -141,9 +141,9 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
             Terminal::TimeUp => game.time_up(turn),
             Terminal::Jishogi => game.agree_impasse(),
             // A referee's word that a side lost by a foul the record does not show as a
-            // move (a line that was no move at all): that side forfeits.
+            // move (a line that was no move at all): that side forfeits by it.
             Terminal::IllegalAction(c) if record.foul.is_none() => {
-                game.forfeit(*c, gyoku::ForfeitCause::Garbage)
+                game.forfeit(*c, gyoku::ForfeitCause::IllegalAction)
             }
             _ => Ok(()),
         };

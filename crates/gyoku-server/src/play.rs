@@ -264,9 +264,26 @@ impl SeatState {
     }
 }
 
+/// What an invitation says: who invites, under which rules and time.
+#[derive(Clone, Debug)]
+pub struct Terms {
+    /// The name of the person who invites.
+    pub from: String,
+    /// The rules.
+    pub preset: Preset,
+    /// What an illegal move does (`None`: as the preset has it).
+    pub fouls: Option<Fouls>,
+    /// Main time, byoyomi and increment, seconds.
+    pub time: [u32; 3],
+    /// A start of its own, as SFEN.
+    pub start: Option<String>,
+}
+
 /// One person's place in a game, or an invitation to one.
 #[derive(Debug)]
 pub struct Seat {
+    /// For an invitation: who invites, and to what.
+    pub terms: Option<Terms>,
     /// The digest of the secret that reaches it.
     key: SecretDigest,
     /// The login name it was made with (the one it logged in with is in its state).
@@ -297,6 +314,7 @@ impl Seat {
         host: IpAddr,
     ) -> Seat {
         Seat {
+            terms: None,
             key: digest(secret),
             login,
             game: game.to_string(),
@@ -627,7 +645,7 @@ impl Play {
             };
             seats.insert(seat.key, Arc::clone(&seat));
             if let Some(code) = &invite {
-                let invitation = Seat::new(
+                let mut invitation = Seat::new(
                     code,
                     login_name("guest", n, !color),
                     &game,
@@ -635,6 +653,13 @@ impl Play {
                     Phase::Invited,
                     host,
                 );
+                invitation.terms = Some(Terms {
+                    from: login_base(&req.name),
+                    preset: req.preset,
+                    fouls: req.fouls,
+                    time: req.time,
+                    start: req.start.as_ref().map(Position::to_sfen),
+                });
                 seats.insert(invitation.key, Arc::new(invitation));
             }
             permit
@@ -740,7 +765,9 @@ impl Play {
             engine.engine.clone(),
         );
         config.game = Some(format!("{game}-{turn}"));
-        config.games = Some(1);
+        // The game, and the replay after a no contest if the server proposes one.
+        config.games = None;
+        config.one_sitting = true;
         config.comments = false;
         config.retry = Duration::from_millis(200);
         let local = self.local.clone();

@@ -1063,29 +1063,24 @@ fn web_games_and_names_are_the_pages_only() {
     assert_eq!(status, 201, "{a}");
     let name = a["game_name"].as_str().unwrap().to_string();
     let invite = a["invite"].as_str().unwrap().to_string();
-    let mut spy = Csa::connect(server.csa);
-    spy.say("LOGIN spy pw x1");
-    spy.until("##[LOGIN]");
-    spy.say(&format!("%%GAME {name} -"));
-    let lines = spy.until("##[ERROR]");
-    assert!(
-        lines
-            .last()
-            .unwrap()
-            .contains("played from the web page only"),
-        "{lines:?}"
-    );
-    // CSA mode, the game in the login: refused the same way.
-    let mut spy2 = Csa::connect(server.csa);
-    spy2.say(&format!("LOGIN spy2 {name}-W,pw"));
-    let lines = spy2.until("##[ERROR]");
-    assert!(
-        lines
-            .last()
-            .unwrap()
-            .contains("played from the web page only"),
-        "{lines:?}"
-    );
+    // x1 mode with %%GAME, and CSA mode with the game in the login: refused alike.
+    for lines in [
+        vec!["LOGIN spy pw x1".to_string(), format!("%%GAME {name} -")],
+        vec![format!("LOGIN spy2 {name}-W,pw")],
+    ] {
+        let mut spy = Csa::connect(server.csa);
+        for line in &lines {
+            spy.say(line);
+        }
+        let heard = spy.until("##[ERROR]");
+        assert!(
+            heard
+                .last()
+                .unwrap()
+                .contains("played from the web page only"),
+            "{lines:?}: {heard:?}"
+        );
+    }
     // A web player's name cannot be taken on the CSA port.
     for login in ["LOGIN guest@web2w pw x1", "LOGIN Hanako@web1w pw"] {
         let mut squatter = Csa::connect(server.csa);

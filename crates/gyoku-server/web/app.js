@@ -29,7 +29,7 @@ const I18N = {
     invited: 'You are invited to a game.', waiting: 'Waiting for the opponent…', resign: 'Resign', declare: 'Declare (入玉宣言)',
     promote: 'Promote?', promoteYes: 'Promote', promoteNo: 'Do not promote', refused: 'Refused: {kind} — {move}. Play another move.',
     lostBy: 'Illegal: {kind} — {move}. Under tournament rules the game is lost.', yourTurn: 'Your move', theirTurn: 'Opponent to move',
-    you: 'You play {side}', youWin: 'You win', youLose: 'You lose', youDraw: 'Draw', replay: 'Replay with sides swapped: a new game follows.',
+    you: 'You play {side}', youWin: 'You win', youLose: 'You lose', youDraw: 'Draw', replay: 'No contest: replayed with colours swapped.',
     byo: 'byoyomi', proposeImpasse: 'Propose impasse count', acceptImpasse: 'Accept impasse count',
     impasseProposed: 'Impasse count proposed', proposed: 'Your opponent proposes to count the impasse now.',
     nextGame: 'The replay has started: go to it →',
@@ -37,6 +37,8 @@ const I18N = {
     foulsLoseNote: 'Tournament rules: a foul you can make on a real board (two pawns on a file, a pawn-drop mate, leaving your king in check, a piece with no move) loses the game at once.',
     foulsRefuseNote: 'Friendly rules: a foul (two pawns on a file, a pawn-drop mate, leaving your king in check, a piece with no move) is refused and named; play another move.',
     foulsPresetNote: 'Under the rules chosen, fouls {what}.', foulsLoseWord: 'lose the game', foulsRefuseWord: 'are refused',
+    checkYes: 'in check', checkNo: '—', vs: 'vs',
+    invitedBy: '{from} invites you to a game under {rules} rules, {time}; you play {side}. Fouls {fouls}.',
     flip: 'Flip board', rematch: 'Rematch (colours swapped)', newGame: 'New game',
     confirmResign: 'Resign this game?', confirmYes: 'Yes', confirmNo: 'Cancel',
     declareWins: 'Declaring now wins: {points} points, {zone} pieces in the zone. Declare?',
@@ -69,7 +71,7 @@ const I18N = {
     invited: '対局に招待されています。', waiting: '相手を待っています…', resign: '投了', declare: '入玉宣言',
     promote: '成りますか？', promoteYes: '成る', promoteNo: '成らない', refused: '指せません：{kind}（{move}）。別の手を指してください。',
     lostBy: '反則：{kind}（{move}）。公式戦ルールでは反則負けです。', yourTurn: 'あなたの手番', theirTurn: '相手の手番',
-    you: 'あなたは{side}', youWin: 'あなたの勝ち', youLose: 'あなたの負け', youDraw: '引き分け', replay: '指し直し：先後を入れ替えて再対局します。',
+    you: 'あなたは{side}', youWin: 'あなたの勝ち', youLose: 'あなたの負け', youDraw: '引き分け', replay: '無勝負：先後を入れ替えて指し直します。',
     byo: '秒読み', proposeImpasse: '持将棋を提案', acceptImpasse: '持将棋に同意',
     impasseProposed: '持将棋を提案中', proposed: '相手が持将棋（点数計算）を提案しています。',
     nextGame: '指し直し局が始まりました →',
@@ -77,6 +79,8 @@ const I18N = {
     foulsLoseNote: '公式戦ルール：実際の盤で指せる反則（二歩、打ち歩詰め、王手放置、行き所のない駒）は即座に反則負けです。',
     foulsRefuseNote: 'フレンドリールール：反則（二歩、打ち歩詰め、王手放置、行き所のない駒）は受け付けられず、理由が表示されます。別の手を指してください。',
     foulsPresetNote: '選んだルールでは、反則は{what}。', foulsLoseWord: '反則負けです', foulsRefuseWord: '指し直しです',
+    checkYes: '王手', checkNo: '—', vs: '対',
+    invitedBy: '{from}さんからの対局の招待：{rules}ルール、{time}、あなたは{side}です。反則は{fouls}。',
     flip: '盤面反転', rematch: '先後を入れ替えて再戦', newGame: '新しい対局',
     confirmResign: '投了しますか？', confirmYes: 'はい', confirmNo: 'キャンセル',
     declareWins: '今宣言すると勝ちです（{points}点、敵陣に{zone}枚）。宣言しますか？',
@@ -86,6 +90,64 @@ const I18N = {
     declareUnknown: '入玉宣言しますか？',
   },
 };
+
+// What a declaration or an agreed count would bring now (the calculator's verdicts).
+const VERDICTS = {
+  win: ['wins', '勝ち'], lose: ['loses', '負け'], no_contest: ['no contest (replayed)', '無勝負（指し直し）'],
+  draw: ['draw', '引き分け'], black: ['Black wins', '先手勝ち'], white: ['White wins', '後手勝ち'],
+  not_available: ['not possible', 'なし'],
+};
+
+// The API's refusals and errors, in words (the API keeps its codes).
+const ERRORS = {
+  not_your_turn: ['It is not your turn.', 'あなたの手番ではありません。'],
+  not_playing: ['This seat is not playing a game now.', 'この席は対局中ではありません。'],
+  no_answer: ['The server did not answer in time; try again.', 'サーバーが時間内に応答しませんでした。もう一度お試しください。'],
+  refused: ['The server refused it.', 'サーバーが受け付けませんでした。'],
+  invitation_taken: ['This invitation was used already.', 'この招待は使用済みです。'],
+  no_such_seat: ['No such seat (a server restart forgets them).', 'その席はありません（サーバー再起動で消えます）。'],
+  no_such_game: ['No such game.', 'その対局はありません。'],
+  too_many_seats: ['Too many games are open; finish one first.', '未終局の対局が多すぎます。先に終局してください。'],
+  engines_busy: ['The engines are busy; try again later.', 'エンジンが混み合っています。しばらくしてからお試しください。'],
+  too_many_requests: ['Too many requests at once; wait a moment.', '同時リクエストが多すぎます。少しお待ちください。'],
+  busy: ['The server is busy; try again.', 'サーバーが混み合っています。もう一度お試しください。'],
+  storage_unavailable: ['The server cannot read its games now.', 'サーバーが棋譜を読めません。'],
+  cross_origin: ['Refused: this request came from another site.', '他のサイトからの操作は受け付けません。'],
+  invalid_record: ['This is not a record Gyoku can read.', '読める棋譜ではありません。'],
+  too_large: ['The file is too large.', 'ファイルが大きすぎます。'],
+  invalid_sfen: ['This position does not read.', '局面を読めません。'],
+  invalid_move: ['This move does not read.', '指し手を読めません。'],
+  illegal_move: ['This move is illegal.', '反則手です。'],
+  invalid_time: ['This time control cannot be played.', 'この持ち時間では対局できません。'],
+};
+
+// An error in words: the API's message in English, the table's words in Japanese.
+function errorText(e) {
+  const i = (e && e.info) || {};
+  if (settings.lang === 'ja' && ERRORS[i.code]) return ERRORS[i.code][1];
+  if (i.message) return i.message;
+  return e && e.message ? e.message : String(e);
+}
+
+// A player's name as people read it: a web player's seat suffix (`@web12b`) left out.
+const shownName = (n) => String(n || '').replace(/@web\d+[bw]?$/, '');
+
+// A time control in words: "10 min + 10 s byoyomi", "5 min + 3 s increment".
+function timeText(time) {
+  if (!time) return '';
+  const ja = settings.lang === 'ja';
+  const main = time.total % 60 === 0 ? (ja ? `${time.total / 60}分` : `${time.total / 60} min`) : (ja ? `${time.total}秒` : `${time.total} s`);
+  if (time.byoyomi) return ja ? `${main} 秒読み${time.byoyomi}秒` : `${main} + ${time.byoyomi} s byoyomi`;
+  if (time.increment) return ja ? `${main} 加算${time.increment}秒` : `${main} + ${time.increment} s increment`;
+  return main;
+}
+
+// A game's title: the players and the time control.
+function gameTitle(v) {
+  const vs = settings.lang === 'ja' ? '対' : 'vs';
+  const time = timeText(v.time);
+  return `${shownName(v.black)} ${vs} ${shownName(v.white)}${time ? ` · ${time}` : ''}`;
+}
 
 // Why a declaration fails now, in words.
 const DECL_FAILURES = {
@@ -108,7 +170,10 @@ const REASONS = {
   impasse_agreement: ['impasse by agreement', '持将棋（合意）'],
   impasse_count: ['impasse count', '持将棋（点数）'], move_limit: ['move limit', '手数制限'],
   try: ['try', 'トライ'], forfeit: ['forfeit', '反則負け'], no_legal_move: ['no legal move', '指し手なし'],
-  suspended: ['suspended', '中断'],
+  suspended: ['suspended', '中断'], automatic_impasse: ['impasse (counted automatically)', '持将棋（自動判定）'],
+  forfeit: ['forfeit', '反則負け'], garbage: ['a line that is no move', '不正な送信'], crash: ['the engine crashed', 'エンジン異常終了'],
+  hang: ['the engine hung', 'エンジン無応答'], flood: ['the engine flooded', 'エンジン過剰出力'], illegal_action: ['an illegal action', '反則行為'],
+  abnormal: ['a player left', '接続切れ'],
 };
 
 const FOULS = {
@@ -304,11 +369,12 @@ function endingText(o) {
   if (d.count) parts.push(`${t('total')} ${d.count.total_points}, ${t('declaration')} ${d.count.declaration_points}, ${t('zone')} ${d.count.zone_count}`);
   if (d.points) parts.push(`${t('black')} ${d.points.black} / ${t('white')} ${d.points.white}`);
   if (d.limit) parts.push(`${d.limit}`);
-  if (d.failed) parts.push(d.failed);
+  if (d.failed) parts.push(word(DECL_FAILURES, d.failed));
+  if (d.cause) parts.push(word(REASONS, d.cause));
   return parts.join(' · ');
 }
 
-function impasseEl(r) {
+function impasseEl(r, foldable) {
   const yesNo = (b) => t(b ? 'yes' : 'no');
   const counts = el('table', { class: 'counts', id: 'counts' },
     el('tr', {}, el('th', {}, t('side')), el('th', {}, t('entered')), el('th', {}, t('zone')),
@@ -316,16 +382,26 @@ function impasseEl(r) {
     ['black', 'white'].map((s) => el('tr', { 'data-side': s }, el('td', {}, sideName(s)),
       el('td', {}, yesNo(r[s].entered)), el('td', {}, String(r[s].zone_count)),
       el('td', {}, String(r[s].total_points)), el('td', {}, String(r[s].declaration_points)),
-      el('td', {}, yesNo(r[s].in_check)))));
+      el('td', {}, t(r[s].in_check ? 'checkYes' : 'checkNo')))));
   const verdicts = el('table', { class: 'verdicts', id: 'verdicts' },
     el('tr', {}, el('th', {}, t('rules')), el('th', {}, t('ifDeclares', { side: sideName(r.turn) })),
       el('th', {}, t('agreement')), el('th', {}, t('endedBy'))),
     Object.entries(r.verdicts).map(([name, v]) => el('tr', { 'data-preset': name },
       el('td', {}, name),
-      el('td', {}, v.declaration_failure ? `${v.declaration} (${v.declaration_failure})` : v.declaration),
-      el('td', {}, v.agreement), el('td', {}, v.ended || '-'))));
-  return el('div', { class: 'impasse', id: 'impasse' }, el('h3', {}, t('impasse')), counts, verdicts);
+      el('td', {}, v.declaration_failure
+        ? `${word(VERDICTS, v.declaration)}: ${word(DECL_FAILURES, v.declaration_failure)}` : word(VERDICTS, v.declaration)),
+      el('td', {}, word(VERDICTS, v.agreement)), el('td', {}, v.ended ? word(REASONS, v.ended) : '-'))));
+  if (!foldable) return el('div', { class: 'impasse', id: 'impasse' }, el('h3', {}, t('impasse')), counts, verdicts);
+  // On a game's page the panel is folded until a king enters the zone, or it is opened.
+  const attrs = { class: 'impasse', id: 'impasse' };
+  if (r.black.entered || r.white.entered || impasseOpen) attrs.open = 'open';
+  const panel = el('details', attrs, el('summary', {}, t('impasse')), counts, verdicts);
+  panel.addEventListener('toggle', () => { impasseOpen = panel.open; });
+  return panel;
 }
+
+// Whether the reader opened the impasse panel of a game page (kept across live views).
+let impasseOpen = false;
 
 // --- pages -----------------------------------------------------------------------------
 
@@ -340,7 +416,7 @@ function leave() {
 }
 
 function showError(e) {
-  main().append(el('p', { class: 'error', id: 'error' }, e.message));
+  main().append(el('p', { class: 'error', id: 'error' }, errorText(e)));
 }
 
 async function showGames() {
@@ -349,17 +425,21 @@ async function showGames() {
   const load = async () => {
     const { games } = await api('GET', '/api/games');
     table.replaceChildren(
-      el('tr', {}, ['game', 'black', 'white', 'status', 'result', 'moves'].map((k) => el('th', {}, t(k)))),
+      el('tr', {}, ['game', 'status', 'result', 'moves'].map((k) => el('th', {}, t(k)))),
       ...games.map((g) => el('tr', { 'data-id': g.id },
-        el('td', {}, el('a', { href: `#/game/${encodeURIComponent(g.id)}` }, g.id)),
-        el('td', {}, g.black), el('td', {}, g.white), el('td', {}, t(g.status)),
-        el('td', {}, g.result ? `${g.result} (${word(REASONS, g.reason)})` : ''),
+        el('td', {}, el('a', { href: `#/game/${encodeURIComponent(g.id)}`, title: g.id },
+          `${shownName(g.black)} ${t('vs')} ${shownName(g.white)}`), el('span', { class: 'rules' }, ` · ${g.rules}`)),
+        el('td', {}, t(g.status)),
+        el('td', {}, g.result ? `${resultWord(g.result)} (${word(REASONS, g.reason)})` : ''),
         el('td', {}, String(g.moves)))));
     if (!games.length) table.append(el('tr', {}, el('td', {}, t('noGames'))));
   };
   await load().catch(showError);
   timers.push(setInterval(() => load().catch(() => {}), 3000));
 }
+
+// A result code in words.
+const resultWord = (r) => (r === 'draw' ? t('draw') : r === 'no_contest' ? t('noContest') : t('wins', { side: sideName(r) }));
 
 // --- clocks ------------------------------------------------------------------------------
 
@@ -469,14 +549,14 @@ function renderGame(v) {
     FORMATS.flatMap(([f, label]) => [el('a', { href: `/api/games/${encodeURIComponent(v.id)}/record?format=${f}`,
       download: '', 'data-format': f }, label), ' ']));
   const panel = el('div', { class: 'panel' },
-    el('h2', {}, `${v.black} – ${v.white}`),
-    el('p', { class: 'status', id: 'game-status' }, `${v.name} · ${v.rules} · ${t(v.status)}`
+    el('h2', { id: 'game-title' }, gameTitle(v)),
+    el('p', { class: 'status', id: 'game-status' }, `${t('rules')}: ${v.rules} · ${t(v.status)}`
       + (v.status === 'playing' ? ` · ${t('toMove', { side: sideName(v.turn) })}` : '')),
     el('p', { class: 'clock', id: 'clock-w' }, ''),
     el('p', { class: 'clock', id: 'clock-b' }, ''),
     seat ? controlsEl(v, seat) : null,
     el('p', { class: 'ending', id: 'ending' }, endingText(v.outcome)),
-    el('h3', {}, t('moves')), nav, moves, downloads, impasseEl(v.impasse),
+    el('h3', {}, t('moves')), nav, moves, downloads, impasseEl(v.impasse, true),
     el('img', { class: 'chart', id: 'chart', alt: t('chart'),
       src: `/api/games/${encodeURIComponent(v.id)}/chart.svg?moves=${v.moves.length}` }));
   const ui = seat && !stepping ? boardUi(v, seat, pos) : undefined;
@@ -547,9 +627,11 @@ function controlsEl(v, seat) {
     seat.seat.proposal && seat.seat.proposal !== you
       ? el('p', { id: 'proposal' }, t('proposed')) : null,
     seat.error ? el('p', { class: 'error', id: 'play-error' }, seat.error) : null,
-    result ? el('p', { class: 'result', id: 'result' },
-      result === '#WIN' ? t('youWin') : result === '#LOSE' ? t('youLose') : t('youDraw')) : null,
-    v.outcome && v.outcome.result === 'no_contest' ? el('p', {}, t('replay')) : null,
+    // A no contest is announced in one phrase, not as a draw as well.
+    v.outcome && v.outcome.result === 'no_contest'
+      ? el('p', { class: 'result', id: 'result' }, t('replay'))
+      : result ? el('p', { class: 'result', id: 'result' },
+        result === '#WIN' ? t('youWin') : result === '#LOSE' ? t('youLose') : t('youDraw')) : null,
     v.status === 'finished' && !seat.next ? afterGameEl(v, seat) : null,
     seat.next ? el('p', {}, el('a', { href: '#', id: 'next-game', onclick: (e) => { e.preventDefault(); seat.goNext(); } }, t('nextGame'))) : null);
 }
@@ -698,7 +780,7 @@ async function sendMove(seat, usi) {
     const i = e.info || {};
     seat.error = i.code === 'illegal_move'
       ? t('refused', { kind: word(FOULS, i.kind), move: i.move })
-      : e.message;
+      : errorText(e);
     if (clockView) renderGame(clockView.view);
   }
 }
@@ -710,7 +792,7 @@ async function act(seat, what) {
     seat.seat = r.seat;
     if (r.game) renderGame(r.game);
   } catch (e) {
-    seat.error = e.message;
+    seat.error = errorText(e);
     if (clockView) renderGame(clockView.view);
   }
 }
@@ -754,7 +836,7 @@ async function showPlayForm() {
     try {
       const r = await api('POST', '/api/play', JSON.stringify(body));
       location.hash = `#/seat/${r.token}`;
-    } catch (e) { out.append(el('p', { class: 'error', id: 'error' }, e.message)); }
+    } catch (e) { out.append(el('p', { class: 'error', id: 'error' }, errorText(e))); }
   };
   main().replaceChildren(el('h2', {}, t('playTitle')),
     field('opponent', t('opponent'), opponent), field('play-rules', t('rules'), rules),
@@ -784,7 +866,11 @@ async function showSeat(token) {
   }
   if (r.seat.phase === 'invited') {
     const name = el('input', { type: 'text', id: 'name', value: localStorage.getItem('gyoku.name') || '' });
-    main().replaceChildren(el('h2', {}, t('invited')), el('label', { for: 'name' }, t('yourName')), name,
+    const terms = r.seat.invitation;
+    const says = terms ? el('p', { id: 'invitation' }, t('invitedBy', {
+      from: terms.from, rules: terms.rules, time: timeText(terms.time), side: sideName(r.seat.color),
+      fouls: t(terms.fouls === 'lose' ? 'foulsLoseWord' : 'foulsRefuseWord') })) : null;
+    main().replaceChildren(el('h2', {}, t('invited')), says, el('label', { for: 'name' }, t('yourName')), name,
       el('p', {}, el('button', { type: 'button', id: 'join', onclick: async () => {
         localStorage.setItem('gyoku.name', name.value);
         try {
@@ -938,7 +1024,7 @@ function showCalculator() {
       const r = await api('POST', '/api/impasse', JSON.stringify({ sfen: sfen.value.trim(), moves: moves.value.trim(), lenient }));
       out.replaceChildren(el('div', { class: 'game' }, lenient ? null : boardEl(parseSfen(r.sfen), null, r[r.turn].in_check),
         el('div', { class: 'panel' }, impasseEl(r))));
-    } catch (e) { out.append(el('p', { class: 'error', id: 'error' }, e.message)); }
+    } catch (e) { out.append(el('p', { class: 'error', id: 'error' }, errorText(e))); }
   };
   // The editor starts from the position asked about (its moves played), and every edit
   // asks again (leniently: a position being set up may lack a king for a while).
@@ -975,7 +1061,7 @@ function showJudge() {
     try {
       const v = await api('POST', `/api/judge?rules=${rules.value}`, upload);
       showJudged(out, v, upload);
-    } catch (e) { out.append(el('p', { class: 'error', id: 'error' }, e.message)); }
+    } catch (e) { out.append(el('p', { class: 'error', id: 'error' }, errorText(e))); }
   };
   const take = async (f) => { upload = await f.arrayBuffer(); judge(); };
   file.addEventListener('change', () => file.files[0] && take(file.files[0]));

@@ -108,16 +108,20 @@ pub enum ForfeitCause {
     Garbage,
     /// It wrote more output than the referee accepts.
     Flood,
+    /// A record names the side as the one that lost by an illegal action, without
+    /// showing it as a move (CSA's `%+ILLEGAL_ACTION`, a server's word).
+    IllegalAction,
 }
 
 impl ForfeitCause {
-    /// The stable code: `crash`, `hang`, `garbage`, `flood`.
+    /// The stable code: `crash`, `hang`, `garbage`, `flood`, `illegal_action`.
     pub const fn code(self) -> &'static str {
         match self {
             ForfeitCause::Crash => "crash",
             ForfeitCause::Hang => "hang",
             ForfeitCause::Garbage => "garbage",
             ForfeitCause::Flood => "flood",
+            ForfeitCause::IllegalAction => "illegal_action",
         }
     }
 }

@@ -42,9 +42,24 @@ fn play_error(e: &PlayError) -> ApiError {
     ApiError::new(status, code, e.to_string())
 }
 
-/// A seat as the API shows it (the invitation's code only to its creator's seat).
+/// A seat as the API shows it (the invitation's code only to its creator's seat; an
+/// invitation says who invites, the rules, the time and the side offered).
 fn seat_json(seat: &Seat, s: &SeatState) -> Value {
+    let terms = seat.terms.as_ref().map(|t| {
+        let fouls = match t.fouls.unwrap_or(t.preset.rules().fouls) {
+            Fouls::Lose => "lose",
+            Fouls::Refuse => "refuse",
+        };
+        json!({
+            "from": t.from,
+            "rules": t.preset.name(),
+            "fouls": fouls,
+            "time": { "total": t.time[0], "byoyomi": t.time[1], "increment": t.time[2] },
+            "sfen": t.start,
+        })
+    });
     json!({
+        "invitation": terms,
         "color": s.color.name(),
         "login": s.login.as_deref().unwrap_or(&seat.login),
         "game_name": seat.game,
