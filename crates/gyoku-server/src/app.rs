@@ -170,6 +170,8 @@ pub async fn run(
         per_address: std::sync::Mutex::new(HashMap::new()),
         max_per_address: options.max_per_address,
         hashing: Semaphore::new(2),
+        hash_pool: crate::accounts::HashPool::new(2, 64)
+            .map_err(|e| ServeError(format!("cannot start the password threads: {e}")))?,
         throttle: std::sync::Mutex::default(),
     });
     let (files, writer) = spawn_record_writer(options.records.clone(), driver.records_written())

@@ -142,11 +142,12 @@ pub(crate) async fn connection(
                 let accounts = accounts.clone();
                 let (name, password) = (login.name.clone(), login.password.clone());
                 let now = chrono::Local::now().format("%Y/%m/%d %H:%M:%S").to_string();
-                let checked =
-                    tokio::task::spawn_blocking(move || accounts.check(&name, &password, &now))
-                        .await
-                        .map_err(|e| e.to_string())
-                        .and_then(|r| r.map_err(|e| e.to_string()));
+                let checked = limits
+                    .hash_pool
+                    .run(move || accounts.check(&name, &password, &now))
+                    .await
+                    .ok_or_else(|| "the password threads are busy".to_string())
+                    .and_then(|r| r.map_err(|e| e.to_string()));
                 let ok = match checked {
                     Ok(ok) => ok,
                     Err(e) => {

@@ -30,6 +30,8 @@ pub(crate) struct Limits {
     pub(crate) max_per_address: usize,
     /// Password hashes being computed.
     pub(crate) hashing: Semaphore,
+    /// The threads that compute them.
+    pub(crate) hash_pool: crate::accounts::HashPool,
     /// Wrong passwords by name and by address.
     pub(crate) throttle: std::sync::Mutex<throttle::LoginThrottle>,
 }
