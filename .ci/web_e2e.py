@@ -323,18 +323,26 @@ def play(driver, base, shots):
         assert expected in ending and "declaration" in ending and "28" in ending, ending
         driver.save_screenshot(os.path.join(shots, f"play-declare-{rules}.png"))
         if rules == "jsa":
-            # The engine plays the replay with colours swapped, and the page follows it.
+            # The engine plays the replay with colours swapped, and the page follows it. From
+            # this start whoever is Black declares at once: the engine, Black in the replay,
+            # declares too (another no contest), and the third game is the person's again.
             said = text_of(driver, "result")
             assert said == "No contest: replayed with colours swapped.", said
             click(driver, "#next-game")
-            wait(driver, lambda d: (lambda v: v and v["seat"]["color"] == "white" and v["status"] == "playing"
-                                    and v["turn"] == "white")(d.execute_script(VIEW)), 60)
-            you = text_of(driver, "you")
+            wait(driver, lambda d: (lambda v: v and len(v["seat"]["games"]) >= 3 and v["status"] == "playing"
+                                    and v["turn"] == v["seat"]["color"] and v["id"] == v["seat"]["games"][-1])(
+                d.execute_script(VIEW)), 60)
+            games = driver.execute_script(VIEW)["seat"]["games"]
+            with urllib.request.urlopen(f"{base}api/games/{urllib.parse.quote(games[1], safe='')}") as r:
+                replay = json.load(r)
+            print(f"play (the replay against the engine, jsa): {replay['black']} (Black) vs {replay['white']}: "
+                  f"{replay['outcome']['result']} by {replay['outcome']['reason']}")
+            assert replay["black"].startswith("builtin@") and replay["outcome"]["reason"] == "declaration", replay
             click(driver, "#resign")
             click(driver, "#confirm-yes")
             ending = text_of(driver, "ending", lambda t: "resignation" in t)
-            print(f"play (the replay against the engine, jsa): '{you}' -> {ending}")
-            assert "You play White" in you and "Black wins" in ending, (you, ending)
+            print(f"play (the third game, resigned): {ending}")
+            assert "White wins" in ending, ending
 
 
 def main():

@@ -98,8 +98,11 @@ impl IntoResponse for ApiError {
 
 struct Api {
     db: Mutex<Box<dyn Archive>>,
-    /// Judging and replaying run on blocking threads, this many at once.
+    /// Replaying stored games for their views runs on blocking threads, this many at once.
     work: Semaphore,
+    /// What an upload asks (judging, converting, the calculator) runs apart, this many at
+    /// once, so that no upload keeps a game's view waiting.
+    uploads: Semaphore,
     /// The Game_ID of each change the server commits.
     changes: broadcast::Sender<String>,
     /// Event streams open at once.
@@ -160,6 +163,7 @@ pub fn router(
     let api = Arc::new(Api {
         db: Mutex::new(db),
         work: Semaphore::new(2),
+        uploads: Semaphore::new(1),
         changes,
         watchers: Arc::new(Semaphore::new(MAX_WATCHERS)),
         play,
@@ -301,12 +305,28 @@ async fn with_db<T: Send + 'static>(
     .map_err(ApiError::storage)
 }
 
-/// Runs CPU work on a blocking thread, a bounded number at once.
+/// Runs a game view's CPU work on a blocking thread, a bounded number at once.
 async fn work<T: Send + 'static>(
     api: &Shared,
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let _permit = api.work.acquire().await.map_err(ApiError::storage)?;
+    work_on(&api.work, f).await
+}
+
+/// Runs an upload's CPU work (judge, convert, the calculator) on a blocking thread, apart
+/// from the game views'.
+async fn upload_work<T: Send + 'static>(
+    api: &Shared,
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    work_on(&api.uploads, f).await
+}
+
+async fn work_on<T: Send + 'static>(
+    slots: &Semaphore,
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let _permit = slots.acquire().await.map_err(ApiError::storage)?;
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?
@@ -957,7 +977,7 @@ async fn impasse(
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
     let body = json_body(&api, &headers, body).await?;
-    work(&api, move || {
+    upload_work(&api, move || {
         let lenient = body
             .get("lenient")
             .and_then(Value::as_bool)
@@ -1035,7 +1055,7 @@ async fn judge_record(
         }
     };
     let bytes = upload_body(&api, body).await?;
-    work(&api, move || {
+    upload_work(&api, move || {
         let records = read_upload(&bytes, &q)?;
         let total = records.len();
         let judged: Vec<Value> = records
@@ -1064,6 +1084,33 @@ async fn judge_record(
     .await
 }
 
+/// The most a conversion writes, bytes.
+pub const MAX_OUTPUT: usize = 32 * 1024 * 1024;
+
+/// About how many bytes `records` make in `format`, from their moves and comments (the
+/// bytes a move takes in each format, at the most: JKF's objects are the largest).
+fn estimated_output(records: &[Record], format: Format) -> usize {
+    let per_move = match format {
+        Format::Jkf => 160,
+        Format::Kif => 64,
+        Format::Ki2 => 32,
+        Format::Csa => 24,
+        Format::Usi => 8,
+    };
+    records
+        .iter()
+        .map(|r| {
+            let comments: usize = r
+                .moves
+                .iter()
+                .flat_map(|m| &m.comments)
+                .map(|c| c.len() * 2 + 8)
+                .sum();
+            512 + r.moves.len() * per_move + comments
+        })
+        .sum()
+}
+
 /// `POST /api/convert?to=kif[&format=csa]` with a record file as the body: the game in
 /// another format (UTF-8 text; CSA and USI may hold several games).
 async fn convert(
@@ -1079,8 +1126,24 @@ async fn convert(
     })?;
     let format = format_named(to, "to")?;
     let bytes = upload_body(&api, body).await?;
-    work(&api, move || {
+    upload_work(&api, move || {
         let records = read_upload(&bytes, &q)?;
+        // The work is bounded by what it would write: a conversion whose output would pass
+        // MAX_OUTPUT is refused before it is written (a 16 MiB KIF as JKF peaked at 2 GiB).
+        let estimate = estimated_output(&records, format);
+        if estimate > MAX_OUTPUT {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "output_too_large",
+                format!(
+                    "the {} would be about {} MiB, over the {} MiB this server writes",
+                    format.name(),
+                    estimate >> 20,
+                    MAX_OUTPUT >> 20
+                ),
+            )
+            .with("limit", json!(MAX_OUTPUT)));
+        }
         let text = gyoku_kifu::write_all(&records, format)
             .map_err(|e| ApiError::input("too_many_games", e))?;
         let ext = format.name();

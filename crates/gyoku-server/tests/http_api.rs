@@ -1200,3 +1200,52 @@ fn a_finished_game_downloads_in_every_format_and_judges_to_its_result() {
     let (status, v) = server.get(&format!("/api/games/{id}/record?format=pgn"));
     assert_eq!((status, error_code(&v)), (400, "invalid_format"), "{v}");
 }
+
+/// Issue 28, item 19: a large record converted to JKF peaked at 2 GiB. The work a
+/// conversion does is bounded by what it would write: 250,000 moves (2 MB of CSA) as JKF
+/// are refused before they are written, and as USI (2 MB) converted.
+#[test]
+fn a_conversion_is_bounded_by_its_output() {
+    let server = TestServer::start("convert-bound");
+    let mut csa = String::from("V2.2\nPI\n+\n");
+    for _ in 0..62_500 {
+        csa.push_str("+2838HI\n-8272HI\n+3828HI\n-7282HI\n");
+    }
+    let (status, v) = server.request("POST", "/api/convert?to=jkf", csa.as_bytes());
+    assert_eq!((status, error_code(&v)), (413, "output_too_large"), "{v}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("MiB"),
+        "{v}"
+    );
+    let (status, head, body) = {
+        let mut s = TcpStream::connect(server.http).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        s.write_all(
+            format!(
+                "POST /api/convert?to=usi HTTP/1.1\r\nHost: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                server.http,
+                csa.len()
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        s.write_all(csa.as_bytes()).unwrap();
+        let mut answer = Vec::new();
+        s.read_to_end(&mut answer).unwrap();
+        let split = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        let head = String::from_utf8_lossy(&answer[..split]).to_string();
+        (
+            head[9..12].parse::<u16>().unwrap(),
+            head,
+            answer[split + 4..].to_vec(),
+        )
+    };
+    assert_eq!(status, 200, "{head}");
+    assert_eq!(
+        String::from_utf8_lossy(&body)
+            .split_whitespace()
+            .filter(|w| w.len() == 4)
+            .count(),
+        250_000
+    );
+}
