@@ -394,14 +394,14 @@ function impasseEl(r, foldable) {
   if (!foldable) return el('div', { class: 'impasse', id: 'impasse' }, el('h3', {}, t('impasse')), counts, verdicts);
   // On a game's page the panel is folded until a king enters the zone, or it is opened.
   const attrs = { class: 'impasse', id: 'impasse' };
-  if (r.black.entered || r.white.entered || impasseOpen) attrs.open = 'open';
-  const panel = el('details', attrs, el('summary', {}, t('impasse')), counts, verdicts);
-  panel.addEventListener('toggle', () => { impasseOpen = panel.open; });
+  const opened = browsing.impasseOpen;
+  if (opened === true || (opened === null && (r.black.entered || r.white.entered))) attrs.open = 'open';
+  const summary = el('summary', {}, t('impasse'));
+  // The reader's own choice (a click on the title) is kept across the live views.
+  summary.addEventListener('click', () => { browsing.impasseOpen = !panel.open; });
+  const panel = el('details', attrs, summary, counts, verdicts);
   return panel;
 }
-
-// Whether the reader opened the impasse panel of a game page (kept across live views).
-let impasseOpen = false;
 
 // --- pages -----------------------------------------------------------------------------
 
@@ -464,7 +464,7 @@ function clockLine(color) {
     text += left <= 0 ? ` · ${t('byo')} ${mmss(byo)}` : ` + ${c.byoyomi_ms / 1000}s`;
   }
   if (c.increment_ms) text += ` + ${c.increment_ms / 1000}s/move`;
-  return `${color === 'b' ? '☗' : '☖'}${sideName(color)} ${v.view[color === 'b' ? 'black' : 'white']}: ${text}${running ? ' ●' : ''}`;
+  return `${color === 'b' ? '☗' : '☖'}${sideName(color)} ${shownName(v.view[color === 'b' ? 'black' : 'white'])}: ${text}${running ? ' ●' : ''}`;
 }
 
 function tickClocks() {
@@ -493,7 +493,7 @@ function older(v) {
 
 // What the game page shows: which game, the ply stepped to (null: the latest, following
 // the game), and whether the board is turned round (null: as the seat's side says).
-const browsing = { id: null, ply: null, flipped: null };
+const browsing = { id: null, ply: null, flipped: null, impasseOpen: null };
 
 // The plies a game can be stepped through: its moves, and the foul that ended it.
 function pliesOf(v) {
@@ -518,7 +518,7 @@ function renderGame(v) {
   if (older(v)) return;
   if (!clockView || clockView.view !== v) window.gyokuShown.push(v.moves.length);
   clockView = { view: v, at: performance.now() };
-  if (browsing.id !== v.id) Object.assign(browsing, { id: v.id, ply: null, flipped: null });
+  if (browsing.id !== v.id) Object.assign(browsing, { id: v.id, ply: null, flipped: null, impasseOpen: null });
   const plies = pliesOf(v);
   const seat = playing && playing.seat.games.includes(v.id) ? playing : null;
   const flipped = browsing.flipped !== null ? browsing.flipped : !!(seat && seat.seat.color === 'white');
@@ -615,7 +615,7 @@ function controlsEl(v, seat) {
     return el('button', attrs, label);
   };
   return el('div', { class: 'controls', id: 'controls' },
-    el('p', { id: 'you' }, `${t('you', { side: sideName(you) })} · `,
+    el('p', { id: 'you' }, t('you', { side: sideName(you) }), v.status === 'playing' ? ' · ' : '',
       el('strong', { id: 'turn' }, v.status === 'playing' ? t(mine ? 'yourTurn' : 'theirTurn') : '')),
     el('p', { class: 'note', id: 'fouls-rule' }, t(v.fouls === 'lose' ? 'foulsLoseNote' : 'foulsRefuseNote')),
     el('p', {},
