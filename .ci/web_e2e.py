@@ -275,7 +275,7 @@ def play(driver, base, shots):
     ranks = driver.find_element(By.ID, "ranks").text.split()
     kings = {c: driver.find_element(By.CSS_SELECTOR, f"[data-square='{c}'] span").text for c in ("5i", "5a")}
     print(f"play (rematch as White): files {files[0]}..{files[-1]}, ranks {ranks[0]}..{ranks[-1]}, kings {kings}")
-    assert files[0] == "1" and files[-1] == "9" and ranks[0] == "九", (files, ranks)
+    assert files[0] == "1" and files[-1] == "9" and ranks[0] in ("九", "i"), (files, ranks)
     assert kings == {"5i": "玉", "5a": "王"} or kings == {"5i": "K", "5a": "K"}, kings
     driver.save_screenshot(os.path.join(shots, "play-white-flipped.png"))
     click(driver, "#flip")
@@ -491,6 +491,13 @@ def main():
             steps.append(f"{tool or 'pawn in hand +1'} {target}: zone {zone}, points {points}")
         sfen_now = driver.find_element(By.ID, "sfen").get_attribute("value")
         print(f"calculator (board editor): {'; '.join(steps)}; {sfen_now}")
+        # A king taken off: the page says the position has none, and keeps the move number.
+        assert not driver.find_element(By.ID, "king-warning").text
+        click(driver, "[data-tool=erase]")
+        click(driver, "#editor [data-square='5b']")
+        warning = text_of(driver, "king-warning", lambda t: t != "")
+        print(f"calculator (king erased): {warning}")
+        assert "No king for Black" in warning, warning
         assert sfen_now.startswith("8R/4K3G/") and " b 11P" in sfen_now, sfen_now
         driver.save_screenshot(os.path.join(shots, "calculator-editor.png"))
 

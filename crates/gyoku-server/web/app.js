@@ -38,6 +38,7 @@ const I18N = {
     foulsRefuseNote: 'Friendly rules: a foul (two pawns on a file, a pawn-drop mate, leaving your king in check, a piece with no move) is refused and named; play another move.',
     foulsPresetNote: 'Under the rules chosen, fouls {what}.', foulsLoseWord: 'lose the game', foulsRefuseWord: 'are refused',
     checkYes: 'in check', checkNo: '—', vs: 'vs',
+    noKing: 'No king for {sides}: the position is counted leniently (a game cannot start from it).',
     invitedBy: '{from} invites you to a game under {rules} rules, {time}; you play {side}. Fouls {fouls}.',
     flip: 'Flip board', rematch: 'Rematch (colours swapped)', newGame: 'New game',
     confirmResign: 'Resign this game?', confirmYes: 'Yes', confirmNo: 'Cancel',
@@ -80,6 +81,7 @@ const I18N = {
     foulsRefuseNote: 'フレンドリールール：反則（二歩、打ち歩詰め、王手放置、行き所のない駒）は受け付けられず、理由が表示されます。別の手を指してください。',
     foulsPresetNote: '選んだルールでは、反則は{what}。', foulsLoseWord: '反則負けです', foulsRefuseWord: '指し直しです',
     checkYes: '王手', checkNo: '—', vs: '対',
+    noKing: '{sides}の玉がありません：点数は寛容に数えます（この局面から対局はできません）。',
     invitedBy: '{from}さんからの対局の招待：{rules}ルール、{time}、あなたは{side}です。反則は{fouls}。',
     flip: '盤面反転', rematch: '先後を入れ替えて再戦', newGame: '新しい対局',
     confirmResign: '投了しますか？', confirmYes: 'はい', confirmNo: 'キャンセル',
@@ -192,7 +194,9 @@ const PRESETS = ['csa', 'jsa', 'jsa-amateur', '81dojo', 'lishogi', 'friendly', '
 
 const settings = {
   lang: localStorage.getItem('gyoku.lang') || ((navigator.language || '').startsWith('ja') ? 'ja' : 'en'),
-  glyphs: localStorage.getItem('gyoku.glyphs') || 'kanji',
+  // Kanji or letters: as chosen, else as the browser's first language (kanji in Japanese).
+  glyphs: localStorage.getItem('gyoku.glyphs')
+    || ((localStorage.getItem('gyoku.lang') || navigator.language || '').startsWith('ja') ? 'kanji' : 'letters'),
 };
 
 function t(key, args) {
@@ -233,7 +237,7 @@ async function api(method, path, body) {
 // --- positions ---------------------------------------------------------------------
 
 function parseSfen(sfen) {
-  const [rows, turn, hands] = sfen.split(' ');
+  const [rows, turn, hands, number] = sfen.split(' ');
   const board = rows.split('/').map((row) => {
     const out = [];
     let promoted = false;
@@ -254,13 +258,13 @@ function parseSfen(sfen) {
     hand[ch === up ? 'b' : 'w'][up] = +(n || 1);
     n = '';
   }
-  return { board, turn, hand };
+  return { board, turn, hand, number: +number || 1 };
 }
 
 const square = (s) => [s.charCodeAt(1) - 97, 9 - +s[0]];
 
 function applyUsi(pos, usi) {
-  const p = { board: pos.board.map((r) => r.slice()), turn: pos.turn,
+  const p = { board: pos.board.map((r) => r.slice()), turn: pos.turn, number: (pos.number || 1) + 1,
     hand: { b: { ...pos.hand.b }, w: { ...pos.hand.w } } };
   const me = p.turn;
   if (usi[1] === '*') {
@@ -956,7 +960,7 @@ function toSfen(pos) {
     const n = pos.hand[c][k] || 0;
     return n ? `${n > 1 ? n : ''}${c === 'b' ? k : k.toLowerCase()}` : '';
   }).join('')).join('');
-  return `${rows.join('/')} ${pos.turn} ${hand || '-'} 1`;
+  return `${rows.join('/')} ${pos.turn} ${hand || '-'} ${pos.number || 1}`;
 }
 
 const EDIT_PIECES = ['K', 'R', 'B', 'G', 'S', 'N', 'L', 'P', '+R', '+B', '+S', '+N', '+L', '+P'];
@@ -1037,7 +1041,14 @@ function showCalculator() {
     lenient = true;
     moves.value = '';
     const state = { pos: parseSfen(start), tool: null };
-    editing.replaceChildren(editorEl(state, (pos) => { sfen.value = toSfen(pos); run(); }));
+    // A board without a king is counted leniently, and the page says so.
+    const warning = el('p', { class: 'note', id: 'king-warning' });
+    const sayKings = (pos) => {
+      const missing = ['b', 'w'].filter((c) => !pos.board.some((row) => row.some((p) => p && p.piece === 'K' && p.color === c)));
+      warning.textContent = missing.length ? t('noKing', { sides: missing.map(sideName).join(settings.lang === 'ja' ? '・' : ' and ') }) : '';
+    };
+    editing.replaceChildren(editorEl(state, (pos) => { sfen.value = toSfen(pos); sayKings(pos); run(); }), warning);
+    sayKings(state.pos);
     sfen.value = toSfen(state.pos);
     run();
   };
