@@ -44,6 +44,27 @@ fn request(at: SocketAddr, method: &str, path: &str, body: &Value) -> (u16, Valu
     (status, serde_json::from_str(json).unwrap())
 }
 
+/// The first address `found` reads in what the server prints; the rest of its output is
+/// read on (and dropped) by a thread, so that the server never blocks on a full pipe.
+fn said_address(
+    mut err: BufReader<std::process::ChildStderr>,
+    found: impl Fn(&str) -> Option<SocketAddr>,
+) -> Option<SocketAddr> {
+    let mut line = String::new();
+    let mut at = None;
+    while at.is_none() && err.read_line(&mut line).ok()? > 0 {
+        at = found(&line);
+        line.clear();
+    }
+    std::thread::spawn(move || {
+        let mut sink = String::new();
+        while err.read_line(&mut sink).is_ok_and(|n| n > 0) {
+            sink.clear();
+        }
+    });
+    at
+}
+
 /// `gyoku serve` on ports of its own choosing, with its standard error to read.
 fn serve(dir: &std::path::Path, extra: &[&str]) -> (Killed, BufReader<std::process::ChildStderr>) {
     let mut server = Killed(
@@ -64,22 +85,16 @@ fn serve(dir: &std::path::Path, extra: &[&str]) -> (Killed, BufReader<std::proce
 fn a_person_plays_the_builtin_engine_to_the_end_over_http() {
     let dir = std::env::temp_dir().join(format!("gyoku-web-play-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let (_server, mut err) = serve(&dir, &[]);
-    let mut http = None;
-    let mut line = String::new();
-    while http.is_none() && err.read_line(&mut line).unwrap() > 0 {
-        if let Some(rest) = line.trim().strip_prefix("gyoku serve: open http://") {
-            http = rest.split_once("/ ").map(|(a, _)| a.parse().unwrap());
-        }
-        line.clear();
-    }
-    let http: SocketAddr = http.expect("the server says where its HTTP API listens");
-    std::thread::spawn(move || {
-        let mut sink = String::new();
-        while err.read_line(&mut sink).is_ok_and(|n| n > 0) {
-            sink.clear();
-        }
-    });
+    let (_server, err) = serve(&dir, &[]);
+    let http = said_address(err, |line| {
+        line.trim()
+            .strip_prefix("gyoku serve: open http://")?
+            .split_once("/ ")?
+            .0
+            .parse()
+            .ok()
+    })
+    .expect("the server says where its HTTP API listens");
     let (status, v) = request(http, "GET", "/api/play", &Value::Null);
     assert_eq!(
         (status, v["opponents"].clone()),
@@ -292,25 +307,16 @@ fn a_second_server_on_the_same_database_refuses_to_start() {
 fn password_hashing_keeps_memory_bounded() {
     let dir = std::env::temp_dir().join(format!("gyoku-hash-memory-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let (server, mut err) = serve(&dir, &[]);
-    let mut csa = None;
-    let mut line = String::new();
-    while csa.is_none() && err.read_line(&mut line).unwrap() > 0 {
-        if let Some((_, rest)) = line.split_once("CSA protocol on ") {
-            csa = rest
-                .split_whitespace()
-                .next()
-                .and_then(|a| a.parse::<SocketAddr>().ok());
-        }
-        line.clear();
-    }
-    let csa = csa.expect("the server says where its CSA port listens");
-    std::thread::spawn(move || {
-        let mut sink = String::new();
-        while err.read_line(&mut sink).is_ok_and(|n| n > 0) {
-            sink.clear();
-        }
-    });
+    let (server, err) = serve(&dir, &[]);
+    let csa = said_address(err, |line| {
+        line.split_once("CSA protocol on ")?
+            .1
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    })
+    .expect("the server says where its CSA port listens");
     let clients: Vec<_> = (0..8)
         .map(|i| {
             std::thread::spawn(move || {

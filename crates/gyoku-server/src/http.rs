@@ -683,12 +683,11 @@ async fn game_record(
         })
     })
     .await?;
+    // `.kif` is Shift_JIS, `.kifu` the same in UTF-8; the other formats by their own name.
     let (ext, charset) = match name.as_str() {
         "kif" => ("kif", "Shift_JIS"),
         "kifu" => ("kifu", "utf-8"),
-        "sfen" => ("usi", "utf-8"),
-        "json" => ("jkf", "utf-8"),
-        other => (other, "utf-8"),
+        _ => (format.name(), "utf-8"),
     };
     let mut response = bytes.into_response();
     let headers = response.headers_mut();

@@ -1116,16 +1116,23 @@ fn one_address_cannot_take_every_seat() {
 impl TestServer {
     /// `GET path`: the status, the head and the body's bytes.
     fn get_bytes(&self, path: &str) -> (u16, String, Vec<u8>) {
+        self.request_bytes("GET", path, b"")
+    }
+
+    /// One request (`Connection: close`): the status, the head and the body's bytes.
+    fn request_bytes(&self, method: &str, path: &str, body: &[u8]) -> (u16, String, Vec<u8>) {
         let mut s = TcpStream::connect(self.http).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
         s.write_all(
             format!(
-                "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-                self.http
+                "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                self.http,
+                body.len()
             )
             .as_bytes(),
         )
         .unwrap();
+        s.write_all(body).unwrap();
         let mut answer = Vec::new();
         s.read_to_end(&mut answer).unwrap();
         let split = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
@@ -1217,29 +1224,7 @@ fn a_conversion_is_bounded_by_its_output() {
         v["error"]["message"].as_str().unwrap().contains("MiB"),
         "{v}"
     );
-    let (status, head, body) = {
-        let mut s = TcpStream::connect(server.http).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-        s.write_all(
-            format!(
-                "POST /api/convert?to=usi HTTP/1.1\r\nHost: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                server.http,
-                csa.len()
-            )
-            .as_bytes(),
-        )
-        .unwrap();
-        s.write_all(csa.as_bytes()).unwrap();
-        let mut answer = Vec::new();
-        s.read_to_end(&mut answer).unwrap();
-        let split = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-        let head = String::from_utf8_lossy(&answer[..split]).to_string();
-        (
-            head[9..12].parse::<u16>().unwrap(),
-            head,
-            answer[split + 4..].to_vec(),
-        )
-    };
+    let (status, head, body) = server.request_bytes("POST", "/api/convert?to=usi", csa.as_bytes());
     assert_eq!(status, 200, "{head}");
     assert_eq!(
         String::from_utf8_lossy(&body)

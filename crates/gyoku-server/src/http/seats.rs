@@ -251,20 +251,17 @@ pub(super) async fn join(
     Ok(Json(v))
 }
 
-/// The seat's game being played, or `not_playing` (409).
-fn playing(seat: &Seat) -> Result<(SeatState, String), ApiError> {
+/// What the seat knows while its game is being played, or `not_playing` (409).
+fn playing(seat: &Seat) -> Result<SeatState, ApiError> {
     let s = seat.state();
-    match (s.phase, s.game_id()) {
-        (Phase::Playing, Some(id)) => {
-            let id = id.to_string();
-            Ok((s, id))
-        }
-        _ => Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "not_playing",
-            format!("the seat is {}, not playing", s.phase.name()),
-        )),
+    if s.phase == Phase::Playing && s.game_id().is_some() {
+        return Ok(s);
     }
+    Err(ApiError::new(
+        StatusCode::CONFLICT,
+        "not_playing",
+        format!("the seat is {}, not playing", s.phase.name()),
+    ))
 }
 
 /// `not_your_turn` (409) unless the seat is to move.
@@ -328,7 +325,7 @@ pub(super) async fn play_move(
     let mv: Move = text.parse().map_err(|e| {
         ApiError::input("invalid_move", format!("move '{text}': {e}")).with("move", json!(text))
     })?;
-    let (before, _) = playing(&seat)?;
+    let before = playing(&seat)?;
     your_turn(&before)?;
     let pos = before.position.as_ref().expect("known: your_turn");
     let csa = gyoku_kifu::csa::move_text(pos, mv, before.color);
@@ -366,7 +363,7 @@ pub(super) async fn play_move(
 /// Sends an action that ends the game (`%TORYO`, `%KACHI`) and answers with the result.
 async fn ending_action(api: &Shared, token: &str, line: &str) -> Result<Json<Value>, ApiError> {
     let seat = seat_of(api, token)?;
-    let (before, _) = playing(&seat)?;
+    let before = playing(&seat)?;
     your_turn(&before)?;
     let after = seat
         .send_and_wait(line, |b, n| {
@@ -395,7 +392,7 @@ pub(super) async fn impasse(
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let seat = seat_of(&api, &token)?;
-    let (before, _) = playing(&seat)?;
+    let before = playing(&seat)?;
     let after = seat
         .send_and_wait(crate::lobby::IMPASSE_LINE, |b, n| {
             n.errors > b.errors || n.phase != Phase::Playing || n.proposals > b.proposals
