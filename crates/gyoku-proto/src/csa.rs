@@ -541,22 +541,23 @@ impl GameEnd {
         }
     }
 
+    /// Every reason line the protocol names.
+    pub const ALL: [GameEnd; 9] = [
+        GameEnd::Resign,
+        GameEnd::TimeUp,
+        GameEnd::IllegalMove,
+        GameEnd::Sennichite,
+        GameEnd::OuteSennichite,
+        GameEnd::Jishogi,
+        GameEnd::MaxMoves,
+        GameEnd::Censored,
+        GameEnd::Chudan,
+    ];
+
     /// Reads a reason line.
     pub fn parse(line: &str) -> Option<GameEnd> {
         let line = trim_line(line);
-        [
-            GameEnd::Resign,
-            GameEnd::TimeUp,
-            GameEnd::IllegalMove,
-            GameEnd::Sennichite,
-            GameEnd::OuteSennichite,
-            GameEnd::Jishogi,
-            GameEnd::MaxMoves,
-            GameEnd::Censored,
-            GameEnd::Chudan,
-        ]
-        .into_iter()
-        .find(|e| e.line() == line)
+        GameEnd::ALL.into_iter().find(|e| e.line() == line)
     }
 }
 

@@ -1,184 +1,10 @@
-//! The client's side of the CSA protocol, no I/O: what a server's lines mean to a player
-//! ([`ServerLine`]), and a session that reads them in order and says what happened
+//! The client's side of the CSA protocol, no I/O: a session that reads a server's lines
+//! ([`ServerLine`], from [`crate::csa_line`]) in order and says what happened
 //! ([`ClientSession`], [`Event`]): logged in, a game proposed (its `Game_Summary`),
-//! started, each move with its time, the game's end.
-//!
-//! Every form clients meet is read: moves with `,T<seconds>` where the seconds may be
-//! fractional (`T1.5`, `T1.` — CSA 3.0's milliseconds; `T` is seconds whatever
-//! `Time_Unit` says), Floodgate's `,'` comments, reason lines this module has no name for
-//! (`#ILLEGAL_ACTION`, kept as text), `#CHUDAN` alone, a result with no reason line.
+//! started, each move with its time, a refusal, the game's end.
 
 use crate::csa::{EndResult, GameEnd, GameSummary, MAX_SUMMARY_LINES, SummaryError};
-
-/// One line from a CSA server, as a player reads it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ServerLine {
-    /// `LOGIN:<name> OK`.
-    LoginOk(String),
-    /// `LOGIN:incorrect`.
-    LoginIncorrect,
-    /// `LOGOUT:completed`.
-    LogoutCompleted,
-    /// `BEGIN Game_Summary`.
-    SummaryBegin,
-    /// `START:<Game_ID>`.
-    Start(String),
-    /// `REJECT:<Game_ID> by <name>`.
-    Reject(String),
-    /// A move as the server echoes it: `+7776FU,T12` (with an optional `,'` comment).
-    Move(EchoedMove),
-    /// `%TORYO,T3` or `%KACHI,T8` echoed.
-    Special {
-        /// `%TORYO` or `%KACHI`.
-        text: String,
-        /// Milliseconds, if a `T` was given.
-        ms: Option<u64>,
-    },
-    /// A reason line (`#RESIGN` …), known or not.
-    Reason(Reason),
-    /// `#WIN`, `#LOSE`, `#DRAW` (`#CENSORED` reads as a [`ServerLine::Reason`]; a session
-    /// takes it as the result when it follows another reason, as after `#MAX_MOVES`).
-    Result(EndResult),
-    /// An empty line (a keep-alive).
-    Empty,
-    /// Anything else (`##[…]` x1 lines, chat, unknown words), kept as it came.
-    Other(String),
-}
-
-/// A move the server echoed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EchoedMove {
-    /// `+7776FU`.
-    pub text: String,
-    /// Milliseconds charged (`T` is in seconds, fractions allowed), if given.
-    pub ms: Option<u64>,
-    /// The `'` comment after the time, without its `'`.
-    pub comment: Option<String>,
-}
-
-/// A reason line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Reason {
-    /// One of the protocol's.
-    Known(GameEnd),
-    /// Another (`#ILLEGAL_ACTION`, a server's own), with its `#`.
-    Unknown(String),
-}
-
-impl Reason {
-    /// The line as the server sent it (`#RESIGN`, `#ILLEGAL_ACTION`).
-    pub fn line(&self) -> &str {
-        match self {
-            Reason::Known(e) => e.line(),
-            Reason::Unknown(l) => l,
-        }
-    }
-}
-
-/// Reads `T<seconds>` (`T12`, `T1.5`, `T1.`) as milliseconds; `None` if it is not one.
-///
-/// ```
-/// use gyoku_proto::csa_client::time_ms;
-/// assert_eq!(time_ms("T12"), Some(12_000));
-/// assert_eq!(time_ms("T2.25"), Some(2_250));
-/// assert_eq!(time_ms("T1."), Some(1_000));
-/// assert_eq!(time_ms("T1.2345"), Some(1_234));
-/// assert_eq!(time_ms("T"), None);
-/// ```
-pub fn time_ms(field: &str) -> Option<u64> {
-    let digits = field.strip_prefix('T')?;
-    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
-    if whole.is_empty()
-        || whole.len() > 12
-        || !whole.bytes().all(|b| b.is_ascii_digit())
-        || !frac.bytes().all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let mut ms: u64 = whole.parse::<u64>().ok()?.checked_mul(1000)?;
-    for (place, b) in [100, 10, 1].into_iter().zip(frac.bytes()) {
-        ms += place * u64::from(b - b'0');
-    }
-    Some(ms)
-}
-
-impl ServerLine {
-    /// Reads one line (its line end and surrounding blanks ignored).
-    ///
-    /// ```
-    /// use gyoku_proto::csa_client::{EchoedMove, ServerLine};
-    /// assert_eq!(
-    ///     ServerLine::parse("-3334FU,T1.5,'* 120 +2726FU"),
-    ///     ServerLine::Move(EchoedMove {
-    ///         text: "-3334FU".into(),
-    ///         ms: Some(1_500),
-    ///         comment: Some("* 120 +2726FU".into()),
-    ///     })
-    /// );
-    /// ```
-    pub fn parse(line: &str) -> ServerLine {
-        let line = crate::trim_line(line);
-        if line.is_empty() {
-            return ServerLine::Empty;
-        }
-        if let Some(rest) = line.strip_prefix("LOGIN:") {
-            return match rest.strip_suffix(" OK") {
-                Some(name) => ServerLine::LoginOk(name.to_string()),
-                None if rest == "incorrect" => ServerLine::LoginIncorrect,
-                None => ServerLine::Other(line.to_string()),
-            };
-        }
-        if line == "LOGOUT:completed" {
-            return ServerLine::LogoutCompleted;
-        }
-        if line == "BEGIN Game_Summary" {
-            return ServerLine::SummaryBegin;
-        }
-        if let Some(id) = line.strip_prefix("START:") {
-            return ServerLine::Start(id.to_string());
-        }
-        if let Some(rest) = line.strip_prefix("REJECT:") {
-            return ServerLine::Reject(rest.to_string());
-        }
-        if let Some(r) = EndResult::parse(line)
-            && line != "#CENSORED"
-        {
-            return ServerLine::Result(r);
-        }
-        if line.starts_with('#') && !line.starts_with("##") {
-            return ServerLine::Reason(match GameEnd::parse(line) {
-                Some(e) => Reason::Known(e),
-                None => Reason::Unknown(line.to_string()),
-            });
-        }
-        let (head, rest) = line.split_once(',').unwrap_or((line, ""));
-        let (time, comment) = match rest.split_once(",'") {
-            Some((t, c)) => (t, Some(c.to_string())),
-            None => match rest.strip_prefix('\'') {
-                Some(c) => ("", Some(c.to_string())),
-                None => (rest, None),
-            },
-        };
-        let ms = time_ms(time);
-        if !time.is_empty() && ms.is_none() {
-            return ServerLine::Other(line.to_string());
-        }
-        if head == "%TORYO" || head == "%KACHI" {
-            return ServerLine::Special {
-                text: head.to_string(),
-                ms,
-            };
-        }
-        if crate::csa::move_shaped(head) {
-            return ServerLine::Move(EchoedMove {
-                text: head.to_string(),
-                ms,
-                comment,
-            });
-        }
-        ServerLine::Other(line.to_string())
-    }
-}
+pub use crate::csa_line::{EchoedMove, Reason, ServerLine, time_ms};
 
 /// What a [`ClientSession`] read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -191,8 +17,12 @@ pub enum Event {
     Proposed(Box<GameSummary>),
     /// The game started.
     Started(String),
-    /// The proposal was withdrawn (`REJECT:…`).
+    /// The proposal was withdrawn (`REJECT:<Game_ID> by <who>`): who withdrew it.
     Rejected(String),
+    /// `##[ERROR] …`: a command or move refused; the game goes on.
+    Refused(String),
+    /// `##[IMPASSE] proposed by …`: who proposed an impasse count.
+    ImpasseProposed(gyoku::Color),
     /// A move was echoed (one's own or the opponent's).
     Moved(EchoedMove),
     /// `%TORYO` or `%KACHI` was echoed.
@@ -262,7 +92,9 @@ impl ClientSession {
             ServerLine::LoginIncorrect => Some(Event::LoginRefused),
             ServerLine::LogoutCompleted => Some(Event::LoggedOut),
             ServerLine::Start(id) => Some(Event::Started(id)),
-            ServerLine::Reject(r) => Some(Event::Rejected(r)),
+            ServerLine::Reject { by, .. } => Some(Event::Rejected(by)),
+            ServerLine::Error(what) => Some(Event::Refused(what)),
+            ServerLine::ImpasseProposed(by) => Some(Event::ImpasseProposed(by)),
             ServerLine::Move(m) => Some(Event::Moved(m)),
             ServerLine::Special { text, ms } => Some(Event::Special { text, ms }),
             ServerLine::Reason(Reason::Known(GameEnd::Chudan)) => Some(Event::Ended {
@@ -285,7 +117,15 @@ impl ClientSession {
                 result: Some(result),
             }),
             ServerLine::Empty => None,
-            ServerLine::Other(l) => Some(Event::Ignored(l)),
+            other @ (ServerLine::LoginX1
+            | ServerLine::LoginUsage
+            | ServerLine::AlreadyConnected(_)
+            | ServerLine::ChallengeAccepted
+            | ServerLine::X1 { .. }
+            | ServerLine::ForkName(_)
+            | ServerLine::Monitor { .. }
+            | ServerLine::Chat { .. }
+            | ServerLine::Other(_)) => Some(Event::Ignored(other.to_string())),
         })
     }
 }
@@ -293,58 +133,6 @@ impl ClientSession {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn server_lines_are_read_in_every_form_clients_meet() {
-        let cases: &[(&str, ServerLine)] = &[
-            ("LOGIN:bridge OK", ServerLine::LoginOk("bridge".into())),
-            ("LOGIN:incorrect", ServerLine::LoginIncorrect),
-            ("START:g1", ServerLine::Start("g1".into())),
-            ("REJECT:g1 by b", ServerLine::Reject("g1 by b".into())),
-            (
-                "+7776FU,T12",
-                ServerLine::Move(EchoedMove {
-                    text: "+7776FU".into(),
-                    ms: Some(12_000),
-                    comment: None,
-                }),
-            ),
-            (
-                "+7776FU",
-                ServerLine::Move(EchoedMove {
-                    text: "+7776FU".into(),
-                    ms: None,
-                    comment: None,
-                }),
-            ),
-            (
-                "%TORYO,T2.5",
-                ServerLine::Special {
-                    text: "%TORYO".into(),
-                    ms: Some(2_500),
-                },
-            ),
-            (
-                "#RESIGN",
-                ServerLine::Reason(Reason::Known(GameEnd::Resign)),
-            ),
-            (
-                "#CENSORED",
-                ServerLine::Reason(Reason::Known(GameEnd::Censored)),
-            ),
-            (
-                "#ILLEGAL_ACTION",
-                ServerLine::Reason(Reason::Unknown("#ILLEGAL_ACTION".into())),
-            ),
-            ("#WIN", ServerLine::Result(EndResult::Win)),
-            ("", ServerLine::Empty),
-            ("+7776FU,Tx", ServerLine::Other("+7776FU,Tx".into())),
-            ("##[CHAT] hi", ServerLine::Other("##[CHAT] hi".into())),
-        ];
-        for (line, want) in cases {
-            assert_eq!(&ServerLine::parse(line), want, "{line}");
-        }
-    }
 
     /// Every ShogiHome bridge scenario's server side, read by a session: each game is
     /// proposed, started and ended (a reason and a result, or `#CHUDAN`).

@@ -28,6 +28,7 @@
 mod command;
 pub mod csa;
 pub mod csa_client;
+pub mod csa_line;
 mod engine;
 
 pub use command::{Command, GameOverResult, Go, PositionStart};

@@ -25,7 +25,7 @@ use gyoku_kifu::judge::judge;
 use gyoku_kifu::report::{impasse_json, judge_json, record_json, rules_for};
 use gyoku_kifu::{Format, Record};
 
-use crate::lobby::{GameSpec, fouls_of_name};
+use crate::lobby::GameSpec;
 use crate::play::Play;
 use crate::store::{Archive, GameDetail, ListedGame, StoreError};
 
@@ -425,7 +425,7 @@ fn replay_stored(d: &GameDetail) -> Result<Replayed, ApiError> {
         )
     };
     let spec = GameSpec::from_stored(&d.game, d.moves.clone()).ok_or_else(corrupt)?;
-    let rules = spec.with_move_limit(spec.preset.rules(), false);
+    let rules = spec.rules(false);
     let mut moves = Vec::new();
     let mut played = Vec::new();
     let (game, outcome) = match &d.record {
@@ -518,7 +518,6 @@ fn game_view(d: &GameDetail, since: Option<std::time::Duration>) -> Result<Value
         ..
     } = replay_stored(d)?;
     let rules = game.rules();
-    let fouls = fouls_of_name(&spec.name).unwrap_or(rules.fouls);
     let report = ImpasseReport::new(game.position(), Some(&spec.start.to_setup()));
     let mut v = listed_json(&d.listed);
     v["start_sfen"] = json!(spec.start.to_sfen());
@@ -534,7 +533,7 @@ fn game_view(d: &GameDetail, since: Option<std::time::Duration>) -> Result<Value
     v["in_check"] = json!(game.position().is_check());
     v["outcome"] = outcome;
     v["impasse"] = impasse_json(&report);
-    v["fouls"] = json!(match fouls {
+    v["fouls"] = json!(match rules.fouls {
         gyoku::rules::Fouls::Lose => "lose",
         gyoku::rules::Fouls::Refuse => "refuse",
     });

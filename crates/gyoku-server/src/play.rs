@@ -7,9 +7,9 @@
 //! opponent is Gyoku's own CSA bridge ([`gyoku_arena::csa_bridge`]) on the server's CSA
 //! port, logging in with a ticket for its web name.
 //!
-//! A game is named so that the lobby knows its rules and fouls
-//! (`rules_<preset>_<refuse|lose>_web<n><random>-<total>-<byoyomi or increment F>`) and is
-//! set up as the web page's only ([`GameSetup::web_only`]): no CSA client can join it.
+//! A game is named `web<n>x<random>-<total>-<byoyomi or increment F>` and set up with its
+//! rules, fouls, start and move limit as data ([`GameSetup`]), as the web page's only
+//! ([`GameSetup::web_only`]): no CSA client can join it.
 //!
 //! A seat is reached by its secret token (128 random bits, kept only as a digest). A game
 //! between two people also has an invitation: its code is the link, used once to join,
@@ -242,21 +242,20 @@ impl SeatState {
                     (None, None) => "#CHUDAN".to_string(),
                 });
             }
-            Event::Ignored(line) => {
-                if let Some(e) = line.strip_prefix("##[ERROR] ") {
-                    self.error = Some(e.to_string());
-                    self.errors += 1;
-                } else if let Some(by) = line.strip_prefix("##[IMPASSE] proposed by ") {
-                    self.proposals += 1;
-                    self.proposal = match by {
-                        "+" => Some(Color::Black),
-                        "-" => Some(Color::White),
-                        _ => None,
-                    };
-                }
+            Event::Refused(e) => {
+                self.error = Some(e);
+                self.errors += 1;
+            }
+            Event::ImpasseProposed(by) => {
+                self.proposals += 1;
+                self.proposal = Some(by);
             }
             Event::LoginRefused => self.phase = Phase::Closed,
-            Event::Proposed(_) | Event::LoggedIn | Event::Special { .. } | Event::LoggedOut => {}
+            Event::Proposed(_)
+            | Event::LoggedIn
+            | Event::Special { .. }
+            | Event::LoggedOut
+            | Event::Ignored(_) => {}
         }
         if self.phase != Phase::Playing {
             self.proposal = None;
@@ -604,21 +603,12 @@ impl Play {
             return Err(PlayError::BadTime("at most 999,999 seconds".into()));
         }
         let n = self.serial.fetch_add(1, Ordering::Relaxed);
-        let fouls = match req.fouls {
-            Some(Fouls::Refuse) => "refuse_",
-            Some(Fouls::Lose) => "lose_",
-            None => "",
-        };
         let second = if increment > 0 {
             format!("{increment}F")
         } else {
             byoyomi.to_string()
         };
-        let game = format!(
-            "rules_{}_{fouls}web{n}x{}-{total}-{second}",
-            req.preset.name(),
-            &new_secret()[..8]
-        );
+        let game = format!("web{n}x{}-{total}-{second}", &new_secret()[..8]);
         let color = req
             .color
             .unwrap_or_else(|| if coin() { Color::Black } else { Color::White });
@@ -665,6 +655,8 @@ impl Play {
             permit
         };
         let setup = GameSetup {
+            preset: Some(req.preset),
+            fouls: req.fouls,
             start: req.start,
             max_moves: req.max_moves,
             web_only: true,

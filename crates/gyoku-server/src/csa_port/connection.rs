@@ -8,6 +8,7 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use gyoku_proto::csa::ClientMessage;
+use gyoku_proto::csa_line::ServerLine;
 
 use super::{LOGIN_TIME, Limits, MAX_LINE, WRITE_TIMEOUT};
 use crate::accounts::Accounts;
@@ -44,7 +45,7 @@ async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
 /// What a client hears when its password cannot be checked (storage unavailable): not
 /// `LOGIN:incorrect`, which would tell a right password it is wrong.
 pub const UNAVAILABLE: &str =
-    "##[ERROR] passwords cannot be checked now (storage unavailable); try again later\n";
+    "passwords cannot be checked now (storage unavailable); try again later";
 
 /// One client: logged in (a deadline, password hashes a few at once), then its lines to
 /// the driver and the driver's messages to it (a bounded queue, a write deadline).
@@ -79,8 +80,8 @@ pub(crate) async fn connection(
     });
     let mut reader = BufReader::new(read_half);
     let mut buf = Vec::new();
-    let say = |text: &str| {
-        let _ = tx.push(text.to_string());
+    let say = |line: ServerLine| {
+        let _ = tx.push(format!("{line}\n"));
     };
     // Log in.
     let deadline = Instant::now() + LOGIN_TIME;
@@ -92,7 +93,7 @@ pub(crate) async fn connection(
         let line = match line {
             Ok(Ok(Some(l))) => l,
             Ok(Err(e)) => {
-                say(&format!("##[ERROR] {e}\n"));
+                say(ServerLine::Error(e.to_string()));
                 break None;
             }
             _ => break None,
@@ -110,8 +111,10 @@ pub(crate) async fn connection(
                 if let Some(said) = throttle.failed(address, &login.name, Instant::now()) {
                     note(&format!("login: {said}"));
                 }
-                say("LOGIN:incorrect\n");
-                say("##[ERROR] names with @web are the web page's players\n");
+                say(ServerLine::LoginIncorrect);
+                say(ServerLine::Error(
+                    "names with @web are the web page's players".into(),
+                ));
             }
             Ok(ClientMessage::Login(login)) => {
                 // Guessing is slowed: after a few wrong passwords for this name or from this
@@ -153,7 +156,7 @@ pub(crate) async fn connection(
                     Err(e) => {
                         // Not the client's fault: a right password must not hear it is wrong.
                         note(&format!("login of {}: {e}", login.name));
-                        say(UNAVAILABLE);
+                        say(ServerLine::Error(UNAVAILABLE.into()));
                         continue;
                     }
                 };
@@ -172,13 +175,13 @@ pub(crate) async fn connection(
                 if ok {
                     break Some((login, false));
                 }
-                say("LOGIN:incorrect\n");
+                say(ServerLine::LoginIncorrect);
             }
             Ok(ClientMessage::KeepAlive) => {}
             _ => {
-                say("LOGIN:incorrect\n");
+                say(ServerLine::LoginIncorrect);
                 if line.split_whitespace().count() >= 4 {
-                    say("type 'LOGIN name password' or 'LOGIN name password x1'\n");
+                    say(ServerLine::LoginUsage);
                 }
             }
         }

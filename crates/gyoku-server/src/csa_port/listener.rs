@@ -7,6 +7,8 @@ use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
+use gyoku_proto::csa_line::ServerLine;
+
 use super::Limits;
 use super::connection::connection;
 use crate::accounts::Accounts;
@@ -45,7 +47,8 @@ pub(crate) async fn accept_loop(
         };
         let _ = socket.set_nodelay(true);
         let Ok(permit) = limits.total.try_acquire() else {
-            let _ = socket.write_all(b"##[ERROR] too many connections\n").await;
+            let refused = ServerLine::Error("too many connections".into());
+            let _ = socket.write_all(format!("{refused}\n").as_bytes()).await;
             continue;
         };
         let admitted = {
@@ -61,9 +64,8 @@ pub(crate) async fn accept_loop(
             ok
         };
         if !admitted {
-            let _ = socket
-                .write_all(b"##[ERROR] too many connections from your address\n")
-                .await;
+            let refused = ServerLine::Error("too many connections from your address".into());
+            let _ = socket.write_all(format!("{refused}\n").as_bytes()).await;
             continue;
         }
         permit.forget();

@@ -14,6 +14,8 @@ pub struct StartedGame {
     pub white: String,
     /// The rules preset.
     pub rules: String,
+    /// What illegal moves do (`refuse`, `lose`); `None`: as the preset has it.
+    pub fouls: Option<String>,
     /// The move limit (0: none).
     pub max_moves: u32,
     /// Seconds.

@@ -107,6 +107,7 @@ mod tests {
             id: id.into(),
             name: game.into(),
             preset: gyoku::Preset::Csa,
+            fouls: None,
             names: [black.into(), white.into()],
             max_moves: 0,
             total: 600,

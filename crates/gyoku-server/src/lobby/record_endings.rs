@@ -196,7 +196,7 @@ fn play(e: &Ending) -> (Option<String>, String, String) {
         let setup = GameSetup {
             start: e.sfen.map(|s| Position::from_sfen(s).unwrap()),
             max_moves: e.max_moves,
-            web_only: false,
+            ..GameSetup::default()
         };
         input(
             &mut lobby,
@@ -284,7 +284,7 @@ fn every_ending_s_record_judges_to_its_stored_result() {
         );
         let records = gyoku_kifu::read_str(&record, Format::Csa)
             .unwrap_or_else(|err| panic!("{}: {err}\n{record}", e.what));
-        let preset = super::preset_of_name(e.game).unwrap_or(Preset::Csa);
+        let preset = super::rules_of_name(e.game).preset.unwrap_or(Preset::Csa);
         let mut rules = preset.rules();
         if let Some(n) = e.max_moves {
             rules.set_max_moves(n);

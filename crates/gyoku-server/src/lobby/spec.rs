@@ -1,7 +1,10 @@
-//! What a game is made from: its start position (and, as the lobby is cut by job, the rest
-//! of its spec).
+//! What a game is made from, as data: its rules, fouls, players, times, start and moves
+//! ([`GameSpec`]), a buoy's moves, the start of a handicap game.
 
-use gyoku::{Color, Handicap, Position};
+use gyoku::rules::Fouls;
+use gyoku::{Color, Handicap, Position, Preset, RuleSet};
+
+use super::change::StartedGame;
 
 /// The start position of a game: the even start, or a handicap as shogi-server sets it
 /// (the giver is Black and moves first, its pieces removed).
@@ -24,4 +27,140 @@ pub fn start_position(handicap: Option<Handicap>) -> Position {
     }
     setup.turn = Color::Black;
     Position::from_setup(setup).expect("a turned handicap is a legal position")
+}
+
+/// A game as stored: what it takes to propose it again (a suspended game) or for the
+/// first time.
+#[derive(Clone, Debug)]
+pub struct GameSpec {
+    /// The Game_ID.
+    pub id: String,
+    /// The game name.
+    pub name: String,
+    /// The rules.
+    pub preset: Preset,
+    /// What illegal moves do; `None`: as the preset has it.
+    pub fouls: Option<Fouls>,
+    /// Black's and White's names.
+    pub names: [String; 2],
+    /// The move limit (0: none).
+    pub max_moves: u32,
+    /// Seconds.
+    pub total: u32,
+    /// Seconds.
+    pub byoyomi: u32,
+    /// Seconds.
+    pub increment: u32,
+    /// The start position.
+    pub start: Position,
+    /// Moves the game started with (buoy), with their times.
+    pub initial_moves: Vec<(String, u32)>,
+    /// Moves played, with the seconds each was charged.
+    pub moves: Vec<(String, u64)>,
+    /// `YYYY/MM/DD HH:MM:SS`.
+    pub started_at: String,
+    /// The no-contest game this one replays.
+    pub replay_of: Option<String>,
+}
+
+impl GameSpec {
+    /// A stored game as a spec; `None` if what is stored does not make sense (an unknown
+    /// preset, a bad SFEN).
+    pub fn from_stored(g: &StartedGame, moves: Vec<(String, u64)>) -> Option<GameSpec> {
+        Some(GameSpec {
+            id: g.id.clone(),
+            name: g.name.clone(),
+            preset: g.rules.parse().ok()?,
+            fouls: match g.fouls.as_deref() {
+                None => None,
+                Some("refuse") => Some(Fouls::Refuse),
+                Some("lose") => Some(Fouls::Lose),
+                Some(_) => return None,
+            },
+            names: [g.black.clone(), g.white.clone()],
+            max_moves: g.max_moves,
+            total: g.total_time,
+            byoyomi: g.byoyomi,
+            increment: g.increment,
+            start: Position::from_sfen(&g.start_sfen).ok()?,
+            initial_moves: split_moves(&g.initial_moves.replace('\n', ""))?,
+            moves,
+            started_at: g.started_at.clone(),
+            replay_of: g.replay_of.clone(),
+        })
+    }
+}
+
+/// `rules` with the move limit `plies` (none for 0; the preset's own for `None`), the
+/// rest of the limit as the preset has it (the JSA check extension and its no contest
+/// stay), through the core's one helper; and shogi-server's way at the limit when
+/// `strict_csa_server`.
+pub(super) fn limited(mut rules: RuleSet, plies: Option<u32>, strict_csa_server: bool) -> RuleSet {
+    if let Some(plies) = plies {
+        rules.set_max_moves(plies);
+    }
+    if let Some(limit) = &mut rules.move_limit {
+        limit.strict_csa_server = strict_csa_server;
+    }
+    rules
+}
+
+impl GameSpec {
+    /// The game's rules: its preset's, with its own move limit (none for 0; the rest of
+    /// the limit as the preset has it) and its fouls; shogi-server's way at the limit when
+    /// `strict_csa_server`.
+    pub fn rules(&self, strict_csa_server: bool) -> RuleSet {
+        let mut rules = limited(self.preset.rules(), Some(self.max_moves), strict_csa_server);
+        if let Some(fouls) = self.fouls {
+            rules.fouls = fouls;
+        }
+        rules
+    }
+}
+
+/// How fouls are stored (`refuse`, `lose`).
+pub(super) fn fouls_name(fouls: Fouls) -> &'static str {
+    match fouls {
+        Fouls::Refuse => "refuse",
+        Fouls::Lose => "lose",
+    }
+}
+
+/// The moves of a buoy or fork, `+7776FU,T0-3334FU,T2` or `+7776FU-3334FU`: each CSA
+/// move with its time (1 s when none is given, as shogi-server).
+pub fn split_moves(text: &str) -> Option<Vec<(String, u32)>> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut out = Vec::new();
+    while i < b.len() {
+        let m = text.get(i..i + 7)?;
+        if !gyoku_proto::csa::move_shaped(m) {
+            return None;
+        }
+        i += 7;
+        let mut t = 1;
+        if b.get(i) == Some(&b',') && b.get(i + 1) == Some(&b'T') {
+            let digits = b[i + 2..].iter().take_while(|c| c.is_ascii_digit()).count();
+            t = text.get(i + 2..i + 2 + digits)?.parse().ok()?;
+            i += 2 + digits;
+        }
+        out.push((m.to_string(), t));
+        if out.len() > 10_000 {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// Plays CSA moves from `start`; `None` if one is not legal.
+pub(super) fn play_moves(start: &Position, moves: &[(String, u32)]) -> Option<Position> {
+    let mut pos = start.clone();
+    for (m, _) in moves {
+        let (mover, mv) = gyoku_kifu::csa::parse_move(m, &pos).ok()?;
+        if mover != pos.turn() {
+            return None;
+        }
+        pos.play(mv).ok()?;
+    }
+    Some(pos)
 }

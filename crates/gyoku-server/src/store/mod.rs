@@ -54,6 +54,7 @@ mod contract {
             black: "a".into(),
             white: "b".into(),
             rules: "csa".into(),
+            fouls: None,
             max_moves: 256,
             least_time_per_move: 0,
             total_time: 600,
@@ -120,7 +121,7 @@ mod contract {
             (d.game.total_time, d.game.byoyomi, d.game.max_moves),
             (600, 10, 256)
         );
-        assert_eq!(d.game.replay_of, None);
+        assert_eq!((d.game.replay_of, d.game.fouls), (None, None));
         assert_eq!(d.moves, vec![("+7776FU".to_string(), 3)]);
         assert!(d.record.unwrap().contains("%TORYO"));
         assert_eq!(db.game("g1").unwrap().unwrap().record, None);
@@ -163,6 +164,15 @@ mod contract {
         assert_eq!(db.buoys().unwrap()[0].count, 1);
         db.commit(&[buoy(0)]).unwrap();
         assert!(db.buoys().unwrap().is_empty());
+
+        // A game's fouls are kept as data.
+        let mut refused = started("g0", "2026/11/23 09:00:00");
+        if let Change::GameStarted(g) = &mut refused {
+            g.fouls = Some("refuse".into());
+        }
+        db.commit(&[refused]).unwrap();
+        let d0 = db.game("g0").unwrap().unwrap();
+        assert_eq!(d0.game.fouls.as_deref(), Some("refuse"));
 
         // A name keeps its first password.
         assert_eq!(db.bind_password("a", "h1", "t").unwrap(), "h1");

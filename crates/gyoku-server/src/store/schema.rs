@@ -51,6 +51,11 @@ pub const MIGRATIONS: &[&str] = &[
     "CREATE INDEX games_ended_at ON games(ended_at);",
     // 3: the server's own secrets (the key of its rating ids), made at its first start.
     "CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);",
+    // 4: a game's fouls as data (they were read from its name, `rules_<preset>_refuse_…`):
+    // the column, filled for the games whose name chose them.
+    "ALTER TABLE games ADD COLUMN fouls TEXT CHECK (fouls IN ('refuse', 'lose'));
+     UPDATE games SET fouls = 'refuse' WHERE name LIKE 'rules!_%!_refuse!_%' ESCAPE '!';
+     UPDATE games SET fouls = 'lose' WHERE name LIKE 'rules!_%!_lose!_%' ESCAPE '!';",
 ];
 
 /// A step of [`MIGRATIONS`] in PostgreSQL's words: 64-bit integers, no `WITHOUT ROWID`. One
@@ -68,8 +73,8 @@ pub(crate) fn postgres_text(statement: &str) -> String {
 /// A game starts (`playing`).
 pub(crate) const INSERT_GAME: &str = "INSERT INTO games (id, name, black, white, rules, max_moves,
      least_time_per_move, total_time, byoyomi, increment, start_sfen, initial_moves, status,
-     started_at, replay_of)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'playing', ?13, ?14)";
+     started_at, replay_of, fouls)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'playing', ?13, ?14, ?15)";
 
 /// A move is kept.
 pub(crate) const INSERT_MOVE: &str =
@@ -95,12 +100,12 @@ pub(crate) const DELETE_BUOY: &str = "DELETE FROM buoys WHERE name = ?1";
 pub(crate) const SUSPEND_UNFINISHED: &str =
     "UPDATE games SET status = 'suspended' WHERE status = 'playing'";
 
-/// [`crate::lobby::change::StartedGame`]'s columns, in its order (14).
+/// [`crate::lobby::change::StartedGame`]'s columns, in its order (15).
 macro_rules! started_columns {
     () => {
         "g.id, g.name, g.black, g.white, g.rules, g.max_moves, g.least_time_per_move,
          g.total_time, g.byoyomi, g.increment, g.start_sfen, g.initial_moves, g.started_at,
-         g.replay_of"
+         g.replay_of, g.fouls"
     };
 }
 
@@ -114,6 +119,9 @@ macro_rules! listed_columns {
 
 /// How many columns [`listed_columns`] has; [`GAME`]'s setup columns follow them.
 pub(crate) const LISTED_COLUMNS: usize = 11;
+
+/// How many columns [`started_columns`] has; [`GAME`]'s record follows them.
+pub(crate) const STARTED_COLUMNS: usize = 15;
 
 /// Every suspended game, oldest first: the started game's columns.
 pub(crate) const SUSPENDED_GAMES: &str = concat!(
@@ -187,21 +195,71 @@ mod tests {
     }
 
     /// A migration after the first only adds: no step may drop, delete, rename or empty
-    /// what an earlier one made, so that any older database upgrades without loss.
+    /// what an earlier one made, so that any older database upgrades without loss. An
+    /// `UPDATE` may only fill a column its own step adds.
     #[test]
     fn migrations_only_add() {
         for (i, step) in MIGRATIONS.iter().enumerate().skip(1) {
             let upper = step.to_uppercase();
-            for word in [
-                "DROP ",
-                "DELETE ",
-                "TRUNCATE ",
-                "RENAME ",
-                "ALTER COLUMN",
-                "UPDATE ",
-            ] {
+            for word in ["DROP ", "DELETE ", "TRUNCATE ", "RENAME ", "ALTER COLUMN"] {
                 assert!(!upper.contains(word), "migration {}: {word}", i + 1);
             }
+            for (at, _) in upper.match_indices("UPDATE ") {
+                let rest = &upper[at..];
+                let set = rest.split(" SET ").nth(1).unwrap_or("");
+                let column = set.split([' ', '=']).next().unwrap_or("");
+                assert!(
+                    !column.is_empty() && upper.contains(&format!("ADD COLUMN {column} ")),
+                    "migration {}: UPDATE of {column:?}, a column it does not add",
+                    i + 1
+                );
+            }
         }
+    }
+
+    #[test]
+    fn the_fouls_column_is_filled_from_the_names_that_chose_them() {
+        let db = rusqlite::Connection::open_in_memory().expect("memory");
+        for step in &MIGRATIONS[..3] {
+            db.execute_batch(step).expect("older schema");
+        }
+        for (id, name) in [
+            ("a", "rules_jsa_refuse_club-600-10"),
+            ("b", "rules_lishogi_lose_cup-300-0"),
+            ("c", "rules_jsa_cup-600-10"),
+            ("d", "floodgate-300-10F"),
+            ("e", "rulesXjsaXrefuseXy-600-10"),
+        ] {
+            db.execute(
+                "INSERT INTO games (id, name, black, white, rules, max_moves,
+                 least_time_per_move, total_time, byoyomi, increment, start_sfen,
+                 initial_moves, status, started_at) VALUES
+                 (?1, ?2, 'b', 'w', 'csa', 0, 0, 600, 10, 0, 's', '', 'finished', 't')",
+                [id, name],
+            )
+            .expect("insert");
+        }
+        db.execute_batch(MIGRATIONS[3]).expect("step 4");
+        let fouls: Vec<(String, Option<String>)> = db
+            .prepare("SELECT id, fouls FROM games ORDER BY id")
+            .expect("select")
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .expect("rows")
+            .collect::<Result<_, _>>()
+            .expect("read");
+        let fouls: Vec<(&str, Option<&str>)> = fouls
+            .iter()
+            .map(|(i, f)| (i.as_str(), f.as_deref()))
+            .collect();
+        assert_eq!(
+            fouls,
+            [
+                ("a", Some("refuse")),
+                ("b", Some("lose")),
+                ("c", None),
+                ("d", None),
+                ("e", None)
+            ]
+        );
     }
 }

@@ -133,6 +133,7 @@ fn keep(tx: &mut dyn Exec, change: &Change) -> Result<(), StoreError> {
                 Text(&g.initial_moves),
                 Text(&g.started_at),
                 OptText(g.replay_of.as_deref()),
+                OptText(g.fouls.as_deref()),
             ],
         ),
         Change::Move {
@@ -203,6 +204,7 @@ fn started_of(row: &mut Row, at: usize) -> Result<StartedGame, StoreError> {
         initial_moves: row.text(at + 11)?,
         started_at: row.text(at + 12)?,
         replay_of: row.opt_text(at + 13)?,
+        fouls: row.opt_text(at + 14)?,
     })
 }
 
@@ -318,7 +320,7 @@ impl<T: Sql> Archive for T {
         };
         let listed = listed_of(&mut row)?;
         let game = started_of(&mut row, schema::LISTED_COLUMNS)?;
-        let record = row.opt_text(schema::LISTED_COLUMNS + 14)?;
+        let record = row.opt_text(schema::LISTED_COLUMNS + schema::STARTED_COLUMNS)?;
         let moves = moves_of(self, id)?;
         Ok(Some(GameDetail {
             game,

@@ -1,0 +1,166 @@
+//! Buoy games (`%%SETBUOY`, `%%FORK`): games that start from set moves, a set number of
+//! times, bounded per player and in all.
+
+use super::*;
+
+impl Lobby {
+    pub(super) fn fork(
+        &mut self,
+        conn: ConnId,
+        source: &str,
+        new_game: Option<String>,
+        nth: Option<u32>,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let Some(g) = self.by_id.get(source).and_then(|k| self.games.get(k)) else {
+            Self::tell(
+                out,
+                conn,
+                ServerLine::Error(format!("wrong source game name: {source}")),
+            );
+            return;
+        };
+        let all: Vec<(String, u32)> = g
+            .initial_moves
+            .iter()
+            .cloned()
+            .chain(
+                g.moves
+                    .iter()
+                    .map(|(m, t, _)| (m.clone(), u32::try_from(*t).unwrap_or(u32::MAX))),
+            )
+            .collect();
+        let nth = nth.map_or(all.len().saturating_sub(1), |n| n as usize);
+        if nth > all.len() || nth < 1 {
+            Self::tell(
+                out,
+                conn,
+                ServerLine::Error(format!(
+                    "number of moves to fork is out of range: {}.",
+                    all.len()
+                )),
+            );
+            return;
+        }
+        let moves: String = all[..nth]
+            .iter()
+            .map(|(m, t)| format!("{m},T{t}"))
+            .collect();
+        let new_game = match new_game {
+            Some(n) => n,
+            None => {
+                let parsed = source.split('+').nth(1).and_then(|n| {
+                    let (rest, byo) = n.rsplit_once('-')?;
+                    let (name, total) = rest.rsplit_once('-')?;
+                    (!name.contains('-'))
+                        .then(|| (name.to_string(), total.to_string(), byo.to_string()))
+                });
+                let Some((name, total, byo)) = parsed else {
+                    Self::tell(
+                        out,
+                        conn,
+                        ServerLine::Error(format!(
+                            "wrong source game name to make a new buoy game name: {source}"
+                        )),
+                    );
+                    return;
+                };
+                let n = format!("buoy_{name}_{nth}-{total}-{byo}");
+                Self::tell_lines(
+                    out,
+                    conn,
+                    [ServerLine::ForkName(n.clone()), ok(X1Tag::Fork)],
+                );
+                n
+            }
+        };
+        self.set_buoy(conn, &new_game, &moves, 1, now, out);
+    }
+
+    pub(super) fn set_buoy(
+        &mut self,
+        conn: ConnId,
+        name: &str,
+        moves: &str,
+        count: u32,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        if !is_buoy_name(name) {
+            Self::tell(
+                out,
+                conn,
+                ServerLine::Error(format!("wrong buoy game name: {name}")),
+            );
+            return;
+        }
+        if self.buoys.contains_key(name) {
+            Self::tell(
+                out,
+                conn,
+                ServerLine::Error(format!("duplicated buoy game name: {name}")),
+            );
+            return;
+        }
+        if count < 1 {
+            Self::tell(
+                out,
+                conn,
+                ServerLine::Error(format!("invalid count: {count}")),
+            );
+            return;
+        }
+        let owner = &self.conns[&conn].name;
+        if self.buoys.len() >= MAX_BUOYS
+            || self.buoys.values().filter(|b| b.owner == *owner).count() >= MAX_BUOYS_PER_PLAYER
+        {
+            Self::tell(
+                out,
+                conn,
+                ServerLine::Error(format!(
+                    "too many buoy games: at most {MAX_BUOYS_PER_PLAYER} a player, \
+                     {MAX_BUOYS} in all"
+                )),
+            );
+            return;
+        }
+        if split_moves(moves)
+            .and_then(|m| play_moves(&Position::startpos(), &m))
+            .is_none()
+        {
+            Self::tell(
+                out,
+                conn,
+                ServerLine::Error(format!("wrong moves: {moves}")),
+            );
+            return;
+        }
+        let buoy = StoredBuoy {
+            name: name.to_string(),
+            moves: moves.to_string(),
+            owner: self.conns[&conn].name.clone(),
+            count,
+        };
+        out.push(Output::Store(Change::Buoy {
+            name: buoy.name.clone(),
+            moves: buoy.moves.clone(),
+            owner: buoy.owner.clone(),
+            count,
+        }));
+        self.buoys.insert(name.to_string(), buoy);
+        Self::tell(out, conn, ok(X1Tag::SetBuoy));
+        // Two players already waiting for it start now.
+        let waiting: Vec<ConnId> = self.waiting.for_game(name).collect();
+        if let Some(&p1) = waiting.first()
+            && let Some(p2) = self.find_rival(p1, name)
+        {
+            let turn = match self.conns[&p1].sente {
+                Some(true) => '+',
+                Some(false) => '-',
+                None => '*',
+            };
+            self.pair(p1, turn, p2, name, now, out);
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! The lobby's clock rules as transcripts: inputs at stepped instants in, what is sent out.
+//! No sockets and no sleeps; `tests/csa_server.rs` plays a few of them over real sockets
+//! end to end.
+
+use super::tests::{Transcript, sent};
+use super::*;
+
+/// Two x1 players (connections 1, Black, and 2, White) agree to `game` at instant 0; the
+/// Game_ID.
+fn started(t: &mut Transcript, game: &str) -> String {
+    t.login_x1(1, "b");
+    t.login_x1(2, "w");
+    t.line(1, &format!("%%GAME {game} +"));
+    t.line(2, &format!("%%GAME {game} -"));
+    t.line(1, "AGREE");
+    let start = t.line(2, "AGREE");
+    let id = start[0].1.trim().strip_prefix("START:").expect("started");
+    id.to_string()
+}
+
+/// What a tick at `mono` sends.
+fn tick(t: &mut Transcript, mono: Millis) -> Vec<(ConnId, String)> {
+    t.now.mono = mono;
+    sent(t.input(Input::Tick))
+}
+
+/// What `line` from `conn` at `mono` sends.
+fn line_at(t: &mut Transcript, mono: Millis, conn: ConnId, line: &str) -> Vec<(ConnId, String)> {
+    t.now.mono = mono;
+    t.line(conn, line)
+}
+
+fn time_up(loser: ConnId, winner: ConnId) -> Vec<(ConnId, String)> {
+    vec![
+        (loser, "#TIME_UP\n#LOSE\n".into()),
+        (winner, "#TIME_UP\n#WIN\n".into()),
+    ]
+}
+
+fn echo(text: &str) -> Vec<(ConnId, String)> {
+    vec![(1, format!("{text}\n")), (2, format!("{text}\n"))]
+}
+
+/// Sudden death: the server flags the side to move at the tick of its deadline, with no
+/// message from the player, and not a millisecond before.
+#[test]
+fn time_runs_out_at_the_tick_of_its_deadline() {
+    let mut t = Transcript::new();
+    started(&mut t, "blitz-1-0");
+    assert_eq!(t.lobby.next_deadline(), Some(1_000));
+    assert_eq!(tick(&mut t, 999), []);
+    let mut ended = tick(&mut t, 1_000);
+    ended.retain(|(_, text)| text.starts_with('#'));
+    assert_eq!(ended, time_up(1, 2));
+    assert_eq!(t.lobby.next_deadline(), None);
+}
+
+/// A move that arrives after the deadline, before any tick, loses on time: it is not
+/// echoed.
+#[test]
+fn a_move_after_the_deadline_is_a_time_up() {
+    let mut t = Transcript::new();
+    started(&mut t, "blitz-1-0");
+    let mut ended = line_at(&mut t, 1_500, 1, "+7776FU");
+    ended.retain(|(_, text)| text.starts_with('#'));
+    assert_eq!(ended, time_up(1, 2));
+}
+
+/// Byoyomi, as shogi-server: each move is charged whole seconds, floored (1.2 s is 1 s),
+/// and the side to move is flagged once its floored time reaches the byoyomi.
+#[test]
+fn byoyomi_charges_whole_seconds() {
+    let mut t = Transcript::new();
+    started(&mut t, "byo-0-2");
+    assert_eq!(line_at(&mut t, 1_200, 1, "+7776FU"), echo("+7776FU,T1"));
+    assert_eq!(line_at(&mut t, 3_199, 2, "-3334FU"), echo("-3334FU,T1"));
+    assert_eq!(t.lobby.next_deadline(), Some(5_199));
+    assert_eq!(tick(&mut t, 5_198), []);
+    let mut ended = tick(&mut t, 5_199);
+    ended.retain(|(_, text)| text.starts_with('#'));
+    assert_eq!(ended, time_up(1, 2));
+}
+
+/// Fischer: the increment is added after each move, on top of what is left, and is
+/// usable during the move itself, as on CSA servers (`my - t + increment <= 0` flags).
+#[test]
+fn an_increment_is_added_after_each_move() {
+    let mut t = Transcript::new();
+    started(&mut t, "inc-10-5F");
+    assert_eq!(line_at(&mut t, 3_000, 1, "+7776FU"), echo("+7776FU,T3"));
+    assert_eq!(line_at(&mut t, 4_000, 2, "-3334FU"), echo("-3334FU,T1"));
+    // Black: 10 - 3 + 5 = 12 s left, and this move's 5 s, running from 4 s.
+    assert_eq!(t.lobby.next_deadline(), Some(21_000));
+    assert_eq!(tick(&mut t, 20_999), []);
+    let mut ended = tick(&mut t, 21_000);
+    ended.retain(|(_, text)| text.starts_with('#'));
+    assert_eq!(ended, time_up(1, 2));
+}
+
+/// `--least-time-per-move`: a quick move is charged the least time.
+#[test]
+fn a_quick_move_is_charged_the_least_time_per_move() {
+    let mut t = Transcript::with(Config {
+        least_time_per_move: 1,
+        ..Config::default()
+    });
+    started(&mut t, "least-600-10");
+    assert_eq!(line_at(&mut t, 200, 1, "+7776FU"), echo("+7776FU,T1"));
+    assert_eq!(line_at(&mut t, 2_700, 2, "-3334FU"), echo("-3334FU,T2"));
+}
+
+/// A proposal not agreed in 120 s is withdrawn by the server.
+#[test]
+fn a_proposal_lapses_after_two_minutes() {
+    let mut t = Transcript::new();
+    t.login_x1(1, "b");
+    t.login_x1(2, "w");
+    t.line(1, "%%GAME lapse-600-10 +");
+    let proposed = t.line(2, "%%GAME lapse-600-10 -");
+    let id = proposed[0]
+        .1
+        .lines()
+        .find_map(|l| l.strip_prefix("Game_ID:"))
+        .expect("a Game_ID")
+        .to_string();
+    t.line(1, "AGREE");
+    assert_eq!(t.lobby.next_deadline(), Some(AGREE_TIMEOUT_MS));
+    assert_eq!(tick(&mut t, AGREE_TIMEOUT_MS - 1), []);
+    let lapsed = format!("REJECT:{id} by the Server (timed out)\n");
+    assert_eq!(
+        tick(&mut t, AGREE_TIMEOUT_MS),
+        [(1, lapsed.clone()), (2, lapsed)]
+    );
+}
+
+/// A suspended game is proposed again with each side's own time left, its moves, and the
+/// clock running from where it stopped.
+#[test]
+fn a_resumed_game_keeps_each_sides_time() {
+    let mut t = Transcript::new();
+    started(&mut t, "susp-600-10");
+    assert_eq!(line_at(&mut t, 2_100, 1, "+7776FU"), echo("+7776FU,T2"));
+    assert_eq!(line_at(&mut t, 2_100, 2, "-3334FU"), echo("-3334FU,T0"));
+    let suspended = line_at(&mut t, 2_500, 1, "%CHUDAN");
+    assert_eq!(
+        suspended[..2],
+        [(1, "#CHUDAN\n".into()), (2, "#CHUDAN\n".into())]
+    );
+    t.now.mono = 10_000;
+    t.line(2, "%%GAME susp-600-10 -");
+    let proposed = t.line(1, "%%GAME susp-600-10 +");
+    let summary = &proposed[0].1;
+    for part in [
+        "BEGIN Time+\nTime_Unit:1sec\nTotal_Time:598\n",
+        "BEGIN Time-\nTime_Unit:1sec\nTotal_Time:600\n",
+        "+7776FU,T2\n-3334FU,T0\nEND Position\n",
+    ] {
+        assert!(summary.contains(part), "{part:?} in {summary}");
+    }
+    t.line(1, "AGREE");
+    t.line(2, "AGREE");
+    // Black has 598 s and a 10 s byoyomi from 10 s on.
+    assert_eq!(t.lobby.next_deadline(), Some(10_000 + 608_000));
+}

@@ -1,0 +1,243 @@
+//! Connections: who is logged in, in which state, and what each line a client sends
+//! asks for (dispatched to the other jobs); a connection's way out.
+
+use super::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Status {
+    Connected,
+    GameWaiting,
+    AgreeWaiting,
+    StartWaiting,
+    Game,
+}
+
+impl Status {
+    pub(super) const fn name(self) -> &'static str {
+        match self {
+            Status::Connected => "connected",
+            Status::GameWaiting => "game_waiting",
+            Status::AgreeWaiting => "agree_waiting",
+            Status::StartWaiting => "start_waiting",
+            Status::Game => "game",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct Conn {
+    pub(super) name: String,
+    pub(super) x1: bool,
+    pub(super) rating_id: Option<String>,
+    /// A web page's player ([`CheckedLogin::web`]).
+    pub(super) web: bool,
+    pub(super) status: Status,
+    pub(super) game_name: String,
+    /// `Some(true)`: wants Black.
+    pub(super) sente: Option<bool>,
+    pub(super) game: Option<u64>,
+    pub(super) deferred: VecDeque<GameLine>,
+    /// Games this connection monitors.
+    pub(super) monitoring: Vec<u64>,
+}
+
+impl Lobby {
+    pub(super) fn logged_in(
+        &mut self,
+        conn: ConnId,
+        login: CheckedLogin,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let existing = self.names.get(&login.name).map(|&id| {
+            let c = &self.conns[&id];
+            (
+                id,
+                c.rating_id == login.rating_id && c.status != Status::Game,
+            )
+        });
+        match existing {
+            Some((old, true)) => {
+                // The same player again, not in a game: the new connection replaces the old.
+                self.closed(old, now, out);
+                out.push(Output::Close(old));
+            }
+            Some((_, false)) => {
+                Self::tell(out, conn, ServerLine::LoginIncorrect);
+                if login.x1 {
+                    Self::tell(out, conn, ServerLine::AlreadyConnected(login.name));
+                }
+                out.push(Output::Close(conn));
+                return;
+            }
+            None => {}
+        }
+        Self::tell(out, conn, ServerLine::LoginOk(login.name.clone()));
+        if login.x1 {
+            Self::tell(out, conn, ServerLine::LoginX1);
+        }
+        self.names.insert(login.name.clone(), conn);
+        self.conns.insert(
+            conn,
+            Conn {
+                name: login.name,
+                x1: login.x1,
+                rating_id: login.rating_id,
+                web: login.web,
+                status: Status::Connected,
+                game_name: String::new(),
+                sente: None,
+                game: None,
+                deferred: VecDeque::new(),
+                monitoring: Vec::new(),
+            },
+        );
+        if let Some((game, turn)) = login.game {
+            let turn = match turn {
+                Some(Color::Black) => '+',
+                Some(Color::White) => '-',
+                None => '*',
+            };
+            self.game_command(conn, false, &game, turn, now, out);
+        }
+    }
+
+    pub(super) fn line(&mut self, conn: ConnId, line: &str, now: Now, out: &mut Vec<Output>) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        let raw = line.trim_end_matches(['\r', '\n']);
+        if raw == "CHALLENGE" {
+            // CSA's official test server's command: accepted and meaningless here.
+            Self::tell(out, conn, ServerLine::ChallengeAccepted);
+            return;
+        }
+        if raw == IMPASSE_LINE && c.status == Status::Game {
+            return self.impasse_line(conn, now, out);
+        }
+        let msg = match ClientMessage::parse(raw) {
+            Ok(m) => m,
+            Err(e) => {
+                if c.status == Status::Game && raw.starts_with(['+', '-']) {
+                    // A malformed move on one's turn loses, as shogi-server.
+                    self.game_line(conn, GameLine::Garbage(raw.to_string()), now, out);
+                } else {
+                    Self::tell(out, conn, ServerLine::Error(format!("{e}")));
+                }
+                return;
+            }
+        };
+        match msg {
+            ClientMessage::Login(_) => {
+                Self::tell(out, conn, ServerLine::Error("already logged in".into()));
+            }
+            ClientMessage::Logout => {
+                Self::tell(out, conn, ServerLine::LogoutCompleted);
+                self.closed(conn, now, out);
+                out.push(Output::Close(conn));
+            }
+            ClientMessage::Agree(_) => self.agree(conn, now, out),
+            ClientMessage::Reject(_) => self.reject(conn, out),
+            ClientMessage::KeepAlive => {
+                // Answered with an empty line (a single space gets nothing, as in
+                // shogi-server). Time-ups need no keep-alive here: the server's timer
+                // flags them.
+                if raw.is_empty() {
+                    Self::tell(out, conn, ServerLine::Empty);
+                }
+            }
+            ClientMessage::Ignored => {}
+            ClientMessage::Move { ref text, .. } => {
+                if c.status != Status::Game {
+                    return;
+                }
+                let game = c.game.and_then(|g| self.games.get(&g));
+                if game.is_some_and(|g| g.last_move == *text) {
+                    // Two identical moves in a row: the second is ignored (shogi-server).
+                    return;
+                }
+                self.game_line(conn, GameLine::Said(msg), now, out);
+            }
+            ClientMessage::Resign | ClientMessage::Declare | ClientMessage::Chudan => {
+                if c.status == Status::Game {
+                    self.game_line(conn, GameLine::Said(msg), now, out);
+                }
+            }
+            ClientMessage::X1(cmd) => self.x1(conn, cmd, now, out),
+        }
+    }
+
+    /// Sets a connection's status, keeping the waiting index in step: `game_name` must
+    /// already be the game waited for when the status is `GameWaiting`, and must not
+    /// change while it is.
+    pub(super) fn set_status(&mut self, conn: ConnId, status: Status) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        if c.status == Status::GameWaiting {
+            self.waiting.remove(&c.game_name, conn);
+        }
+        c.status = status;
+        if status == Status::GameWaiting {
+            self.waiting.insert(&c.game_name, conn);
+        }
+    }
+
+    /// Forgets a connection: its name, its place in a queue, the games it monitors.
+    pub(super) fn remove_conn(&mut self, conn: ConnId) -> Option<Conn> {
+        let c = self.conns.remove(&conn)?;
+        if c.status == Status::GameWaiting {
+            self.waiting.remove(&c.game_name, conn);
+        }
+        if self.names.get(&c.name) == Some(&conn) {
+            self.names.remove(&c.name);
+        }
+        for key in &c.monitoring {
+            if let Some(g) = self.games.get_mut(key) {
+                g.monitors.retain(|&m| m != conn);
+            }
+        }
+        Some(c)
+    }
+
+    /// A player's game is over: back to `connected`, or disconnected in CSA mode.
+    pub(super) fn release(&mut self, conn: ConnId, close_csa: bool, out: &mut Vec<Output>) {
+        self.set_status(conn, Status::Connected);
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        c.game = None;
+        c.game_name.clear();
+        c.sente = None;
+        c.deferred.clear();
+        if !c.x1 && close_csa {
+            self.remove_conn(conn);
+            out.push(Output::Close(conn));
+        }
+    }
+
+    pub(super) fn closed(&mut self, conn: ConnId, now: Now, out: &mut Vec<Output>) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        if let Some(key) = c.game {
+            let g = &self.games[&key];
+            match g.phase {
+                Phase::Agreeing { .. } => {
+                    let name = c.name.clone();
+                    self.drop_proposal(key, &name, out);
+                }
+                Phase::Playing => {
+                    let color = if g.players[0] == conn {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
+                    self.remove_conn(conn);
+                    self.end(key, Ending::Left(color), now, out);
+                }
+            }
+        }
+        self.remove_conn(conn);
+    }
+}

@@ -1,0 +1,290 @@
+//! Matching: players who name the same game are paired, colours decided as shogi-server
+//! decides them, and the game proposed with a Game_ID of its own; a suspended game waits
+//! for its two players.
+
+use super::*;
+
+impl Lobby {
+    pub(super) fn game_command(
+        &mut self,
+        conn: ConnId,
+        challenge: bool,
+        game: &str,
+        turn: char,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let parsed = GameName::parse(game).filter(|g| g.name == game);
+        if parsed.is_none() {
+            Self::tell(
+                out,
+                conn,
+                ServerLine::Error(format!("bad game name: {game}.")),
+            );
+            Self::tell(
+                out,
+                conn,
+                ServerLine::Error(
+                    "game name should consist of three parts like game-1500-60.".into(),
+                ),
+            );
+            return;
+        }
+        let c = self.conns.get_mut(&conn).expect("logged in");
+        if !c.web
+            && self
+                .setups
+                .iter()
+                .any(|(name, setup)| name == game && setup.web_only)
+        {
+            Self::tell(
+                out,
+                conn,
+                ServerLine::Error(format!("the game {game} is played from the web page only")),
+            );
+            return;
+        }
+        if !matches!(c.status, Status::Connected | Status::GameWaiting) {
+            let msg = ServerLine::Error(format!(
+                "you are in {} status. GAME is valid in connected or game_waiting status",
+                c.status.name()
+            ));
+            Self::tell(out, conn, msg);
+            return;
+        }
+        let me = c.name.clone();
+        if let Some(id) = self.suspended_for(game, &me) {
+            return self.resume(conn, &id, now, out);
+        }
+        let c = self.conns.get_mut(&conn).expect("logged in");
+        c.sente = match turn {
+            '+' => Some(true),
+            '-' => Some(false),
+            _ => None,
+        };
+        if is_floodgate_name(game) && turn != '*' {
+            Self::tell(
+                out,
+                conn,
+                ServerLine::Error(format!(
+                    "You are not allowed to specify TEBAN {turn} for the game {game}"
+                )),
+            );
+            return;
+        }
+        if c.sente.is_none() && parsed.as_ref().is_some_and(|g| g.handicap.is_some()) {
+            Self::tell(
+                out,
+                conn,
+                ServerLine::Error(
+                    "Random turn preference is not allowed for handicapped games".into(),
+                ),
+            );
+            return;
+        }
+        let sente = c.sente;
+        // Out of the queue of the game it waited for (if any) before naming the new one.
+        self.set_status(conn, Status::Connected);
+        let c = self.conns.get_mut(&conn).expect("logged in");
+        c.sente = sente;
+        c.game_name = game.to_string();
+        match self.find_rival(conn, game) {
+            Some(rival) if !is_buoy_name(game) || self.buoys.contains_key(game) => {
+                self.pair(conn, turn, rival, game, now, out);
+            }
+            Some(_) => self.set_status(conn, Status::GameWaiting),
+            None if challenge => {
+                Self::tell(
+                    out,
+                    conn,
+                    ServerLine::Error(format!("can't find rival for {game}")),
+                );
+                let c = self.conns.get_mut(&conn).expect("logged in");
+                c.game_name.clear();
+                c.sente = None;
+            }
+            None => self.set_status(conn, Status::GameWaiting),
+        }
+    }
+
+    pub(super) fn find_rival(&self, me: ConnId, game: &str) -> Option<ConnId> {
+        let c = &self.conns[&me];
+        let want = c.sente.map(|s| !s);
+        self.waiting.for_game(game).find(|&id| {
+            let r = &self.conns[&id];
+            id != me
+                && (want.is_none() || r.sente.is_none() || r.sente == want)
+                && r.name != c.name
+                && self.suspended_for(game, &r.name).is_none()
+        })
+    }
+
+    /// Two players meet: decide colours as shogi-server does and propose the game.
+    pub(super) fn pair(
+        &mut self,
+        me: ConnId,
+        my_turn: char,
+        rival: ConnId,
+        game: &str,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let rival_sente = self.conns[&rival].sente;
+        let me_black = match (my_turn, rival_sente) {
+            ('*', None) => self.coin(),
+            (_, Some(true)) => false,
+            (_, Some(false)) => true,
+            ('+', None) => true,
+            _ => false,
+        };
+        let (black, white) = if me_black { (me, rival) } else { (rival, me) };
+        let mut initial = Vec::new();
+        if is_buoy_name(game) {
+            let b = self.buoys.get_mut(game).expect("checked by the caller");
+            initial = split_moves(&b.moves).unwrap_or_default();
+            b.count = b.count.saturating_sub(1);
+            out.push(Output::Store(Change::Buoy {
+                name: b.name.clone(),
+                moves: b.moves.clone(),
+                owner: b.owner.clone(),
+                count: b.count,
+            }));
+            if b.count == 0 {
+                self.buoys.remove(game);
+            }
+        }
+        self.propose(game, [black, white], initial, None, now, out);
+    }
+
+    pub(super) fn rules_for(&self, preset: Preset) -> (RuleSet, u32) {
+        let rules = limited(
+            preset.rules(),
+            self.config.max_moves,
+            self.config.strict_csa_server,
+        );
+        (rules, rules.move_limit.map_or(0, |l| l.plies))
+    }
+
+    /// Game_IDs already issued (by this server before a restart): none is issued again.
+    /// Each is `<event>+<game>+<black>+<white>+YYYYMMDDhhmmss`; others are ignored.
+    pub fn remember_game_ids(&mut self, ids: impl IntoIterator<Item = String>) {
+        for id in ids {
+            let Some((prefix, time)) = id.rsplit_once('+') else {
+                continue;
+            };
+            let Ok(t) = chrono::NaiveDateTime::parse_from_str(time, "%Y%m%d%H%M%S") else {
+                continue;
+            };
+            let prefix = format!("{prefix}+");
+            let last = self.id_issued.entry(prefix).or_insert(t);
+            *last = (*last).max(t);
+        }
+    }
+
+    pub(super) fn next_game_id(
+        &mut self,
+        game: &str,
+        black: &str,
+        white: &str,
+        now: Now,
+    ) -> String {
+        let second = now.wall.with_nanosecond_zero();
+        if second != self.id_second {
+            self.id_issued.retain(|_, t| *t >= second);
+            self.id_second = second;
+        }
+        let prefix = format!("{}+{game}+{black}+{white}+", self.config.event);
+        let t = match self.id_issued.get(&prefix) {
+            Some(&last) if last >= second => last + chrono::Duration::seconds(1),
+            _ => second,
+        };
+        self.id_issued.insert(prefix.clone(), t);
+        format!("{prefix}{}", t.format("%Y%m%d%H%M%S"))
+    }
+
+    pub(super) fn propose(
+        &mut self,
+        game: &str,
+        [black, white]: [ConnId; 2],
+        initial: Vec<(String, u32)>,
+        replay_of: Option<String>,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let name = GameName::parse(game).expect("checked by the caller");
+        let setup = self
+            .setups
+            .iter()
+            .find(|(n, _)| n == game)
+            .map(|(_, s)| s.clone())
+            .unwrap_or_default();
+        // The one place a game's name is read for its rules: a CSA client's choice, unless
+        // the game was set up with its own.
+        let named = rules_of_name(game);
+        let preset = setup.preset.or(named.preset).unwrap_or(self.config.rules);
+        let fouls = setup.fouls.or(named.fouls);
+        let max_moves = setup.max_moves.unwrap_or_else(|| self.rules_for(preset).1);
+        let names = [
+            self.conns[&black].name.clone(),
+            self.conns[&white].name.clone(),
+        ];
+        let id = self.next_game_id(game, &names[0], &names[1], now);
+        let spec = GameSpec {
+            id,
+            name: game.to_string(),
+            preset,
+            fouls,
+            names,
+            max_moves,
+            total: name.total_seconds,
+            byoyomi: name.byoyomi_seconds,
+            increment: name.increment_seconds,
+            start: setup.start.unwrap_or_else(|| start_position(name.handicap)),
+            initial_moves: initial,
+            moves: Vec::new(),
+            started_at: now.wall.format("%Y/%m/%d %H:%M:%S").to_string(),
+            replay_of,
+        };
+        self.open(spec, [black, white], false, now, out);
+    }
+
+    /// The suspended game named `game` that `player` plays in, if any.
+    pub(super) fn suspended_for(&self, game: &str, player: &str) -> Option<String> {
+        self.suspended.find(game, player).map(str::to_string)
+    }
+
+    /// A player of a suspended game asks for it: it waits for the other player, and once
+    /// both are here the game is proposed again with its moves and clocks.
+    pub(super) fn resume(&mut self, conn: ConnId, id: &str, now: Now, out: &mut Vec<Output>) {
+        let spec = self.suspended.get(id).expect("looked up");
+        let me = self.conns[&conn].name.clone();
+        let black = spec.names[0] == me;
+        let other = spec.names[usize::from(black)].clone();
+        let game = spec.name.clone();
+        self.set_status(conn, Status::Connected);
+        let c = self.conns.get_mut(&conn).expect("logged in");
+        c.game_name = game.clone();
+        c.sente = Some(black);
+        self.set_status(conn, Status::GameWaiting);
+        let rival = self.names.get(&other).copied().filter(|r| {
+            let r = &self.conns[r];
+            r.status == Status::GameWaiting && r.game_name == game
+        });
+        if let Some(rival) = rival {
+            let spec = self.suspended.remove(id).expect("looked up");
+            let players = if black { [conn, rival] } else { [rival, conn] };
+            self.open(spec, players, true, now, out);
+        }
+    }
+}
+
+pub(super) trait NanosZero {
+    fn with_nanosecond_zero(self) -> Self;
+}
+
+impl NanosZero for chrono::NaiveDateTime {
+    fn with_nanosecond_zero(self) -> Self {
+        use chrono::Timelike;
+        self.with_nanosecond(0).unwrap_or(self)
+    }
+}

@@ -1,0 +1,223 @@
+//! The lobby's unit tests: its inputs in, its outputs read back.
+
+use super::*;
+
+pub(super) fn at(s: &str) -> Now {
+    Now {
+        mono: 0,
+        wall: chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f").unwrap(),
+    }
+}
+
+/// A lobby driven by inputs, as the driver would, with what it answers read back.
+pub(super) struct Transcript {
+    pub(super) lobby: Lobby,
+    pub(super) now: Now,
+}
+
+impl Transcript {
+    pub(super) fn new() -> Transcript {
+        Transcript::with(Config::default())
+    }
+
+    pub(super) fn with(config: Config) -> Transcript {
+        Transcript {
+            lobby: Lobby::new(config, Vec::new(), Vec::new()),
+            now: at("2026-11-23 10:00:00.000"),
+        }
+    }
+
+    pub(super) fn input(&mut self, input: Input) -> Vec<Output> {
+        let mut out = Vec::new();
+        self.lobby.handle(input, self.now, &mut out);
+        out
+    }
+
+    pub(super) fn login_x1(&mut self, id: ConnId, name: &str) {
+        self.input(Input::LoggedIn(
+            id,
+            CheckedLogin {
+                name: name.into(),
+                x1: true,
+                rating_id: None,
+                game: None,
+                web: false,
+            },
+        ));
+    }
+
+    /// What `line` from `id` makes the lobby send, to whom.
+    pub(super) fn line(&mut self, id: ConnId, line: &str) -> Vec<(ConnId, String)> {
+        let out = self.input(Input::Line(id, line.into()));
+        sent(out)
+    }
+}
+
+/// The `Send`s of a batch: to whom, what.
+pub(super) fn sent(out: Vec<Output>) -> Vec<(ConnId, String)> {
+    out.into_iter()
+        .filter_map(|o| match o {
+            Output::Send(to, text) => Some((to, text)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Issue 26: a game's rules are data. A game set up under a plain name plays its
+/// set-up rules and fouls, and stores them as such; nothing reads them from the name.
+#[test]
+fn a_set_up_games_rules_are_data_not_its_name() {
+    let mut t = Transcript::new();
+    let setup = GameSetup {
+        preset: Some(Preset::Jsa),
+        fouls: Some(Fouls::Refuse),
+        ..GameSetup::default()
+    };
+    t.input(Input::Setup {
+        game: "plain-600-10".into(),
+        setup: Box::new(setup),
+    });
+    t.login_x1(1, "a");
+    t.login_x1(2, "b");
+    t.line(1, "%%GAME plain-600-10 +");
+    let proposed = t.line(2, "%%GAME plain-600-10 -");
+    assert!(
+        proposed[0].1.contains("Declaration:Gyoku jsa"),
+        "{proposed:?}"
+    );
+    t.line(1, "AGREE");
+    let started = t.input(Input::Line(2, "AGREE".into()));
+    let stored = started.iter().find_map(|o| match o {
+        Output::Store(Change::GameStarted(g)) => Some(g),
+        _ => None,
+    });
+    let stored = stored.expect("the start is stored");
+    assert_eq!(
+        (stored.rules.as_str(), stored.fouls.as_deref()),
+        ("jsa", Some("refuse"))
+    );
+    let refused = t.line(1, "+7775FU");
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0].1.starts_with("##[ERROR] illegal move refused"),
+        "{refused:?}"
+    );
+    let echoed = t.line(1, "+7776FU");
+    assert_eq!(echoed[0].1, "+7776FU,T0\n");
+}
+
+/// Issue 26: `--max-moves` made a limit of its own, dropping the JSA check extension
+/// and its no contest; every limit now goes through the core's `set_max_moves`.
+#[test]
+fn a_server_move_limit_keeps_the_presets_way_at_the_limit() {
+    use gyoku::rules::Resolution;
+    let lobby = Lobby::new(
+        Config {
+            max_moves: Some(600),
+            ..Config::default()
+        },
+        Vec::new(),
+        Vec::new(),
+    );
+    let (rules, plies) = lobby.rules_for(Preset::Jsa);
+    let limit = rules.move_limit.unwrap();
+    assert_eq!(plies, 600);
+    assert_eq!(
+        (limit.plies, limit.check_extension, limit.result),
+        (600, true, Resolution::NoContest)
+    );
+    let (rules, plies) = lobby.rules_for(Preset::Csa);
+    assert_eq!(
+        (plies, rules.move_limit.unwrap().result),
+        (600, Resolution::Draw)
+    );
+    let none = Lobby::new(
+        Config {
+            max_moves: Some(0),
+            ..Config::default()
+        },
+        Vec::new(),
+        Vec::new(),
+    );
+    let (rules, plies) = none.rules_for(Preset::Jsa);
+    assert_eq!((rules.move_limit, plies), (None, 0));
+}
+
+/// Issue 28, item 7: `%%CHAT` relayed ESC, BEL, BS and NUL to every x1 client.
+#[test]
+fn chat_control_bytes_are_shown_escaped_never_sent() {
+    let mut t = Transcript::new();
+    t.login_x1(1, "alice");
+    t.login_x1(2, "bob");
+    let sent = t.line(1, "%%CHAT hi \x1b[2J\x07\x08\0 there");
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    for (_, text) in &sent {
+        assert_eq!(text, "##[CHAT][alice] hi \\x1b[2J\\x07\\x08\\x00 there\n");
+        assert!(
+            !text.contains(|c: char| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+    }
+}
+
+/// Issue 28, item 16: `%%SETBUOY` had no bound (20,000 buoys in 1.9 s, 168 MB).
+#[test]
+fn buoys_are_bounded_per_player() {
+    let mut t = Transcript::new();
+    t.login_x1(1, "alice");
+    t.login_x1(2, "bob");
+    for i in 0..MAX_BUOYS_PER_PLAYER {
+        let sent = t.line(1, &format!("%%SETBUOY buoy_{i}-600-10 +7776FU 1"));
+        assert_eq!(sent, [(1, "##[SETBUOY] +OK\n".to_string())], "{i}");
+    }
+    let sent = t.line(1, "%%SETBUOY buoy_more-600-10 +7776FU 1");
+    assert!(
+        sent[0].1.starts_with("##[ERROR] too many buoy games"),
+        "{sent:?}"
+    );
+    assert_eq!(t.lobby.buoys.len(), MAX_BUOYS_PER_PLAYER);
+    // Another player may still set one.
+    let sent = t.line(2, "%%SETBUOY buoy_bob-600-10 +7776FU 1");
+    assert_eq!(sent, [(2, "##[SETBUOY] +OK\n".to_string())]);
+}
+
+#[test]
+fn game_ids_follow_the_clock_and_never_repeat() {
+    let mut lobby = Lobby::new(Config::default(), Vec::new(), Vec::new());
+    let t = at("2026-11-23 10:00:00.250");
+    // Many games in one second: each keeps the second (their names differ).
+    for i in 0..1000 {
+        let id = lobby.next_game_id("g-600-10", &format!("b{i}"), &format!("w{i}"), t);
+        assert!(id.ends_with("+20261123100000"), "{id}");
+    }
+    // The same game and players twice in one second: the second one a second on.
+    let a = lobby.next_game_id("g-600-10", "b", "w", t);
+    let b = lobby.next_game_id("g-600-10", "b", "w", at("2026-11-23 10:00:00.900"));
+    assert_eq!(a, "gyoku+g-600-10+b+w+20261123100000");
+    assert_eq!(b, "gyoku+g-600-10+b+w+20261123100001");
+    // Later, the clock again; what a past second gave is forgotten.
+    let c = lobby.next_game_id("g-600-10", "b", "w", at("2026-11-23 10:00:05.000"));
+    assert_eq!(c, "gyoku+g-600-10+b+w+20261123100005");
+    assert_eq!(lobby.id_issued.len(), 1);
+}
+
+/// A server started again in the second its last game started issued that Game_ID
+/// again, and the store's refusal stopped the server. The IDs it issued are remembered.
+#[test]
+fn game_ids_issued_before_a_restart_are_not_issued_again() {
+    let mut lobby = Lobby::new(Config::default(), Vec::new(), Vec::new());
+    lobby.remember_game_ids([
+        "gyoku+g-600-10+b+w+20261123100000".to_string(),
+        "gyoku+g-600-10+b+w+20261123100001".to_string(),
+        "not an id".to_string(),
+    ]);
+    let t = at("2026-11-23 10:00:00.500");
+    assert_eq!(
+        lobby.next_game_id("g-600-10", "b", "w", t),
+        "gyoku+g-600-10+b+w+20261123100002"
+    );
+    assert_eq!(
+        lobby.next_game_id("g-600-10", "x", "y", t),
+        "gyoku+g-600-10+x+y+20261123100000"
+    );
+}

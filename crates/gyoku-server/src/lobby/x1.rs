@@ -1,0 +1,196 @@
+//! The x1 commands (`%%WHO`, `%%LIST`, `%%SHOW`, `%%MONITOR2ON`, `%%CHAT` …), shogi-server's
+//! extensions for clients logged in with `x1`; buoys are [`super::buoys`]'.
+
+use super::*;
+
+impl Lobby {
+    pub(super) fn x1(&mut self, conn: ConnId, cmd: X1Command, now: Now, out: &mut Vec<Output>) {
+        match cmd {
+            X1Command::Game { game: None, .. } => {
+                let c = self.conns.get_mut(&conn).expect("logged in");
+                if matches!(c.status, Status::Connected | Status::GameWaiting) {
+                    self.set_status(conn, Status::Connected);
+                    self.conns
+                        .get_mut(&conn)
+                        .expect("logged in")
+                        .game_name
+                        .clear();
+                } else {
+                    let msg = ServerLine::Error(format!(
+                        "you are in {} status. GAME is valid in connected or game_waiting status",
+                        c.status.name()
+                    ));
+                    Self::tell(out, conn, msg);
+                }
+            }
+            X1Command::Game {
+                game: Some(game),
+                turn,
+            } => self.game_command(conn, false, &game, turn.unwrap_or('*'), now, out),
+            X1Command::Challenge { game, turn } => {
+                self.game_command(conn, true, &game, turn.unwrap_or('*'), now, out);
+            }
+            X1Command::Who => {
+                let who = self.conns.values().map(|c| {
+                    // Names only: a rating id is derived from a password.
+                    let mode = if c.x1 { "x1" } else { "CSA" };
+                    let text = if c.status == Status::Connected {
+                        format!("{} {mode} {}", c.name, c.status.name())
+                    } else {
+                        let t = match c.sente {
+                            Some(true) => '+',
+                            Some(false) => '-',
+                            None => '*',
+                        };
+                        let (status, game) = (c.status.name(), &c.game_name);
+                        format!("{} {mode} {status} {game} {t}", c.name)
+                    };
+                    ServerLine::X1 {
+                        tag: X1Tag::Who,
+                        text,
+                    }
+                });
+                let reply: Vec<ServerLine> = who.chain([ok(X1Tag::Who)]).collect();
+                Self::tell_lines(out, conn, reply);
+            }
+            X1Command::List => {
+                let list = self.by_id.keys().map(|id| ServerLine::X1 {
+                    tag: X1Tag::List,
+                    text: id.clone(),
+                });
+                let reply: Vec<ServerLine> = list.chain([ok(X1Tag::List)]).collect();
+                Self::tell_lines(out, conn, reply);
+            }
+            X1Command::Show(id) => {
+                if let Some(g) = self.by_id.get(&id).and_then(|k| self.games.get(k)) {
+                    let shown = self.show(g, now);
+                    let lines = shown.lines().map(|l| ServerLine::X1 {
+                        tag: X1Tag::Show,
+                        text: l.to_string(),
+                    });
+                    Self::tell_lines(out, conn, lines);
+                }
+                Self::tell(out, conn, ok(X1Tag::Show));
+            }
+            X1Command::MonitorOn { game_id, .. } => {
+                let Some(&key) = self.by_id.get(&game_id) else {
+                    Self::tell(
+                        out,
+                        conn,
+                        ServerLine::Error(format!("no such game: {game_id}")),
+                    );
+                    return;
+                };
+                let show = self.show(&self.games[&key], now);
+                let g = self.games.get_mut(&key).expect("listed");
+                g.monitors.retain(|&m| m != conn);
+                g.monitors.push(conn);
+                let c = self.conns.get_mut(&conn).expect("logged in");
+                c.monitoring.retain(|&k| k != key);
+                c.monitoring.push(key);
+                let summary = show.lines().map(str::to_string);
+                let moves = g
+                    .moves
+                    .iter()
+                    .flat_map(|(m, t, _)| [m.clone(), format!("T{t}")]);
+                let seen = summary.chain(moves).chain(["+OK".to_string()]);
+                Self::tell_lines(out, conn, seen.map(|text| monitor(&game_id, text)));
+            }
+            X1Command::MonitorOff { game_id, .. } => {
+                if let Some(&key) = self.by_id.get(&game_id)
+                    && let Some(g) = self.games.get_mut(&key)
+                {
+                    g.monitors.retain(|&m| m != conn);
+                    let c = self.conns.get_mut(&conn).expect("logged in");
+                    c.monitoring.retain(|&k| k != key);
+                }
+            }
+            X1Command::Chat(message) => {
+                let from = self.conns[&conn].name.clone();
+                // Control bytes (ESC, BEL, BS, NUL…) reach every x1 client's terminal:
+                // shown escaped (`\x1b`), never sent.
+                let message = gyoku_kifu::escape_controls(&message);
+                for (&id, c) in &self.conns {
+                    if c.x1 {
+                        let chat = ServerLine::Chat {
+                            from: from.clone(),
+                            message: message.to_string(),
+                        };
+                        Self::tell(out, id, chat);
+                    }
+                }
+            }
+            X1Command::Version => {
+                let version = ServerLine::X1 {
+                    tag: X1Tag::Version,
+                    text: format!(
+                        "Gyoku {} (CSA protocol 1.2.1, x1)",
+                        env!("CARGO_PKG_VERSION")
+                    ),
+                };
+                Self::tell_lines(out, conn, [version, ok(X1Tag::Version)]);
+            }
+            X1Command::Help => {
+                let help = ServerLine::X1 {
+                    tag: X1Tag::Help,
+                    text: "%%GAME <game> <+|-|*>, %%CHALLENGE, %%WHO, %%LIST, %%SHOW <id>, \
+                           %%MONITOR2ON <id>, %%MONITOR2OFF <id>, %%CHAT <text>, %%VERSION, \
+                           %%RATING, %%SETBUOY, %%DELETEBUOY, %%GETBUOYCOUNT, %%FORK, LOGOUT"
+                        .into(),
+                };
+                Self::tell_lines(out, conn, [help, ok(X1Tag::Help)]);
+            }
+            X1Command::Rating => Self::tell(out, conn, ok(X1Tag::Rating)),
+            X1Command::Fork {
+                source,
+                new_game,
+                nth_move,
+            } => self.fork(conn, &source, new_game, nth_move, now, out),
+            X1Command::SetBuoy { game, moves, count } => {
+                self.set_buoy(conn, &game, &moves, count.unwrap_or(1), now, out);
+            }
+            X1Command::DeleteBuoy(name) => {
+                let owner = self.conns[&conn].name.clone();
+                match self.buoys.get(&name) {
+                    None => Self::tell(
+                        out,
+                        conn,
+                        ServerLine::Error(format!("buoy game not found: {name}")),
+                    ),
+                    Some(b) if b.owner != owner => Self::tell(
+                        out,
+                        conn,
+                        ServerLine::Error(format!(
+                            "you are not allowed to delete a buoy game that you did not set: {name}"
+                        )),
+                    ),
+                    Some(b) => {
+                        out.push(Output::Store(Change::Buoy {
+                            name: name.clone(),
+                            moves: b.moves.clone(),
+                            owner,
+                            count: 0,
+                        }));
+                        self.buoys.remove(&name);
+                        Self::tell(out, conn, ok(X1Tag::DeleteBuoy));
+                    }
+                }
+            }
+            X1Command::GetBuoyCount(name) => {
+                let count = self.buoys.get(&name).map_or(-1, |b| i64::from(b.count));
+                let count = ServerLine::X1 {
+                    tag: X1Tag::GetBuoyCount,
+                    text: count.to_string(),
+                };
+                Self::tell_lines(out, conn, [count, ok(X1Tag::GetBuoyCount)]);
+            }
+            X1Command::Unknown(word) => {
+                Self::tell(
+                    out,
+                    conn,
+                    ServerLine::Error(format!("unknown command {word}")),
+                );
+            }
+        }
+    }
+}
