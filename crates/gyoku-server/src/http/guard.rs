@@ -15,7 +15,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tokio::sync::Semaphore;
 
-use super::ApiError;
+use super::error::ApiError;
 
 /// The HTTP side's bounds and the names it answers to (`gyoku serve --http-host`).
 #[derive(Clone, Debug)]

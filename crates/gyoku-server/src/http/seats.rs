@@ -16,7 +16,11 @@ use serde_json::{Value, json};
 use gyoku::rules::Fouls;
 use gyoku::{Color, IllegalMoveKind, Move, Preset};
 
-use super::{ApiError, Shared, json_body, read_position, str_field, view_of};
+use super::body::{json_body, str_field};
+use super::error::ApiError;
+use super::games::view_of;
+use super::state::Shared;
+use super::tools::read_position;
 use crate::play::{GameRequest, Opponent, Phase, PlayError, Seat, SeatState};
 
 fn seat_of(api: &Shared, token: &str) -> Result<Arc<Seat>, ApiError> {

@@ -1,0 +1,267 @@
+//! The games on the server: the list, one game's view, record and chart, and a stream of
+//! its changes.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+
+use axum::Json;
+use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+
+use gyoku_kifu::Format;
+
+use crate::store::GameDetail;
+
+use super::error::ApiError;
+use super::guard;
+use super::state::{MAX_WATCHERS, Shared, with_db, work};
+use super::tools::format_named;
+use super::view::{Replayed, game_view, listed_json, replay_stored};
+
+/// The most games one listing returns.
+pub const MAX_LISTED: u32 = 1_000;
+
+/// `GET /api/games[?limit=N]`: the games being played, then the latest, at most `limit`
+/// (100 by default, 1,000 at most).
+pub(super) async fn list_games(
+    State(api): State<Shared>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Json<Value>, ApiError> {
+    let limit = match q.get("limit") {
+        None => 100,
+        Some(text) => text
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_LISTED).contains(n))
+            .ok_or_else(|| {
+                ApiError::input(
+                    "invalid_limit",
+                    format!("limit: '{text}' is not a number from 1 to {MAX_LISTED}"),
+                )
+            })?,
+    };
+    let games = with_db(&api, move |db| db.recent_games(limit)).await?;
+    Ok(Json(json!({
+        "games": games.iter().map(listed_json).collect::<Vec<_>>(),
+    })))
+}
+
+/// A stored game, read now; `no_such_game` (404) when there is none.
+pub(super) async fn detail_of(api: &Shared, id: &str) -> Result<GameDetail, ApiError> {
+    let key = id.to_string();
+    with_db(api, move |db| db.game(&key)).await?.ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no_such_game",
+            format!("no game '{id}'"),
+        )
+    })
+}
+
+/// A stored game's view, read now.
+pub(super) async fn view_of(api: &Shared, id: &str) -> Result<Value, ApiError> {
+    let detail = detail_of(api, id).await?;
+    let since = api
+        .changed_at
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(id)
+        .map(std::time::Instant::elapsed);
+    api.replays
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    work(api, move || game_view(&detail, since)).await
+}
+
+/// `GET /api/games/{id}`.
+pub(super) async fn game(
+    State(api): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    view_of(&api, &id).await.map(Json)
+}
+
+/// `GET /api/games/{id}/record?format=F`: the game's record as a download, in `kif`
+/// (Shift_JIS, as `.kif` files are everywhere in Gyoku), `kifu` (KIF in UTF-8), `ki2`,
+/// `csa` (a finished game's record exactly as the server stored it), `jkf` or `usi`. A game
+/// being played is written as far as it has gone.
+pub(super) async fn game_record(
+    State(api): State<Shared>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    let name = q
+        .get("format")
+        .map_or("kif", String::as_str)
+        .to_ascii_lowercase();
+    let format = format_named(&name, "format")?;
+    let detail = detail_of(&api, &id).await?;
+    api.replays
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let shift_jis = name == "kif";
+    let bytes = work(&api, move || {
+        if let (Some(stored), Format::Csa) = (&detail.record, format) {
+            return Ok(stored.clone().into_bytes());
+        }
+        let record = match &detail.record {
+            Some(stored) => gyoku_kifu::read_str(stored, Format::Csa)
+                .ok()
+                .and_then(|r| r.into_iter().next()),
+            None => None,
+        };
+        let record = match record {
+            Some(r) => r,
+            None => {
+                let r = replay_stored(&detail)?;
+                let mut record = gyoku_kifu::Record::from_game(&r.game);
+                record.header = vec![
+                    ("先手".into(), detail.listed.black.clone()),
+                    ("後手".into(), detail.listed.white.clone()),
+                    ("開始日時".into(), detail.listed.started_at.clone()),
+                ];
+                record
+            }
+        };
+        let text = gyoku_kifu::write(&record, format);
+        Ok(if shift_jis {
+            gyoku_kifu::encoding::Encoding::ShiftJis.encode(&text)
+        } else {
+            text.into_bytes()
+        })
+    })
+    .await?;
+    // `.kif` is Shift_JIS, `.kifu` the same in UTF-8; the other formats by their own name.
+    let (ext, charset) = match name.as_str() {
+        "kif" => ("kif", "Shift_JIS"),
+        "kifu" => ("kifu", "utf-8"),
+        _ => (format.name(), "utf-8"),
+    };
+    let mut response = bytes.into_response();
+    let headers = response.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&format!("text/plain; charset={charset}")) {
+        headers.insert(header::CONTENT_TYPE, v);
+    }
+    let file = gyoku_arena::csa_bridge::safe_file_name(&id);
+    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{file}.{ext}\"")) {
+        headers.insert(header::CONTENT_DISPOSITION, v);
+    }
+    Ok(response)
+}
+
+/// `GET /api/games/{id}/chart.svg`: the impasse chart of the game so far, as
+/// `gyoku impasse --chart` draws it.
+pub(super) async fn game_chart(
+    State(api): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let detail = detail_of(&api, &id).await?;
+    api.replays
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let svg = work(&api, move || {
+        let Replayed { spec, played, .. } = replay_stored(&detail)?;
+        let (start, moves) = (spec.start, played);
+        let credit = gyoku::impasse::handicap_credit(&start.to_setup());
+        let data = gyoku_kifu::chart::series(&start, &moves, credit);
+        let title = format!(
+            "{} — impasse points over {} moves",
+            detail.game.id,
+            moves.len()
+        );
+        Ok(gyoku_kifu::chart::svg(&title, &data))
+    })
+    .await?;
+    let mut response = svg.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("image/svg+xml"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    Ok(response)
+}
+
+/// What an event stream carries between events.
+pub(super) struct Watch {
+    api: Shared,
+    id: String,
+    changes: broadcast::Receiver<String>,
+    /// The view to send next, when it is already read.
+    next: Option<Value>,
+    /// The last view sent was of a finished game: the stream ends.
+    done: bool,
+    /// A place among all streams and among this address's.
+    _permit: (tokio::sync::OwnedSemaphorePermit, guard::AddressSlot),
+}
+
+impl Watch {
+    /// Waits for a stored change of this game (or for having missed some), then reads it.
+    async fn next_view(&mut self) -> Option<Value> {
+        if let Some(v) = self.next.take() {
+            return Some(v);
+        }
+        loop {
+            match self.changes.recv().await {
+                Ok(changed) if changed == self.id => break,
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(_)) => break,
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+        // Changes that came meanwhile are in the view about to be read.
+        while self.changes.try_recv().is_ok() {}
+        view_of(&self.api, &self.id).await.ok()
+    }
+}
+
+/// `GET /api/games/{id}/events`: Server-Sent Events, a `game` event with the whole view
+/// (as `GET /api/games/{id}`) at once and after each change the server stores, until the
+/// game is finished.
+pub(super) async fn game_events(
+    State(api): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let slot = api.watchers_per_address.take(peer.ip()).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_watchers",
+            format!(
+                "{} event streams are open from your address; close one first",
+                api.watchers_per_address.max()
+            ),
+        )
+    })?;
+    let permit = api.watchers.clone().try_acquire_owned().map_err(|_| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too_many_watchers",
+            format!("{MAX_WATCHERS} event streams are open; try again later"),
+        )
+    })?;
+    // Subscribed before the first read: no change falls between the two.
+    let changes = api.changes.subscribe();
+    let first = view_of(&api, &id).await?;
+    let watch = Watch {
+        api,
+        id,
+        changes,
+        next: Some(first),
+        done: false,
+        _permit: (permit, slot),
+    };
+    let stream = futures_util::stream::unfold(watch, |mut w| async move {
+        if w.done {
+            return None;
+        }
+        let view = w.next_view().await?;
+        w.done = view["status"] == "finished";
+        let event = SseEvent::default().event("game").data(view.to_string());
+        Some((Ok::<_, std::convert::Infallible>(event), w))
+    });
+    Ok(Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response())
+}

@@ -1,0 +1,93 @@
+//! What every handler shares: the API's storage connection, its work slots, the changes it
+//! follows, the web page's seats, and the counters `GET /api/health` reports.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use axum::http::StatusCode;
+use tokio::sync::{Semaphore, broadcast};
+
+use crate::play::Play;
+use crate::store::{Archive, StoreError};
+
+use super::error::ApiError;
+use super::guard::{self, HttpOptions};
+
+pub(super) struct Api {
+    pub(super) db: Mutex<Box<dyn Archive>>,
+    /// Replaying stored games for their views runs on blocking threads, this many at once.
+    pub(super) work: Semaphore,
+    /// What an upload asks (judging, converting, the calculator) runs apart, this many at
+    /// once, so that no upload keeps a game's view waiting.
+    pub(super) uploads: Semaphore,
+    /// The Game_ID of each change the server commits.
+    pub(super) changes: broadcast::Sender<String>,
+    /// Event streams open at once.
+    pub(super) watchers: Arc<Semaphore>,
+    /// The web page's games (`None`: no one plays here, the API only reads).
+    pub(super) play: Arc<Play>,
+    /// When each game last changed (its clock started, for the countdown).
+    pub(super) changed_at: Arc<Mutex<HashMap<String, std::time::Instant>>>,
+    /// Event streams open at once from one address.
+    pub(super) watchers_per_address: guard::PerAddress,
+    /// Storage reads made, and stored games replayed (`GET /api/health`).
+    pub(super) reads: std::sync::atomic::AtomicU64,
+    pub(super) replays: std::sync::atomic::AtomicU64,
+    /// The bounds and time-outs.
+    pub(super) options: HttpOptions,
+}
+
+/// Games whose last change time is remembered; beyond it the oldest memory is dropped
+/// (their clocks are shown without the running side's time spent).
+pub(super) const MAX_REMEMBERED: usize = 65_536;
+
+pub(super) type Shared = Arc<Api>;
+
+/// Event streams (`GET /api/games/{id}/events`) open at once; more are refused (503).
+pub const MAX_WATCHERS: usize = 4096;
+
+/// Runs `f` on the database on a blocking thread.
+pub(super) async fn with_db<T: Send + 'static>(
+    api: &Shared,
+    f: impl FnOnce(&mut dyn Archive) -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, ApiError> {
+    api.reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let api = api.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut db = api
+            .db
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut **db)
+    })
+    .await
+    .map_err(ApiError::storage)?
+    .map_err(ApiError::storage)
+}
+
+/// Runs a game view's CPU work on a blocking thread, a bounded number at once.
+pub(super) async fn work<T: Send + 'static>(
+    api: &Shared,
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    work_on(&api.work, f).await
+}
+
+/// Runs an upload's CPU work (judge, convert, the calculator) on a blocking thread, apart
+/// from the game views'.
+pub(super) async fn upload_work<T: Send + 'static>(
+    api: &Shared,
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    work_on(&api.uploads, f).await
+}
+
+pub(super) async fn work_on<T: Send + 'static>(
+    slots: &Semaphore,
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let _permit = slots.acquire().await.map_err(ApiError::storage)?;
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?
+}

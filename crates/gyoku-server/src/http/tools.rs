@@ -1,0 +1,281 @@
+//! The tools beside the games: the impasse calculator, judging a record, converting one.
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::body::{Body, Bytes};
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use gyoku::{ImpasseReport, Move, Position, Preset};
+use gyoku_kifu::judge::judge;
+use gyoku_kifu::report::{impasse_json, record_json, rules_for};
+use gyoku_kifu::{Format, Record};
+
+use super::body::{json_body, str_field, upload_body};
+use super::error::ApiError;
+use super::state::{Shared, upload_work};
+use super::view::ki2_moves;
+
+/// The most records of one upload judged (an archive in one CSA file); the rest are left
+/// and the answer says so.
+pub const MAX_RECORDS: usize = 10_000;
+
+/// A position from a request: an SFEN, `startpos`, or a handicap name.
+pub(super) fn read_position(text: &str, lenient: bool, what: &str) -> Result<Position, ApiError> {
+    if let Ok(handicap) = text.parse::<gyoku::Handicap>() {
+        return Ok(handicap.position());
+    }
+    let setup = gyoku::Setup::from_sfen(text)
+        .map_err(|e| ApiError::input("invalid_sfen", format!("{what}: {e}")))?;
+    match Position::from_setup(setup) {
+        Ok(pos) => Ok(pos),
+        Err(e) if lenient => e
+            .ignore_all_safe()
+            .map_err(|e| ApiError::input("invalid_sfen", format!("{what}: {e}"))),
+        Err(e) => Err(ApiError::input(
+            "invalid_sfen",
+            format!(
+                "{what}: {e} (\"lenient\": true accepts a missing king, dead pieces, nifu and extra pieces)"
+            ),
+        )),
+    }
+}
+
+/// Plays `moves` (USI, space-separated or a list) from `pos`: a move that does not read is
+/// `invalid_move`, one the rules refuse `illegal_move` with its kind (422).
+pub(super) fn play_moves(pos: &mut Position, moves: Option<&Value>) -> Result<(), ApiError> {
+    let texts: Vec<String> = match moves {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(s)) => s.split_whitespace().map(str::to_string).collect(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|m| m.as_str().map(str::to_string))
+            .collect::<Option<_>>()
+            .ok_or_else(|| ApiError::input("invalid_move", "moves: a list of USI moves"))?,
+        Some(_) => {
+            return Err(ApiError::input(
+                "invalid_move",
+                "moves: USI moves, as one string or a list",
+            ));
+        }
+    };
+    for (i, text) in texts.iter().enumerate() {
+        let ply = i + 1;
+        let m: Move = text.parse().map_err(|e| {
+            ApiError::input("invalid_move", format!("moves: move {ply} '{text}': {e}"))
+                .with("ply", json!(ply))
+        })?;
+        pos.play(m).map_err(|kind| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "illegal_move",
+                format!(
+                    "moves: move {ply} '{text}' is illegal: {} ({kind})",
+                    kind.code()
+                ),
+            )
+            .with("kind", json!(kind.code()))
+            .with("ply", json!(ply))
+            .with("move", json!(text))
+        })?;
+    }
+    Ok(())
+}
+
+/// `POST /api/impasse` with `{"sfen": …, "moves": …, "initial": …, "lenient": …}`: the
+/// calculator's report, as `gyoku impasse --json` prints it.
+pub(super) async fn impasse(
+    State(api): State<Shared>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    let body = json_body(&api, &headers, body).await?;
+    upload_work(&api, move || {
+        let lenient = body
+            .get("lenient")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let sfen = str_field(&body, "sfen")?.unwrap_or("startpos");
+        let mut pos = read_position(sfen, lenient, "sfen")?;
+        play_moves(&mut pos, body.get("moves"))?;
+        let initial = str_field(&body, "initial")?
+            .map(|text| read_position(text, true, "initial").map(|p| p.to_setup()))
+            .transpose()?;
+        let report = ImpasseReport::new(&pos, initial.as_ref());
+        let mut v = impasse_json(&report);
+        v["sfen"] = json!(pos.to_sfen());
+        Ok(Json(v))
+    })
+    .await
+}
+
+/// A record format named in a query (`kif`, `ki2`, `csa`, `usi`, `jkf`).
+pub(super) fn format_named(name: &str, what: &str) -> Result<Format, ApiError> {
+    Format::named(name).ok_or_else(|| {
+        ApiError::input(
+            "invalid_format",
+            format!(
+                "{what}: unknown format '{}' (kif, ki2, csa, usi, jkf)",
+                name.to_ascii_lowercase()
+            ),
+        )
+    })
+}
+
+/// The records of an uploaded file: any format (sniffed, or `format=`), any encoding.
+pub(super) fn read_upload(
+    bytes: &Bytes,
+    q: &HashMap<String, String>,
+) -> Result<Vec<Record>, ApiError> {
+    if bytes.is_empty() {
+        return Err(ApiError::input(
+            "invalid_record",
+            "the body is empty: send a record file",
+        ));
+    }
+    let format = q
+        .get("format")
+        .map(|f| format_named(f, "format"))
+        .transpose()?;
+    let records = gyoku_kifu::read_bytes(bytes, format)
+        .map_err(|e| ApiError::input("invalid_record", format!("record: {e}")))?;
+    if records.is_empty() {
+        return Err(ApiError::input("invalid_record", "record: no game in it"));
+    }
+    Ok(records)
+}
+
+/// `POST /api/judge[?rules=csa][&max_moves=N][&format=kif]` with a record file as the
+/// body: each game replayed and judged, as `gyoku judge --json` does, with its moves.
+pub(super) async fn judge_record(
+    State(api): State<Shared>,
+    Query(q): Query<HashMap<String, String>>,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    let name = q.get("rules").map_or("csa", String::as_str);
+    let preset: Preset = name.parse().map_err(|e: gyoku::ParsePresetError| {
+        ApiError::input("invalid_rules", format!("rules: {e}"))
+    })?;
+    let mut rules = preset.rules();
+    let user_max = match q.get("max_moves") {
+        None => false,
+        Some(text) => {
+            let n: u32 = text.parse().map_err(|_| {
+                ApiError::input(
+                    "invalid_max_moves",
+                    format!("max_moves: '{text}' is not a number"),
+                )
+            })?;
+            rules.set_max_moves(n);
+            true
+        }
+    };
+    let bytes = upload_body(&api, body).await?;
+    upload_work(&api, move || {
+        let records = read_upload(&bytes, &q)?;
+        let total = records.len();
+        let judged: Vec<Value> = records
+            .iter()
+            .take(MAX_RECORDS)
+            .map(|r| {
+                let j = judge(r, rules_for(r, rules, user_max));
+                let mut v = record_json(r, &j);
+                v["start_sfen"] = json!(r.start.to_sfen());
+                v["moves"] = json!(r.moves.iter().map(|m| m.mv.to_string()).collect::<Vec<_>>());
+                v["moves_ki2"] = json!(ki2_moves(&r.start, r.moves.iter().map(|m| m.mv)));
+                v["foul"] = r.foul.as_ref().map_or(
+                    Value::Null,
+                    |f| json!({ "ply": f.ply, "move": f.mv.to_string(), "kind": f.kind.code() }),
+                );
+                v
+            })
+            .collect();
+        Ok(Json(json!({
+            "rules": preset.name(),
+            "records": judged,
+            "total": total,
+            "truncated": total > MAX_RECORDS,
+        })))
+    })
+    .await
+}
+
+/// The most a conversion writes, bytes.
+pub const MAX_OUTPUT: usize = 32 * 1024 * 1024;
+
+/// About how many bytes `records` make in `format`, from their moves and comments (the
+/// bytes a move takes in each format, at the most: JKF's objects are the largest).
+pub(super) fn estimated_output(records: &[Record], format: Format) -> usize {
+    let per_move = match format {
+        Format::Jkf => 160,
+        Format::Kif => 64,
+        Format::Ki2 => 32,
+        Format::Csa => 24,
+        Format::Usi => 8,
+    };
+    records
+        .iter()
+        .map(|r| {
+            let comments: usize = r
+                .moves
+                .iter()
+                .flat_map(|m| &m.comments)
+                .map(|c| c.len() * 2 + 8)
+                .sum();
+            512 + r.moves.len() * per_move + comments
+        })
+        .sum()
+}
+
+/// `POST /api/convert?to=kif[&format=csa]` with a record file as the body: the game in
+/// another format (UTF-8 text; CSA and USI may hold several games).
+pub(super) async fn convert(
+    State(api): State<Shared>,
+    Query(q): Query<HashMap<String, String>>,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let to = q.get("to").ok_or_else(|| {
+        ApiError::input(
+            "invalid_format",
+            "to: which format (kif, ki2, csa, usi, jkf)",
+        )
+    })?;
+    let format = format_named(to, "to")?;
+    let bytes = upload_body(&api, body).await?;
+    upload_work(&api, move || {
+        let records = read_upload(&bytes, &q)?;
+        // The work is bounded by what it would write: a conversion whose output would pass
+        // MAX_OUTPUT is refused before it is written (a 16 MiB KIF as JKF peaked at 2 GiB).
+        let estimate = estimated_output(&records, format);
+        if estimate > MAX_OUTPUT {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "output_too_large",
+                format!(
+                    "the {} would be about {} MiB, over the {} MiB this server writes",
+                    format.name(),
+                    estimate >> 20,
+                    MAX_OUTPUT >> 20
+                ),
+            )
+            .with("limit", json!(MAX_OUTPUT)));
+        }
+        let text = gyoku_kifu::write_all(&records, format)
+            .map_err(|e| ApiError::input("too_many_games", e))?;
+        let ext = format.name();
+        let mut response = text.into_response();
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"game.{ext}\"")) {
+            headers.insert(header::CONTENT_DISPOSITION, v);
+        }
+        Ok(response)
+    })
+    .await
+}

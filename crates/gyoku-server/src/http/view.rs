@@ -1,0 +1,263 @@
+//! A stored game as the page sees it: its listing, moves, position, clocks and what the
+//! rules allow, from one storage read and one replay.
+
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use gyoku::{Game, ImpasseReport, Move, Position};
+use gyoku_kifu::Format;
+use gyoku_kifu::judge::judge;
+use gyoku_kifu::report::{impasse_json, judge_json, record_json, rules_for};
+
+use crate::lobby::GameSpec;
+use crate::store::{GameDetail, ListedGame};
+
+use super::error::ApiError;
+
+pub(super) fn listed_json(g: &ListedGame) -> Value {
+    json!({
+        "id": g.id,
+        "name": g.name,
+        "black": g.black,
+        "white": g.white,
+        "rules": g.rules,
+        "status": g.status,
+        "result": g.result,
+        "reason": g.reason,
+        "started_at": g.started_at,
+        "ended_at": g.ended_at,
+        "moves": g.moves,
+    })
+}
+
+/// A move as the API shows it: USI, CSA and KI2 (`▲７六歩`, `△同　銀`), and its time.
+pub(super) fn move_json(
+    ply: usize,
+    pos: &Position,
+    m: Move,
+    before: Option<Move>,
+    seconds: Option<u64>,
+) -> Value {
+    json!({
+        "ply": ply,
+        "usi": m.to_string(),
+        "csa": gyoku_kifu::csa::move_text(pos, m, pos.turn()),
+        "ki2": gyoku_kifu::ki2::move_notation(pos, m, before.map(Move::to)),
+        "seconds": seconds,
+    })
+}
+
+/// Moves in KI2 notation from `start` (`▲７六歩`, `△同　歩`).
+pub(super) fn ki2_moves(start: &Position, moves: impl Iterator<Item = Move>) -> Vec<String> {
+    let mut pos = start.clone();
+    let mut before: Option<Move> = None;
+    moves
+        .map(|m| {
+            let text = gyoku_kifu::ki2::move_notation(&pos, m, before.map(Move::to));
+            pos.play_unchecked(m);
+            before = Some(m);
+            text
+        })
+        .collect()
+}
+
+/// A stored game played again: how it was set up, where it stands, its moves (as
+/// [`move_json`] shows them, and as moves), and its outcome's JSON.
+pub(super) struct Replayed {
+    pub(super) spec: GameSpec,
+    pub(super) game: Game,
+    pub(super) moves: Vec<Value>,
+    pub(super) played: Vec<Move>,
+    pub(super) outcome: Value,
+}
+
+/// Plays a stored game again: an ended one from its record, judged as `gyoku judge` would;
+/// one being played from its moves.
+pub(super) fn replay_stored(d: &GameDetail) -> Result<Replayed, ApiError> {
+    let corrupt = || {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "stored_game_unreadable",
+            format!("game {}: what is stored cannot be read back", d.game.id),
+        )
+    };
+    let spec = GameSpec::from_stored(&d.game, d.moves.clone()).ok_or_else(corrupt)?;
+    let rules = spec.rules(false);
+    let mut moves = Vec::new();
+    let mut played = Vec::new();
+    let (game, outcome) = match &d.record {
+        // Ended: the record as written, judged as `gyoku judge` would.
+        Some(text) => {
+            let text = foul_as_move(text);
+            let record = gyoku_kifu::read_str(&text, Format::Csa)
+                .ok()
+                .and_then(|r| r.into_iter().next())
+                .ok_or_else(corrupt)?;
+            let mut pos = record.start.clone();
+            let mut before = None;
+            for (i, m) in record.moves.iter().enumerate() {
+                moves.push(move_json(
+                    i + 1,
+                    &pos,
+                    m.mv,
+                    before,
+                    m.time_ms.map(|t| t / 1000),
+                ));
+                pos.play_unchecked(m.mv);
+                before = Some(m.mv);
+                played.push(m.mv);
+            }
+            let j = judge(&record, rules_for(&record, rules, true));
+            let outcome = record_json(&record, &j);
+            (j.game, outcome)
+        }
+        None => {
+            let mut game = Game::new(spec.start.clone(), rules);
+            let stored = spec
+                .initial_moves
+                .iter()
+                .map(|(m, t)| (m, u64::from(*t)))
+                .chain(spec.moves.iter().map(|(m, t)| (m, *t)));
+            for (i, (text, seconds)) in stored.enumerate() {
+                let pos = game.position().clone();
+                let Ok((_, mv)) = gyoku_kifu::csa::parse_move(text, &pos) else {
+                    return Err(corrupt());
+                };
+                let before = game.plies().last().map(|p| p.mv);
+                moves.push(move_json(i + 1, &pos, mv, before, Some(seconds)));
+                if game.play(mv).is_err() {
+                    return Err(corrupt());
+                }
+                played.push(mv);
+            }
+            let outcome = judge_json(&game);
+            (game, outcome)
+        }
+    };
+    Ok(Replayed {
+        spec,
+        game,
+        moves,
+        played,
+        outcome,
+    })
+}
+
+/// A server record with its foul as a move: the lobby writes the illegal move that ended a
+/// game as a comment, `'ILLEGAL_MOVE(+0055FU)` (as shogi-server does); read as the move
+/// it was, the judge names its kind.
+pub(super) fn foul_as_move(text: &str) -> std::borrow::Cow<'_, str> {
+    let foul = |line: &str| {
+        line.strip_prefix("'ILLEGAL_MOVE(")
+            .and_then(|rest| rest.strip_suffix(')'))
+            .filter(|m| gyoku_proto::csa::move_shaped(m))
+            .map(str::to_string)
+    };
+    if !text.lines().any(|l| foul(l).is_some()) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        out.push_str(&foul(line).unwrap_or_else(|| line.to_string()));
+        out.push('\n');
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A stored game's view: its listing, start, moves, where it stands, the clocks, what the
+/// rules allow, and the calculator. `since` is how long ago the game last changed, if known.
+pub(super) fn game_view(
+    d: &GameDetail,
+    since: Option<std::time::Duration>,
+) -> Result<Value, ApiError> {
+    let Replayed {
+        spec,
+        game,
+        moves,
+        outcome,
+        ..
+    } = replay_stored(d)?;
+    let rules = game.rules();
+    let report = ImpasseReport::new(game.position(), Some(&spec.start.to_setup()));
+    let mut v = listed_json(&d.listed);
+    v["start_sfen"] = json!(spec.start.to_sfen());
+    v["time"] = json!({
+        "total": spec.total,
+        "byoyomi": spec.byoyomi,
+        "increment": spec.increment,
+    });
+    v["max_moves"] = json!(spec.max_moves);
+    v["moves"] = json!(moves);
+    v["sfen"] = json!(game.position().to_sfen());
+    v["turn"] = json!(game.turn().name());
+    v["in_check"] = json!(game.position().is_check());
+    v["outcome"] = outcome;
+    v["impasse"] = impasse_json(&report);
+    v["fouls"] = json!(match rules.fouls {
+        gyoku::rules::Fouls::Lose => "lose",
+        gyoku::rules::Fouls::Refuse => "refuse",
+    });
+    v["allows"] = json!({
+        "declaration": rules.declaration.is_some(),
+        "impasse_count": rules.agreement.is_some(),
+    });
+    let playing = d.listed.status == "playing";
+    v["clock"] = clock_json(&spec, &moves, playing, game.turn(), since);
+    // The side to move's legal moves (the page marks where a piece may go).
+    v["legal"] = if playing && game.outcome().is_none() {
+        json!(
+            game.position()
+                .legal_moves()
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+        )
+    } else {
+        json!([])
+    };
+    // The fouls a player could make with real pieces (nifu, uchifuzume, a piece left with
+    // no move, the king left in check), with their kind: the page sends these (they lose or
+    // are refused, as the rules say) and nothing else that is not legal.
+    v["physical_fouls"] = if playing && game.outcome().is_none() {
+        game.position()
+            .physical_fouls()
+            .iter()
+            .map(|(m, k)| (m.to_string(), json!(k.code())))
+            .collect::<serde_json::Map<_, _>>()
+            .into()
+    } else {
+        json!({})
+    };
+    Ok(v)
+}
+
+/// Each side's time left after the stored moves (`remaining_ms`, main time only), the
+/// byoyomi, and for a game being played the side whose clock runs and how long ago it
+/// started (`elapsed_ms`, `null` when the server does not know).
+pub(super) fn clock_json(
+    spec: &GameSpec,
+    moves: &[Value],
+    playing: bool,
+    turn: gyoku::Color,
+    since: Option<std::time::Duration>,
+) -> Value {
+    let increment = u64::from(spec.increment) * 1000;
+    let mut left = [u64::from(spec.total) * 1000; 2];
+    let mut mover = spec.start.turn();
+    for (i, m) in moves.iter().enumerate() {
+        if i >= spec.initial_moves.len() {
+            let spent = m["seconds"].as_u64().unwrap_or(0) * 1000;
+            let r = &mut left[mover.index()];
+            *r = (*r + increment).saturating_sub(spent);
+        }
+        mover = !mover;
+    }
+    json!({
+        "black_ms": left[0],
+        "white_ms": left[1],
+        "byoyomi_ms": u64::from(spec.byoyomi) * 1000,
+        "increment_ms": increment,
+        "running": playing.then(|| turn.name()),
+        "elapsed_ms": since.filter(|_| playing).map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+    })
+}
