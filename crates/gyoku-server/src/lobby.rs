@@ -15,25 +15,17 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 
-use gyoku::rules::Fouls;
-use gyoku::{
-    Clock, Color, EndReason, Game, GameResult, IllegalMoveKind, Outcome, Position, Preset,
-    Rounding, RuleSet, TimeControl,
-};
-use gyoku_proto::csa::{
-    ClientMessage, EndResult, GameEnd, GameName, GameSummary, SummaryTime, SummaryTimes, X1Command,
-};
-use gyoku_proto::csa_line::{EchoedMove, Reason, ServerLine, X1Tag};
+use change::StoredBuoy;
 
-use change::{Change, StartedGame, StoredBuoy};
-
-mod announce;
 mod buoys;
 pub mod change;
 #[cfg(test)]
 mod clock_rules;
 mod conns;
+mod ending;
+mod games;
 mod index;
+mod io;
 mod matching;
 mod names;
 pub mod record;
@@ -45,152 +37,14 @@ mod spec;
 mod tests;
 mod x1;
 
-use announce::end_lines;
-use conns::{Conn, Status};
+use conns::Conn;
+pub use io::{
+    AGREE_TIMEOUT_MS, CheckedLogin, Config, ConnId, GameSetup, IMPASSE_LINE, Input, MAX_BUOYS,
+    MAX_BUOYS_PER_PLAYER, MAX_DEFERRED, MAX_SETUPS, Millis, Now, Output,
+};
 pub use names::{NamedRules, rules_of_name};
-use names::{is_buoy_name, is_floodgate_name};
-use room::{Ending, GameLine, LiveGame, Phase};
+use room::Room;
 pub use spec::{GameSpec, split_moves, start_position};
-use spec::{fouls_name, limited, play_moves};
-
-/// A connection, numbered by the driver.
-pub type ConnId = u64;
-
-/// Milliseconds on the driver's monotonic clock (the core clock's unit).
-pub use gyoku::Millis;
-
-/// Buoy games one player may have set at once (`%%SETBUOY`, `%%FORK`).
-pub const MAX_BUOYS_PER_PLAYER: usize = 100;
-
-/// Buoy games on the server at once.
-pub const MAX_BUOYS: usize = 10_000;
-
-/// How long players may take to agree to a proposed game (shogi-server's 120 s).
-pub const AGREE_TIMEOUT_MS: Millis = 120_000;
-
-/// Gyoku's own line, on either turn: propose an impasse count, or accept the other
-/// player's proposal (rules with an agreement, as JSA's 持将棋).
-pub const IMPASSE_LINE: &str = "%%IMPASSE";
-
-/// Lines a player may send out of turn before the server stops keeping them.
-pub const MAX_DEFERRED: usize = 64;
-
-/// The lobby's settings.
-#[derive(Clone, Debug)]
-pub struct Config {
-    /// The event name, first part of every Game_ID.
-    pub event: String,
-    /// The rules of games whose name does not choose others.
-    pub rules: Preset,
-    /// The move limit (0: none); `None`: each preset's own.
-    pub max_moves: Option<u32>,
-    /// Every move costs at least this many seconds.
-    pub least_time_per_move: u32,
-    /// Reproduce shogi-server where Gyoku differs (no mate detection on the last move
-    /// before the limit, `%CHUDAN` an illegal move).
-    pub strict_csa_server: bool,
-}
-
-impl Default for Config {
-    fn default() -> Config {
-        Config {
-            event: "gyoku".into(),
-            rules: Preset::Csa,
-            max_moves: None,
-            least_time_per_move: 0,
-            strict_csa_server: false,
-        }
-    }
-}
-
-/// The moment an input happened.
-#[derive(Clone, Copy, Debug)]
-pub struct Now {
-    /// Monotonic milliseconds (clocks and deadlines).
-    pub mono: Millis,
-    /// Local wall time (Game_IDs, record dates).
-    pub wall: chrono::NaiveDateTime,
-}
-
-/// A login the driver has checked (the password against the name's stored hash).
-#[derive(Clone, Debug)]
-pub struct CheckedLogin {
-    /// The name.
-    pub name: String,
-    /// x1 mode.
-    pub x1: bool,
-    /// `name+md5(password)`, shogi-server's rating id, when a password was given.
-    pub rating_id: Option<String>,
-    /// CSA mode: the game to join (default `default-1500-0`) and the turn asked for.
-    pub game: Option<(String, Option<Color>)>,
-    /// A web page's player: a seat inside the server, or an engine the page put on the CSA
-    /// port with the seat's ticket. Only these may join a game made on the page
-    /// ([`GameSetup::web_only`]).
-    pub web: bool,
-}
-
-/// What happened.
-#[derive(Clone, Debug)]
-pub enum Input {
-    /// A connection logged in.
-    LoggedIn(ConnId, CheckedLogin),
-    /// A logged-in connection sent a line.
-    Line(ConnId, String),
-    /// A connection closed (or its client sent `LOGOUT`, answered already).
-    Closed(ConnId),
-    /// Time passed: check clocks and agreement deadlines.
-    Tick,
-    /// Games of this name are set up so (a game made on the web page). Kept until a game
-    /// of the name ends without a replay; at most [`MAX_SETUPS`] names at once.
-    Setup {
-        /// The game name.
-        game: String,
-        /// How its games are set up (boxed: a position is large, inputs are many).
-        setup: Box<GameSetup>,
-    },
-}
-
-/// How the games of one name are set up, where the name alone does not say.
-#[derive(Clone, Debug, Default)]
-pub struct GameSetup {
-    /// The rules, instead of what the name chooses or the server's.
-    pub preset: Option<Preset>,
-    /// What illegal moves do, instead of what the name chooses or the preset's way.
-    pub fouls: Option<Fouls>,
-    /// The start, instead of the even start or the name's handicap.
-    pub start: Option<Position>,
-    /// The move limit (0: none), instead of the server's or the preset's.
-    pub max_moves: Option<u32>,
-    /// Joined only by the web page's players ([`CheckedLogin::web`]): a CSA client that
-    /// names the game is refused, so no one takes an invited friend's place.
-    pub web_only: bool,
-}
-
-/// Game names with a start of their own ([`Input::Setup`]) kept at once; the oldest goes.
-pub const MAX_SETUPS: usize = 4096;
-
-/// What to do, in order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Output {
-    /// Write text to a connection.
-    Send(ConnId, String),
-    /// Close a connection once what was sent to it has been written.
-    Close(ConnId),
-    /// Commit a change to storage (before any `Send` of the same batch).
-    Store(Change),
-    /// Write a record file (after the store commit), relative to the records directory.
-    /// What is sent to the game's players from here on waits until the file is written
-    /// (a client told the result may read the file at once, as shogi-server's tests do);
-    /// everyone else's messages do not wait for it.
-    WriteRecord {
-        /// `YYYY/MM/DD/<Game_ID>.csa`.
-        path: String,
-        /// Its bytes.
-        bytes: Vec<u8>,
-        /// The game's players.
-        players: [ConnId; 2],
-    },
-}
 
 /// The lobby.
 #[derive(Debug)]
@@ -201,7 +55,7 @@ pub struct Lobby {
     names: HashMap<String, ConnId>,
     /// Connections in `game_waiting`, by the game they wait for.
     waiting: index::Waiting,
-    games: HashMap<u64, LiveGame>,
+    games: HashMap<u64, Room>,
     by_id: BTreeMap<String, u64>,
     buoys: BTreeMap<String, StoredBuoy>,
     /// Suspended games, waiting for both players.
@@ -258,7 +112,7 @@ impl Lobby {
     /// The earliest instant at which a [`Input::Tick`] has something to do.
     pub fn next_deadline(&mut self) -> Option<Millis> {
         while let Some(&Reverse((at, key))) = self.deadlines.peek() {
-            if self.games.get(&key).and_then(LiveGame::deadline) == Some(at) {
+            if self.games.get(&key).and_then(Room::deadline) == Some(at) {
                 return Some(at);
             }
             // A deadline the game has moved on from (a move was made), or a game that ended.
@@ -269,7 +123,7 @@ impl Lobby {
 
     /// Remembers a game's current deadline (after its clock started or it was proposed).
     pub(super) fn schedule(&mut self, key: u64) {
-        if let Some(at) = self.games.get(&key).and_then(LiveGame::deadline) {
+        if let Some(at) = self.games.get(&key).and_then(Room::deadline) {
             self.deadlines.push(Reverse((at, key)));
         }
         // Old deadlines leave the heap as they come up; keep it near one per game.
@@ -297,40 +151,5 @@ impl Lobby {
                 self.setups.push_back((game, *setup));
             }
         }
-    }
-
-    /// Sends one line.
-    pub(super) fn tell(out: &mut Vec<Output>, conn: ConnId, line: ServerLine) {
-        out.push(Output::Send(conn, format!("{line}\n")));
-    }
-
-    /// Sends lines in one write.
-    pub(super) fn tell_lines(
-        out: &mut Vec<Output>,
-        conn: ConnId,
-        lines: impl IntoIterator<Item = ServerLine>,
-    ) {
-        let mut text = String::new();
-        for line in lines {
-            text.push_str(&line.to_string());
-            text.push('\n');
-        }
-        out.push(Output::Send(conn, text));
-    }
-}
-
-/// The line that ends an x1 command's reply (`##[WHO] +OK`).
-fn ok(tag: X1Tag) -> ServerLine {
-    ServerLine::X1 {
-        tag,
-        text: "+OK".into(),
-    }
-}
-
-/// A monitored game's line (`##[MONITOR2][<Game_ID>] <text>`).
-fn monitor(game_id: &str, text: String) -> ServerLine {
-    ServerLine::Monitor {
-        game_id: game_id.to_string(),
-        text,
     }
 }

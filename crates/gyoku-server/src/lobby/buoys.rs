@@ -1,7 +1,14 @@
 //! Buoy games (`%%SETBUOY`, `%%FORK`): games that start from set moves, a set number of
 //! times, bounded per player and in all.
 
-use super::*;
+use gyoku::Position;
+use gyoku_proto::csa_line::{ServerLine, X1Tag};
+
+use super::Lobby;
+use super::change::{Change, StoredBuoy};
+use super::io::{ConnId, MAX_BUOYS, MAX_BUOYS_PER_PLAYER, Now, Output, ok, tell, tell_lines};
+use super::names::is_buoy_name;
+use super::spec::{play_moves, split_moves};
 
 impl Lobby {
     pub(super) fn fork(
@@ -14,7 +21,7 @@ impl Lobby {
         out: &mut Vec<Output>,
     ) {
         let Some(g) = self.by_id.get(source).and_then(|k| self.games.get(k)) else {
-            Self::tell(
+            tell(
                 out,
                 conn,
                 ServerLine::Error(format!("wrong source game name: {source}")),
@@ -33,7 +40,7 @@ impl Lobby {
             .collect();
         let nth = nth.map_or(all.len().saturating_sub(1), |n| n as usize);
         if nth > all.len() || nth < 1 {
-            Self::tell(
+            tell(
                 out,
                 conn,
                 ServerLine::Error(format!(
@@ -57,7 +64,7 @@ impl Lobby {
                         .then(|| (name.to_string(), total.to_string(), byo.to_string()))
                 });
                 let Some((name, total, byo)) = parsed else {
-                    Self::tell(
+                    tell(
                         out,
                         conn,
                         ServerLine::Error(format!(
@@ -67,7 +74,7 @@ impl Lobby {
                     return;
                 };
                 let n = format!("buoy_{name}_{nth}-{total}-{byo}");
-                Self::tell_lines(
+                tell_lines(
                     out,
                     conn,
                     [ServerLine::ForkName(n.clone()), ok(X1Tag::Fork)],
@@ -88,7 +95,7 @@ impl Lobby {
         out: &mut Vec<Output>,
     ) {
         if !is_buoy_name(name) {
-            Self::tell(
+            tell(
                 out,
                 conn,
                 ServerLine::Error(format!("wrong buoy game name: {name}")),
@@ -96,7 +103,7 @@ impl Lobby {
             return;
         }
         if self.buoys.contains_key(name) {
-            Self::tell(
+            tell(
                 out,
                 conn,
                 ServerLine::Error(format!("duplicated buoy game name: {name}")),
@@ -104,7 +111,7 @@ impl Lobby {
             return;
         }
         if count < 1 {
-            Self::tell(
+            tell(
                 out,
                 conn,
                 ServerLine::Error(format!("invalid count: {count}")),
@@ -115,7 +122,7 @@ impl Lobby {
         if self.buoys.len() >= MAX_BUOYS
             || self.buoys.values().filter(|b| b.owner == *owner).count() >= MAX_BUOYS_PER_PLAYER
         {
-            Self::tell(
+            tell(
                 out,
                 conn,
                 ServerLine::Error(format!(
@@ -129,7 +136,7 @@ impl Lobby {
             .and_then(|m| play_moves(&Position::startpos(), &m))
             .is_none()
         {
-            Self::tell(
+            tell(
                 out,
                 conn,
                 ServerLine::Error(format!("wrong moves: {moves}")),
@@ -149,7 +156,7 @@ impl Lobby {
             count,
         }));
         self.buoys.insert(name.to_string(), buoy);
-        Self::tell(out, conn, ok(X1Tag::SetBuoy));
+        tell(out, conn, ok(X1Tag::SetBuoy));
         // Two players already waiting for it start now.
         let waiting: Vec<ConnId> = self.waiting.for_game(name).collect();
         if let Some(&p1) = waiting.first()

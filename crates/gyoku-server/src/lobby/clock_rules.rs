@@ -2,8 +2,8 @@
 //! No sockets and no sleeps; `tests/csa_server.rs` plays a few of them over real sockets
 //! end to end.
 
+use super::io::{AGREE_TIMEOUT_MS, Config, ConnId, Input, Millis};
 use super::tests::{Transcript, sent};
-use super::*;
 
 /// Two x1 players (connections 1, Black, and 2, White) agree to `game` at instant 0; the
 /// Game_ID.

@@ -1,7 +1,16 @@
 //! Connections: who is logged in, in which state, and what each line a client sends
 //! asks for (dispatched to the other jobs); a connection's way out.
 
-use super::*;
+use std::collections::VecDeque;
+
+use gyoku::Color;
+use gyoku_proto::csa::ClientMessage;
+use gyoku_proto::csa_line::ServerLine;
+
+use super::Lobby;
+use super::ending::Ending;
+use super::io::{CheckedLogin, ConnId, IMPASSE_LINE, Now, Output, tell};
+use super::room::{GameLine, Phase};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Status {
@@ -63,18 +72,18 @@ impl Lobby {
                 out.push(Output::Close(old));
             }
             Some((_, false)) => {
-                Self::tell(out, conn, ServerLine::LoginIncorrect);
+                tell(out, conn, ServerLine::LoginIncorrect);
                 if login.x1 {
-                    Self::tell(out, conn, ServerLine::AlreadyConnected(login.name));
+                    tell(out, conn, ServerLine::AlreadyConnected(login.name));
                 }
                 out.push(Output::Close(conn));
                 return;
             }
             None => {}
         }
-        Self::tell(out, conn, ServerLine::LoginOk(login.name.clone()));
+        tell(out, conn, ServerLine::LoginOk(login.name.clone()));
         if login.x1 {
-            Self::tell(out, conn, ServerLine::LoginX1);
+            tell(out, conn, ServerLine::LoginX1);
         }
         self.names.insert(login.name.clone(), conn);
         self.conns.insert(
@@ -109,7 +118,7 @@ impl Lobby {
         let raw = line.trim_end_matches(['\r', '\n']);
         if raw == "CHALLENGE" {
             // CSA's official test server's command: accepted and meaningless here.
-            Self::tell(out, conn, ServerLine::ChallengeAccepted);
+            tell(out, conn, ServerLine::ChallengeAccepted);
             return;
         }
         if raw == IMPASSE_LINE && c.status == Status::Game {
@@ -122,17 +131,17 @@ impl Lobby {
                     // A malformed move on one's turn loses, as shogi-server.
                     self.game_line(conn, GameLine::Garbage(raw.to_string()), now, out);
                 } else {
-                    Self::tell(out, conn, ServerLine::Error(format!("{e}")));
+                    tell(out, conn, ServerLine::Error(format!("{e}")));
                 }
                 return;
             }
         };
         match msg {
             ClientMessage::Login(_) => {
-                Self::tell(out, conn, ServerLine::Error("already logged in".into()));
+                tell(out, conn, ServerLine::Error("already logged in".into()));
             }
             ClientMessage::Logout => {
-                Self::tell(out, conn, ServerLine::LogoutCompleted);
+                tell(out, conn, ServerLine::LogoutCompleted);
                 self.closed(conn, now, out);
                 out.push(Output::Close(conn));
             }
@@ -143,7 +152,7 @@ impl Lobby {
                 // shogi-server). Time-ups need no keep-alive here: the server's timer
                 // flags them.
                 if raw.is_empty() {
-                    Self::tell(out, conn, ServerLine::Empty);
+                    tell(out, conn, ServerLine::Empty);
                 }
             }
             ClientMessage::Ignored => {}
@@ -228,11 +237,7 @@ impl Lobby {
                     self.drop_proposal(key, &name, out);
                 }
                 Phase::Playing => {
-                    let color = if g.players[0] == conn {
-                        Color::Black
-                    } else {
-                        Color::White
-                    };
+                    let color = g.color_of(conn);
                     self.remove_conn(conn);
                     self.end(key, Ending::Left(color), now, out);
                 }

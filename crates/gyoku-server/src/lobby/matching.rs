@@ -2,7 +2,16 @@
 //! decides them, and the game proposed with a Game_ID of its own; a suspended game waits
 //! for its two players.
 
-use super::*;
+use gyoku::{Preset, RuleSet};
+use gyoku_proto::csa::GameName;
+use gyoku_proto::csa_line::ServerLine;
+
+use super::Lobby;
+use super::change::Change;
+use super::conns::Status;
+use super::io::{ConnId, Now, Output, tell};
+use super::names::{is_buoy_name, is_floodgate_name, rules_of_name};
+use super::spec::{GameSpec, limited, split_moves, start_position};
 
 impl Lobby {
     pub(super) fn game_command(
@@ -16,12 +25,12 @@ impl Lobby {
     ) {
         let parsed = GameName::parse(game).filter(|g| g.name == game);
         if parsed.is_none() {
-            Self::tell(
+            tell(
                 out,
                 conn,
                 ServerLine::Error(format!("bad game name: {game}.")),
             );
-            Self::tell(
+            tell(
                 out,
                 conn,
                 ServerLine::Error(
@@ -37,7 +46,7 @@ impl Lobby {
                 .iter()
                 .any(|(name, setup)| name == game && setup.web_only)
         {
-            Self::tell(
+            tell(
                 out,
                 conn,
                 ServerLine::Error(format!("the game {game} is played from the web page only")),
@@ -49,7 +58,7 @@ impl Lobby {
                 "you are in {} status. GAME is valid in connected or game_waiting status",
                 c.status.name()
             ));
-            Self::tell(out, conn, msg);
+            tell(out, conn, msg);
             return;
         }
         let me = c.name.clone();
@@ -63,7 +72,7 @@ impl Lobby {
             _ => None,
         };
         if is_floodgate_name(game) && turn != '*' {
-            Self::tell(
+            tell(
                 out,
                 conn,
                 ServerLine::Error(format!(
@@ -73,7 +82,7 @@ impl Lobby {
             return;
         }
         if c.sente.is_none() && parsed.as_ref().is_some_and(|g| g.handicap.is_some()) {
-            Self::tell(
+            tell(
                 out,
                 conn,
                 ServerLine::Error(
@@ -94,7 +103,7 @@ impl Lobby {
             }
             Some(_) => self.set_status(conn, Status::GameWaiting),
             None if challenge => {
-                Self::tell(
+                tell(
                     out,
                     conn,
                     ServerLine::Error(format!("can't find rival for {game}")),

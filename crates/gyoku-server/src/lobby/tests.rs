@@ -1,6 +1,13 @@
 //! The lobby's unit tests: its inputs in, its outputs read back.
 
-use super::*;
+use gyoku::Preset;
+use gyoku::rules::Fouls;
+
+use super::Lobby;
+use super::change::Change;
+use super::io::{
+    CheckedLogin, Config, ConnId, GameSetup, Input, MAX_BUOYS_PER_PLAYER, Now, Output,
+};
 
 pub(super) fn at(s: &str) -> Now {
     Now {

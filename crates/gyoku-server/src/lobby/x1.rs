@@ -1,7 +1,13 @@
 //! The x1 commands (`%%WHO`, `%%LIST`, `%%SHOW`, `%%MONITOR2ON`, `%%CHAT` …), shogi-server's
 //! extensions for clients logged in with `x1`; buoys are [`super::buoys`]'.
 
-use super::*;
+use gyoku_proto::csa::X1Command;
+use gyoku_proto::csa_line::{ServerLine, X1Tag};
+
+use super::Lobby;
+use super::change::Change;
+use super::conns::Status;
+use super::io::{ConnId, Now, Output, monitor, ok, tell, tell_lines};
 
 impl Lobby {
     pub(super) fn x1(&mut self, conn: ConnId, cmd: X1Command, now: Now, out: &mut Vec<Output>) {
@@ -20,7 +26,7 @@ impl Lobby {
                         "you are in {} status. GAME is valid in connected or game_waiting status",
                         c.status.name()
                     ));
-                    Self::tell(out, conn, msg);
+                    tell(out, conn, msg);
                 }
             }
             X1Command::Game {
@@ -51,7 +57,7 @@ impl Lobby {
                     }
                 });
                 let reply: Vec<ServerLine> = who.chain([ok(X1Tag::Who)]).collect();
-                Self::tell_lines(out, conn, reply);
+                tell_lines(out, conn, reply);
             }
             X1Command::List => {
                 let list = self.by_id.keys().map(|id| ServerLine::X1 {
@@ -59,29 +65,29 @@ impl Lobby {
                     text: id.clone(),
                 });
                 let reply: Vec<ServerLine> = list.chain([ok(X1Tag::List)]).collect();
-                Self::tell_lines(out, conn, reply);
+                tell_lines(out, conn, reply);
             }
             X1Command::Show(id) => {
                 if let Some(g) = self.by_id.get(&id).and_then(|k| self.games.get(k)) {
-                    let shown = self.show(g, now);
+                    let shown = g.show(now);
                     let lines = shown.lines().map(|l| ServerLine::X1 {
                         tag: X1Tag::Show,
                         text: l.to_string(),
                     });
-                    Self::tell_lines(out, conn, lines);
+                    tell_lines(out, conn, lines);
                 }
-                Self::tell(out, conn, ok(X1Tag::Show));
+                tell(out, conn, ok(X1Tag::Show));
             }
             X1Command::MonitorOn { game_id, .. } => {
                 let Some(&key) = self.by_id.get(&game_id) else {
-                    Self::tell(
+                    tell(
                         out,
                         conn,
                         ServerLine::Error(format!("no such game: {game_id}")),
                     );
                     return;
                 };
-                let show = self.show(&self.games[&key], now);
+                let show = self.games[&key].show(now);
                 let g = self.games.get_mut(&key).expect("listed");
                 g.monitors.retain(|&m| m != conn);
                 g.monitors.push(conn);
@@ -94,7 +100,7 @@ impl Lobby {
                     .iter()
                     .flat_map(|(m, t, _)| [m.clone(), format!("T{t}")]);
                 let seen = summary.chain(moves).chain(["+OK".to_string()]);
-                Self::tell_lines(out, conn, seen.map(|text| monitor(&game_id, text)));
+                tell_lines(out, conn, seen.map(|text| monitor(&game_id, text)));
             }
             X1Command::MonitorOff { game_id, .. } => {
                 if let Some(&key) = self.by_id.get(&game_id)
@@ -116,7 +122,7 @@ impl Lobby {
                             from: from.clone(),
                             message: message.to_string(),
                         };
-                        Self::tell(out, id, chat);
+                        tell(out, id, chat);
                     }
                 }
             }
@@ -128,7 +134,7 @@ impl Lobby {
                         env!("CARGO_PKG_VERSION")
                     ),
                 };
-                Self::tell_lines(out, conn, [version, ok(X1Tag::Version)]);
+                tell_lines(out, conn, [version, ok(X1Tag::Version)]);
             }
             X1Command::Help => {
                 let help = ServerLine::X1 {
@@ -138,9 +144,9 @@ impl Lobby {
                            %%RATING, %%SETBUOY, %%DELETEBUOY, %%GETBUOYCOUNT, %%FORK, LOGOUT"
                         .into(),
                 };
-                Self::tell_lines(out, conn, [help, ok(X1Tag::Help)]);
+                tell_lines(out, conn, [help, ok(X1Tag::Help)]);
             }
-            X1Command::Rating => Self::tell(out, conn, ok(X1Tag::Rating)),
+            X1Command::Rating => tell(out, conn, ok(X1Tag::Rating)),
             X1Command::Fork {
                 source,
                 new_game,
@@ -152,12 +158,12 @@ impl Lobby {
             X1Command::DeleteBuoy(name) => {
                 let owner = self.conns[&conn].name.clone();
                 match self.buoys.get(&name) {
-                    None => Self::tell(
+                    None => tell(
                         out,
                         conn,
                         ServerLine::Error(format!("buoy game not found: {name}")),
                     ),
-                    Some(b) if b.owner != owner => Self::tell(
+                    Some(b) if b.owner != owner => tell(
                         out,
                         conn,
                         ServerLine::Error(format!(
@@ -172,7 +178,7 @@ impl Lobby {
                             count: 0,
                         }));
                         self.buoys.remove(&name);
-                        Self::tell(out, conn, ok(X1Tag::DeleteBuoy));
+                        tell(out, conn, ok(X1Tag::DeleteBuoy));
                     }
                 }
             }
@@ -182,10 +188,10 @@ impl Lobby {
                     tag: X1Tag::GetBuoyCount,
                     text: count.to_string(),
                 };
-                Self::tell_lines(out, conn, [count, ok(X1Tag::GetBuoyCount)]);
+                tell_lines(out, conn, [count, ok(X1Tag::GetBuoyCount)]);
             }
             X1Command::Unknown(word) => {
-                Self::tell(
+                tell(
                     out,
                     conn,
                     ServerLine::Error(format!("unknown command {word}")),

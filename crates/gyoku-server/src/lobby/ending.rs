@@ -1,99 +1,19 @@
-//! What a game's players and monitors are told of it: its `Game_Summary`, `%%SHOW`'s view,
-//! and the lines, record ending and summary of each way it ends.
+//! How a game ends, as the server sees it, and what each ending says: the lines each player
+//! and monitor hears, the record's last line, shogi-server's summary and the stored result.
 
-use super::*;
+use gyoku::{Color, EndReason, GameResult, IllegalMoveKind, Outcome};
+use gyoku_proto::csa::{EndResult, GameEnd};
+use gyoku_proto::csa_line::{Reason, ServerLine};
 
-impl Lobby {
-    /// The Game_Summary for a player (`Some(colour)`) or a monitor (`None`, with the
-    /// remaining times and the last move).
-    pub(super) fn summary(&self, g: &LiveGame, you: Option<Color>) -> GameSummary {
-        let sign = |c: Color| record::sign(c).to_string();
-        let declaration = match g.preset {
-            Preset::Csa => "Jishogi 1.1".to_string(),
-            p => format!("Gyoku {}", p.name()),
-        };
-        let mut fields = vec![
-            ("Protocol_Version".to_string(), "1.2".to_string()),
-            ("Protocol_Mode".into(), "Server".into()),
-            ("Format".into(), "Shogi 1.0".into()),
-            ("Declaration".into(), declaration),
-            ("Game_ID".into(), g.id.clone()),
-            ("Name+".into(), g.names[0].clone()),
-            ("Name-".into(), g.names[1].clone()),
-        ];
-        if let Some(c) = you {
-            fields.push(("Your_Turn".into(), sign(c)));
-        }
-        fields.push(("Rematch_On_Draw".into(), "NO".into()));
-        fields.push(("To_Move".into(), sign(g.start.turn())));
-        fields.push(("Max_Moves".into(), g.max_moves.to_string()));
-        let time = SummaryTime {
-            time_unit: Some("1sec".into()),
-            total_time: Some(g.total.into()),
-            byoyomi: Some(g.byoyomi.into()),
-            increment: Some(g.increment.into()),
-            least_time_per_move: Some(self.config.least_time_per_move.into()),
-            ..SummaryTime::default()
-        };
-        let mut position: Vec<String> = gyoku_kifu::csa::board_text(&g.start)
-            .lines()
-            .map(str::to_string)
-            .collect();
-        for (m, t) in &g.initial_moves {
-            position.push(format!("{m},T{t}"));
-        }
-        let time = if g.resumed && you.is_some() {
-            // Each side's own time left, as `BEGIN Time+`/`Time-` blocks (ShogiHome and
-            // CSA 1.2.1 clients read them).
-            let side = |c: Color| SummaryTime {
-                total_time: Some(g.clock.remaining(c) / 1000),
-                ..time.clone()
-            };
-            SummaryTimes::PerSide(gyoku::ByColor::new(side(Color::Black), side(Color::White)))
-        } else {
-            SummaryTimes::Both(time)
-        };
-        if you.is_none() || g.resumed {
-            for (m, t, _) in &g.moves {
-                position.push(format!("{m},T{t}"));
-            }
-        }
-        GameSummary {
-            fields,
-            time,
-            position,
-            trailer: Vec::new(),
-        }
-    }
-
-    pub(super) fn show(&self, g: &LiveGame, now: Now) -> String {
-        let mut s = self.summary(g, None);
-        let left = |c: Color| {
-            let ms = if g.clock.turn() == c && matches!(g.phase, Phase::Playing) {
-                g.clock
-                    .time_left(now.mono)
-                    .saturating_sub(u64::from(g.byoyomi) * 1000)
-            } else {
-                g.clock.remaining(c)
-            };
-            (ms / 1000).to_string()
-        };
-        s.trailer
-            .push(("Remaining_Time+".into(), left(Color::Black)));
-        s.trailer
-            .push(("Remaining_Time-".into(), left(Color::White)));
-        let last = g
-            .moves
-            .last()
-            .map(|(m, t, _)| format!("{m},T{t}"))
-            .unwrap_or_default();
-        s.trailer.push(("Last_Move".into(), last));
-        s.trailer.push((
-            "Current_Turn".into(),
-            (g.initial_moves.len() + g.moves.len()).to_string(),
-        ));
-        s.to_string()
-    }
+/// How a game ends, as the server sees it.
+#[derive(Clone, Debug)]
+pub(super) enum Ending {
+    /// The referee decided.
+    Decided(Outcome),
+    /// A player left mid-game (shogi-server's `abnormal`): it loses.
+    Left(Color),
+    /// A player asked to suspend (`%CHUDAN`): no result, stored as suspended.
+    Suspended,
 }
 
 /// What each side is told at an ending, and what the record and storage say.
@@ -107,7 +27,9 @@ pub(super) struct EndLines {
     pub(super) reason: &'static str,
 }
 
-pub(super) fn end_lines(g: &LiveGame, ending: &Ending) -> EndLines {
+/// What is said at `ending`; `foul_text` is the losing line of a foul (`%KACHI` for a
+/// failed declaration).
+pub(super) fn end_lines(foul_text: Option<&str>, ending: &Ending) -> EndLines {
     // CSA's end line for a foul, naming the side that lost by it (a record keeps the foul
     // as shogi-server's `'ILLEGAL_MOVE(…)` comment, which Gyoku reads back as the move).
     let foul_by = |result: GameResult| match result {
@@ -173,7 +95,7 @@ pub(super) fn end_lines(g: &LiveGame, ending: &Ending) -> EndLines {
                     },
                     "illegal_move",
                 ),
-                EndReason::Forfeit { .. } if g.foul_text.as_deref() == Some("%KACHI") => (
+                EndReason::Forfeit { .. } if foul_text == Some("%KACHI") => (
                     said(Some("%KACHI"), GameEnd::IllegalMove),
                     r,
                     Some("%KACHI"),

@@ -1,0 +1,269 @@
+//! The lobby's side of its games: a room opened for two connections, their `AGREE` and
+//! `REJECT`, each player's line brought to the room on its turn (kept until then), the
+//! clocks' deadlines, and what an ending does to the connections (released, closed in CSA
+//! mode, the game suspended or replayed).
+
+use std::cmp::Reverse;
+
+use gyoku::{Color, GameResult};
+use gyoku_proto::csa_line::ServerLine;
+
+use super::Lobby;
+use super::conns::Status;
+use super::ending::Ending;
+use super::io::{ConnId, MAX_DEFERRED, Now, Output, tell};
+use super::room::{GameLine, Phase, Room, Step};
+use super::spec::GameSpec;
+
+impl Lobby {
+    /// Proposes a game, new or resumed, to its two players.
+    pub(super) fn open(
+        &mut self,
+        spec: GameSpec,
+        players: [ConnId; 2],
+        resumed: bool,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let rating_ids = players.map(|p| self.conns[&p].rating_id.clone());
+        let room = Room::new(spec, players, rating_ids, resumed, &self.config, now);
+        room.propose(out);
+        let key = self.next_game;
+        self.next_game += 1;
+        for (color, conn) in [(Color::Black, players[0]), (Color::White, players[1])] {
+            self.set_status(conn, Status::AgreeWaiting);
+            let c = self
+                .conns
+                .get_mut(&conn)
+                .expect("paired players are logged in");
+            c.game = Some(key);
+            c.sente = Some(color == Color::Black);
+            c.game_name.clone_from(&room.name);
+        }
+        self.by_id.insert(room.id.clone(), key);
+        self.games.insert(key, room);
+        self.schedule(key);
+    }
+
+    pub(super) fn agree(&mut self, conn: ConnId, now: Now, out: &mut Vec<Output>) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        if c.status != Status::AgreeWaiting {
+            let msg = ServerLine::Error(format!(
+                "you are in {} status. AGREE is valid in agree_waiting status",
+                c.status.name()
+            ));
+            tell(out, conn, msg);
+            return;
+        }
+        c.status = Status::StartWaiting; // from agree_waiting: not in the waiting index
+        let key = c.game.expect("agree_waiting has a game");
+        let room = self.games.get_mut(&key).expect("live game");
+        let both = room.players.iter().all(|p| {
+            self.conns
+                .get(p)
+                .is_some_and(|c| c.status == Status::StartWaiting)
+        });
+        if !both {
+            return;
+        }
+        room.start(now, out);
+        for p in room.players {
+            if let Some(c) = self.conns.get_mut(&p) {
+                c.status = Status::Game;
+            }
+        }
+        self.schedule(key);
+        // A player whose moves arrived before the start has them played now.
+        let room = &self.games[&key];
+        let first = room.players[room.referee.turn().index()];
+        if let Some(line) = self
+            .conns
+            .get_mut(&first)
+            .and_then(|c| c.deferred.pop_front())
+        {
+            self.game_line(first, line, now, out);
+        }
+    }
+
+    pub(super) fn reject(&mut self, conn: ConnId, out: &mut Vec<Output>) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        if c.status != Status::AgreeWaiting {
+            let msg = ServerLine::Error(format!(
+                "you are in {} status. REJECT is valid in agree_waiting status",
+                c.status.name()
+            ));
+            tell(out, conn, msg);
+            return;
+        }
+        let key = c.game.expect("agree_waiting has a game");
+        let name = c.name.clone();
+        self.drop_proposal(key, &name, out);
+    }
+
+    /// A proposal withdrawn by `by`: both players hear it and are released; a resumed
+    /// game goes back to waiting for them.
+    pub(super) fn drop_proposal(&mut self, key: u64, by: &str, out: &mut Vec<Output>) {
+        let Some(room) = self.games.remove(&key) else {
+            return;
+        };
+        self.by_id.remove(&room.id);
+        room.reject(by, out);
+        if room.resumed {
+            self.suspended.insert(room.spec());
+        }
+        for p in room.players {
+            self.release(p, true, out);
+        }
+    }
+
+    /// [`super::IMPASSE_LINE`] from a player in a game, on either turn.
+    pub(super) fn impasse_line(&mut self, conn: ConnId, now: Now, out: &mut Vec<Output>) {
+        let Some(key) = self.conns.get(&conn).and_then(|c| c.game) else {
+            return;
+        };
+        let Some(room) = self.games.get_mut(&key) else {
+            return;
+        };
+        let step = room.impasse(room.color_of(conn), out);
+        self.after(key, step, now, out);
+    }
+
+    /// A move or `%…` from a player in a game: kept if it is not its turn.
+    pub(super) fn game_line(
+        &mut self,
+        conn: ConnId,
+        line: GameLine,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let Some(key) = self.conns.get(&conn).and_then(|c| c.game) else {
+            return;
+        };
+        let Some(room) = self.games.get(&key) else {
+            return;
+        };
+        let color = room.color_of(conn);
+        if !room.is_turn_of(color) {
+            let c = self.conns.get_mut(&conn).expect("checked above");
+            if c.deferred.len() >= MAX_DEFERRED {
+                let refused = ServerLine::Error("too many moves sent out of turn".into());
+                tell(out, conn, refused);
+                self.closed(conn, now, out);
+                out.push(Output::Close(conn));
+                return;
+            }
+            c.deferred.push_back(line);
+            return;
+        }
+        self.play_line(key, color, line, now, out);
+        // The other side may have sent its next moves early: play them now, in order.
+        loop {
+            let Some(room) = self.games.get(&key) else {
+                return;
+            };
+            let side = room.referee.turn();
+            let next = room.players[side.index()];
+            let Some(line) = self
+                .conns
+                .get_mut(&next)
+                .and_then(|c| c.deferred.pop_front())
+            else {
+                return;
+            };
+            self.play_line(key, side, line, now, out);
+        }
+    }
+
+    /// The side to move's line, on its turn, brought to its room.
+    fn play_line(
+        &mut self,
+        key: u64,
+        color: Color,
+        line: GameLine,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let room = self.games.get_mut(&key).expect("live game");
+        let step = room.play(color, line, now, out);
+        self.after(key, step, now, out);
+    }
+
+    /// What the lobby does after a room's step: a new deadline, or the game's end.
+    fn after(&mut self, key: u64, step: Step, now: Now, out: &mut Vec<Output>) {
+        match step {
+            Step::Unchanged => {}
+            Step::Moved => self.schedule(key),
+            Step::Ends(ending) => self.end(key, ending, now, out),
+        }
+    }
+
+    /// Ends a game: the room says it to its players and monitors and stores it; the
+    /// players are released (CSA-mode players disconnected), a suspended game waits for
+    /// them, and a no contest is replayed.
+    pub(super) fn end(&mut self, key: u64, ending: Ending, now: Now, out: &mut Vec<Output>) {
+        let Some(room) = self.games.remove(&key) else {
+            return;
+        };
+        self.by_id.remove(&room.id);
+        room.close(&ending, now, out);
+        for &m in &room.monitors {
+            if let Some(c) = self.conns.get_mut(&m) {
+                c.monitoring.retain(|&k| k != key);
+            }
+        }
+        if matches!(ending, Ending::Suspended) {
+            self.suspended.insert(room.spec());
+        }
+        // A no contest (JSA sennichite, a 24-30 impasse, the 500-move limit) is replayed
+        // with colours swapped: offered to both players at once, linked to this game.
+        let replay = matches!(&ending, Ending::Decided(o) if o.result == GameResult::NoContest)
+            && room.players.iter().all(|p| self.conns.contains_key(p));
+        if !replay && !matches!(ending, Ending::Suspended) {
+            self.setups.retain(|(name, _)| *name != room.name);
+        }
+        // Sends go out after the commit, the players' after the file: the driver orders them so.
+        for p in room.players {
+            self.release(p, !replay, out);
+        }
+        if replay {
+            let [black, white] = room.players;
+            let replay_of = Some(room.id.clone());
+            self.propose(&room.name, [white, black], Vec::new(), replay_of, now, out);
+        }
+    }
+
+    /// Time passed: the games whose deadline has come (from the heap, never a scan of
+    /// all) lose on time or lapse unagreed.
+    pub(super) fn tick(&mut self, now: Now, out: &mut Vec<Output>) {
+        let mut due: Vec<(u64, bool)> = Vec::new();
+        while let Some(&Reverse((at, key))) = self.deadlines.peek() {
+            if at > now.mono {
+                break;
+            }
+            self.deadlines.pop();
+            let Some(room) = self.games.get(&key) else {
+                continue;
+            };
+            match room.phase {
+                Phase::Agreeing { expires } if expires <= now.mono => due.push((key, false)),
+                Phase::Playing if room.time_is_up(now) => due.push((key, true)),
+                // A deadline the game has moved on from (or not quite there: rounding).
+                _ => {}
+            }
+        }
+        due.sort_unstable();
+        due.dedup();
+        for (key, playing) in due {
+            if playing {
+                let ending = self.games.get_mut(&key).expect("listed").flag(now);
+                self.end(key, ending, now, out);
+            } else {
+                self.drop_proposal(key, "the Server (timed out)", out);
+            }
+        }
+    }
+}
