@@ -71,8 +71,8 @@ BOTH_ENTERED_SFEN = "K8/9/9/9/9/9/9/9/8k b RB2G2S2N2L9Prb2g2s2n2l9p 1"
 NIFU_SFEN = "lnsgkgsnl/1r5b1/pppp1pppp/9/9/4P4/PPPP1PPPP/1B5R1/LNSGKGSNL b P 1"
 
 VIEW = """
-    const v = window.clockView ? clockView.view : null;
-    const s = window.playing;
+    const v = window.gyoku.clockView ? window.gyoku.clockView.view : null;
+    const s = window.gyoku.playing;
     return v ? {status: v.status, turn: v.turn, legal: v.legal, moves: v.moves.length, id: v.id,
                 ending: document.getElementById('ending').textContent,
                 seat: s ? s.seat : null} : null;"""
@@ -287,12 +287,12 @@ def play(driver, base, shots):
     click(driver, "[data-square='2e']")  # a pawn cannot go two squares
     time.sleep(0.5)
     v = driver.execute_script(VIEW)
-    selected = driver.execute_script("return window.playing.selected")
+    selected = driver.execute_script("return window.gyoku.playing.selected")
     print(f"play (misclick 2g-2e under csa): {v['status']}, {v['moves']} moves, selected {selected}")
     assert v["status"] == "playing" and v["moves"] == 0 and not driver.find_elements(By.ID, "play-error"), v
     click(driver, "[data-square='2g']")
     click(driver, "[data-square='3g']")  # another of one's own pieces: it is selected instead
-    assert driver.execute_script("return window.playing.selected") == "3g"
+    assert driver.execute_script("return window.gyoku.playing.selected") == "3g"
     note = text_of(driver, "fouls-rule")
     assert "Tournament" in note, note
     for button in ("resign", "declare"):

@@ -21,6 +21,7 @@ use tokio::sync::{Semaphore, broadcast};
 use crate::play::Play;
 use crate::store::Archive;
 
+mod assets;
 mod body;
 mod error;
 mod games;
@@ -90,15 +91,8 @@ pub fn router(
     });
     let guard = Arc::new(guard::Guard::new(bound, options));
     Router::new()
-        .route("/", get(|| asset("text/html; charset=utf-8", INDEX_HTML)))
-        .route(
-            "/assets/app.js",
-            get(|| asset("text/javascript; charset=utf-8", APP_JS)),
-        )
-        .route(
-            "/assets/style.css",
-            get(|| asset("text/css; charset=utf-8", STYLE_CSS)),
-        )
+        .route("/", get(assets::index))
+        .route("/assets/{*path}", get(assets::asset))
         .route("/api/health", get(health))
         .route("/api/games", get(list_games))
         .route("/api/games/{id}", get(game))
@@ -162,19 +156,6 @@ pub async fn serve(
     let router = router(db, changes, play, bound, &options);
     listener::serve_connections(listener, router, &options, shutdown).await;
     Ok(())
-}
-
-/// The web page, built into the binary (no build step: `crates/gyoku-server/web/`).
-const INDEX_HTML: &str = include_str!("../web/index.html");
-const APP_JS: &str = include_str!("../web/app.js");
-const STYLE_CSS: &str = include_str!("../web/style.css");
-
-async fn asset(content_type: &'static str, body: &'static str) -> Response {
-    let mut response = body.into_response();
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    response
 }
 
 /// `GET /api/health`: the server answers, and how much work its answers took so far:

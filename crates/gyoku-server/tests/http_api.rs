@@ -565,14 +565,31 @@ fn a_declared_oversize_body_is_refused_before_it_is_read() {
 fn the_page_is_served_from_the_binary() {
     let server = TestServer::start("page");
     for (path, marker) in [
-        ("/", "/assets/app.js"),
-        ("/assets/app.js", "EventSource"),
+        ("/", "<script type=\"module\" src=\"/assets/js/main.js\">"),
+        ("/assets/js/game.js", "EventSource"),
         ("/assets/style.css", ".board"),
     ] {
         let (status, v) = server.get(path);
         assert_eq!(status, 200, "{path}");
         assert!(v["text"].as_str().unwrap().contains(marker), "{path}");
     }
+    // Every module the page imports, from main.js on, is served (issue 26, step 7).
+    let mut seen = std::collections::BTreeSet::new();
+    let mut queue = vec!["main.js".to_string()];
+    while let Some(module) = queue.pop() {
+        if !seen.insert(module.clone()) {
+            continue;
+        }
+        let (status, v) = server.get(&format!("/assets/js/{module}"));
+        assert_eq!(status, 200, "{module}");
+        let text = v["text"].as_str().unwrap();
+        for import in text.split("from './").skip(1) {
+            queue.push(import.split('\'').next().unwrap().to_string());
+        }
+    }
+    assert!(seen.len() >= 10, "{seen:?}");
+    assert_eq!(server.get("/assets/js/nothing.js").0, 404);
+    assert_eq!(server.get("/assets/js/position.test.js").0, 404);
 }
 
 /// Black has a pawn on 5f and one in hand: `P*5e` is nifu.
@@ -885,7 +902,7 @@ fn other_origins_and_hosts_cannot_act() {
     assert!(head.starts_with("HTTP/1.1 421"), "{head}");
     assert!(body.contains("unknown_host"), "{body}");
     // Every answer, errors included, carries the security headers.
-    for path in ["/", "/assets/app.js", "/api/games", "/api/nothing"] {
+    for path in ["/", "/assets/js/main.js", "/api/games", "/api/nothing"] {
         let mut s = TcpStream::connect(server.http).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         s.write_all(

@@ -1,0 +1,61 @@
+//! The web page's files, built into the binary (no build step: `crates/gyoku-server/web/`):
+//! `index.html` at `/`, the style sheet and the ES modules under `/assets/`.
+
+use axum::extract::Path;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::error::ApiError;
+
+const HTML: &str = "text/html; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+const JS: &str = "text/javascript; charset=utf-8";
+
+/// Each file under `/assets/`: its path there, its type, its bytes.
+const FILES: &[(&str, &str, &str)] = &[
+    ("style.css", CSS, include_str!("../../web/style.css")),
+    ("js/main.js", JS, include_str!("../../web/js/main.js")),
+    ("js/page.js", JS, include_str!("../../web/js/page.js")),
+    ("js/dom.js", JS, include_str!("../../web/js/dom.js")),
+    ("js/i18n.js", JS, include_str!("../../web/js/i18n.js")),
+    (
+        "js/position.js",
+        JS,
+        include_str!("../../web/js/position.js"),
+    ),
+    ("js/board.js", JS, include_str!("../../web/js/board.js")),
+    ("js/impasse.js", JS, include_str!("../../web/js/impasse.js")),
+    ("js/games.js", JS, include_str!("../../web/js/games.js")),
+    ("js/game.js", JS, include_str!("../../web/js/game.js")),
+    ("js/seat.js", JS, include_str!("../../web/js/seat.js")),
+    ("js/play.js", JS, include_str!("../../web/js/play.js")),
+    ("js/tools.js", JS, include_str!("../../web/js/tools.js")),
+];
+
+fn file(content_type: &'static str, body: &'static str) -> Response {
+    let mut response = body.into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// `GET /`: the page.
+pub(super) async fn index() -> Response {
+    file(HTML, include_str!("../../web/index.html"))
+}
+
+/// `GET /assets/{path}`: one of the page's files, or 404.
+pub(super) async fn asset(Path(path): Path<String>) -> Result<Response, ApiError> {
+    FILES
+        .iter()
+        .find(|(name, _, _)| *name == path)
+        .map(|&(_, content_type, body)| file(content_type, body))
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                format!("no such file: /assets/{path}"),
+            )
+        })
+}

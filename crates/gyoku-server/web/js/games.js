@@ -1,0 +1,24 @@
+// The games on the server.
+
+import { api, el } from './dom.js';
+import { REASONS, resultWord, shownName, t, word } from './i18n.js';
+import { main, page, showError } from './page.js';
+
+export async function showGames() {
+  const table = el('table', { class: 'list', id: 'game-list' });
+  main().replaceChildren(el('h2', {}, t('gamesTitle')), table);
+  const load = async () => {
+    const { games } = await api('GET', '/api/games');
+    table.replaceChildren(
+      el('tr', {}, ['game', 'status', 'result', 'moves'].map((k) => el('th', {}, t(k)))),
+      ...games.map((g) => el('tr', { 'data-id': g.id },
+        el('td', {}, el('a', { href: `#/game/${encodeURIComponent(g.id)}`, title: g.id },
+          `${shownName(g.black)} ${t('vs')} ${shownName(g.white)}`), el('span', { class: 'rules' }, ` · ${g.rules}`)),
+        el('td', {}, t(g.status)),
+        el('td', {}, g.result ? `${resultWord(g.result)} (${word(REASONS, g.reason)})` : ''),
+        el('td', {}, String(g.moves)))));
+    if (!games.length) table.append(el('tr', {}, el('td', {}, t('noGames'))));
+  };
+  await load().catch(showError);
+  page.timers.push(setInterval(() => load().catch(() => {}), 3000));
+}

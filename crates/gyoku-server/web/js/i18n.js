@@ -1,0 +1,222 @@
+// Words: the page's two languages, the API's codes in words, and the settings the reader
+// chose (language, kanji or letters).
+
+import { main, page } from './page.js';
+
+const I18N = {
+  en: {
+    games: 'Games', calculator: 'Impasse calculator', judge: 'Judge a record',
+    gamesTitle: 'Games on this server', noGames: 'No games yet.',
+    game: 'Game', black: 'Black', white: 'White', status: 'Status', result: 'Result',
+    moves: 'Moves', playing: 'playing', finished: 'finished', suspended: 'suspended',
+    toMove: '{side} to move', inCheck: 'check', side: 'Side', entered: 'Entered',
+    zone: 'In the zone', total: 'Points', declaration: 'Declaration points', yes: 'yes', no: 'no',
+    rules: 'Rules', ifDeclares: 'If {side} declares now', agreement: 'Agreement count',
+    endedBy: 'Already over by', sfen: 'Position (SFEN, startpos or a handicap name)',
+    movesInput: 'Moves to play first (USI, separated by spaces)', calculate: 'Calculate',
+    drop: 'Drop a KIF, KI2, CSA, JKF or USI file here (any encoding), or choose one:',
+    download: 'Download as', notOver: 'Not over yet', wins: '{side} wins', draw: 'Draw',
+    noContest: 'No contest', atPly: 'at ply {ply}', foulAt: 'Foul at ply {ply}: {move} ({kind})',
+    recorded: 'The record says: {end}.', agrees: 'Gyoku agrees.', differs: 'Gyoku differs.',
+    used: '{side}: {used} used of {total}', live: 'live', ply: 'Ply', start: 'Start',
+    impasse: 'Impasse', chart: 'Impasse points over the game', records: '{n} games in the file; the first is shown.',
+    play: 'Play', playTitle: 'Play a game', opponent: 'Opponent', person: 'another person (send a link)',
+    fouls: 'Illegal moves', foulsPreset: 'as the rules say', foulsRefuse: 'refused (friendly)', foulsLose: 'lose the game (tournament)',
+    totalTime: 'Main time (seconds)', byoyomi: 'Byoyomi (seconds)', increment: 'Increment (seconds, instead of byoyomi)',
+    color: 'Your side', random: 'by lot', startSfen: 'Start position (SFEN, empty for the usual start)', maxMoves: 'Move limit (empty: the rules\' own, 0: none)',
+    yourName: 'Your name', startGame: 'Start the game', invite: 'Send this link to your opponent:', join: 'Join the game',
+    invited: 'You are invited to a game.', waiting: 'Waiting for the opponent…', resign: 'Resign', declare: 'Declare (入玉宣言)',
+    promote: 'Promote?', promoteYes: 'Promote', promoteNo: 'Do not promote', refused: 'Refused: {kind} — {move}. Play another move.',
+    lostBy: 'Illegal: {kind} — {move}. Under tournament rules the game is lost.', yourTurn: 'Your move', theirTurn: 'Opponent to move',
+    you: 'You play {side}', youWin: 'You win', youLose: 'You lose', youDraw: 'Draw', replay: 'No contest: replayed with colours swapped.',
+    byo: 'byoyomi', proposeImpasse: 'Propose impasse count', acceptImpasse: 'Accept impasse count',
+    impasseProposed: 'Impasse count proposed', proposed: 'Your opponent proposes to count the impasse now.',
+    nextGame: 'The replay has started: go to it →',
+    editBoard: 'Set up on the board', emptyBoard: 'Empty board', startBoard: 'Start position',
+    foulsLoseNote: 'Tournament rules: a foul you can make on a real board (two pawns on a file, a pawn-drop mate, leaving your king in check, a piece with no move) loses the game at once.',
+    foulsRefuseNote: 'Friendly rules: a foul (two pawns on a file, a pawn-drop mate, leaving your king in check, a piece with no move) is refused and named; play another move.',
+    foulsPresetNote: 'Under the rules chosen, fouls {what}.', foulsLoseWord: 'lose the game', foulsRefuseWord: 'are refused',
+    checkYes: 'in check', checkNo: '—', vs: 'vs',
+    noKing: 'No king for {sides}: the position is counted leniently (a game cannot start from it).',
+    invitedBy: '{from} invites you to a game under {rules} rules, {time}; you play {side}. Fouls {fouls}.',
+    flip: 'Flip board', rematch: 'Rematch (colours swapped)', newGame: 'New game',
+    confirmResign: 'Resign this game?', confirmYes: 'Yes', confirmNo: 'Cancel',
+    declareWins: 'Declaring now wins: {points} points, {zone} pieces in the zone. Declare?',
+    declareNoContest: 'Declaring now gives a no contest ({points} points): the game is replayed with colours swapped. Declare?',
+    declareDraw: 'Declaring now gives a draw ({points} points). Declare?',
+    declareLoses: 'Declaring now loses: {why}. Declare anyway?',
+    declareUnknown: 'Declare (入玉宣言) now?',
+  },
+  ja: {
+    games: '対局', calculator: '入玉計算', judge: '棋譜判定',
+    gamesTitle: 'このサーバーの対局', noGames: '対局はまだありません。',
+    game: '対局', black: '先手', white: '後手', status: '状態', result: '結果',
+    moves: '手数', playing: '対局中', finished: '終局', suspended: '中断',
+    toMove: '{side}番', inCheck: '王手', side: '', entered: '入玉',
+    zone: '敵陣の駒', total: '点数', declaration: '宣言点', yes: '済', no: '未',
+    rules: 'ルール', ifDeclares: '{side}が今宣言すると', agreement: '合意時の点数判定',
+    endedBy: '既に終局', sfen: '局面（SFEN、startpos、駒落ち名）',
+    movesInput: '先に指す手（USI、空白区切り）', calculate: '計算',
+    drop: 'KIF・KI2・CSA・JKF・USI の棋譜をここにドロップ（文字コードは自動判別）、または選択：',
+    download: 'ダウンロード', notOver: '終局していません', wins: '{side}の勝ち', draw: '引き分け',
+    noContest: '無勝負', atPly: '{ply}手目', foulAt: '{ply}手目に反則：{move}（{kind}）',
+    recorded: '棋譜の記載：{end}。', agrees: 'Gyoku の判定と一致。', differs: 'Gyoku の判定と相違。',
+    used: '{side}：消費 {used}／持ち時間 {total}', live: '中継中', ply: '手数', start: '開始局面',
+    impasse: '入玉', chart: '対局中の点数の推移', records: 'ファイルに {n} 局あります。最初の局を表示します。',
+    play: '対局する', playTitle: '対局を始める', opponent: '相手', person: '人（リンクを送る）',
+    fouls: '反則', foulsPreset: 'ルールどおり', foulsRefuse: '指し直し（フレンドリー）', foulsLose: '反則負け（公式戦）',
+    totalTime: '持ち時間（秒）', byoyomi: '秒読み（秒）', increment: 'フィッシャー加算（秒、秒読みの代わり）',
+    color: '手番', random: '振り駒', startSfen: '開始局面（SFEN、空欄は平手）', maxMoves: '最大手数（空欄はルールどおり、0は無制限）',
+    yourName: '名前', startGame: '対局開始', invite: 'このリンクを相手に送ってください：', join: '対局に参加',
+    invited: '対局に招待されています。', waiting: '相手を待っています…', resign: '投了', declare: '入玉宣言',
+    promote: '成りますか？', promoteYes: '成る', promoteNo: '成らない', refused: '指せません：{kind}（{move}）。別の手を指してください。',
+    lostBy: '反則：{kind}（{move}）。公式戦ルールでは反則負けです。', yourTurn: 'あなたの手番', theirTurn: '相手の手番',
+    you: 'あなたは{side}', youWin: 'あなたの勝ち', youLose: 'あなたの負け', youDraw: '引き分け', replay: '無勝負：先後を入れ替えて指し直します。',
+    byo: '秒読み', proposeImpasse: '持将棋を提案', acceptImpasse: '持将棋に同意',
+    impasseProposed: '持将棋を提案中', proposed: '相手が持将棋（点数計算）を提案しています。',
+    nextGame: '指し直し局が始まりました →',
+    editBoard: '盤面を編集', emptyBoard: '駒を全部取り除く', startBoard: '平手の初期配置',
+    foulsLoseNote: '公式戦ルール：実際の盤で指せる反則（二歩、打ち歩詰め、王手放置、行き所のない駒）は即座に反則負けです。',
+    foulsRefuseNote: 'フレンドリールール：反則（二歩、打ち歩詰め、王手放置、行き所のない駒）は受け付けられず、理由が表示されます。別の手を指してください。',
+    foulsPresetNote: '選んだルールでは、反則は{what}。', foulsLoseWord: '反則負けです', foulsRefuseWord: '指し直しです',
+    checkYes: '王手', checkNo: '—', vs: '対',
+    noKing: '{sides}の玉がありません：点数は寛容に数えます（この局面から対局はできません）。',
+    invitedBy: '{from}さんからの対局の招待：{rules}ルール、{time}、あなたは{side}です。反則は{fouls}。',
+    flip: '盤面反転', rematch: '先後を入れ替えて再戦', newGame: '新しい対局',
+    confirmResign: '投了しますか？', confirmYes: 'はい', confirmNo: 'キャンセル',
+    declareWins: '今宣言すると勝ちです（{points}点、敵陣に{zone}枚）。宣言しますか？',
+    declareNoContest: '今宣言すると無勝負（{points}点）で、先後を入れ替えて指し直しです。宣言しますか？',
+    declareDraw: '今宣言すると引き分けです（{points}点）。宣言しますか？',
+    declareLoses: '今宣言すると負けです：{why}。それでも宣言しますか？',
+    declareUnknown: '入玉宣言しますか？',
+  },
+};
+
+// What a declaration or an agreed count would bring now (the calculator's verdicts).
+export const VERDICTS = {
+  win: ['wins', '勝ち'], lose: ['loses', '負け'], no_contest: ['no contest (replayed)', '無勝負（指し直し）'],
+  draw: ['draw', '引き分け'], black: ['Black wins', '先手勝ち'], white: ['White wins', '後手勝ち'],
+  not_available: ['not possible', 'なし'],
+};
+
+// The API's refusals and errors, in words (the API keeps its codes).
+const ERRORS = {
+  not_your_turn: ['It is not your turn.', 'あなたの手番ではありません。'],
+  not_playing: ['This seat is not page.playing a game now.', 'この席は対局中ではありません。'],
+  no_answer: ['The server did not answer in time; try again.', 'サーバーが時間内に応答しませんでした。もう一度お試しください。'],
+  refused: ['The server refused it.', 'サーバーが受け付けませんでした。'],
+  invitation_taken: ['This invitation was used already.', 'この招待は使用済みです。'],
+  no_such_seat: ['No such seat (a server restart forgets them).', 'その席はありません（サーバー再起動で消えます）。'],
+  no_such_game: ['No such game.', 'その対局はありません。'],
+  too_many_seats: ['Too many games are open; finish one first.', '未終局の対局が多すぎます。先に終局してください。'],
+  engines_busy: ['The engines are busy; try again later.', 'エンジンが混み合っています。しばらくしてからお試しください。'],
+  too_many_requests: ['Too many requests at once; wait a moment.', '同時リクエストが多すぎます。少しお待ちください。'],
+  busy: ['The server is busy; try again.', 'サーバーが混み合っています。もう一度お試しください。'],
+  storage_unavailable: ['The server cannot read its games now.', 'サーバーが棋譜を読めません。'],
+  cross_origin: ['Refused: this request came from another site.', '他のサイトからの操作は受け付けません。'],
+  invalid_record: ['This is not a record Gyoku can read.', '読める棋譜ではありません。'],
+  too_large: ['The file is too large.', 'ファイルが大きすぎます。'],
+  invalid_sfen: ['This position does not read.', '局面を読めません。'],
+  invalid_move: ['This move does not read.', '指し手を読めません。'],
+  illegal_move: ['This move is illegal.', '反則手です。'],
+  invalid_time: ['This time control cannot be played.', 'この持ち時間では対局できません。'],
+};
+
+// Why a declaration fails now, in words.
+export const DECL_FAILURES = {
+  king_not_entered: ['your king has not entered the zone', '玉が敵陣に入っていません'],
+  zone_count: ['fewer than 10 of your pieces are in the zone', '敵陣の駒が10枚未満です'],
+  in_check: ['your king is in check', '王手がかかっています'],
+  points: ['not enough points', '点数が足りません'],
+  after_move_limit: ['the move limit has passed', '手数制限を過ぎています'],
+  no_time: ['no time is left', '持ち時間がありません'],
+  no_rule: ['these rules have no declaration', 'このルールには宣言がありません'],
+};
+
+export const REASONS = {
+  checkmate: ['checkmate', '詰み'], resignation: ['resignation', '投了'],
+  time_up: ['time up', '時間切れ'], illegal_move: ['illegal move', '反則'],
+  sennichite: ['sennichite (fourfold repetition)', '千日手'],
+  perpetual_check: ['perpetual check', '連続王手の千日手'],
+  declaration: ['declaration (entering king)', '入玉宣言'],
+  failed_declaration: ['failed declaration', '宣言失敗'],
+  impasse_agreement: ['impasse by agreement', '持将棋（合意）'],
+  impasse_count: ['impasse count', '持将棋（点数）'], move_limit: ['move limit', '手数制限'],
+  try: ['try', 'トライ'], forfeit: ['forfeit', '反則負け'], no_legal_move: ['no legal move', '指し手なし'],
+  suspended: ['suspended', '中断'], automatic_impasse: ['impasse (counted automatically)', '持将棋（自動判定）'],
+  garbage: ['a line that is no move', '不正な送信'], crash: ['the engine crashed', 'エンジン異常終了'],
+  hang: ['the engine hung', 'エンジン無応答'], flood: ['the engine flooded', 'エンジン過剰出力'], illegal_action: ['an illegal action', '反則行為'],
+  abnormal: ['a player left', '接続切れ'],
+};
+
+export const FOULS = {
+  nifu: ['nifu (two pawns on a file)', '二歩'],
+  uchifuzume: ['uchifuzume (pawn-drop mate)', '打ち歩詰め'],
+  dead_piece: ['a piece with no move', '行き所のない駒'],
+  not_in_hand: ['not in hand', '持ち駒にない駒'],
+  king_in_check: ['leaves the king in check', '王手放置'],
+  bad_movement: ['the piece cannot move so', '動けない動き'],
+};
+
+export const settings = {
+  lang: localStorage.getItem('gyoku.lang') || ((navigator.language || '').startsWith('ja') ? 'ja' : 'en'),
+  // Kanji or letters: as chosen, else as the browser's first language (kanji in Japanese).
+  glyphs: localStorage.getItem('gyoku.glyphs')
+    || ((localStorage.getItem('gyoku.lang') || navigator.language || '').startsWith('ja') ? 'kanji' : 'letters'),
+};
+
+export function t(key, args) {
+  let s = (I18N[settings.lang] || I18N.en)[key] ?? I18N.en[key] ?? key;
+  for (const [k, v] of Object.entries(args || {})) s = s.replace(`{${k}}`, v);
+  return s;
+}
+
+export const word = (table, code) => (table[code] ? table[code][settings.lang === 'ja' ? 1 : 0] : code);
+
+export const sideName = (c) => t(c === 'b' || c === 'black' ? 'black' : 'white');
+
+// An error in words: the API's message in English, the table's words in Japanese.
+export function errorText(e) {
+  const i = (e && e.info) || {};
+  if (settings.lang === 'ja' && ERRORS[i.code]) return ERRORS[i.code][1];
+  if (i.message) return i.message;
+  return e && e.message ? e.message : String(e);
+}
+
+// A player's name as people read it: a web player's seat suffix (`@web12b`) left out.
+export const shownName = (n) => String(n || '').replace(/@web\d+[bw]?$/, '');
+
+// A time control in words: "10 min + 10 s byoyomi", "5 min + 3 s increment".
+export function timeText(time) {
+  if (!time) return '';
+  const ja = settings.lang === 'ja';
+  const main = time.total % 60 === 0 ? (ja ? `${time.total / 60}分` : `${time.total / 60} min`) : (ja ? `${time.total}秒` : `${time.total} s`);
+  if (time.byoyomi) return ja ? `${main} 秒読み${time.byoyomi}秒` : `${main} + ${time.byoyomi} s byoyomi`;
+  if (time.increment) return ja ? `${main} 加算${time.increment}秒` : `${main} + ${time.increment} s increment`;
+  return main;
+}
+
+// A game's title: the players and the time control.
+export function gameTitle(v) {
+  const vs = settings.lang === 'ja' ? '対' : 'vs';
+  const time = timeText(v.time);
+  return `${shownName(v.black)} ${vs} ${shownName(v.white)}${time ? ` · ${time}` : ''}`;
+}
+
+// A result code in words.
+export const resultWord = (r) => (r === 'draw' ? t('draw') : r === 'no_contest' ? t('noContest') : t('wins', { side: sideName(r) }));
+
+export function endingText(o) {
+  if (!o || !o.result) return t('notOver');
+  const who = o.result === 'draw' ? t('draw') : o.result === 'no_contest' ? t('noContest') : t('wins', { side: sideName(o.result) });
+  const parts = [`${who} — ${word(REASONS, o.reason)} ${t('atPly', { ply: o.ply })}`];
+  const d = o.detail || {};
+  if (d.foul) parts.push(`${word(FOULS, d.foul)}: ${d.move}`);
+  if (d.occurrences) parts.push(`×${d.occurrences}: ${d.repeated_sfen}`);
+  if (d.count) parts.push(`${t('total')} ${d.count.total_points}, ${t('declaration')} ${d.count.declaration_points}, ${t('zone')} ${d.count.zone_count}`);
+  if (d.points) parts.push(`${t('black')} ${d.points.black} / ${t('white')} ${d.points.white}`);
+  if (d.limit) parts.push(`${d.limit}`);
+  if (d.failed) parts.push(word(DECL_FAILURES, d.failed));
+  if (d.cause) parts.push(word(REASONS, d.cause));
+  return parts.join(' · ');
+}

@@ -1,0 +1,148 @@
+// Starting a game from the page, and a seat's page (an invitation, waiting, the game).
+
+import { api, el } from './dom.js';
+import { renderGame } from './game.js';
+import { errorText, sideName, t, timeText } from './i18n.js';
+import { main, page, showError } from './page.js';
+
+export async function showPlayForm() {
+  const q = new URLSearchParams(location.hash.split('?')[1] || '');
+  const opts = await api('GET', '/api/play');
+  const field = (id, label, input) => el('div', {}, el('label', { for: id }, label), input);
+  const select = (id, values, chosen) => el('select', { id }, values.map(([v, label]) => {
+    const o = el('option', { value: v }, label);
+    if (v === chosen) o.selected = true;
+    return o;
+  }));
+  const opponent = select('opponent', opts.opponents.map((o) => [o, o === 'person' ? t('person') : o]), q.get('opponent') || opts.opponents[0]);
+  const rules = select('play-rules', opts.presets.map((p) => [p, p]), q.get('rules') || 'csa');
+  const fouls = select('fouls', [['', t('foulsPreset')], ['refuse', t('foulsRefuse')], ['lose', t('foulsLose')]], q.get('fouls') || '');
+  // Before the game: what a foul will do, under the rules and the choice made.
+  const foulsNote = el('p', { class: 'note', id: 'fouls-note' });
+  const sayFouls = () => {
+    const chosen = fouls.value || (opts.fouls || {})[rules.value] || 'lose';
+    foulsNote.textContent = t(chosen === 'lose' ? 'foulsLoseNote' : 'foulsRefuseNote');
+  };
+  fouls.addEventListener('change', sayFouls);
+  const num = (id, v) => el('input', { type: 'number', id, min: '0', value: v });
+  const total = num('total', q.get('total') || '600');
+  const byoyomi = num('byoyomi-input', q.get('byoyomi') || '10');
+  const increment = num('increment', q.get('increment') || '0');
+  const color = select('color', [['black', t('black')], ['white', t('white')], ['random', t('random')]], q.get('color') || 'black');
+  const sfen = el('input', { type: 'text', id: 'start-sfen', value: q.get('sfen') || '' });
+  const maxMoves = el('input', { type: 'number', id: 'max-moves', min: '0', value: q.get('max_moves') || '' });
+  const name = el('input', { type: 'text', id: 'name', value: localStorage.getItem('gyoku.name') || '' });
+  const out = el('div', {});
+  const start = async () => {
+    out.replaceChildren();
+    localStorage.setItem('gyoku.name', name.value);
+    const body = { opponent: opponent.value, rules: rules.value, color: color.value, name: name.value || 'guest',
+      time: { total: +total.value, byoyomi: +byoyomi.value, increment: +increment.value } };
+    if (fouls.value) body.fouls = fouls.value;
+    if (sfen.value.trim()) body.sfen = sfen.value.trim();
+    if (maxMoves.value !== '') body.max_moves = +maxMoves.value;
+    try {
+      const r = await api('POST', '/api/play', JSON.stringify(body));
+      location.hash = `#/seat/${r.token}`;
+    } catch (e) { out.append(el('p', { class: 'error', id: 'error' }, errorText(e))); }
+  };
+  main().replaceChildren(el('h2', {}, t('playTitle')),
+    field('opponent', t('opponent'), opponent), field('play-rules', t('rules'), rules),
+    field('fouls', t('fouls'), fouls), foulsNote, field('total', t('totalTime'), total),
+    field('byoyomi-input', t('byoyomi'), byoyomi), field('increment', t('increment'), increment),
+    field('color', t('color'), color), field('start-sfen', t('startSfen'), sfen),
+    field('max-moves', t('maxMoves'), maxMoves), field('name', t('yourName'), name),
+    el('p', {}, el('button', { type: 'button', id: 'start' }, t('startGame'))), out);
+  document.getElementById('start').addEventListener('click', start);
+  rules.addEventListener('change', sayFouls);
+  sayFouls();
+  window.gyokuEngines = opts.engines;
+  if (q.get('name')) name.value = q.get('name');
+  if (q.get('autostart') === '1') start();
+}
+
+export async function showSeat(token) {
+  main().replaceChildren(el('p', { class: 'status' }, '…'));
+  let r;
+  try { r = await api('GET', `/api/seats/${token}`); } catch (e) { main().replaceChildren(); showError(e); return; }
+  // An invitation's link is used once: joining gives this browser a seat of its own, whose
+  // secret the link does not carry (kept in this browser's storage).
+  const mine = localStorage.getItem(`gyoku.joined.${token}`);
+  if (r.seat.phase === 'taken') {
+    if (mine) { location.replace(`#/seat/${mine}`); return; }
+    if (r.seat.game_id) { location.replace(`#/game/${encodeURIComponent(r.seat.game_id)}`); return; }
+  }
+  if (r.seat.phase === 'invited') {
+    const name = el('input', { type: 'text', id: 'name', value: localStorage.getItem('gyoku.name') || '' });
+    const terms = r.seat.invitation;
+    const says = terms ? el('p', { id: 'invitation' }, t('invitedBy', {
+      from: terms.from, rules: terms.rules, time: timeText(terms.time), side: sideName(r.seat.color),
+      fouls: t(terms.fouls === 'lose' ? 'foulsLoseWord' : 'foulsRefuseWord') })) : null;
+    main().replaceChildren(el('h2', {}, t('invited')), says, el('label', { for: 'name' }, t('yourName')), name,
+      el('p', {}, el('button', { type: 'button', id: 'join', onclick: async () => {
+        localStorage.setItem('gyoku.name', name.value);
+        try {
+          const j = await api('POST', `/api/seats/${token}/join`, JSON.stringify({ name: name.value || 'guest' }));
+          localStorage.setItem(`gyoku.joined.${token}`, j.token);
+          location.replace(`#/seat/${j.token}`);
+        } catch (e) { showError(e); }
+      } }, t('join'))));
+    return;
+  }
+  const seat = { token, seat: r.seat, selected: null, promoting: null, error: null };
+  page.playing = seat;
+  let followed = null;
+  const follow = (id) => {
+    if (followed === id) return;
+    followed = id;
+    page.streams.forEach((x) => x.close());
+    page.streams = [];
+    const es = new EventSource(`/api/games/${encodeURIComponent(id)}/events`);
+    es.addEventListener('game', (e) => {
+      const v = JSON.parse(e.data);
+      renderGame(v);
+      if (v.status !== 'playing') refresh();
+    });
+    page.streams.push(es);
+  };
+  const invite = r.seat.invite ? `${location.origin}${location.pathname}#/seat/${r.seat.invite}` : null;
+  const waiting = () => main().replaceChildren(el('p', { id: 'waiting' }, t('waiting')),
+    invite ? el('p', {}, t('invite'), el('input', { type: 'text', id: 'invite', readonly: 'readonly', value: invite })) : null);
+  const refresh = async () => {
+    try {
+      const x = await api('GET', `/api/seats/${token}`);
+      seat.seat = x.seat;
+      const shown = page.clockView && page.clockView.view;
+      if (x.game && shown && shown.id !== x.game.id && shown.status === 'finished' && seat.seat.games.includes(shown.id)) {
+        // A replay after a no-contest: the ending stays in view a while, with a link on.
+        if (!seat.next) {
+          seat.next = x.game.id;
+          setTimeout(seat.goNext, 8000);
+        }
+        renderGame(shown);
+        return;
+      }
+      if (x.game) { renderGame(x.game); follow(x.game.id); } else waiting();
+    } catch (e) { /* the next poll tries again */ }
+  };
+  seat.goNext = () => {
+    if (!seat.next || page.playing !== seat) return;
+    seat.next = null;
+    page.clockView = null;
+    refresh();
+  };
+  if (r.game) { renderGame(r.game); follow(r.game.id); } else waiting();
+  // A game not yet started, a replay after a no-contest: the seat is asked again.
+  page.timers.push(setInterval(async () => {
+    if (seat.next) return;
+    if (!seat.seat.game_id || seat.seat.phase !== 'playing' || (page.clockView && page.clockView.view.status !== 'playing')) {
+      refresh();
+    } else if (page.clockView && page.clockView.view.allows.impasse_count) {
+      // A proposal is not a stored change: the seat is asked for it.
+      try {
+        const x = await api('GET', `/api/seats/${token}`);
+        if (x.seat.proposal !== seat.seat.proposal) { seat.seat = x.seat; renderGame(page.clockView.view); }
+      } catch (e) { /* the next poll tries again */ }
+    }
+  }, 1000));
+}
