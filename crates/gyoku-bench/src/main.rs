@@ -6,14 +6,15 @@
 //! cargo run --release -p gyoku-bench -- records [--rounds N] [--games N] [--no-cshogi]
 //! cargo run --release -p gyoku-bench -- referee [--rounds N] [--games N]
 //! cargo run --release -p gyoku-bench -- memory [--games N]
-//! cargo run --release -p gyoku-bench -- csa-load [--games N] [--plies N] [--peer-games N] [--think MS]
+//! cargo run --release -p gyoku-bench -- csa-load [--games N] [--plies N] [--peer-games N] [--think MS] [--before PATH]
 //! ```
 //! `csa-load` plays N games at once (2N CSA clients) on `gyoku serve` (built beside this
 //! one) and, with the same script and PEER-GAMES games, on shogi-server (if `ruby` and
 //! `../shared/peers/shogi-server` are there), and reports games held, moves per second
 //! and the move-echo latency side by side: first as fast as the echoes come (throughput),
 //! then with each player thinking MS on average before a move (latency at a given load;
-//! default 2000 ms).
+//! default 2000 ms). `--before PATH` runs another `gyoku` binary (an older build) in the same
+//! run, each load on it right after the same load on this one's `gyoku serve`.
 //! `memory` runs `gyoku judge` (built beside this one) over N and 10×N records (10,000 and
 //! 100,000 by default), as one CSA file and as a directory, and reports its peak memory.
 //! `perft` (the default) counts perft side by side; `--quick` runs only the cells every
@@ -39,6 +40,7 @@ fn main() {
     let mut peer_games: Option<usize> = None;
     let mut think = 2000;
     let mut games = 1000;
+    let mut before: Option<std::path::PathBuf> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -52,6 +54,7 @@ fn main() {
             "--peer-games" => peer_games = it.next().and_then(|n| n.parse().ok()),
             "--think" => think = it.next().and_then(|n| n.parse().ok()).unwrap_or(2000),
             "--games" => games = it.next().and_then(|n| n.parse().ok()).unwrap_or(1000),
+            "--before" => before = it.next().map(std::path::PathBuf::from),
             "--rounds" => rounds = it.next().and_then(|n| n.parse().ok()).unwrap_or(3),
             "--quick" => quick = true,
             "--no-cshogi" => cshogi = false,
@@ -67,7 +70,7 @@ fn main() {
         } else {
             200
         };
-        csa_load(n, plies, peer_games.unwrap_or(n), think);
+        csa_load(n, plies, peer_games.unwrap_or(n), think, before.as_deref());
         return;
     }
     if memory {
@@ -184,7 +187,13 @@ fn main() {
     println!("{}", markdown(&rows));
 }
 
-fn csa_load(games: usize, plies: usize, peer_games: usize, think: u64) {
+fn csa_load(
+    games: usize,
+    plies: usize,
+    peer_games: usize,
+    think: u64,
+    before: Option<&std::path::Path>,
+) {
     use gyoku_bench::csa_load::{LoadReport, ServerUnderTest, run_load};
     // Two sockets a game on each side of loopback, plus the server's own files.
     let want = (4 * games.max(peer_games) + 1024) as u64;
@@ -210,26 +219,42 @@ fn csa_load(games: usize, plies: usize, peer_games: usize, think: u64) {
         .enable_all()
         .build()
         .expect("a tokio runtime");
-    let mut rows: Vec<(&str, LoadReport, u64)> = Vec::new();
+    let mut rows: Vec<(String, LoadReport, u64)> = Vec::new();
     let peer = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/peers/shogi-server");
-    // (gyoku?, games, thinking ms): throughput side by side, then latency under a load.
-    let mut runs: Vec<(bool, usize, u64)> = Vec::new();
+    // (which server, games, thinking ms): throughput side by side, then latency under a
+    // load; an older gyoku right after this one under each load.
+    #[derive(Clone, Copy)]
+    enum Which {
+        Peer,
+        Gyoku,
+        Before,
+    }
+    let mut runs: Vec<(Which, usize, u64)> = Vec::new();
+    let gyoku_runs = |runs: &mut Vec<(Which, usize, u64)>, n: usize, think: u64| {
+        runs.push((Which::Gyoku, n, think));
+        if before.is_some() {
+            runs.push((Which::Before, n, think));
+        }
+    };
     if peer.exists() && peer_games > 0 {
-        runs.push((false, peer_games, 0));
-        runs.push((true, peer_games, 0));
-        runs.push((false, peer_games, think));
-        runs.push((true, peer_games, think));
+        runs.push((Which::Peer, peer_games, 0));
+        gyoku_runs(&mut runs, peer_games, 0);
+        runs.push((Which::Peer, peer_games, think));
+        gyoku_runs(&mut runs, peer_games, think);
     }
     if peer_games != games || runs.is_empty() {
-        runs.push((true, games, 0));
-        runs.push((true, games, think));
+        gyoku_runs(&mut runs, games, 0);
+        gyoku_runs(&mut runs, games, think);
     }
-    for (i, (gyoku, n, think)) in runs.into_iter().enumerate() {
-        let server = if gyoku {
-            ServerUnderTest::gyoku(&cli)
-        } else {
-            ServerUnderTest::shogi_server(&peer)
+    for (i, (which, n, think)) in runs.into_iter().enumerate() {
+        let server = match (which, before) {
+            (Which::Peer, _) => ServerUnderTest::shogi_server(&peer),
+            (Which::Before, Some(path)) => ServerUnderTest::gyoku(path).map(|mut s| {
+                s.name = "gyoku serve (before)";
+                s
+            }),
+            _ => ServerUnderTest::gyoku(&cli),
         };
         let server = match server {
             Ok(s) => s,
@@ -243,7 +268,7 @@ fn csa_load(games: usize, plies: usize, peer_games: usize, think: u64) {
             server.name
         );
         let report = runtime.block_on(run_load(server.addr, n, plies, think, &format!("r{i}g")));
-        rows.push((server.name, report, server.peak_rss()));
+        rows.push((server.name.to_string(), report, server.peak_rss()));
     }
     println!(
         "| server | games at once | thinking | all started in | moves | moves/s | echo p50 | echo p99 | echo max | server peak RSS | failed clients |"
@@ -268,15 +293,26 @@ fn csa_load(games: usize, plies: usize, peer_games: usize, think: u64) {
             r.failures
         );
     }
-    let same = rows
-        .iter()
-        .find(|(n, _, _)| *n == "shogi-server")
-        .and_then(|(_, p, _)| {
-            rows.iter()
-                .find(|(n, r, _)| *n == "gyoku serve" && r.games == p.games)
-                .map(|(_, g, _)| (g.moves_per_second() / p.moves_per_second(), p.games))
-        });
-    if let Some((ratio, n)) = same {
-        println!("\ngyoku serve / shogi-server throughput at {n} games: {ratio:.1}×");
+    let throughput = |name: &str, games: usize| {
+        rows.iter()
+            .find(|(n, r, _)| n == name && r.games == games && r.think_ms == 0)
+            .map(|(_, r, _)| r.moves_per_second())
+    };
+    let mut sizes = vec![peer_games, games];
+    sizes.dedup();
+    for games in sizes {
+        let gyoku = throughput("gyoku serve", games);
+        if let (Some(g), Some(p)) = (gyoku, throughput("shogi-server", games)) {
+            println!(
+                "\ngyoku serve / shogi-server throughput at {games} games: {:.1}×",
+                g / p
+            );
+        }
+        if let (Some(g), Some(b)) = (gyoku, throughput("gyoku serve (before)", games)) {
+            println!(
+                "gyoku serve / the build before, throughput at {games} games: {:.2}×",
+                g / b
+            );
+        }
     }
 }

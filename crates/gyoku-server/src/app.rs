@@ -170,7 +170,8 @@ pub async fn run(
         per_address: std::sync::Mutex::new(HashMap::new()),
         max_per_address: options.max_per_address,
         hashing: Semaphore::new(2),
-        hash_pool: crate::accounts::HashPool::new(2, 64)
+        checking: Semaphore::new(crate::csa_port::LOGIN_CHECKS),
+        hash_pool: crate::accounts::HashPool::new(2, crate::csa_port::LOGIN_CHECKS)
             .map_err(|e| ServeError(format!("cannot start the password threads: {e}")))?,
         throttle: std::sync::Mutex::default(),
     });

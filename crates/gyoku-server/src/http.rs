@@ -24,6 +24,7 @@ use crate::store::Archive;
 mod assets;
 mod body;
 mod error;
+mod follow;
 mod games;
 mod guard;
 mod listener;
@@ -31,6 +32,7 @@ mod seats;
 mod state;
 mod tools;
 mod view;
+mod watched;
 
 pub use body::{MAX_JSON, MAX_UPLOAD};
 pub use error::ApiError;
@@ -42,8 +44,9 @@ pub use tools::{MAX_OUTPUT, MAX_RECORDS};
 use body::too_large;
 use error::{method_not_allowed, not_found};
 use games::{game, game_chart, game_events, game_record, list_games};
-use state::{Api, MAX_REMEMBERED, Shared};
+use state::{Api, Shared};
 use tools::{convert, impasse, judge_record};
+use watched::Watching;
 
 /// The API's routes over `db` (a connection of its own); `changes` carries the Game_ID of
 /// each change the server commits; `play` makes the web page's games; `bound` is the
@@ -57,38 +60,21 @@ pub fn router(
     options: &HttpOptions,
 ) -> Router {
     let changed_at = Arc::new(Mutex::new(HashMap::new()));
-    let mut heard = changes.subscribe();
-    let memory = Arc::clone(&changed_at);
-    tokio::spawn(async move {
-        loop {
-            match heard.recv().await {
-                Ok(id) => {
-                    let mut m = memory
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    if m.len() >= MAX_REMEMBERED && !m.contains_key(&id) {
-                        m.clear();
-                    }
-                    m.insert(id, std::time::Instant::now());
-                }
-                Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(broadcast::error::RecvError::Closed) => return,
-            }
-        }
-    });
+    let heard = changes.subscribe();
     let api = Arc::new(Api {
         db: Mutex::new(db),
         work: Semaphore::new(2),
         uploads: Semaphore::new(1),
-        changes,
         watchers: Arc::new(Semaphore::new(MAX_WATCHERS)),
         play,
         changed_at,
         watchers_per_address: guard::PerAddress::new(options.max_watchers_per_address.max(1)),
+        watching: Watching::default(),
         reads: std::sync::atomic::AtomicU64::new(0),
         replays: std::sync::atomic::AtomicU64::new(0),
         options: options.clone(),
     });
+    tokio::spawn(follow::follow(Arc::downgrade(&api), heard));
     let guard = Arc::new(guard::Guard::new(bound, options));
     Router::new()
         .route("/", get(assets::index))

@@ -32,13 +32,23 @@ impl TestServer {
 
     /// A server on the database `db`, its records in `dir`.
     fn start_on(dir: PathBuf, config: Config, db: gyoku_server::store::DbUrl) -> TestServer {
+        TestServer::start_limited(dir, config, db, [100, 50])
+    }
+
+    /// A server taking `[in all, per address]` connections.
+    fn start_limited(
+        dir: PathBuf,
+        config: Config,
+        db: gyoku_server::store::DbUrl,
+        [max_connections, max_per_address]: [usize; 2],
+    ) -> TestServer {
         let options = Options {
             csa: "127.0.0.1:0".parse().unwrap(),
             db,
             records: dir.join("records"),
             lobby: config,
-            max_connections: 100,
-            max_per_address: 50,
+            max_connections,
+            max_per_address,
             http: None,
             md5_rating_ids: false,
             http_options: gyoku_server::http::HttpOptions::default(),
@@ -358,6 +368,33 @@ fn an_illegal_move_loses_and_the_record_names_it() {
         "{text}"
     );
     assert_eq!(stored_moves(&server, &id).len(), 1);
+}
+
+/// Issue 26, item 9 (found by the load figures): a crowd logging in at once without
+/// passwords overflowed the password threads' queue, and every login past its 64 places
+/// heard "passwords cannot be checked now". Each check now waits for its place.
+#[test]
+fn a_crowd_logging_in_at_once_is_never_refused() {
+    let dir = std::env::temp_dir().join(format!("gyoku-server-crowd-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = gyoku_server::store::DbUrl::Sqlite(dir.join("gyoku.sqlite3"));
+    let server = TestServer::start_limited(dir, Config::default(), db, [1000, 1000]);
+    let crowd: Vec<TcpStream> = (0..400)
+        .map(|i| {
+            let mut s = TcpStream::connect(server.addr).unwrap();
+            // CSA mode with a game and no password, as a load test logs in.
+            let login = format!("LOGIN crowd{i} crowd{i}-600-10-B\n");
+            s.write_all(login.as_bytes()).unwrap();
+            s
+        })
+        .collect();
+    for (i, s) in crowd.into_iter().enumerate() {
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let mut line = String::new();
+        BufReader::new(s).read_line(&mut line).unwrap();
+        assert_eq!(line, format!("LOGIN:crowd{i} OK\n"));
+    }
 }
 
 /// Issue 28, item 3: password guessing went at 84 tries a second, never slowed. After five

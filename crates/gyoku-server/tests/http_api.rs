@@ -1067,6 +1067,33 @@ fn a_web_move_costs_one_storage_read_and_one_replay() {
     assert_eq!(counters(), before);
 }
 
+/// Issue 28, item 15: each stored change was replayed once per event stream watching the
+/// game (sixteen streams: sixteen replays a move). A change's view is now built once and
+/// sent to every stream.
+#[test]
+fn a_change_is_shown_to_every_watcher_from_one_replay() {
+    let server = TestServer::start("watchers");
+    let (black, white) = server.two_people(json!({ "rules": "csa" }));
+    let (_, seat) = server.get(&format!("/api/seats/{black}"));
+    let id = seat["seat"]["game_id"].as_str().unwrap().to_string();
+    let mut streams: Vec<Events> = (0..16).map(|_| server.events(&id)).collect();
+    let replays = || server.get("/api/health").1["replays"].as_u64().unwrap();
+    let moves = |v: Value| v["moves"].as_array().unwrap().len();
+    for (n, (token, m)) in [(&black, "7g7f"), (&white, "3c3d")].into_iter().enumerate() {
+        let before = replays();
+        let (status, v) =
+            server.post_json(&format!("/api/seats/{token}/move"), &json!({ "move": m }));
+        assert_eq!(status, 200, "{v}");
+        for s in &mut streams {
+            while moves(s.next_game().unwrap()) < n + 1 {}
+        }
+        // One replay answers the mover; one is shown to all sixteen streams (and at most
+        // one more, when the game's start was still being shown as the move came).
+        let cost = replays() - before;
+        assert!((2..=3).contains(&cost), "{m}: {cost} replays");
+    }
+}
+
 /// Issue 28, items 1 and 5: a web invitation was taken from the CSA port (`%%GAME <its
 /// name>` as another player), and a CSA client could log in first as the next web seat's
 /// name. A web game is joined only by the page's players, and `@web` names are the page's.

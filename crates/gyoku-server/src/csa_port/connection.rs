@@ -133,6 +133,17 @@ pub(crate) async fn connection(
                         }
                     }
                 }
+                // Every check (a storage read, a hash for a password) waits for a place on
+                // the password threads' queue rather than being refused when a crowd logs
+                // in at once; the login deadline bounds the wait.
+                let _place = tokio::select! {
+                    place = limits.checking.acquire() => match place {
+                        Ok(p) => p,
+                        Err(_) => break None,
+                    },
+                    () = tokio::time::sleep_until(deadline) => break None,
+                    () = closed.notified() => return,
+                };
                 // Hashing a password takes tens of milliseconds and memory: a few at once.
                 let _permit = if login.password.is_empty() {
                     None

@@ -20,6 +20,10 @@ pub const LOGIN_TIME: Duration = Duration::from_secs(300);
 /// A write that takes longer than this disconnects the client.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Logins checked at once on the password threads, running or queued; more wait their
+/// turn (within [`LOGIN_TIME`]).
+pub const LOGIN_CHECKS: usize = 64;
+
 /// Connections at once, in all and per address, and password hashes at once.
 pub(crate) struct Limits {
     /// Connections in all.
@@ -30,6 +34,9 @@ pub(crate) struct Limits {
     pub(crate) max_per_address: usize,
     /// Password hashes being computed.
     pub(crate) hashing: Semaphore,
+    /// Logins being checked on the password threads (running or queued): as many as
+    /// their queue holds ([`LOGIN_CHECKS`]).
+    pub(crate) checking: Semaphore,
     /// The threads that compute them.
     pub(crate) hash_pool: crate::accounts::HashPool,
     /// Wrong passwords by name and by address.

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{ConnectInfo, Path, Query, State};
@@ -14,13 +15,12 @@ use tokio::sync::broadcast;
 
 use gyoku_kifu::Format;
 
-use crate::store::GameDetail;
-
 use super::error::ApiError;
 use super::guard;
 use super::state::{MAX_WATCHERS, Shared, with_db, work};
 use super::tools::format_named;
-use super::view::{Replayed, game_view, listed_json, replay_stored};
+use super::view::{Replayed, detail_of, listed_json, replay_stored, view_of};
+use super::watched::Shown;
 
 /// The most games one listing returns.
 pub const MAX_LISTED: u32 = 1_000;
@@ -48,32 +48,6 @@ pub(super) async fn list_games(
     Ok(Json(json!({
         "games": games.iter().map(listed_json).collect::<Vec<_>>(),
     })))
-}
-
-/// A stored game, read now; `no_such_game` (404) when there is none.
-pub(super) async fn detail_of(api: &Shared, id: &str) -> Result<GameDetail, ApiError> {
-    let key = id.to_string();
-    with_db(api, move |db| db.game(&key)).await?.ok_or_else(|| {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "no_such_game",
-            format!("no game '{id}'"),
-        )
-    })
-}
-
-/// A stored game's view, read now.
-pub(super) async fn view_of(api: &Shared, id: &str) -> Result<Value, ApiError> {
-    let detail = detail_of(api, id).await?;
-    let since = api
-        .changed_at
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .get(id)
-        .map(std::time::Instant::elapsed);
-    api.replays
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    work(api, move || game_view(&detail, since)).await
 }
 
 /// `GET /api/games/{id}`.
@@ -183,13 +157,11 @@ pub(super) async fn game_chart(
     Ok(response)
 }
 
-/// What an event stream carries between events.
+/// One event stream: the views of its game as they come.
 pub(super) struct Watch {
-    api: Shared,
-    id: String,
-    changes: broadcast::Receiver<String>,
+    views: broadcast::Receiver<Arc<Shown>>,
     /// The view to send next, when it is already read.
-    next: Option<Value>,
+    next: Option<Arc<Shown>>,
     /// The last view sent was of a finished game: the stream ends.
     done: bool,
     /// A place among all streams and among this address's.
@@ -197,22 +169,19 @@ pub(super) struct Watch {
 }
 
 impl Watch {
-    /// Waits for a stored change of this game (or for having missed some), then reads it.
-    async fn next_view(&mut self) -> Option<Value> {
+    /// The next view: the first, then each change's (the latest, if this stream fell
+    /// behind); `None` when the server stops.
+    async fn next_view(&mut self) -> Option<Arc<Shown>> {
         if let Some(v) = self.next.take() {
             return Some(v);
         }
         loop {
-            match self.changes.recv().await {
-                Ok(changed) if changed == self.id => break,
-                Ok(_) => {}
-                Err(broadcast::error::RecvError::Lagged(_)) => break,
+            match self.views.recv().await {
+                Ok(shown) => return Some(shown),
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => return None,
             }
         }
-        // Changes that came meanwhile are in the view about to be read.
-        while self.changes.try_recv().is_ok() {}
-        view_of(&self.api, &self.id).await.ok()
     }
 }
 
@@ -241,14 +210,17 @@ pub(super) async fn game_events(
             format!("{MAX_WATCHERS} event streams are open; try again later"),
         )
     })?;
-    // Subscribed before the first read: no change falls between the two.
-    let changes = api.changes.subscribe();
+    // Subscribed before the first read: no change falls between the two. The first view
+    // is this stream's own (its clock read now); each change's is built once for all.
+    let views = api.watching.subscribe(&id);
     let first = view_of(&api, &id).await?;
+    let first = Shown {
+        finished: first["status"] == "finished",
+        json: first.to_string(),
+    };
     let watch = Watch {
-        api,
-        id,
-        changes,
-        next: Some(first),
+        views,
+        next: Some(Arc::new(first)),
         done: false,
         _permit: (permit, slot),
     };
@@ -256,9 +228,9 @@ pub(super) async fn game_events(
         if w.done {
             return None;
         }
-        let view = w.next_view().await?;
-        w.done = view["status"] == "finished";
-        let event = SseEvent::default().event("game").data(view.to_string());
+        let shown = w.next_view().await?;
+        w.done = shown.finished;
+        let event = SseEvent::default().event("game").data(shown.json.as_str());
         Some((Ok::<_, std::convert::Infallible>(event), w))
     });
     Ok(Sse::new(stream)

@@ -18,9 +18,9 @@ use gyoku::{Color, IllegalMoveKind, Move, Preset};
 
 use super::body::{json_body, str_field};
 use super::error::ApiError;
-use super::games::view_of;
 use super::state::Shared;
 use super::tools::read_position;
+use super::view::view_of;
 use crate::play::{GameRequest, Opponent, Phase, PlayError, Seat, SeatState};
 
 fn seat_of(api: &Shared, token: &str) -> Result<Arc<Seat>, ApiError> {

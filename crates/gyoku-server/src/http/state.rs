@@ -5,13 +5,14 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use axum::http::StatusCode;
-use tokio::sync::{Semaphore, broadcast};
+use tokio::sync::Semaphore;
 
 use crate::play::Play;
 use crate::store::{Archive, StoreError};
 
 use super::error::ApiError;
 use super::guard::{self, HttpOptions};
+use super::watched::Watching;
 
 pub(super) struct Api {
     pub(super) db: Mutex<Box<dyn Archive>>,
@@ -20,8 +21,6 @@ pub(super) struct Api {
     /// What an upload asks (judging, converting, the calculator) runs apart, this many at
     /// once, so that no upload keeps a game's view waiting.
     pub(super) uploads: Semaphore,
-    /// The Game_ID of each change the server commits.
-    pub(super) changes: broadcast::Sender<String>,
     /// Event streams open at once.
     pub(super) watchers: Arc<Semaphore>,
     /// The web page's games (`None`: no one plays here, the API only reads).
@@ -30,6 +29,8 @@ pub(super) struct Api {
     pub(super) changed_at: Arc<Mutex<HashMap<String, std::time::Instant>>>,
     /// Event streams open at once from one address.
     pub(super) watchers_per_address: guard::PerAddress,
+    /// The games event streams watch: each change's view built once for all of them.
+    pub(super) watching: Watching,
     /// Storage reads made, and stored games replayed (`GET /api/health`).
     pub(super) reads: std::sync::atomic::AtomicU64,
     pub(super) replays: std::sync::atomic::AtomicU64,

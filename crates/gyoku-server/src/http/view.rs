@@ -13,6 +13,7 @@ use crate::lobby::GameSpec;
 use crate::store::{GameDetail, ListedGame};
 
 use super::error::ApiError;
+use super::state::{Shared, with_db, work};
 
 pub(super) fn listed_json(g: &ListedGame) -> Value {
     json!({
@@ -260,4 +261,30 @@ pub(super) fn clock_json(
         "running": playing.then(|| turn.name()),
         "elapsed_ms": since.filter(|_| playing).map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
     })
+}
+
+/// A stored game, read now; `no_such_game` (404) when there is none.
+pub(super) async fn detail_of(api: &Shared, id: &str) -> Result<GameDetail, ApiError> {
+    let key = id.to_string();
+    with_db(api, move |db| db.game(&key)).await?.ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no_such_game",
+            format!("no game '{id}'"),
+        )
+    })
+}
+
+/// A stored game's view, read now.
+pub(super) async fn view_of(api: &Shared, id: &str) -> Result<Value, ApiError> {
+    let detail = detail_of(api, id).await?;
+    let since = api
+        .changed_at
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(id)
+        .map(std::time::Instant::elapsed);
+    api.replays
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    work(api, move || game_view(&detail, since)).await
 }
