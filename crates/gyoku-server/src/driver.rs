@@ -16,6 +16,7 @@ use tokio::time::Instant;
 
 use crate::error::ServeError;
 use crate::lobby::{CheckedLogin, ConnId, Input, Lobby, Now, Output};
+use crate::log::note;
 use crate::record_files::RecordJob;
 use crate::store::{Change, Journal};
 
@@ -314,15 +315,22 @@ impl Drop for Conn {
     }
 }
 
-/// Messages to a player that wait for its game's record file.
+/// Messages to a player that wait: for its game's record file, or for changes not yet
+/// stored.
 #[derive(Default)]
 struct Held {
-    /// Record batches not yet written that this player waits for.
-    files: usize,
+    /// What it waits for: record batches not yet written, batches not yet stored.
+    holds: usize,
     queue: Vec<WriterMsg>,
+    /// The text queued, in bytes.
+    bytes: usize,
 }
 
-/// The connections' writers, and the players whose messages wait for a record file.
+/// Text a connection may have waiting (behind changes not yet stored) before it is
+/// dropped as a client that floods.
+const MAX_HELD_BYTES: usize = 4 << 20;
+
+/// The connections' writers, and the players whose messages wait.
 #[derive(Default)]
 struct Outbox {
     conns: HashMap<ConnId, ConnHandle>,
@@ -333,9 +341,24 @@ impl Outbox {
     /// Sends (or holds) a message, in order.
     fn deliver(&mut self, id: ConnId, msg: WriterMsg) {
         if let Some(h) = self.held.get_mut(&id) {
+            if let WriterMsg::Text(text) = &msg {
+                h.bytes += text.len();
+            }
             h.queue.push(msg);
+            if h.bytes > MAX_HELD_BYTES {
+                // It keeps asking while its messages wait: disconnected.
+                self.held.remove(&id);
+                if let Some(c) = self.conns.remove(&id) {
+                    c.closed.notify_one();
+                }
+            }
             return;
         }
+        self.deliver_now(id, msg);
+    }
+
+    /// Sends a message ahead of anything held for the connection (a notice).
+    fn deliver_now(&mut self, id: ConnId, msg: WriterMsg) {
         match msg {
             WriterMsg::Text(text) => {
                 if let Some(h) = self.conns.get(&id)
@@ -354,19 +377,20 @@ impl Outbox {
         }
     }
 
+    /// Holds a connection's messages until [`Outbox::release`].
     fn hold(&mut self, id: ConnId) {
-        self.held.entry(id).or_default().files += 1;
+        self.held.entry(id).or_default().holds += 1;
     }
 
-    /// A record batch is written: its players hear what waited, once nothing else holds
-    /// them.
-    fn release(&mut self, players: &[ConnId]) {
-        for id in players {
+    /// What these connections waited for is done: each hears what waited, once nothing
+    /// else holds it.
+    fn release(&mut self, ids: &[ConnId]) {
+        for id in ids {
             let Some(h) = self.held.get_mut(id) else {
                 continue;
             };
-            h.files -= 1;
-            if h.files == 0 {
+            h.holds -= 1;
+            if h.holds == 0 {
                 let queue = std::mem::take(&mut h.queue);
                 self.held.remove(id);
                 for msg in queue {
@@ -377,10 +401,43 @@ impl Outbox {
     }
 }
 
+/// Changes decided but not yet stored, and what waits for them: the connections whose
+/// messages are held until they are stored, the record files to write then.
+#[derive(Default)]
+struct Unstored {
+    changes: Vec<Change>,
+    held: Vec<ConnId>,
+    records: Vec<RecordJob>,
+}
+
+impl Unstored {
+    /// `self`, then `later`.
+    fn then(mut self, later: Unstored) -> Unstored {
+        self.changes.extend(later.changes);
+        self.held.extend(later.held);
+        self.records.extend(later.records);
+        self
+    }
+}
+
+/// A commit on its blocking thread: the store and the changes come back with the result.
+type Committed = (Box<dyn Journal>, Vec<Change>, Result<(), String>);
+
+/// How long a commit may take before the games' clocks stop (storage is failing).
+const SLOW_COMMIT: Duration = Duration::from_secs(1);
+
+/// The wait before trying storage again after the `n`th failure in a row.
+fn backoff(failures: u32) -> Duration {
+    Duration::from_millis(100u64 << failures.min(6)).min(Duration::from_secs(5))
+}
+
 /// The referee loop: takes what arrived (many connections' lines at once), lets the lobby
-/// decide, commits every storage change of that batch in one transaction on a blocking
-/// thread, and only then sends what the batch decided. Returns when `stop` is told (after
-/// the batch being committed is sent), or with an error when storage fails.
+/// decide, commits every storage change in one transaction on a blocking thread, and only
+/// then sends what depended on it. A batch that stores nothing is answered at once (after
+/// what is held for the same connection), also while a commit is under way. When storage
+/// fails or is slow, the lobby stops the clocks, what was decided is kept and committed
+/// again with a growing wait (up to 5 s), and the clocks go on once it is stored. Returns
+/// when `stop` is told (after the commit under way ends, and what it stored is sent).
 pub(crate) async fn drive(
     mut lobby: Lobby,
     mut rx: mpsc::Receiver<Event>,
@@ -390,17 +447,28 @@ pub(crate) async fn drive(
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> Result<(), ServeError> {
     let epoch = Instant::now();
+    let now_of = |at: Instant| Now {
+        mono: u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX),
+        wall: chrono::Local::now().naive_local(),
+    };
     let mut outbox = Outbox::default();
     let mut store = Some(store);
+    let mut committing: Option<(Unstored, tokio::sync::oneshot::Receiver<Committed>)> = None;
+    let mut waiting = Unstored::default();
+    let mut retry_at: Option<Instant> = None;
+    let mut slow_at: Option<Instant> = None;
+    let mut failures = 0u32;
+    let mut failing = false;
     let mut batch: Vec<(Input, Instant)> = Vec::new();
     let mut out = Vec::new();
     loop {
         let deadline = lobby
             .next_deadline()
             .map(|ms| epoch + Duration::from_millis(ms));
+        let mut finished = None;
         tokio::select! {
             ev = rx.recv() => {
-                let Some(ev) = ev else { return Ok(()) };
+                let Some(ev) = ev else { break };
                 let mut push = |ev: Event, batch: &mut Vec<(Input, Instant)>| match ev {
                     Event::Register(id, h) => { outbox.conns.insert(id, h); }
                     Event::Lobby(input, at) => batch.push((input, at)),
@@ -415,7 +483,54 @@ pub(crate) async fn drive(
                 }
             }
             () = sleep_until_opt(deadline) => batch.push((Input::Tick, Instant::now())),
-            _ = stop.wait_for(|stop| *stop) => return Ok(()),
+            done = wait_commit(&mut committing) => finished = Some(done?),
+            () = sleep_until_opt(retry_at) => retry_at = None,
+            () = sleep_until_opt(slow_at) => {
+                slow_at = None;
+                if !failing {
+                    failing = true;
+                    note("storage is slow: the games' clocks stop until it answers");
+                    lobby.handle(Input::StorageFailing, now_of(Instant::now()), &mut out);
+                    notify(&mut outbox, &mut out);
+                }
+            }
+            _ = stop.wait_for(|stop| *stop) => break,
+        }
+        if let Some((unstored, (s, stored, result))) = finished {
+            store = Some(s);
+            slow_at = None;
+            match result {
+                Ok(()) => {
+                    if failing {
+                        failing = false;
+                        note("storage works again: the games go on");
+                        lobby.handle(Input::StorageWorks, now_of(Instant::now()), &mut out);
+                        notify(&mut outbox, &mut out);
+                    }
+                    failures = 0;
+                    stored_now(&stored, unstored, &changes, &files, &mut outbox)?;
+                }
+                Err(e) => {
+                    if failures == 0 {
+                        note(&format!(
+                            "storage failed ({e}); what the games decided is kept and stored again"
+                        ));
+                    }
+                    failures += 1;
+                    if !failing {
+                        failing = true;
+                        lobby.handle(Input::StorageFailing, now_of(Instant::now()), &mut out);
+                        notify(&mut outbox, &mut out);
+                    }
+                    // Stored first, as decided first.
+                    let again = Unstored {
+                        changes: stored,
+                        ..unstored
+                    };
+                    waiting = again.then(std::mem::take(&mut waiting));
+                    retry_at = Some(Instant::now() + backoff(failures));
+                }
+            }
         }
         let wall = chrono::Local::now().naive_local();
         let mut gone = Vec::new();
@@ -427,59 +542,58 @@ pub(crate) async fn drive(
                 u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX);
             lobby.handle(input, Now { mono, wall }, &mut out);
         }
-        let stores: Vec<Change> = out
-            .iter()
-            .filter_map(|o| match o {
-                Output::Store(op) => Some(op.clone()),
-                _ => None,
-            })
-            .collect();
-        if !stores.is_empty() {
-            let mut s = store.take().expect("the store is back after each batch");
-            let (s, result) = tokio::task::spawn_blocking(move || {
-                let r = s.commit(&stores).map_err(|e| e.to_string());
-                (s, r)
-            })
-            .await
-            .map_err(|e| ServeError(e.to_string()))?;
-            store = Some(s);
-            if let Err(e) = result {
-                // Nothing of this batch was stored: say nothing of it, and stop.
-                return Err(ServeError(format!("storage failed, stopping: {e}")));
-            }
-            // Watchers hear of each game this batch changed, once (none may be listening).
-            let mut told: Vec<&str> = Vec::new();
-            for id in out.iter().filter_map(|o| match o {
-                Output::Store(op) => op.game_id(),
-                _ => None,
-            }) {
-                if !told.contains(&id) {
-                    told.push(id);
-                    let _ = changes.send(id.to_string());
-                }
-            }
+        dispatch(&mut out, &mut outbox, &mut waiting);
+        for id in gone {
+            outbox.conns.remove(&id);
         }
-        // The players of games whose record file this batch writes hear this batch's
-        // messages (their result among them) once the file is there.
-        let mut job = RecordJob {
-            files: Vec::new(),
-            players: Vec::new(),
-        };
-        for o in &mut out {
-            if let Output::WriteRecord {
-                path,
-                bytes,
-                players,
-            } = o
-            {
-                job.files
-                    .push((PathBuf::from(std::mem::take(path)), std::mem::take(bytes)));
-                job.players.extend_from_slice(players);
-            }
+        if committing.is_none() && retry_at.is_none() && !waiting.changes.is_empty() {
+            let unstored = std::mem::take(&mut waiting);
+            let mut s = store.take().expect("the store is back after each commit");
+            let (tx, rx_done) = tokio::sync::oneshot::channel();
+            let batch_changes = unstored.changes.clone();
+            tokio::task::spawn_blocking(move || {
+                let result = s.commit(&batch_changes).map_err(|e| e.to_string());
+                let _ = tx.send((s, batch_changes, result));
+            });
+            committing = Some((unstored, rx_done));
+            slow_at = Some(Instant::now() + SLOW_COMMIT);
         }
-        for &p in &job.players {
-            outbox.hold(p);
+    }
+    // Stopping: the commit under way ends, and what it stored is told.
+    if committing.is_some() {
+        let (unstored, (_store, stored, result)) = wait_commit(&mut committing).await?;
+        if result.is_ok() {
+            stored_now(&stored, unstored, &changes, &files, &mut outbox)?;
         }
+    }
+    Ok(())
+}
+
+/// The commit under way, once it ends (never, when there is none).
+async fn wait_commit(
+    committing: &mut Option<(Unstored, tokio::sync::oneshot::Receiver<Committed>)>,
+) -> Result<(Unstored, Committed), ServeError> {
+    let Some((_, done)) = committing.as_mut() else {
+        return std::future::pending().await;
+    };
+    let result = done.await;
+    let (unstored, _) = committing.take().expect("a commit was under way");
+    result
+        .map(|committed| (unstored, committed))
+        .map_err(|_| ServeError("the storage thread failed".into()))
+}
+
+/// What a batch decided: sent at once when it stores nothing (after what is held for the
+/// same connections), else held with its changes until they are stored.
+fn dispatch(out: &mut Vec<Output>, outbox: &mut Outbox, waiting: &mut Unstored) {
+    let changes: Vec<Change> = out
+        .iter()
+        .filter_map(|o| match o {
+            Output::Store(change) => Some(change.clone()),
+            _ => None,
+        })
+        .collect();
+    if changes.is_empty() {
         for o in out.drain(..) {
             match o {
                 Output::Send(id, text) => outbox.deliver(id, WriterMsg::Text(text)),
@@ -487,13 +601,87 @@ pub(crate) async fn drive(
                 Output::Store(_) | Output::WriteRecord { .. } => {}
             }
         }
-        if !job.files.is_empty() && files.send(job).is_err() {
-            return Err(ServeError("the record writer stopped".into()));
-        }
-        for id in gone {
-            outbox.conns.remove(&id);
+        return;
+    }
+    let mut unstored = Unstored {
+        changes,
+        ..Unstored::default()
+    };
+    // The players of games whose record file this batch writes hear this batch's
+    // messages (their result among them) once the file is there.
+    let mut job = RecordJob {
+        files: Vec::new(),
+        players: Vec::new(),
+    };
+    for o in out.iter_mut() {
+        if let Output::WriteRecord {
+            path,
+            bytes,
+            players,
+        } = o
+        {
+            job.files
+                .push((PathBuf::from(std::mem::take(path)), std::mem::take(bytes)));
+            job.players.extend_from_slice(players);
         }
     }
+    for &p in &job.players {
+        outbox.hold(p);
+    }
+    if !job.files.is_empty() {
+        unstored.records.push(job);
+    }
+    for o in out.drain(..) {
+        let (id, msg) = match o {
+            Output::Send(id, text) => (id, WriterMsg::Text(text)),
+            Output::Close(id) => (id, WriterMsg::Close),
+            Output::Store(_) | Output::WriteRecord { .. } => continue,
+        };
+        if !unstored.held.contains(&id) {
+            outbox.hold(id);
+            unstored.held.push(id);
+        }
+        outbox.deliver(id, msg);
+    }
+    let earlier = std::mem::take(waiting);
+    *waiting = earlier.then(unstored);
+}
+
+/// What the lobby says of storage itself (its clocks stopped): told at once, ahead of what
+/// is held.
+fn notify(outbox: &mut Outbox, out: &mut Vec<Output>) {
+    for o in out.drain(..) {
+        match o {
+            Output::Send(id, text) => outbox.deliver_now(id, WriterMsg::Text(text)),
+            Output::Close(id) => outbox.deliver(id, WriterMsg::Close),
+            Output::Store(_) | Output::WriteRecord { .. } => {}
+        }
+    }
+}
+
+/// Changes are stored: watchers hear of each game they changed (once), the record files
+/// go to the writer, and the held connections hear what waited.
+fn stored_now(
+    stored: &[Change],
+    unstored: Unstored,
+    changes: &tokio::sync::broadcast::Sender<String>,
+    files: &std::sync::mpsc::Sender<RecordJob>,
+    outbox: &mut Outbox,
+) -> Result<(), ServeError> {
+    let mut told: Vec<&str> = Vec::new();
+    for id in stored.iter().filter_map(Change::game_id) {
+        if !told.contains(&id) {
+            told.push(id);
+            let _ = changes.send(id.to_string());
+        }
+    }
+    for job in unstored.records {
+        if files.send(job).is_err() {
+            return Err(ServeError("the record writer stopped".into()));
+        }
+    }
+    outbox.release(&unstored.held);
+    Ok(())
 }
 
 async fn sleep_until_opt(deadline: Option<Instant>) {

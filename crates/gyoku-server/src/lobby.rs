@@ -72,6 +72,8 @@ pub struct Lobby {
     rng: u64,
     /// Set-up game names ([`Input::Setup`]), oldest first.
     setups: VecDeque<(String, GameSetup)>,
+    /// Storage fails: the games' clocks are stopped ([`Input::StorageFailing`]).
+    storage_failing: bool,
 }
 
 impl Lobby {
@@ -98,6 +100,7 @@ impl Lobby {
             id_issued: HashMap::new(),
             rng: seed,
             setups: VecDeque::new(),
+            storage_failing: false,
         }
     }
 
@@ -143,6 +146,8 @@ impl Lobby {
             Input::Line(conn, line) => self.line(conn, &line, now, out),
             Input::Closed(conn) => self.closed(conn, now, out),
             Input::Tick => self.tick(now, out),
+            Input::StorageFailing => self.storage_failing(now, out),
+            Input::StorageWorks => self.storage_works(now),
             Input::Setup { game, setup } => {
                 self.setups.retain(|(name, _)| *name != game);
                 if self.setups.len() >= MAX_SETUPS {

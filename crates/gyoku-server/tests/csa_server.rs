@@ -482,16 +482,19 @@ fn no_rating_id_shows_a_password_digest() {
     assert_eq!(ids[0], ids[1]);
 }
 
-/// Issue 28, item 23: while the database was away, a right password got `LOGIN:incorrect`.
-/// The client hears that passwords cannot be checked now; it is not counted as a wrong
-/// password. Run on PostgreSQL (`GYOKU_TEST_POSTGRES`, as in CI), whose connections the
-/// test cuts with `pg_terminate_backend`.
+/// Issue 28, items 8, 17 and 23, on PostgreSQL (`GYOKU_TEST_POSTGRES`, as in CI): the
+/// server panicked on the first move after its connection was cut, never connected again,
+/// and a right password got `LOGIN:incorrect` while the database was away. Now a cut
+/// connection is made again; while the database refuses connections, a move is kept (not
+/// echoed, the clocks stopped, the players told), a login hears that passwords cannot be
+/// checked now, and when the database is back the move is stored and echoed, and the
+/// game and the logins go on.
 #[test]
-fn a_right_password_is_not_called_wrong_while_storage_is_away() {
+fn postgresql_goes_away_and_comes_back() {
     let Ok(admin) = std::env::var("GYOKU_TEST_POSTGRES") else {
         gyoku_testdata::skipped(
             "GYOKU_TEST_POSTGRES is not set",
-            "logins while PostgreSQL is away",
+            "the server through PostgreSQL's restarts and outages",
         );
         return;
     };
@@ -505,35 +508,105 @@ fn a_right_password_is_not_called_wrong_while_storage_is_away() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let db = gyoku_server::store::DbUrl::Postgres(format!("{base}/{name}"));
-    let checked = std::panic::catch_unwind(|| {
+    let cut = |c: &mut postgres::Client| {
+        c.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE datname = $1 AND pid <> pg_backend_pid()",
+            &[&name],
+        )
+        .unwrap();
+    };
+    let stored = |id: &str| -> i64 {
+        let url = format!("{base}/{name}");
+        let mut g = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        g.query_one("SELECT COUNT(*) FROM moves WHERE game_id = $1", &[&id])
+            .unwrap()
+            .get(0)
+    };
+    let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let server = TestServer::start_on(dir.clone(), Config::default(), db);
         let mut a = Client::login_x1(server.addr, "owner", "secret");
         a.send("LOGOUT");
         a.expect("LOGOUT:completed");
-        // Every connection to the game database is cut (the server's among them).
-        let mut admin_conn = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
-        admin_conn
-            .execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-                 WHERE datname = $1 AND pid <> pg_backend_pid()",
-                &[&name],
-            )
-            .unwrap();
+        let (mut b, mut w, id) = start_game(&server, "away-600-10", ["bpg", "wpg"]);
+        // Every connection to the game database is cut: the server connects again.
+        cut(&mut c);
+        b.send("+7776FU");
+        w.expect("+7776FU,T*");
         let mut again = server.client();
         again.send("LOGIN owner secret x1");
-        let said = again.expect("##[ERROR]*");
+        again.expect("LOGIN:owner OK");
+        // The database goes away for a while: it takes no connections.
+        c.batch_execute(&format!("ALTER DATABASE {name} ALLOW_CONNECTIONS false"))
+            .unwrap();
+        cut(&mut c);
+        w.send("-3334FU");
+        let said = b.expect("##[ERROR]*");
+        assert!(said.contains("storage is failing"), "{said}");
+        let mut away = server.client();
+        away.send("LOGIN owner secret x1");
+        let said = away.expect("##[ERROR]*");
         assert!(said.contains("passwords cannot be checked now"), "{said}");
         assert!(
-            !again.seen.iter().any(|l| l == "LOGIN:incorrect"),
+            !away.seen.iter().any(|l| l == "LOGIN:incorrect"),
             "{:?}",
-            again.seen
+            away.seen
         );
-    });
+        assert!(
+            !b.seen.iter().any(|l| l.starts_with("-3334FU")),
+            "echoed before it was stored: {:?}",
+            b.seen
+        );
+        // Back: the kept move is stored and echoed, and everything goes on.
+        c.batch_execute(&format!("ALTER DATABASE {name} ALLOW_CONNECTIONS true"))
+            .unwrap();
+        b.expect("-3334FU,T*");
+        assert_eq!(stored(&id), 2);
+        b.send("+2726FU");
+        w.expect("+2726FU,T*");
+        let mut back = server.client();
+        back.send("LOGIN owner secret x1");
+        back.expect("LOGIN:owner OK");
+    }));
+    let _ = c.batch_execute(&format!("ALTER DATABASE {name} ALLOW_CONNECTIONS true"));
     let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
     let _ = std::fs::remove_dir_all(&dir);
     if let Err(e) = checked {
         std::panic::resume_unwind(e);
     }
+}
+
+/// Issue 28, item 17: another process holding the SQLite write lock stopped the server
+/// for good once its 30 s busy wait ran out, and meanwhile nothing at all was answered.
+/// Now what needs no write is answered at once, the move waits (not echoed, the clocks
+/// stopped, the players told), and once the lock is let go it is stored and echoed.
+#[test]
+fn a_locked_database_keeps_the_move_and_serves_the_rest() {
+    let server = TestServer::start("locked", Config::default());
+    let (mut b, mut w, id) = start_game(&server, "lock-600-10", ["blk", "wlk"]);
+    let mut onlooker = Client::login_x1(server.addr, "onlooker", "pw");
+    let lock = rusqlite::Connection::open(server.dir.join("gyoku.sqlite3")).unwrap();
+    lock.execute_batch("BEGIN IMMEDIATE").unwrap();
+    b.send("+7776FU");
+    let said = w.expect("##[ERROR]*");
+    assert!(said.contains("storage is failing"), "{said}");
+    onlooker.send("%%WHO");
+    onlooker.expect("##[WHO] +OK");
+    assert!(
+        !w.seen.iter().any(|l| l.starts_with("+7776FU")),
+        "{:?}",
+        w.seen
+    );
+    lock.execute_batch("COMMIT").unwrap();
+    w.expect("+7776FU,T*");
+    assert_eq!(stored_moves(&server, &id).len(), 1);
+    // White's clock ran from Black's move until the clocks stopped (a second at most).
+    w.send("-3334FU");
+    let echo = b.expect("-3334FU,T*");
+    assert!(
+        ["-3334FU,T0", "-3334FU,T1"].contains(&echo.as_str()),
+        "{echo}"
+    );
 }
 
 #[test]

@@ -157,6 +157,8 @@ pub struct Clock {
     remaining: [Millis; 2],
     turn: Color,
     started_at: Option<Millis>,
+    /// Stopped from this instant, its turn's time frozen ([`Clock::pause`]).
+    paused_at: Option<Millis>,
     flagged: Option<Flagged>,
 }
 
@@ -168,6 +170,7 @@ impl Clock {
             remaining: [control.main; 2],
             turn,
             started_at: None,
+            paused_at: None,
             flagged: None,
         }
     }
@@ -221,6 +224,45 @@ impl Clock {
         Ok(())
     }
 
+    /// Stops the running turn's time at `now` without ending the turn (the host cannot
+    /// record moves, say): nothing is charged while paused, and the turn goes on from
+    /// where it stood at [`Clock::resume`]. Nothing happens to a clock that is not running
+    /// or is paused already.
+    ///
+    /// ```
+    /// use gyoku::{Clock, Color, TimeControl};
+    /// let mut clock = Clock::new(TimeControl::sudden_death(10_000), Color::Black);
+    /// clock.start(0).unwrap();
+    /// clock.pause(4_000);
+    /// assert_eq!(clock.deadline(), None);
+    /// assert_eq!(clock.time_left(60_000), 6_000);
+    /// clock.resume(60_000);
+    /// assert_eq!(clock.deadline(), Some(66_000));
+    /// assert_eq!(clock.stop(61_000).unwrap().unwrap().charged, 5_000);
+    /// ```
+    pub fn pause(&mut self, now: Millis) {
+        if self.started_at.is_some() && self.paused_at.is_none() {
+            self.paused_at = Some(now);
+        }
+    }
+
+    /// Goes on with a paused turn at `now`, as if no time had passed since the pause.
+    pub fn resume(&mut self, now: Millis) {
+        if let (Some(start), Some(paused)) = (self.started_at, self.paused_at.take()) {
+            self.started_at = Some(start + now.saturating_sub(paused));
+        }
+    }
+
+    /// Whether the clock is paused.
+    pub fn is_paused(&self) -> bool {
+        self.paused_at.is_some()
+    }
+
+    /// `now`, or the instant of the pause while paused (time stands still).
+    fn effective(&self, now: Millis) -> Millis {
+        self.paused_at.map_or(now, |at| at.min(now))
+    }
+
     /// Everything the side to move may use on this move: main time left, the byoyomi
     /// period and the increment.
     fn available(&self) -> Millis {
@@ -229,6 +271,9 @@ impl Clock {
 
     /// The instant at which the side to move runs out of time if it has not moved.
     pub fn deadline(&self) -> Option<Millis> {
+        if self.paused_at.is_some() {
+            return None;
+        }
         let start = self.started_at?;
         let available = self.available();
         let extra = match self.control.rounding {
@@ -245,7 +290,10 @@ impl Clock {
     /// [`ClockError::NotRunning`], [`ClockError::TimeWentBack`].
     pub fn check(&self, now: Millis) -> Result<Option<Flagged>, ClockError> {
         let start = self.started_at.ok_or(ClockError::NotRunning)?;
-        let elapsed = now.checked_sub(start).ok_or(ClockError::TimeWentBack)?;
+        let elapsed = self
+            .effective(now)
+            .checked_sub(start)
+            .ok_or(ClockError::TimeWentBack)?;
         let charged = match self.control.rounding {
             Rounding::Exact => elapsed,
             Rounding::WholeSeconds | Rounding::FlooredSeconds => elapsed / 1000 * 1000,
@@ -264,10 +312,14 @@ impl Clock {
     /// late (the clock then stays flagged).
     pub fn stop(&mut self, now: Millis) -> Result<Result<MoveTime, Flagged>, ClockError> {
         let start = self.started_at.ok_or(ClockError::NotRunning)?;
-        let elapsed = now.checked_sub(start).ok_or(ClockError::TimeWentBack)?;
+        let elapsed = self
+            .effective(now)
+            .checked_sub(start)
+            .ok_or(ClockError::TimeWentBack)?;
         let charged = self.control.charge(elapsed);
         let color = self.turn;
         self.started_at = None;
+        self.paused_at = None;
         if charged >= self.available() {
             let flag = Flagged { color, at: now };
             self.flagged = Some(flag);
@@ -287,7 +339,9 @@ impl Clock {
     pub fn time_left(&self, now: Millis) -> Millis {
         match self.started_at {
             None => self.available(),
-            Some(start) => self.available().saturating_sub(now.saturating_sub(start)),
+            Some(start) => self
+                .available()
+                .saturating_sub(self.effective(now).saturating_sub(start)),
         }
     }
 }
@@ -295,6 +349,38 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A paused turn is charged only its time before the pause and after the resume, is
+    /// never flagged while paused, and has no deadline then.
+    #[test]
+    fn a_paused_turn_stands_still() {
+        // (main s, byoyomi s, paused at ms, resumed at ms, stopped at ms, charged ms)
+        for (main, byo, paused, resumed, stopped, charged) in [
+            (10, 0, 4_000, 60_000, 61_000, 5_000),
+            (0, 10, 5_000, 105_000, 108_000, 8_000),
+            (0, 10, 9_999, 20_000, 20_000, 9_000),
+            (60, 0, 0, 1_000_000, 1_000_000, 0),
+        ] {
+            let control = TimeControl {
+                main: main * 1000,
+                byoyomi: byo * 1000,
+                increment: 0,
+                least_time_per_move: 0,
+                rounding: Rounding::FlooredSeconds,
+            };
+            let mut c = Clock::new(control, Color::Black);
+            c.start(0).unwrap();
+            c.pause(paused);
+            c.pause(paused + 500); // paused already: nothing changes
+            assert!(c.is_paused());
+            assert_eq!(c.deadline(), None);
+            assert_eq!(c.check(resumed + 10_000_000).unwrap(), None);
+            c.resume(resumed);
+            let t = c.stop(stopped).unwrap().unwrap();
+            assert_eq!(t.charged, charged, "{main} {byo} {paused}");
+            assert!(!c.is_paused());
+        }
+    }
 
     #[test]
     fn sudden_death_flags_at_zero() {

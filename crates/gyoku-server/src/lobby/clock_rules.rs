@@ -162,3 +162,38 @@ fn a_resumed_game_keeps_each_sides_time() {
     // Black has 598 s and a 10 s byoyomi from 10 s on.
     assert_eq!(t.lobby.next_deadline(), Some(10_000 + 608_000));
 }
+
+/// Storage fails (issue 28, item 17): every running clock stops and the players are told;
+/// a move made meanwhile is still decided (the driver keeps its echo until it is stored)
+/// and starts no clock; when storage works again each clock goes on from where it stood.
+#[test]
+fn clocks_stand_still_while_storage_fails() {
+    let mut t = Transcript::new();
+    started(&mut t, "blitz-10-0");
+    t.now.mono = 4_000;
+    let told = sent(t.input(Input::StorageFailing));
+    assert_eq!(told.len(), 2, "{told:?}");
+    assert!(
+        told.iter()
+            .all(|(_, l)| l.starts_with("##[ERROR] storage is failing"))
+    );
+    assert_eq!(t.lobby.next_deadline(), None);
+    assert_eq!(tick(&mut t, 100_000), []);
+    // Black's move, long after: charged the 4 s it had used, and White's clock stays still.
+    assert_eq!(line_at(&mut t, 200_000, 1, "+7776FU"), echo("+7776FU,T4"));
+    assert_eq!(t.lobby.next_deadline(), None);
+    t.now.mono = 300_000;
+    assert_eq!(sent(t.input(Input::StorageWorks)), []);
+    // White's 10 s run from the moment storage works.
+    assert_eq!(t.lobby.next_deadline(), Some(310_000));
+    let mut ended = tick(&mut t, 310_000);
+    ended.retain(|(_, text)| text.starts_with('#'));
+    ended.sort();
+    assert_eq!(
+        ended,
+        [
+            (1, "#TIME_UP\n#WIN\n".to_string()),
+            (2, "#TIME_UP\n#LOSE\n".to_string())
+        ]
+    );
+}

@@ -69,6 +69,9 @@ impl Lobby {
             return;
         }
         room.start(now, out);
+        if self.storage_failing {
+            room.hold_clock(now);
+        }
         for p in room.players {
             if let Some(c) = self.conns.get_mut(&p) {
                 c.status = Status::Game;
@@ -233,6 +236,43 @@ impl Lobby {
             let [black, white] = room.players;
             let replay_of = Some(room.id.clone());
             self.propose(&room.name, [white, black], Vec::new(), replay_of, now, out);
+        }
+    }
+
+    /// Storage fails: every game's clock stops, and its players are told why their moves
+    /// are not echoed yet.
+    pub(super) fn storage_failing(&mut self, now: Now, out: &mut Vec<Output>) {
+        if self.storage_failing {
+            return;
+        }
+        self.storage_failing = true;
+        let notice = ServerLine::Error(
+            "storage is failing: moves are kept and echoed once it works again; \
+             clocks are stopped until then"
+                .into(),
+        );
+        for room in self.games.values_mut() {
+            if matches!(room.phase, Phase::Playing) {
+                room.hold_clock(now);
+                for p in room.players {
+                    tell(out, p, notice.clone());
+                }
+            }
+        }
+    }
+
+    /// Storage works again: every stopped clock goes on from where it stood.
+    pub(super) fn storage_works(&mut self, now: Now) {
+        if !self.storage_failing {
+            return;
+        }
+        self.storage_failing = false;
+        let keys: Vec<u64> = self.games.keys().copied().collect();
+        for key in keys {
+            if let Some(room) = self.games.get_mut(&key) {
+                room.release_clock(now);
+            }
+            self.schedule(key);
         }
     }
 

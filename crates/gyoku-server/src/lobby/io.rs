@@ -94,6 +94,11 @@ pub enum Input {
     Closed(ConnId),
     /// Time passed: check clocks and agreement deadlines.
     Tick,
+    /// Storage fails (a commit failed, or is taking long): what the games decide is kept
+    /// and told once it is stored, and every running clock stops until it works again.
+    StorageFailing,
+    /// Storage works again: the clocks go on.
+    StorageWorks,
     /// Games of this name are set up so (a game made on the web page). Kept until a game
     /// of the name ends without a replay; at most [`MAX_SETUPS`] names at once.
     Setup {

@@ -96,6 +96,8 @@ pub(super) struct Room {
     replay_of: Option<String>,
     /// `--strict-csa-server`: the referee saw mate, the game goes on as on shogi-server.
     mated: bool,
+    /// The clock is stopped while storage fails ([`Room::hold_clock`]).
+    clock_held: bool,
 }
 
 impl Room {
@@ -174,6 +176,7 @@ impl Room {
             resumed,
             replay_of: spec.replay_of,
             mated: false,
+            clock_held: false,
         }
     }
 
@@ -408,9 +411,25 @@ impl Room {
         }
         if self.referee.outcome().is_none() || self.mated {
             let _ = self.clock.start(now.mono);
+            if self.clock_held {
+                self.clock.pause(now.mono);
+            }
             return Step::Moved;
         }
         Step::Ends(self.decided())
+    }
+
+    /// Stops the clock at `now` (storage fails): the turn's time stands still, and stays
+    /// so across the moves made meanwhile, until [`Room::release_clock`].
+    pub(super) fn hold_clock(&mut self, now: Now) {
+        self.clock_held = true;
+        self.clock.pause(now.mono);
+    }
+
+    /// The clock goes on at `now` from where it stood.
+    pub(super) fn release_clock(&mut self, now: Now) {
+        self.clock_held = false;
+        self.clock.resume(now.mono);
     }
 
     /// Whether the side to move has run out of time by `now`.

@@ -15,9 +15,29 @@ impl From<postgres::Error> for StoreError {
     }
 }
 
-/// A connection to a PostgreSQL database.
+/// A connection to a PostgreSQL database. A connection that was lost (a restart, a
+/// failover, `pg_terminate_backend`) is made again before the next statement; the
+/// statement that found it lost fails (nothing of its transaction is stored), and the
+/// caller retries.
 pub struct PgStore {
-    client: Client,
+    /// `None` only while being dropped.
+    client: Option<Client>,
+    url: String,
+    /// The server's advisory lock is held on this connection: taken again on a new one.
+    claimed: bool,
+}
+
+impl Drop for PgStore {
+    /// postgres's blocking client owns a runtime of its own, which may not be dropped on a
+    /// task of another runtime (it panicked there, on every SIGTERM): it is dropped on a
+    /// thread of its own then.
+    fn drop(&mut self) {
+        if let Some(client) = self.client.take()
+            && tokio::runtime::Handle::try_current().is_ok()
+        {
+            std::thread::spawn(move || drop(client));
+        }
+    }
 }
 
 impl std::fmt::Debug for PgStore {
@@ -32,15 +52,50 @@ impl PgStore {
     /// # Errors
     /// [`StoreError`].
     pub fn open(url: &str) -> Result<PgStore, StoreError> {
-        let client = Client::connect(url, NoTls)
-            .map_err(|e| StoreError(format!("cannot connect to {}: {e}", redact(url))))?;
-        let mut store = PgStore { client };
+        let mut store = PgStore {
+            client: Some(connect(url)?),
+            url: url.to_string(),
+            claimed: false,
+        };
         store.migrate()?;
         Ok(store)
     }
 
+    /// The connection, made again if it was lost (and the server's claim taken again).
+    ///
+    /// # Errors
+    /// [`StoreError`] when PostgreSQL cannot be reached, or another server took the claim.
+    fn client(&mut self) -> Result<&mut Client, StoreError> {
+        if self.client.as_ref().is_none_or(Client::is_closed) {
+            self.client = Some(connect(&self.url)?);
+            if self.claimed {
+                self.claimed = false;
+                self.take_claim()?;
+            }
+        }
+        self.client
+            .as_mut()
+            .ok_or_else(|| StoreError("the connection is closed".into()))
+    }
+
+    fn take_claim(&mut self) -> Result<(), StoreError> {
+        let got: bool = self
+            .client()?
+            .query_one("SELECT pg_try_advisory_lock($1)", &[&CLAIM_KEY])?
+            .get(0);
+        if !got {
+            return Err(StoreError(
+                "another gyoku serve is using this PostgreSQL database (it holds the advisory \
+                 lock); stop it first"
+                    .into(),
+            ));
+        }
+        self.claimed = true;
+        Ok(())
+    }
+
     fn migrate(&mut self) -> Result<(), StoreError> {
-        let mut tx = self.client.transaction()?;
+        let mut tx = self.client()?.transaction()?;
         // One server migrates at a time.
         tx.batch_execute(
             "CREATE TABLE IF NOT EXISTS gyoku_schema (version BIGINT NOT NULL);
@@ -78,21 +133,9 @@ const CLAIM_KEY: i64 = 0x0067_796f_6b75;
 
 impl Backend for PgStore {
     /// A session-level advisory lock, held while this connection lives (PostgreSQL drops it
-    /// when the connection goes, however the server ends).
+    /// when the connection goes, however the server ends); taken again on a new connection.
     fn claim(&mut self) -> Result<(), StoreError> {
-        let got: bool = self
-            .client
-            .query_one("SELECT pg_try_advisory_lock($1)", &[&CLAIM_KEY])?
-            .get(0);
-        if got {
-            Ok(())
-        } else {
-            Err(StoreError(
-                "another gyoku serve is using this PostgreSQL database (it holds the advisory \
-                 lock); stop it first"
-                    .into(),
-            ))
-        }
+        self.take_claim()
     }
 
     /// PostgreSQL checkpoints by itself.
@@ -153,13 +196,26 @@ fn query(
         .collect()
 }
 
+impl PgStore {
+    /// Whether the connection was found lost (by the statement that just failed).
+    fn lost(&self) -> bool {
+        self.client.as_ref().is_some_and(Client::is_closed)
+    }
+}
+
+/// A statement on its own (a read, a password bound once) is tried again on a new
+/// connection when it found the old one lost; a transaction is not (the driver commits it
+/// again).
 impl Exec for PgStore {
     fn execute(
         &mut self,
         statement: &'static str,
         params: &[Param<'_>],
     ) -> Result<u64, StoreError> {
-        execute(&mut self.client, statement, params)
+        match execute(self.client()?, statement, params) {
+            Err(_) if self.lost() => execute(self.client()?, statement, params),
+            done => done,
+        }
     }
 
     fn query(
@@ -167,7 +223,10 @@ impl Exec for PgStore {
         statement: &'static str,
         params: &[Param<'_>],
     ) -> Result<Vec<Row>, StoreError> {
-        query(&mut self.client, statement, params)
+        match query(self.client()?, statement, params) {
+            Err(_) if self.lost() => query(self.client()?, statement, params),
+            done => done,
+        }
     }
 }
 
@@ -194,9 +253,14 @@ impl Sql for PgStore {
         &mut self,
         work: &mut dyn FnMut(&mut dyn Exec) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.client.transaction()?;
+        let mut tx = self.client()?.transaction()?;
         work(&mut tx)?;
         tx.commit()?;
         Ok(())
     }
+}
+
+fn connect(url: &str) -> Result<Client, StoreError> {
+    Client::connect(url, NoTls)
+        .map_err(|e| StoreError(format!("cannot connect to {}: {e}", redact(url))))
 }
