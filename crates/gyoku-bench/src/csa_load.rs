@@ -417,6 +417,42 @@ impl Drop for ServerUnderTest {
     }
 }
 
+/// One client attacking while the games play: it logs in (x1) and writes bursts of x1
+/// commands (`%%WHO` and `%%LIST`, a line for every connection or game each; `%%VERSION`;
+/// `%%CHAT`) as fast as the server takes them, reading and dropping what it is sent,
+/// until `stop`. The lines it wrote.
+pub async fn attack(addr: SocketAddr, mut stop: tokio::sync::watch::Receiver<bool>) -> u64 {
+    let Ok(stream) = TcpStream::connect(addr).await else {
+        return 0;
+    };
+    let (r, mut w) = stream.into_split();
+    let drain = tokio::spawn(async move {
+        let mut r = BufReader::new(r);
+        let mut sink = Vec::new();
+        while r.read_until(b'\n', &mut sink).await.is_ok_and(|n| n > 0) {
+            sink.clear();
+        }
+    });
+    if w.write_all(b"LOGIN attacker pw x1\n").await.is_err() {
+        return 0;
+    }
+    let burst = "%%WHO\n%%LIST\n%%VERSION\n%%CHAT flood\n".repeat(250);
+    let mut lines = 0;
+    loop {
+        tokio::select! {
+            written = w.write_all(burst.as_bytes()) => {
+                if written.is_err() {
+                    break;
+                }
+                lines += 1000;
+            }
+            _ = stop.wait_for(|stop| *stop) => break,
+        }
+    }
+    drain.abort();
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

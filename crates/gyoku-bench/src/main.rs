@@ -6,7 +6,7 @@
 //! cargo run --release -p gyoku-bench -- records [--rounds N] [--games N] [--no-cshogi]
 //! cargo run --release -p gyoku-bench -- referee [--rounds N] [--games N]
 //! cargo run --release -p gyoku-bench -- memory [--games N]
-//! cargo run --release -p gyoku-bench -- csa-load [--games N] [--plies N] [--peer-games N] [--think MS] [--before PATH]
+//! cargo run --release -p gyoku-bench -- csa-load [--games N] [--plies N] [--peer-games N] [--think MS] [--before PATH] [--attack]
 //! ```
 //! `csa-load` plays N games at once (2N CSA clients) on `gyoku serve` (built beside this
 //! one) and, with the same script and PEER-GAMES games, on shogi-server (if `ruby` and
@@ -14,7 +14,10 @@
 //! and the move-echo latency side by side: first as fast as the echoes come (throughput),
 //! then with each player thinking MS on average before a move (latency at a given load;
 //! default 2000 ms). `--before PATH` runs another `gyoku` binary (an older build) in the same
-//! run, each load on it right after the same load on this one's `gyoku serve`.
+//! run, each load on it right after the same load on this one's `gyoku serve`. `--attack`
+//! plays the N games with thinking once more while one client bursts x1 commands
+//! (`%%WHO`, `%%LIST`, `%%VERSION`, `%%CHAT`) as fast as the server takes them, and
+//! reports the players' echo latency beside the run without it.
 //! `memory` runs `gyoku judge` (built beside this one) over N and 10×N records (10,000 and
 //! 100,000 by default), as one CSA file and as a directory, and reports its peak memory.
 //! `perft` (the default) counts perft side by side; `--quick` runs only the cells every
@@ -41,6 +44,7 @@ fn main() {
     let mut think = 2000;
     let mut games = 1000;
     let mut before: Option<std::path::PathBuf> = None;
+    let mut attack = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -55,6 +59,7 @@ fn main() {
             "--think" => think = it.next().and_then(|n| n.parse().ok()).unwrap_or(2000),
             "--games" => games = it.next().and_then(|n| n.parse().ok()).unwrap_or(1000),
             "--before" => before = it.next().map(std::path::PathBuf::from),
+            "--attack" => attack = true,
             "--rounds" => rounds = it.next().and_then(|n| n.parse().ok()).unwrap_or(3),
             "--quick" => quick = true,
             "--no-cshogi" => cshogi = false,
@@ -70,7 +75,14 @@ fn main() {
         } else {
             200
         };
-        csa_load(n, plies, peer_games.unwrap_or(n), think, before.as_deref());
+        csa_load(
+            n,
+            plies,
+            peer_games.unwrap_or(n),
+            think,
+            before.as_deref(),
+            attack,
+        );
         return;
     }
     if memory {
@@ -193,6 +205,7 @@ fn csa_load(
     peer_games: usize,
     think: u64,
     before: Option<&std::path::Path>,
+    attack: bool,
 ) {
     use gyoku_bench::csa_load::{LoadReport, ServerUnderTest, run_load};
     // Two sockets a game on each side of loopback, plus the server's own files.
@@ -230,24 +243,28 @@ fn csa_load(
         Gyoku,
         Before,
     }
-    let mut runs: Vec<(Which, usize, u64)> = Vec::new();
-    let gyoku_runs = |runs: &mut Vec<(Which, usize, u64)>, n: usize, think: u64| {
-        runs.push((Which::Gyoku, n, think));
+    // (which, games, thinking, attacked)
+    let mut runs: Vec<(Which, usize, u64, bool)> = Vec::new();
+    let gyoku_runs = |runs: &mut Vec<(Which, usize, u64, bool)>, n: usize, think: u64, a: bool| {
+        runs.push((Which::Gyoku, n, think, a));
         if before.is_some() {
-            runs.push((Which::Before, n, think));
+            runs.push((Which::Before, n, think, a));
         }
     };
     if peer.exists() && peer_games > 0 {
-        runs.push((Which::Peer, peer_games, 0));
-        gyoku_runs(&mut runs, peer_games, 0);
-        runs.push((Which::Peer, peer_games, think));
-        gyoku_runs(&mut runs, peer_games, think);
+        runs.push((Which::Peer, peer_games, 0, false));
+        gyoku_runs(&mut runs, peer_games, 0, false);
+        runs.push((Which::Peer, peer_games, think, false));
+        gyoku_runs(&mut runs, peer_games, think, false);
     }
     if peer_games != games || runs.is_empty() {
-        gyoku_runs(&mut runs, games, 0);
-        gyoku_runs(&mut runs, games, think);
+        gyoku_runs(&mut runs, games, 0, false);
+        gyoku_runs(&mut runs, games, think, false);
     }
-    for (i, (which, n, think)) in runs.into_iter().enumerate() {
+    if attack {
+        gyoku_runs(&mut runs, games, think, true);
+    }
+    for (i, (which, n, think, attacked)) in runs.into_iter().enumerate() {
         let server = match (which, before) {
             (Which::Peer, _) => ServerUnderTest::shogi_server(&peer),
             (Which::Before, Some(path)) => ServerUnderTest::gyoku(path).map(|mut s| {
@@ -264,11 +281,33 @@ fn csa_load(
             }
         };
         eprintln!(
-            "{}: {n} games of {plies} moves at once, thinking {think} ms…",
-            server.name
+            "{}: {n} games of {plies} moves at once, thinking {think} ms{}…",
+            server.name,
+            if attacked {
+                ", one client attacking"
+            } else {
+                ""
+            }
         );
-        let report = runtime.block_on(run_load(server.addr, n, plies, think, &format!("r{i}g")));
-        rows.push((server.name.to_string(), report, server.peak_rss()));
+        let tag = format!("r{i}g");
+        let report = runtime.block_on(async {
+            if !attacked {
+                return run_load(server.addr, n, plies, think, &tag).await;
+            }
+            let (stop, stopped) = tokio::sync::watch::channel(false);
+            let attacker = tokio::spawn(gyoku_bench::csa_load::attack(server.addr, stopped));
+            let report = run_load(server.addr, n, plies, think, &tag).await;
+            let _ = stop.send(true);
+            let lines = attacker.await.unwrap_or(0);
+            eprintln!("  the attacker wrote {lines} lines of x1 commands");
+            report
+        });
+        let name = if attacked {
+            format!("{} + attacker", server.name)
+        } else {
+            server.name.to_string()
+        };
+        rows.push((name, report, server.peak_rss()));
     }
     println!(
         "| server | games at once | thinking | all started in | moves | moves/s | echo p50 | echo p99 | echo max | server peak RSS | failed clients |"

@@ -36,6 +36,7 @@ mod spec;
 #[cfg(test)]
 mod tests;
 mod x1;
+pub use x1::LISTING_INTERVAL_MS;
 
 use conns::Conn;
 pub use io::{

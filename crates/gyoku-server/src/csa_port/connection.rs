@@ -10,6 +10,7 @@ use tokio::time::Instant;
 use gyoku_proto::csa::ClientMessage;
 use gyoku_proto::csa_line::ServerLine;
 
+use super::pace::Pace;
 use super::{LOGIN_TIME, Limits, MAX_LINE, WRITE_TIMEOUT};
 use crate::accounts::Accounts;
 use crate::driver::{ConnHandle, Handle, WriterMsg, queue};
@@ -225,6 +226,7 @@ pub(crate) async fn connection(
         return;
     }
     drop(tx);
+    let mut pace = Pace::new(Instant::now());
     loop {
         let line = tokio::select! {
             l = read_line(&mut reader, &mut buf) => l,
@@ -232,6 +234,14 @@ pub(crate) async fn connection(
         };
         match line {
             Ok(Some(l)) => {
+                // Past its pace, a client's lines wait here, reading nothing meanwhile.
+                let wait = pace.wait(Instant::now());
+                if !wait.is_zero() {
+                    tokio::select! {
+                        () = tokio::time::sleep(wait) => {}
+                        () = closed.notified() => break,
+                    }
+                }
                 if !driver.input(Input::Line(id, l)).await {
                     break;
                 }

@@ -3,6 +3,7 @@
 
 pub(crate) mod connection;
 pub(crate) mod listener;
+pub mod pace;
 pub(crate) mod throttle;
 
 use std::collections::HashMap;

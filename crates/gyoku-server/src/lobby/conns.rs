@@ -9,7 +9,7 @@ use gyoku_proto::csa_line::ServerLine;
 
 use super::Lobby;
 use super::ending::Ending;
-use super::io::{CheckedLogin, ConnId, IMPASSE_LINE, Now, Output, tell};
+use super::io::{CheckedLogin, ConnId, IMPASSE_LINE, Millis, Now, Output, tell};
 use super::room::{GameLine, Phase};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +48,8 @@ pub(super) struct Conn {
     pub(super) deferred: VecDeque<GameLine>,
     /// Games this connection monitors.
     pub(super) monitoring: Vec<u64>,
+    /// When it was last answered a listing of everyone (`%%WHO`, `%%LIST`).
+    pub(super) listed_at: Option<Millis>,
 }
 
 impl Lobby {
@@ -99,6 +101,7 @@ impl Lobby {
                 game: None,
                 deferred: VecDeque::new(),
                 monitoring: Vec::new(),
+                listed_at: None,
             },
         );
         if let Some((game, turn)) = login.game {

@@ -228,3 +228,24 @@ fn game_ids_issued_before_a_restart_are_not_issued_again() {
         "gyoku+g-600-10+x+y+20261123100000"
     );
 }
+
+/// Issue 28, item 11: a burst of `%%WHO` (each a line for every connection) stalled every
+/// game. A listing of everyone is answered once a second per connection; sooner, a short
+/// refusal.
+#[test]
+fn listings_of_everyone_are_paced() {
+    let mut t = Transcript::new();
+    t.login_x1(1, "a");
+    t.login_x1(2, "b");
+    let who = t.line(1, "%%WHO");
+    assert!(who[0].1.ends_with("##[WHO] +OK\n"), "{who:?}");
+    for line in ["%%WHO", "%%LIST"] {
+        let refused = t.line(1, line);
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert!(refused[0].1.starts_with("##[ERROR] %%"), "{refused:?}");
+    }
+    // Another connection is not paced by this one's listings.
+    assert!(t.line(2, "%%LIST")[0].1.ends_with("##[LIST] +OK\n"));
+    t.now.mono += crate::lobby::LISTING_INTERVAL_MS;
+    assert!(t.line(1, "%%LIST")[0].1.ends_with("##[LIST] +OK\n"));
+}

@@ -7,10 +7,18 @@ use gyoku_proto::csa_line::{ServerLine, X1Tag};
 use super::Lobby;
 use super::change::Change;
 use super::conns::Status;
-use super::io::{ConnId, Now, Output, monitor, ok, tell, tell_lines};
+use super::io::{ConnId, Millis, Now, Output, monitor, ok, tell, tell_lines};
 
 impl Lobby {
     pub(super) fn x1(&mut self, conn: ConnId, cmd: X1Command, now: Now, out: &mut Vec<Output>) {
+        if matches!(cmd, X1Command::Who | X1Command::List) && !self.may_list(conn, now) {
+            let refused = format!(
+                "{cmd} lists everyone: answered once every {} ms; try again later",
+                LISTING_INTERVAL_MS
+            );
+            tell(out, conn, ServerLine::Error(refused));
+            return;
+        }
         match cmd {
             X1Command::Game { game: None, .. } => {
                 let c = self.conns.get_mut(&conn).expect("logged in");
@@ -199,4 +207,23 @@ impl Lobby {
             }
         }
     }
+
+    /// Whether `conn` may have a listing of everyone now (one a second: each is as long as
+    /// the server is busy), and if so, it is counted.
+    fn may_list(&mut self, conn: ConnId, now: Now) -> bool {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return false;
+        };
+        if c.listed_at
+            .is_some_and(|at| now.mono < at.saturating_add(LISTING_INTERVAL_MS))
+        {
+            return false;
+        }
+        c.listed_at = Some(now.mono);
+        true
+    }
 }
+
+/// `%%WHO` and `%%LIST` are answered once in this many milliseconds per connection (each
+/// answer is a line for every player or game on the server).
+pub const LISTING_INTERVAL_MS: Millis = 1_000;
