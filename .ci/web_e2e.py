@@ -82,7 +82,18 @@ def start_game(driver, base, **query):
     driver.get(base + "#/play?" + urllib.parse.urlencode(query))
     wait(driver, lambda d: d.find_element(By.ID, "start")).click()
     wait(driver, lambda d: d.find_elements(By.ID, "turn") and d.execute_script(VIEW))
+    no_secret_in_url(driver)
     return driver.execute_script(VIEW)
+
+
+def no_secret_in_url(driver):
+    """The seat's page address carries this browser's handle, never the seat's secret."""
+    url = driver.current_url
+    secrets = driver.execute_script(
+        "return Object.keys(localStorage).filter((k) => k.startsWith('gyoku.seat.'))"
+        ".map((k) => localStorage.getItem(k))")
+    assert "#/my/" in url and secrets, (url, secrets)
+    assert not any(s in url for s in secrets), url
 
 
 def click(driver, selector):
@@ -187,6 +198,8 @@ def play(driver, base, shots):
         assert "invites you" in said and "jsa" in said and "you play White" in said, said
         wait(friend, lambda d: d.find_element(By.ID, "join")).click()
         wait(friend, lambda d: d.find_elements(By.ID, "impasse"))
+        no_secret_in_url(friend)
+        no_secret_in_url(driver)
         wait(driver, lambda d: d.find_elements(By.ID, "impasse") and d.find_element(By.ID, "impasse").is_enabled())
         click(driver, "#impasse")
         text_of(friend, "proposal")
@@ -214,6 +227,11 @@ def play(driver, base, shots):
             print(f"play (a used link in a third browser): {third.current_url.split('#')[1][:40]}…, acting: {answer}")
             assert answer[0] == 409, answer
             third.save_screenshot(os.path.join(shots, "play-used-link.png"))
+            # The creator's own address, opened elsewhere, is no seat.
+            third.get(driver.current_url)
+            said = text_of(third, "error")
+            print(f"play (the creator's address in a third browser): {said}")
+            assert "kept by the browser" in said, said
         finally:
             third.quit()
         request = urllib.request.Request(

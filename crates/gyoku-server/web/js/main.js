@@ -7,7 +7,7 @@ import { showGame } from './game.js';
 import { showGames } from './games.js';
 import { settings, t } from './i18n.js';
 import { leave, page, showError } from './page.js';
-import { showPlayForm, showSeat } from './play.js';
+import { showMySeat, showPlayForm, showSeat } from './play.js';
 import { showCalculator, showJudge } from './tools.js';
 
 function route() {
@@ -21,6 +21,7 @@ function route() {
   if (hash.startsWith('/game/')) showGame(decodeURIComponent(hash.slice(6)));
   else if (hash.startsWith('/play')) showPlayForm().catch(showError);
   else if (hash.startsWith('/seat/')) showSeat(hash.slice(6));
+  else if (hash.startsWith('/my/')) showMySeat(hash.slice(4));
   else if (hash.startsWith('/calculator')) showCalculator();
   else if (hash.startsWith('/judge')) showJudge();
   else showGames();

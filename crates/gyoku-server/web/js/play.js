@@ -43,7 +43,7 @@ export async function showPlayForm() {
     if (maxMoves.value !== '') body.max_moves = +maxMoves.value;
     try {
       const r = await api('POST', '/api/play', JSON.stringify(body));
-      location.hash = `#/seat/${r.token}`;
+      location.hash = `#/my/${keepSeat(r.token)}`;
     } catch (e) { out.append(el('p', { class: 'error', id: 'error' }, errorText(e))); }
   };
   main().replaceChildren(el('h2', {}, t('playTitle')),
@@ -61,6 +61,25 @@ export async function showPlayForm() {
   if (q.get('autostart') === '1') start();
 }
 
+// A seat's secret stays in this browser: its page's address carries a handle of this
+// browser's own (`#/my/<handle>`), which means nothing anywhere else.
+function keepSeat(token) {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  const handle = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  localStorage.setItem(`gyoku.seat.${handle}`, token);
+  return handle;
+}
+
+// `#/my/<handle>`: the seat this browser keeps under the handle.
+export function showMySeat(handle) {
+  const token = localStorage.getItem(`gyoku.seat.${handle}`);
+  if (!token) {
+    main().replaceChildren(el('p', { class: 'error', id: 'error' }, t('notYourSeat')));
+    return;
+  }
+  showSeat(token);
+}
+
 export async function showSeat(token) {
   main().replaceChildren(el('p', { class: 'status' }, '…'));
   let r;
@@ -69,7 +88,7 @@ export async function showSeat(token) {
   // secret the link does not carry (kept in this browser's storage).
   const mine = localStorage.getItem(`gyoku.joined.${token}`);
   if (r.seat.phase === 'taken') {
-    if (mine) { location.replace(`#/seat/${mine}`); return; }
+    if (mine) { location.replace(`#/my/${mine}`); return; }
     if (r.seat.game_id) { location.replace(`#/game/${encodeURIComponent(r.seat.game_id)}`); return; }
   }
   if (r.seat.phase === 'invited') {
@@ -83,8 +102,9 @@ export async function showSeat(token) {
         localStorage.setItem('gyoku.name', name.value);
         try {
           const j = await api('POST', `/api/seats/${token}/join`, JSON.stringify({ name: name.value || 'guest' }));
-          localStorage.setItem(`gyoku.joined.${token}`, j.token);
-          location.replace(`#/seat/${j.token}`);
+          const handle = keepSeat(j.token);
+          localStorage.setItem(`gyoku.joined.${token}`, handle);
+          location.replace(`#/my/${handle}`);
         } catch (e) { showError(e); }
       } }, t('join'))));
     return;
