@@ -775,6 +775,49 @@ fn a_suspended_game_resumes_with_its_moves_and_clocks_when_both_return() {
     );
 }
 
+/// Issue 28, item 4: a name that logged in without a password could be taken by anyone:
+/// a third party bound the name to a password of his own and took up that player's
+/// suspended game. A suspended game resumes only for players who log in as they did
+/// then: with the same password, or with none.
+#[test]
+fn a_suspended_game_resumes_only_for_players_logged_in_as_then() {
+    let server = TestServer::start("proof", Config::default());
+    // Two players without passwords (CSA mode, the game in the login) suspend a game.
+    let csa_login = |name: &str, turn: char| {
+        let mut c = server.client();
+        c.send(&format!("LOGIN {name} proof-600-10-{turn}"));
+        c.expect(&format!("LOGIN:{name} OK"));
+        c.expect("END Game_Summary");
+        c.send("AGREE");
+        c.expect("START:*");
+        c
+    };
+    let (mut b, mut w) = std::thread::scope(|s| {
+        let b = s.spawn(|| csa_login("nopw_b", 'B'));
+        let w = s.spawn(|| csa_login("nopw_w", 'W'));
+        (b.join().unwrap(), w.join().unwrap())
+    });
+    b.send("+7776FU");
+    w.expect("+7776FU,T*");
+    w.send("%CHUDAN");
+    b.expect("#CHUDAN");
+    w.expect("#CHUDAN");
+    // Someone else binds Black's name to a password of his own: not the game's player.
+    let mut taker = Client::login_x1(server.addr, "nopw_b", "mine");
+    taker.send("%%GAME proof-600-10 +");
+    let said = taker.expect("##[ERROR]*");
+    assert!(
+        said.contains("taken up only by the player who played it"),
+        "{said}"
+    );
+    assert!(
+        !taker
+            .seen
+            .iter()
+            .any(|l| l.starts_with("BEGIN Game_Summary"))
+    );
+}
+
 #[test]
 fn a_jsa_no_contest_is_replayed_at_once_with_colours_swapped() {
     let server = TestServer::start("replay", Config::default());

@@ -34,13 +34,17 @@ pub struct StartedGame {
     pub started_at: String,
     /// The game this one replays (a no-contest's replay with colours swapped).
     pub replay_of: Option<String>,
+    /// How Black and White logged in: their rating ids (keyed by the server from their
+    /// passwords; empty: without one). `None` in games stored before it was kept. A
+    /// suspended game resumes only for players who log in the same way.
+    pub rating_ids: [Option<String>; 2],
 }
 
 /// One change to the stored state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Change {
     /// A game started.
-    GameStarted(StartedGame),
+    GameStarted(Box<StartedGame>),
     /// A move was accepted.
     Move {
         /// The Game_ID.

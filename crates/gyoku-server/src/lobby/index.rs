@@ -118,6 +118,7 @@ mod tests {
             moves: Vec::new(),
             started_at: String::new(),
             replay_of: None,
+            rating_ids: [None, None],
         }
     }
 

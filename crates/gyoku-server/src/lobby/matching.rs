@@ -11,7 +11,7 @@ use super::change::Change;
 use super::conns::Status;
 use super::io::{ConnId, Now, Output, tell};
 use super::names::{is_buoy_name, is_floodgate_name, rules_of_name};
-use super::spec::{GameSpec, limited, split_moves, start_position};
+use super::spec::{GameSpec, limited, login_proof, same_login, split_moves, start_position};
 
 impl Lobby {
     pub(super) fn game_command(
@@ -63,6 +63,14 @@ impl Lobby {
         }
         let me = c.name.clone();
         if let Some(id) = self.suspended_for(game, &me) {
+            if !self.played_it(conn, &id) {
+                let refused = format!(
+                    "the suspended game {id} is taken up only by the player who played it, \
+                     logged in as then (with the same password, or with none)"
+                );
+                tell(out, conn, ServerLine::Error(refused));
+                return;
+            }
             return self.resume(conn, &id, now, out);
         }
         let c = self.conns.get_mut(&conn).expect("logged in");
@@ -253,6 +261,7 @@ impl Lobby {
             moves: Vec::new(),
             started_at: now.wall.format("%Y/%m/%d %H:%M:%S").to_string(),
             replay_of,
+            rating_ids: [black, white].map(|p| login_proof(self.conns[&p].rating_id.as_ref())),
         };
         self.open(spec, [black, white], false, now, out);
     }
@@ -260,6 +269,16 @@ impl Lobby {
     /// The suspended game named `game` that `player` plays in, if any.
     pub(super) fn suspended_for(&self, game: &str, player: &str) -> Option<String> {
         self.suspended.find(game, player).map(str::to_string)
+    }
+
+    /// Whether `conn` logged in as the player of the suspended game `id` did: the same
+    /// rating id (the same password), or none as then.
+    fn played_it(&self, conn: ConnId, id: &str) -> bool {
+        let (Some(spec), Some(c)) = (self.suspended.get(id), self.conns.get(&conn)) else {
+            return false;
+        };
+        let seat = usize::from(spec.names[0] != c.name);
+        same_login(spec.rating_ids[seat].as_ref(), c.rating_id.as_ref())
     }
 
     /// A player of a suspended game asks for it: it waits for the other player, and once

@@ -16,7 +16,7 @@ use super::change::{Change, StartedGame};
 use super::ending::{Ending, end_lines};
 use super::io::{AGREE_TIMEOUT_MS, Config, ConnId, Millis, Now, Output, monitor, tell, tell_lines};
 use super::record;
-use super::spec::{GameSpec, fouls_name};
+use super::spec::{GameSpec, fouls_name, login_proof};
 
 /// Where a game stands.
 #[derive(Debug)]
@@ -201,7 +201,7 @@ impl Room {
             }));
         } else {
             self.started_at = now.wall.format("%Y/%m/%d %H:%M:%S").to_string();
-            out.push(Output::Store(Change::GameStarted(StartedGame {
+            out.push(Output::Store(Change::GameStarted(Box::new(StartedGame {
                 id: self.id.clone(),
                 name: self.name.clone(),
                 black: self.names[0].clone(),
@@ -221,7 +221,8 @@ impl Room {
                     .collect(),
                 started_at: self.started_at.clone(),
                 replay_of: self.replay_of.clone(),
-            })));
+                rating_ids: self.rating_ids.each_ref().map(|r| login_proof(r.as_ref())),
+            }))));
         }
         for p in self.players {
             tell(out, p, ServerLine::Start(self.id.clone()));
@@ -590,6 +591,7 @@ impl Room {
             moves: self.moves.iter().map(|(m, t, _)| (m.clone(), *t)).collect(),
             started_at: self.started_at.clone(),
             replay_of: self.replay_of.clone(),
+            rating_ids: self.rating_ids.each_ref().map(|r| login_proof(r.as_ref())),
         }
     }
 

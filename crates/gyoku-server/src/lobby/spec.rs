@@ -61,6 +61,9 @@ pub struct GameSpec {
     pub started_at: String,
     /// The no-contest game this one replays.
     pub replay_of: Option<String>,
+    /// How Black and White logged in ([`StartedGame::rating_ids`]: a rating id, empty for
+    /// no password, `None` when not kept).
+    pub rating_ids: [Option<String>; 2],
 }
 
 impl GameSpec {
@@ -87,6 +90,7 @@ impl GameSpec {
             moves,
             started_at: g.started_at.clone(),
             replay_of: g.replay_of.clone(),
+            rating_ids: g.rating_ids.clone(),
         })
     }
 }
@@ -163,4 +167,19 @@ pub(super) fn play_moves(start: &Position, moves: &[(String, u32)]) -> Option<Po
         pos.play(mv).ok()?;
     }
     Some(pos)
+}
+
+/// How a player logged in, as a game keeps it: its rating id, or empty without a password.
+pub(super) fn login_proof(rating_id: Option<&String>) -> Option<String> {
+    Some(rating_id.cloned().unwrap_or_default())
+}
+
+/// Whether a player who logged in with `rating_id` logged in as `kept` says the player of
+/// a game did (anyone, when it was not kept).
+pub(super) fn same_login(kept: Option<&String>, rating_id: Option<&String>) -> bool {
+    match kept {
+        None => true,
+        Some(id) if id.is_empty() => rating_id.is_none(),
+        Some(id) => rating_id == Some(id),
+    }
 }

@@ -48,7 +48,7 @@ mod contract {
     use super::*;
 
     fn started(id: &str, at: &str) -> Change {
-        Change::GameStarted(StartedGame {
+        Change::GameStarted(Box::new(StartedGame {
             id: id.into(),
             name: "g-600-10".into(),
             black: "a".into(),
@@ -64,7 +64,8 @@ mod contract {
             initial_moves: String::new(),
             started_at: at.into(),
             replay_of: None,
-        })
+            rating_ids: [None, Some("b-key".into())],
+        }))
     }
 
     fn mv(game: &str, ply: u32, csa: &str) -> Change {

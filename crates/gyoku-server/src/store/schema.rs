@@ -56,6 +56,9 @@ pub const MIGRATIONS: &[&str] = &[
     "ALTER TABLE games ADD COLUMN fouls TEXT CHECK (fouls IN ('refuse', 'lose'));
      UPDATE games SET fouls = 'refuse' WHERE name LIKE 'rules!_%!_refuse!_%' ESCAPE '!';
      UPDATE games SET fouls = 'lose' WHERE name LIKE 'rules!_%!_lose!_%' ESCAPE '!';",
+    // 5: each player's rating id (a suspended game resumes only for the same player).
+    "ALTER TABLE games ADD COLUMN black_rating_id TEXT;
+     ALTER TABLE games ADD COLUMN white_rating_id TEXT;",
 ];
 
 /// A step of [`MIGRATIONS`] in PostgreSQL's words: 64-bit integers, no `WITHOUT ROWID`. One
@@ -73,8 +76,8 @@ pub(crate) fn postgres_text(statement: &str) -> String {
 /// A game starts (`playing`).
 pub(crate) const INSERT_GAME: &str = "INSERT INTO games (id, name, black, white, rules, max_moves,
      least_time_per_move, total_time, byoyomi, increment, start_sfen, initial_moves, status,
-     started_at, replay_of, fouls)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'playing', ?13, ?14, ?15)";
+     started_at, replay_of, fouls, black_rating_id, white_rating_id)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'playing', ?13, ?14, ?15, ?16, ?17)";
 
 /// A move is kept.
 pub(crate) const INSERT_MOVE: &str =
@@ -100,12 +103,12 @@ pub(crate) const DELETE_BUOY: &str = "DELETE FROM buoys WHERE name = ?1";
 pub(crate) const SUSPEND_UNFINISHED: &str =
     "UPDATE games SET status = 'suspended' WHERE status = 'playing'";
 
-/// [`crate::lobby::change::StartedGame`]'s columns, in its order (15).
+/// [`crate::lobby::change::StartedGame`]'s columns, in its order (17).
 macro_rules! started_columns {
     () => {
         "g.id, g.name, g.black, g.white, g.rules, g.max_moves, g.least_time_per_move,
          g.total_time, g.byoyomi, g.increment, g.start_sfen, g.initial_moves, g.started_at,
-         g.replay_of, g.fouls"
+         g.replay_of, g.fouls, g.black_rating_id, g.white_rating_id"
     };
 }
 
@@ -121,7 +124,7 @@ macro_rules! listed_columns {
 pub(crate) const LISTED_COLUMNS: usize = 11;
 
 /// How many columns [`started_columns`] has; [`GAME`]'s record follows them.
-pub(crate) const STARTED_COLUMNS: usize = 15;
+pub(crate) const STARTED_COLUMNS: usize = 17;
 
 /// Every suspended game, oldest first: the started game's columns.
 pub(crate) const SUSPENDED_GAMES: &str = concat!(

@@ -134,6 +134,8 @@ fn keep(tx: &mut dyn Exec, change: &Change) -> Result<(), StoreError> {
                 Text(&g.started_at),
                 OptText(g.replay_of.as_deref()),
                 OptText(g.fouls.as_deref()),
+                OptText(g.rating_ids[0].as_deref()),
+                OptText(g.rating_ids[1].as_deref()),
             ],
         ),
         Change::Move {
@@ -205,6 +207,7 @@ fn started_of(row: &mut Row, at: usize) -> Result<StartedGame, StoreError> {
         started_at: row.text(at + 12)?,
         replay_of: row.opt_text(at + 13)?,
         fouls: row.opt_text(at + 14)?,
+        rating_ids: [row.opt_text(at + 15)?, row.opt_text(at + 16)?],
     })
 }
 
