@@ -258,7 +258,8 @@ fn a_game_played_over_csa_is_seen_over_http_while_played_and_after() {
     black.say("+7776FU");
     black.until("+7776FU");
     white.until("+7776FU");
-    white.say("-3334FU");
+    // An engine's Floodgate comment: its evaluation is shown beside the move.
+    white.say("-3334FU,'* -35 +2625FU");
     black.until("-3334FU");
     white.until("-3334FU");
     let mut seen = 0;
@@ -277,6 +278,11 @@ fn a_game_played_over_csa_is_seen_over_http_while_played_and_after() {
     assert_eq!(g["moves"][0]["usi"], "7g7f");
     assert_eq!(g["moves"][1]["csa"], "-3334FU");
     assert_eq!(g["moves"][1]["ki2"], "△３四歩");
+    assert_eq!(
+        (&g["moves"][0]["eval"], &g["moves"][1]["eval"]),
+        (&Value::Null, &json!(-35)),
+        "{g}"
+    );
     assert_eq!(
         g["sfen"],
         "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3"
@@ -310,6 +316,7 @@ fn a_game_played_over_csa_is_seen_over_http_while_played_and_after() {
     assert_eq!(g["outcome"]["reason"], "resignation", "{g}");
     assert_eq!(g["outcome"]["agrees"], true, "{g}");
     assert_eq!(g["moves"].as_array().unwrap().len(), 2, "{g}");
+    assert_eq!(g["moves"][1]["eval"], -35, "from the record: {g}");
     // The impasse chart, as `gyoku impasse --chart` draws it.
     let (status, v) = server.get(&format!("/api/games/{id}/chart.svg"));
     let svg = v["text"].as_str().unwrap();

@@ -38,6 +38,7 @@ pub(super) fn move_json(
     m: Move,
     before: Option<Move>,
     seconds: Option<u64>,
+    comment: Option<&str>,
 ) -> Value {
     json!({
         "ply": ply,
@@ -45,7 +46,24 @@ pub(super) fn move_json(
         "csa": gyoku_kifu::csa::move_text(pos, m, pos.turn()),
         "ki2": gyoku_kifu::ki2::move_notation(pos, m, before.map(Move::to)),
         "seconds": seconds,
+        "comment": comment,
+        "eval": comment.and_then(evaluation),
     })
+}
+
+/// The evaluation in an engine's Floodgate comment (`* <eval> <pv>`: centipawns, from
+/// Black's side), if the comment is one.
+///
+/// ```text
+/// "* 120 +2726FU -8384FU" -> 120;  "* -35" -> -35;  "good move" -> none
+/// ```
+fn evaluation(comment: &str) -> Option<i64> {
+    comment
+        .strip_prefix("* ")?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// Moves in KI2 notation from `start` (`▲７六歩`, `△同　歩`).
@@ -97,12 +115,14 @@ pub(super) fn replay_stored(d: &GameDetail) -> Result<Replayed, ApiError> {
             let mut pos = record.start.clone();
             let mut before = None;
             for (i, m) in record.moves.iter().enumerate() {
+                let comment = m.comments.iter().find(|c| c.starts_with("* "));
                 moves.push(move_json(
                     i + 1,
                     &pos,
                     m.mv,
                     before,
                     m.time_ms.map(|t| t / 1000),
+                    comment.map(String::as_str),
                 ));
                 pos.play_unchecked(m.mv);
                 before = Some(m.mv);
@@ -125,7 +145,11 @@ pub(super) fn replay_stored(d: &GameDetail) -> Result<Replayed, ApiError> {
                     return Err(corrupt());
                 };
                 let before = game.plies().last().map(|p| p.mv);
-                moves.push(move_json(i + 1, &pos, mv, before, Some(seconds)));
+                let comment = i
+                    .checked_sub(spec.initial_moves.len())
+                    .and_then(|k| d.comments.get(k))
+                    .and_then(Option::as_deref);
+                moves.push(move_json(i + 1, &pos, mv, before, Some(seconds), comment));
                 if game.play(mv).is_err() {
                     return Err(corrupt());
                 }
@@ -287,4 +311,24 @@ pub(super) async fn view_of(api: &Shared, id: &str) -> Result<Value, ApiError> {
     api.replays
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     work(api, move || game_view(&detail, since)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::evaluation;
+
+    #[test]
+    fn an_engines_comment_gives_its_evaluation() {
+        for (comment, eval) in [
+            ("* 120 +2726FU -8384FU", Some(120)),
+            ("* -35", Some(-35)),
+            ("* 0 +7776FU", Some(0)),
+            ("*  12", Some(12)),
+            ("* mate", None),
+            ("good move", None),
+            ("", None),
+        ] {
+            assert_eq!(evaluation(comment), eval, "{comment:?}");
+        }
+    }
 }

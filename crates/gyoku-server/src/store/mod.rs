@@ -172,8 +172,15 @@ mod contract {
             g.fouls = Some("refuse".into());
         }
         db.commit(&[refused]).unwrap();
+        let mut commented = mv("g0", 1, "+7776FU");
+        if let Change::Move { comment, .. } = &mut commented {
+            *comment = Some("* 30 -3334FU".into());
+        }
+        db.commit(&[commented, mv("g0", 2, "-3334FU")]).unwrap();
         let d0 = db.game("g0").unwrap().unwrap();
         assert_eq!(d0.game.fouls.as_deref(), Some("refuse"));
+        // Each move's comment, in order (an engine's evaluation).
+        assert_eq!(d0.comments, [Some("* 30 -3334FU".to_string()), None]);
 
         // A name keeps its first password.
         assert_eq!(db.bind_password("a", "h1", "t").unwrap(), "h1");

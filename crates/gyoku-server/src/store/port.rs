@@ -47,6 +47,8 @@ pub struct GameDetail {
     pub listed: ListedGame,
     /// Its moves.
     pub moves: Vec<StoredMove>,
+    /// Each move's comment, in the same order (an engine's `* <eval> <pv>`, or none).
+    pub comments: Vec<Option<String>>,
     /// Its CSA record, once it has ended.
     pub record: Option<String>,
 }

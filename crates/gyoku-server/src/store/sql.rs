@@ -325,10 +325,16 @@ impl<T: Sql> Archive for T {
         let game = started_of(&mut row, schema::LISTED_COLUMNS)?;
         let record = row.opt_text(schema::LISTED_COLUMNS + schema::STARTED_COLUMNS)?;
         let moves = moves_of(self, id)?;
+        let comments = self
+            .query(schema::MOVE_COMMENTS, &[Param::Text(id)])?
+            .into_iter()
+            .map(|mut r| r.opt_text(0))
+            .collect::<Result<_, _>>()?;
         Ok(Some(GameDetail {
             game,
             listed,
             moves,
+            comments,
             record,
         }))
     }

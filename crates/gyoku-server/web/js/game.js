@@ -56,7 +56,7 @@ const browsing = { id: null, ply: null, flipped: null, impasseOpen: null };
 
 // The plies a game can be stepped through: its moves, and the foul that ended it.
 function pliesOf(v) {
-  const plies = v.moves.map((m) => ({ usi: m.usi, label: `${m.ply} ${m.ki2}`, foul: false }));
+  const plies = v.moves.map((m) => ({ usi: m.usi, label: `${m.ply} ${m.ki2}`, foul: false, eval: m.eval }));
   const d = v.outcome && v.outcome.detail;
   if (d && d.foul && d.move) {
     plies.push({ usi: d.move, label: `${plies.length + 1} ${d.move} (${word(FOULS, d.foul)})`, foul: true });
@@ -92,6 +92,8 @@ export function renderGame(v) {
   };
   const moves = el('div', { class: 'moves', id: 'moves' },
     plies.map((m, i) => el('span', { 'data-ply': i + 1, class: `${m.foul ? 'foul ' : ''}${i + 1 === shownPly ? 'current' : ''}`,
+      // An engine's evaluation (Black's side, centipawns), shown beside its move.
+      ...(m.eval !== undefined && m.eval !== null ? { 'data-eval': `${m.eval > 0 ? '+' : ''}${m.eval}`, title: t('evaluation') } : {}),
       onclick: () => step(i + 1) }, m.label)));
   const slider = el('input', { type: 'range', id: 'step-slider', min: '0', max: String(plies.length), value: String(shownPly),
     'aria-label': t('ply') });
