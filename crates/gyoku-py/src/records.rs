@@ -162,6 +162,15 @@ pub fn read(
 /// bounded by a batch, however long the archive.
 pub const BATCH_PER_THREAD: usize = 16;
 
+/// A source larger than this (bytes, or a file) is judged as it is read, its verdicts
+/// handed out as they come (a file of a million CSA games gives its first verdict at once,
+/// and memory holds a few thousand of them, not all).
+pub const STREAM_FROM_BYTES: u64 = 1 << 20;
+
+/// Records a streamed source reads before they are judged (on `threads` threads) and
+/// handed on; the verdicts waiting to be handed out are bounded by as many again.
+const STREAM_CHUNK: usize = 2048;
+
 /// Judges records under `rules` (a preset, with the CLI's overrides), as `gyoku judge
 /// --json`: `sources` is one path (a file or a directory, walked as the CLI walks it) or
 /// bytes, or an iterable of them. Returns an iterator of verdict dicts, in order (a file
@@ -197,6 +206,8 @@ pub fn judge(
         user_max: max_moves.is_some(),
         threads,
         ready: VecDeque::new(),
+        large: None,
+        stream: None,
     })
 }
 
@@ -224,6 +235,10 @@ pub struct Verdicts {
     threads: usize,
     /// Verdicts judged and not yet handed out, in order; an error stands at its place.
     ready: VecDeque<Result<Verdict, SourceError>>,
+    /// A large source taken and not yet judged (the batch before it goes first).
+    large: Option<(usize, Source)>,
+    /// A large source being judged as it is read, on a thread of its own.
+    stream: Option<std::sync::Mutex<std::sync::mpsc::Receiver<Result<Verdict, SourceError>>>>,
 }
 
 impl Verdicts {
@@ -291,14 +306,41 @@ impl Verdicts {
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         while self.ready.is_empty() {
+            if let Some(stream) = &self.stream {
+                let next = py.allow_threads(|| {
+                    stream
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .recv()
+                });
+                match next {
+                    Ok(v) => {
+                        self.ready.push_back(v);
+                        continue;
+                    }
+                    Err(_) => self.stream = None,
+                }
+            }
+            if let Some((index, source)) = self.large.take() {
+                let verdicts = stream(index, source, self.rules, self.user_max, self.threads);
+                self.stream = Some(std::sync::Mutex::new(verdicts));
+                continue;
+            }
             let mut batch = Vec::new();
             while batch.len() < self.threads * BATCH_PER_THREAD {
                 match self.next_item(py) {
+                    Some((index, Ok(source))) if source.is_large() => {
+                        self.large = Some((index, source));
+                        break;
+                    }
                     Some(item) => batch.push(item),
                     None => break,
                 }
             }
             if batch.is_empty() {
+                if self.large.is_some() {
+                    continue;
+                }
                 return Ok(None);
             }
             let (rules, user_max, threads) = (self.rules, self.user_max, self.threads);
@@ -364,15 +406,7 @@ fn judge_batch(
 fn judge_source(index: usize, source: &Source, rules: gyoku::RuleSet, user_max: bool) -> Judged {
     let mut out: Judged = Vec::new();
     let read = source.each_record(None, &mut |r| {
-        let j = judge_record(&r, rules_for(&r, rules, user_max));
-        let mut value = record_json(&r, &j);
-        value["start_sfen"] = json!(r.start.to_sfen());
-        value["foul"] = foul_value(&r);
-        value["source"] = json!(index);
-        out.push(Ok(Verdict {
-            value,
-            moves: r.moves.iter().map(|m| m.mv).collect(),
-        }));
+        out.push(Ok(verdict(&r, index, rules, user_max)));
     });
     let count = out.len();
     for (k, v) in out.iter_mut().enumerate() {
@@ -384,4 +418,138 @@ fn judge_source(index: usize, source: &Source, rules: gyoku::RuleSet, user_max: 
         out.push(Err(e));
     }
     out
+}
+
+impl Source {
+    /// Whether it is judged as it is read ([`STREAM_FROM_BYTES`]).
+    fn is_large(&self) -> bool {
+        match self {
+            Source::Bytes(b) => b.len() as u64 > STREAM_FROM_BYTES,
+            Source::Path(p) => {
+                std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() > STREAM_FROM_BYTES)
+            }
+        }
+    }
+}
+
+/// Judges a large source as it is read, on a thread of its own: its records a chunk at a
+/// time on `threads` threads, the verdicts sent in order (at most a chunk waiting), then
+/// the error that stopped the reading, if any. The thread stops reading once nobody takes
+/// them.
+fn stream(
+    index: usize,
+    source: Source,
+    rules: gyoku::RuleSet,
+    user_max: bool,
+    threads: usize,
+) -> std::sync::mpsc::Receiver<Result<Verdict, SourceError>> {
+    let (tx, rx) = std::sync::mpsc::sync_channel(STREAM_CHUNK);
+    std::thread::spawn(move || {
+        let mut chunk: Vec<Record> = Vec::with_capacity(STREAM_CHUNK);
+        let mut named = Named::default();
+        let mut gone = false;
+        let flush = |chunk: &mut Vec<Record>, named: &mut Named, gone: &mut bool| {
+            if *gone {
+                chunk.clear();
+                return;
+            }
+            for v in judge_records(std::mem::take(chunk), index, rules, user_max, threads) {
+                for v in named.push(&source, v) {
+                    if tx.send(Ok(v)).is_err() {
+                        *gone = true;
+                        return;
+                    }
+                }
+            }
+        };
+        let read = source.each_record(None, &mut |r| {
+            chunk.push(r);
+            if chunk.len() >= STREAM_CHUNK {
+                flush(&mut chunk, &mut named, &mut gone);
+            }
+        });
+        flush(&mut chunk, &mut named, &mut gone);
+        if !gone {
+            if let Some(v) = named.finish(&source) {
+                let _ = tx.send(Ok(v));
+            }
+            if let Err(e) = read {
+                let _ = tx.send(Err(e));
+            }
+        }
+    });
+    rx
+}
+
+/// Names a streamed source's verdicts as [`judge_source`] does (`path#k` when the file
+/// has several records), holding the first until a second shows whether there are.
+#[derive(Default)]
+struct Named {
+    first: Option<Verdict>,
+    count: usize,
+}
+
+impl Named {
+    fn push(&mut self, source: &Source, mut v: Verdict) -> Vec<Verdict> {
+        self.count += 1;
+        if self.count == 1 {
+            self.first = Some(v);
+            return Vec::new();
+        }
+        v.value["file"] = source.name(self.count, usize::MAX);
+        let mut out = Vec::with_capacity(2);
+        if let Some(mut first) = self.first.take() {
+            first.value["file"] = source.name(1, usize::MAX);
+            out.push(first);
+        }
+        out.push(v);
+        out
+    }
+
+    fn finish(&mut self, source: &Source) -> Option<Verdict> {
+        let mut first = self.first.take()?;
+        first.value["file"] = source.name(1, 1);
+        Some(first)
+    }
+}
+
+/// Judges `records` of the source `index` on `threads` threads, in order.
+fn judge_records(
+    records: Vec<Record>,
+    index: usize,
+    rules: gyoku::RuleSet,
+    user_max: bool,
+    threads: usize,
+) -> Vec<Verdict> {
+    let per = records.len().div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|s| {
+        let parts: Vec<_> = records
+            .chunks(per)
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|r| verdict(r, index, rules, user_max))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|p| p.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// One record's verdict, as `gyoku judge --json` gives it, with its `source` (its place
+/// among the sources).
+fn verdict(r: &Record, index: usize, rules: gyoku::RuleSet, user_max: bool) -> Verdict {
+    let j = judge_record(r, rules_for(r, rules, user_max));
+    let mut value = record_json(r, &j);
+    value["start_sfen"] = json!(r.start.to_sfen());
+    value["foul"] = foul_value(r);
+    value["source"] = json!(index);
+    Verdict {
+        value,
+        moves: r.moves.iter().map(|m| m.mv).collect(),
+    }
 }

@@ -238,3 +238,43 @@ def test_judging_streams_in_bounded_memory():
     print(f"100,000 records judged; resident {start} KiB at the start, {peak} KiB at most")
     assert count == 100_000
     assert peak - start < 32 * 1024, (start, peak)
+
+
+def test_one_large_source_streams_its_verdicts(tmp_path):
+    """Issue 28, item 20: one bytes object of many CSA games was judged whole before the
+    first verdict (1,000,000 games: 10 s and 4.1 GiB). A large source is judged as it is
+    read: the verdicts come a chunk at a time, memory grows by a chunk, not by the
+    archive; a file of them names each `path#k`; a fault stops it at its place."""
+    game = "V2\nPI\n+\n+7776FU\n-3334FU\n+8822UM\n-3122GI\n%TORYO\n"
+    n = 150_000
+    blob = "/\n".join([game] * n).encode()
+    assert len(blob) > 1 << 20
+    start = resident_kib()
+    verdicts = gyoku.judge(blob, threads=2)
+    first = next(verdicts)
+    assert (first["result"], first["reason"], first["file"]) == ("white", "resignation", None)
+    peak = resident_kib()
+    count = 1
+    for v in verdicts:
+        count += 1
+        assert v["reason"] == "resignation"
+        if count % 10_000 == 0:
+            peak = max(peak, resident_kib())
+    print(f"{n} games in one bytes object; resident {start} KiB before, {peak} KiB at most")
+    assert count == n
+    # Kept whole, its verdicts took over 600 MiB more.
+    assert peak - start < 64 * 1024, (start, peak)
+    # A file: each verdict named path#k; a broken game raises at its place, after the
+    # games before it.
+    path = tmp_path / "many.csa"
+    path.write_bytes(blob + b"/\nV2\nPI\n+\n+77FU\n")
+    names, error = [], None
+    try:
+        for v in gyoku.judge(str(path)):
+            names.append(v["file"])
+    except ValueError as e:
+        error = str(e)
+    assert names[0] == f"{path}#1" and names[-1] == f"{path}#{n}", names[-1]
+    assert len(names) == n
+    assert error is not None and str(path) in error, error
+    print(f"the fault after {n} games: {error}")
