@@ -290,6 +290,8 @@ pub struct ServerUnderTest {
     child: std::process::Child,
     /// Its CSA port.
     pub addr: SocketAddr,
+    /// Its HTTP port (`gyoku serve`'s).
+    pub http: Option<SocketAddr>,
     dir: std::path::PathBuf,
 }
 
@@ -327,16 +329,32 @@ impl ServerUnderTest {
         let addr: SocketAddr = format!("127.0.0.1:{}", free_port())
             .parse()
             .map_err(|e| format!("{e}"))?;
+        // The HTTP port too (for an attacker's slow bodies), given few connections: they
+        // come out of the open-file budget, which this process's limit sets for its child.
+        // An older build without the HTTP caps runs without it.
+        let help = std::process::Command::new(gyoku)
+            .args(["serve", "--help"])
+            .output()
+            .map_err(|e| format!("{}: {e}", gyoku.display()))?;
+        let http = String::from_utf8_lossy(&help.stdout)
+            .contains("--http-max-connections")
+            .then(|| format!("127.0.0.1:{}", free_port()).parse::<SocketAddr>())
+            .transpose()
+            .map_err(|e| format!("{e}"))?;
+        let http_args = match http {
+            Some(at) => vec![
+                "--http".to_string(),
+                at.to_string(),
+                "--http-max-connections".into(),
+                "512".into(),
+                "--http-max-connections-per-address".into(),
+                "512".into(),
+            ],
+            None => vec!["--http".to_string(), "off".into()],
+        };
         let mut child = std::process::Command::new(gyoku)
-            .args([
-                "serve",
-                "--csa",
-                &addr.to_string(),
-                "--max-moves",
-                "0",
-                "--http",
-                "off",
-            ])
+            .args(["serve", "--csa", &addr.to_string(), "--max-moves", "0"])
+            .args(&http_args)
             .args(["--max-connections", "1000000"])
             .args(["--max-connections-per-address", "1000000"])
             .arg("--data-dir")
@@ -349,6 +367,7 @@ impl ServerUnderTest {
             name: "gyoku serve",
             child,
             addr,
+            http,
             dir,
         })
     }
@@ -392,6 +411,7 @@ impl ServerUnderTest {
             name: "shogi-server",
             child,
             addr,
+            http: None,
             dir,
         })
     }
@@ -417,11 +437,24 @@ impl Drop for ServerUnderTest {
     }
 }
 
+/// Slow request bodies the attacker keeps open on the HTTP port at once.
+pub const SLOW_BODIES: usize = 256;
+
 /// One client attacking while the games play: it logs in (x1) and writes bursts of x1
 /// commands (`%%WHO` and `%%LIST`, a line for every connection or game each; `%%VERSION`;
-/// `%%CHAT`) as fast as the server takes them, reading and dropping what it is sent,
-/// until `stop`. The lines it wrote.
-pub async fn attack(addr: SocketAddr, mut stop: tokio::sync::watch::Receiver<bool>) -> u64 {
+/// `%%CHAT`) as fast as the server takes them, reading and dropping what it is sent, and
+/// on the HTTP port (if given) keeps [`SLOW_BODIES`] move requests open, each body sent a
+/// byte a second, until `stop`. The lines it wrote.
+pub async fn attack(
+    addr: SocketAddr,
+    http: Option<SocketAddr>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> u64 {
+    let slow: Vec<_> = http
+        .into_iter()
+        .flat_map(|http| (0..SLOW_BODIES).map(move |k| (http, k)))
+        .map(|(http, k)| tokio::spawn(slow_body(http, k, stop.clone())))
+        .collect();
     let Ok(stream) = TcpStream::connect(addr).await else {
         return 0;
     };
@@ -450,7 +483,37 @@ pub async fn attack(addr: SocketAddr, mut stop: tokio::sync::watch::Receiver<boo
         }
     }
     drain.abort();
+    for s in slow {
+        s.abort();
+    }
     lines
+}
+
+/// A move request to a seat that does not exist whose body never ends: a byte a second,
+/// reconnecting when the server cuts it, until `stop`.
+async fn slow_body(http: SocketAddr, k: usize, mut stop: tokio::sync::watch::Receiver<bool>) {
+    loop {
+        let Ok(mut s) = TcpStream::connect(http).await else {
+            return;
+        };
+        let head = format!(
+            "POST /api/seats/{k:032x}/move HTTP/1.1\r\nHost: {http}\r\n\
+             Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+        );
+        if s.write_all(head.as_bytes()).await.is_err() {
+            continue;
+        }
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_secs(1)) => {
+                    if s.write_all(b" ").await.is_err() {
+                        break;
+                    }
+                }
+                () = async { let _ = stop.wait_for(|stop| *stop).await; } => return,
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -16,8 +16,9 @@
 //! default 2000 ms). `--before PATH` runs another `gyoku` binary (an older build) in the same
 //! run, each load on it right after the same load on this one's `gyoku serve`. `--attack`
 //! plays the N games with thinking once more while one client bursts x1 commands
-//! (`%%WHO`, `%%LIST`, `%%VERSION`, `%%CHAT`) as fast as the server takes them, and
-//! reports the players' echo latency beside the run without it.
+//! (`%%WHO`, `%%LIST`, `%%VERSION`, `%%CHAT`) as fast as the server takes them and keeps
+//! 256 slow request bodies open on the HTTP port, and reports the players' echo latency
+//! beside the run without it.
 //! `memory` runs `gyoku judge` (built beside this one) over N and 10×N records (10,000 and
 //! 100,000 by default), as one CSA file and as a directory, and reports its peak memory.
 //! `perft` (the default) counts perft side by side; `--quick` runs only the cells every
@@ -295,7 +296,11 @@ fn csa_load(
                 return run_load(server.addr, n, plies, think, &tag).await;
             }
             let (stop, stopped) = tokio::sync::watch::channel(false);
-            let attacker = tokio::spawn(gyoku_bench::csa_load::attack(server.addr, stopped));
+            let attacker = tokio::spawn(gyoku_bench::csa_load::attack(
+                server.addr,
+                server.http,
+                stopped,
+            ));
             let report = run_load(server.addr, n, plies, think, &tag).await;
             let _ = stop.send(true);
             let lines = attacker.await.unwrap_or(0);

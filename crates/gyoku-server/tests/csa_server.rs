@@ -567,6 +567,25 @@ fn postgresql_goes_away_and_comes_back() {
         let mut back = server.client();
         back.send("LOGIN owner secret x1");
         back.expect("LOGIN:owner OK");
+        // PostgreSQL itself restarts (CI says how: GYOKU_TEST_POSTGRES_RESTART).
+        let Ok(restart) = std::env::var("GYOKU_TEST_POSTGRES_RESTART") else {
+            gyoku_testdata::skipped(
+                "GYOKU_TEST_POSTGRES_RESTART is not set",
+                "the server through a restart of PostgreSQL",
+            );
+            return;
+        };
+        let status = std::process::Command::new("sh")
+            .args(["-c", &restart])
+            .status()
+            .unwrap();
+        assert!(status.success(), "{restart}: {status}");
+        w.send("-8384FU");
+        b.expect("-8384FU,T*");
+        assert_eq!(stored(&id), 4);
+        let mut after = server.client();
+        after.send("LOGIN owner secret x1");
+        after.expect("LOGIN:owner OK");
     }));
     let _ = c.batch_execute(&format!("ALTER DATABASE {name} ALLOW_CONNECTIONS true"));
     let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
