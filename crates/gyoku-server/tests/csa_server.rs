@@ -32,11 +32,20 @@ impl TestServer {
 
     /// A server on the database `db`, its records in `dir`.
     fn start_on(dir: PathBuf, config: Config, db: gyoku_server::store::DbUrl) -> TestServer {
-        TestServer::start_limited(dir, config, db, [100, 50])
+        TestServer::start_on_limited(dir, config, db, [100, 50])
     }
 
-    /// A server taking `[in all, per address]` connections.
-    fn start_limited(
+    /// [`TestServer::start`], taking `[in all, per address]` connections.
+    fn start_limited(name: &str, limits: [usize; 2]) -> TestServer {
+        let dir = std::env::temp_dir().join(format!("gyoku-server-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = gyoku_server::store::DbUrl::Sqlite(dir.join("gyoku.sqlite3"));
+        TestServer::start_on_limited(dir, Config::default(), db, limits)
+    }
+
+    /// A server on the database `db`, taking `[in all, per address]` connections.
+    fn start_on_limited(
         dir: PathBuf,
         config: Config,
         db: gyoku_server::store::DbUrl,
@@ -375,11 +384,7 @@ fn an_illegal_move_loses_and_the_record_names_it() {
 /// heard "passwords cannot be checked now". Each check now waits for its place.
 #[test]
 fn a_crowd_logging_in_at_once_is_never_refused() {
-    let dir = std::env::temp_dir().join(format!("gyoku-server-crowd-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = gyoku_server::store::DbUrl::Sqlite(dir.join("gyoku.sqlite3"));
-    let server = TestServer::start_limited(dir, Config::default(), db, [1000, 1000]);
+    let server = TestServer::start_limited("crowd", [1000, 1000]);
     let crowd: Vec<TcpStream> = (0..400)
         .map(|i| {
             let mut s = TcpStream::connect(server.addr).unwrap();

@@ -31,6 +31,14 @@ impl Status {
             Status::Game => "game",
         }
     }
+
+    /// shogi-server's refusal of `command` in this status (`valid_in`: where it is valid).
+    pub(super) fn refuses(self, command: &str, valid_in: &str) -> ServerLine {
+        ServerLine::Error(format!(
+            "you are in {} status. {command} is valid in {valid_in} status",
+            self.name()
+        ))
+    }
 }
 
 #[derive(Debug)]

@@ -50,11 +50,7 @@ impl Lobby {
             return;
         };
         if c.status != Status::AgreeWaiting {
-            let msg = ServerLine::Error(format!(
-                "you are in {} status. AGREE is valid in agree_waiting status",
-                c.status.name()
-            ));
-            tell(out, conn, msg);
+            tell(out, conn, c.status.refuses("AGREE", "agree_waiting"));
             return;
         }
         c.status = Status::StartWaiting; // from agree_waiting: not in the waiting index
@@ -95,11 +91,7 @@ impl Lobby {
             return;
         };
         if c.status != Status::AgreeWaiting {
-            let msg = ServerLine::Error(format!(
-                "you are in {} status. REJECT is valid in agree_waiting status",
-                c.status.name()
-            ));
-            tell(out, conn, msg);
+            tell(out, conn, c.status.refuses("REJECT", "agree_waiting"));
             return;
         }
         let key = c.game.expect("agree_waiting has a game");

@@ -54,11 +54,8 @@ impl Lobby {
             return;
         }
         if !matches!(c.status, Status::Connected | Status::GameWaiting) {
-            let msg = ServerLine::Error(format!(
-                "you are in {} status. GAME is valid in connected or game_waiting status",
-                c.status.name()
-            ));
-            tell(out, conn, msg);
+            let refused = c.status.refuses("GAME", "connected or game_waiting");
+            tell(out, conn, refused);
             return;
         }
         let me = c.name.clone();

@@ -30,11 +30,8 @@ impl Lobby {
                         .game_name
                         .clear();
                 } else {
-                    let msg = ServerLine::Error(format!(
-                        "you are in {} status. GAME is valid in connected or game_waiting status",
-                        c.status.name()
-                    ));
-                    tell(out, conn, msg);
+                    let refused = c.status.refuses("GAME", "connected or game_waiting");
+                    tell(out, conn, refused);
                 }
             }
             X1Command::Game {
