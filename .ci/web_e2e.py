@@ -48,13 +48,51 @@ MAX_MOVES = 30
 GYOKU = None  # the binary under test, set by main()
 
 
-def browser(width=1200, height=900):
+def browser(width=1200, height=900, env=None):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 f"--window-size={width},{height}", "--lang=en-US"):
         options.add_argument(arg)
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver", env=env), options=options)
+
+
+def no_cjk_font(base, shots):
+    """The pieces and ranks are drawn with no Japanese font on the machine: a browser that
+    sees only DejaVu (if even that) draws 玉 and 飛 as text alike (both missing), and the
+    board's 玉 and 飛 differently."""
+    conf_dir = tempfile.mkdtemp(prefix="gyoku-fonts-")
+    conf = os.path.join(conf_dir, "fonts.conf")
+    with open(conf, "w") as f:
+        f.write("<?xml version='1.0'?><!DOCTYPE fontconfig SYSTEM 'fonts.dtd'><fontconfig>"
+                f"<dir>/usr/share/fonts/truetype/dejavu</dir><cachedir>{conf_dir}/cache</cachedir>"
+                "</fontconfig>")
+    bare = browser(env={**os.environ, "FONTCONFIG_FILE": conf})
+    try:
+        bare.get(base + "#/calculator")
+        bare.execute_script("localStorage.setItem('gyoku.glyphs', 'kanji')")
+        bare.refresh()
+        box = wait(bare, lambda d: d.find_element(By.ID, "sfen"))
+        box.clear()
+        box.send_keys("startpos")
+        bare.find_element(By.ID, "calculate").click()
+        wait(bare, lambda d: d.find_elements(By.CSS_SELECTOR, "[data-square='5i'] .piece"))
+        bare.execute_script(
+            "for (const [id, c] of [['text-king', '玉'], ['text-rook', '飛']]) {"
+            "  const s = document.createElement('span'); s.id = id; s.textContent = c;"
+            "  s.style.fontSize = '40px'; document.body.prepend(s); }")
+        text = [bare.find_element(By.ID, i).screenshot_as_png for i in ("text-king", "text-rook")]
+        piece = lambda sq: bare.find_element(By.CSS_SELECTOR, f"[data-square='{sq}'] .piece")
+        drawn = [piece(sq).screenshot_as_png for sq in ("5i", "2h")]
+        labels = [piece(sq).get_attribute("aria-label") for sq in ("5i", "2h", "5a")]
+        rank = bare.find_element(By.CSS_SELECTOR, "#ranks .rank").get_attribute("aria-label")
+        print(f"no Japanese font: 玉 and 飛 as text look {'alike' if text[0] == text[1] else 'different'}; "
+              f"as pieces {'alike' if drawn[0] == drawn[1] else 'different'} ({', '.join(labels)}; rank {rank})")
+        assert text[0] == text[1], "this browser still has a font with 玉 and 飛: the check proves nothing"
+        assert drawn[0] != drawn[1] and labels == ["玉", "飛", "王"] and rank == "一", labels
+        bare.save_screenshot(os.path.join(shots, "no-japanese-font.png"))
+    finally:
+        bare.quit()
 
 
 def wait(driver, what, seconds=30):
@@ -266,10 +304,10 @@ def play(driver, base, shots):
     # which `gyoku judge` reads to the stored result.
     click(driver, "#step-first")
     wait(driver, lambda d: d.find_element(By.ID, "game").get_attribute("data-shown") == "0")
-    assert not driver.find_elements(By.CSS_SELECTOR, "[data-square='5e'] span"), "5e is empty at the start"
+    assert not driver.find_elements(By.CSS_SELECTOR, "[data-square='5e'] .piece"), "5e is empty at the start"
     click(driver, "#moves span[data-ply='1']")
     wait(driver, lambda d: d.find_element(By.ID, "game").get_attribute("data-shown") == "1")
-    shown = driver.find_element(By.CSS_SELECTOR, "[data-square='5e']").text
+    shown = driver.find_element(By.CSS_SELECTOR, "[data-square='5e'] .piece").get_attribute("aria-label")
     foul_label = driver.find_element(By.CSS_SELECTOR, "#moves span[data-ply='1']").text
     assert shown in ("歩", "P") and "nifu" in foul_label, (shown, foul_label)
     driver.save_screenshot(os.path.join(shots, "play-foul-stepped.png"))
@@ -290,8 +328,10 @@ def play(driver, base, shots):
     wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".boardwrap.flipped") and d.execute_script(VIEW)
          and d.execute_script(VIEW)["seat"]["color"] == "white")
     files = driver.find_element(By.ID, "files").text.split()
-    ranks = driver.find_element(By.ID, "ranks").text.split()
-    kings = {c: driver.find_element(By.CSS_SELECTOR, f"[data-square='{c}'] span").text for c in ("5i", "5a")}
+    ranks = driver.execute_script(
+        "return [...document.getElementById('ranks').children].map(r => r.getAttribute('aria-label') || r.textContent)")
+    kings = {c: driver.find_element(By.CSS_SELECTOR, f"[data-square='{c}'] .piece").get_attribute("aria-label")
+             for c in ("5i", "5a")}
     print(f"play (rematch as White): files {files[0]}..{files[-1]}, ranks {ranks[0]}..{ranks[-1]}, kings {kings}")
     assert files[0] == "1" and files[-1] == "9" and ranks[0] in ("九", "i"), (files, ranks)
     assert kings == {"5i": "玉", "5a": "王"} or kings == {"5i": "K", "5a": "K"}, kings
@@ -476,6 +516,7 @@ def main():
         assert "unknown record format" in error, error
 
         # --- the impasse calculator -----------------------------------------------------
+        no_cjk_font(base, shots)
         sfen = "K8/9/9/9/9/9/9/9/8k b RB2G2S2N2L9Prb2g2s2n2l9p 1"
         driver.get(base + "#/calculator")
         box = wait(driver, lambda d: d.find_element(By.ID, "sfen"))

@@ -23,6 +23,8 @@ const FILES: &[(&str, &str, &str)] = &[
         JS,
         include_str!("../../web/js/position.js"),
     ),
+    ("js/glyphs.js", JS, include_str!("../../web/js/glyphs.js")),
+    ("js/pieces.js", JS, include_str!("../../web/js/pieces.js")),
     ("js/board.js", JS, include_str!("../../web/js/board.js")),
     ("js/impasse.js", JS, include_str!("../../web/js/impasse.js")),
     ("js/games.js", JS, include_str!("../../web/js/games.js")),

@@ -2,19 +2,9 @@
 // marks, and the editor for setting up a position.
 
 import { el } from './dom.js';
-import { settings, sideName, t } from './i18n.js';
+import { sideName, t } from './i18n.js';
+import { pieceEl, rankEl } from './pieces.js';
 import { HAND_ORDER, parseSfen, square, START_SFEN } from './position.js';
-
-const KANJI = { P: '歩', L: '香', N: '桂', S: '銀', G: '金', B: '角', R: '飛', K: '玉',
-  '+P': 'と', '+L': '杏', '+N': '圭', '+S': '全', '+B': '馬', '+R': '龍' };
-
-// A piece as the page draws it: kanji (玉 for Black's king, 王 for White's) or letters.
-const glyph = (piece, color) => {
-  if (settings.glyphs !== 'kanji') return piece;
-  return piece === 'K' && color === 'w' ? '王' : KANJI[piece];
-};
-
-const RANKS_KANJI = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
 
 // `ui` (optional) makes the board playable: `selected` (a square, or `P*` for a piece in
 // hand), `targets` (squares it may go to), `onSquare(name)`, `onHand(color, piece)`.
@@ -28,7 +18,7 @@ function handEl(pos, color, ui) {
       attrs.draggable = 'true';
       attrs.ondragstart = () => ui.onHand(color, k, true);
     }
-    return el('span', attrs, glyph(k) + (n > 1 ? n : ''));
+    return el('span', attrs, pieceEl(k, color), n > 1 ? el('span', { class: 'n' }, String(n)) : null);
   });
   return el('div', { class: `hand hand-${color}`, id: `hand-${color}` },
     el('span', { class: 'who' }, `${color === 'b' ? '☗' : '☖'}${sideName(color)}`), items);
@@ -68,14 +58,13 @@ export function boardEl(pos, last, check, ui, flipped) {
         }
       }
       attrs.class = classes.join(' ');
-      grid.append(el('div', attrs, p ? el('span', {}, glyph(p.piece, p.color)) : ''));
+      grid.append(el('div', attrs, p ? pieceEl(p.piece, p.color) : ''));
     }
   }
   const order = (xs) => (flipped ? xs.slice().reverse() : xs);
   const files = el('div', { class: 'files', id: 'files' },
     order([9, 8, 7, 6, 5, 4, 3, 2, 1]).map((f) => el('span', {}, String(f))));
-  const rankNames = settings.glyphs === 'kanji' ? RANKS_KANJI : 'abcdefghi'.split('');
-  const ranks = el('div', { class: 'ranks', id: 'ranks' }, order(rankNames).map((x) => el('span', {}, x)));
+  const ranks = el('div', { class: 'ranks', id: 'ranks' }, order([0, 1, 2, 3, 4, 5, 6, 7, 8]).map(rankEl));
   const [top, bottom] = flipped ? ['b', 'w'] : ['w', 'b'];
   return el('div', { class: `boardwrap${flipped ? ' flipped' : ''}` }, handEl(pos, top, ui), files,
     el('div', { class: 'boardrow' }, grid, ranks), handEl(pos, bottom, ui));
@@ -92,7 +81,7 @@ export function editorEl(edit, changed) {
   const body = () => {
     const palette = el('div', { class: 'palette', id: 'palette' },
       ['b', 'w'].map((c) => el('div', {}, `${c === 'b' ? '☗' : '☖'} `,
-        EDIT_PIECES.map((k) => tool(`${c}${k}`, glyph(k, c), edit.tool === `${c}${k}`)))),
+        EDIT_PIECES.map((k) => tool(`${c}${k}`, pieceEl(k, c), edit.tool === `${c}${k}`)))),
       tool('erase', '✕', edit.tool === 'erase'));
     const ui = {
       selected: null,
@@ -105,7 +94,7 @@ export function editorEl(edit, changed) {
       },
     };
     const hands = ['b', 'w'].map((c) => el('div', { class: 'handedit' }, `${c === 'b' ? '☗' : '☖'}${sideName(c)}: `,
-      HAND_ORDER.map((k) => el('span', { class: 'count' }, glyph(k),
+      HAND_ORDER.map((k) => el('span', { class: 'count' }, pieceEl(k, c),
         el('button', { type: 'button', id: `hand-${c}-${k}-minus`, onclick: () => {
           edit.pos.hand[c][k] = Math.max(0, (edit.pos.hand[c][k] || 0) - 1);
           redraw();

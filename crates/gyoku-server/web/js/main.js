@@ -7,6 +7,7 @@ import { showGame } from './game.js';
 import { showGames } from './games.js';
 import { settings, t } from './i18n.js';
 import { leave, page, showError } from './page.js';
+import { charsEl } from './pieces.js';
 import { showMySeat, showPlayForm, showSeat } from './play.js';
 import { showCalculator, showJudge } from './tools.js';
 
@@ -16,7 +17,7 @@ function route() {
   document.documentElement.lang = settings.lang;
   document.querySelectorAll('[data-t]').forEach((e) => { e.textContent = t(e.dataset.t); });
   document.getElementById('lang').textContent = settings.lang === 'ja' ? 'English' : '日本語';
-  document.getElementById('glyphs').textContent = settings.glyphs === 'kanji' ? 'P' : '歩';
+  document.getElementById('glyphs').replaceChildren(settings.glyphs === 'kanji' ? 'P' : charsEl('歩'));
   page.playing = null;
   if (hash.startsWith('/game/')) showGame(decodeURIComponent(hash.slice(6)));
   else if (hash.startsWith('/play')) showPlayForm().catch(showError);
@@ -27,6 +28,7 @@ function route() {
   else showGames();
 }
 
+document.getElementById('brand-mark').replaceWith(charsEl('玉'));
 document.getElementById('lang').addEventListener('click', () => {
   settings.lang = settings.lang === 'ja' ? 'en' : 'ja';
   localStorage.setItem('gyoku.lang', settings.lang);
