@@ -167,22 +167,27 @@ impl Client {
 
     /// Reads lines until one equals `want` (or starts with it, for a `prefix*`).
     fn expect(&mut self, want: &str) -> String {
+        self.expect_any(&[want])
+    }
+
+    /// Reads lines until one is any of `wants` (each as in [`Client::expect`]).
+    fn expect_any(&mut self, wants: &[&str]) -> String {
         loop {
             let mut line = String::new();
             match self.reader.read_line(&mut line) {
                 Ok(0) => panic!(
-                    "connection closed waiting for {want:?}; seen {:?}",
+                    "connection closed waiting for {wants:?}; seen {:?}",
                     self.seen
                 ),
                 Ok(_) => {}
-                Err(e) => panic!("{e} waiting for {want:?}; seen {:?}", self.seen),
+                Err(e) => panic!("{e} waiting for {wants:?}; seen {:?}", self.seen),
             }
             let line = line.trim_end().to_string();
             self.seen.push(line.clone());
-            let hit = match want.strip_suffix('*') {
+            let hit = wants.iter().any(|want| match want.strip_suffix('*') {
                 Some(prefix) => line.starts_with(prefix),
-                None => line == want,
-            };
+                None => line == *want,
+            });
             if hit {
                 return line;
             }
@@ -630,6 +635,98 @@ fn a_locked_database_keeps_the_move_and_serves_the_rest() {
     assert!(
         ["-3334FU,T0", "-3334FU,T1"].contains(&echo.as_str()),
         "{echo}"
+    );
+}
+
+/// Issue 28, item 17, on a full disk (`GYOKU_TEST_SMALL_FS`, a small tmpfs that CI mounts):
+/// a full disk stopped the whole server. Now the move that cannot be stored is kept (not
+/// echoed, the players told), the rest is served, and once there is room again it is stored
+/// and echoed and the game goes on; the database is whole.
+#[test]
+fn a_full_disk_keeps_the_move_and_serves_the_rest() {
+    let Ok(small) = std::env::var("GYOKU_TEST_SMALL_FS") else {
+        gyoku_testdata::skipped(
+            "GYOKU_TEST_SMALL_FS is not set",
+            "the server on a disk that fills up",
+        );
+        return;
+    };
+    let dir = PathBuf::from(small).join(format!("gyoku-full-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let server = TestServer::start_in(dir.clone(), Config::default());
+    let (mut b, mut w, id) = start_game(&server, "full-600-10", ["bfull", "wfull"]);
+    let mut onlooker = Client::login_x1(server.addr, "onlooker", "pw");
+    let moves = yamada_gps_moves();
+    b.send(&moves[0]);
+    w.expect(&format!("{},T*", moves[0]));
+    let filler = dir.join("filler");
+    fill_the_disk(&filler);
+    // SQLite's log may still have room for a few moves: play on until one cannot be stored.
+    let mut kept = None;
+    for (ply, mv) in moves.iter().enumerate().take(100).skip(1) {
+        let (mover, other) = if ply % 2 == 0 {
+            (&mut b, &mut w)
+        } else {
+            (&mut w, &mut b)
+        };
+        mover.send(mv);
+        let said = other.expect_any(&[&format!("{mv},T*"), "##[ERROR]*"]);
+        if said.starts_with("##[ERROR]") {
+            assert!(said.contains("storage is failing"), "{said}");
+            kept = Some(ply);
+            break;
+        }
+    }
+    let Some(ply) = kept else {
+        panic!(
+            "100 moves were stored on a full disk: is {} small?",
+            dir.display()
+        );
+    };
+    println!("full disk: ply {} kept, not echoed", ply + 1);
+    onlooker.send("%%WHO");
+    onlooker.expect("##[WHO] +OK");
+    let echo = format!("{},T*", moves[ply]);
+    assert!(
+        !b.seen
+            .iter()
+            .chain(&w.seen)
+            .any(|l| l.starts_with(&echo[..echo.len() - 1])),
+        "echoed before it was stored"
+    );
+    // Room again: the kept move is stored and echoed, and the game goes on.
+    std::fs::remove_file(&filler).unwrap();
+    let next = if ply % 2 == 0 { &mut w } else { &mut b };
+    next.expect(&echo);
+    assert_eq!(stored_moves(&server, &id).len(), ply + 1);
+    next.send(&moves[ply + 1]);
+    let other = if ply % 2 == 0 { &mut b } else { &mut w };
+    other.expect(&format!("{},T*", moves[ply + 1]));
+    assert_eq!(stored_moves(&server, &id).len(), ply + 2);
+    let whole: String = server
+        .db()
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(whole, "ok");
+    drop((b, w, onlooker, server));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Writes `path` until its filesystem is full (a small one: at most 1 GiB is written).
+fn fill_the_disk(path: &std::path::Path) {
+    let mut file = std::fs::File::create(path).unwrap();
+    let block = vec![0xa5u8; 64 * 1024];
+    for _ in 0..16 * 1024 {
+        match file.write_all(&block).and_then(|()| file.sync_all()) {
+            Ok(()) => {}
+            Err(e) if e.raw_os_error() == Some(28) => return, // ENOSPC
+            Err(e) => panic!("filling {}: {e}", path.display()),
+        }
+    }
+    panic!(
+        "{} is not on a small filesystem: 1 GiB written",
+        path.display()
     );
 }
 

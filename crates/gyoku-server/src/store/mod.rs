@@ -191,6 +191,16 @@ mod contract {
         // A secret keeps its first value.
         assert_eq!(db.secret("k", "v1").unwrap(), "v1");
         assert_eq!(db.secret("k", "v2").unwrap(), "v1");
+
+        // A batch committed again (its commit stored, the answer lost) is stored once; a
+        // game or a move stored otherwise is still an error.
+        let again = [started("g3", "2026/11/23 10:30:00"), mv("g3", 1, "+7776FU")];
+        db.commit(&again).unwrap();
+        db.commit(&again).unwrap();
+        assert_eq!(db.moves("g3").unwrap(), vec![("+7776FU".to_string(), 3)]);
+        assert!(db.commit(&[mv("g3", 1, "+2726FU")]).is_err());
+        assert!(db.commit(&[started("g3", "2026/11/23 10:31:00")]).is_err());
+        assert_eq!(db.moves("g3").unwrap(), vec![("+7776FU".to_string(), 3)]);
     }
 
     /// Issue 28, item 10: a second server on the same database started silently, marked

@@ -73,15 +73,25 @@ pub(crate) fn postgres_text(statement: &str) -> String {
     statement.replace('?', "$")
 }
 
-/// A game starts (`playing`).
+/// A game starts (`playing`). A row already there is left as it is: a batch whose commit
+/// was stored but whose answer was lost is committed again (see [`GAME_STARTED_AS`]).
 pub(crate) const INSERT_GAME: &str = "INSERT INTO games (id, name, black, white, rules, max_moves,
      least_time_per_move, total_time, byoyomi, increment, start_sfen, initial_moves, status,
      started_at, replay_of, fouls, black_rating_id, white_rating_id)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'playing', ?13, ?14, ?15, ?16, ?17)";
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'playing', ?13, ?14, ?15, ?16, ?17)
+     ON CONFLICT (id) DO NOTHING";
 
-/// A move is kept.
-pub(crate) const INSERT_MOVE: &str =
-    "INSERT INTO moves (game_id, ply, csa, seconds, comment) VALUES (?1, ?2, ?3, ?4, ?5)";
+/// What a stored game was started as: its name, players and start time.
+pub(crate) const GAME_STARTED_AS: &str =
+    "SELECT name, black, white, started_at FROM games WHERE id = ?1";
+
+/// A move is kept. A row already there is left as it is (see [`INSERT_GAME`] and
+/// [`MOVE_AT`]).
+pub(crate) const INSERT_MOVE: &str = "INSERT INTO moves (game_id, ply, csa, seconds, comment)
+     VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (game_id, ply) DO NOTHING";
+
+/// The move stored at a game's ply.
+pub(crate) const MOVE_AT: &str = "SELECT csa FROM moves WHERE game_id = ?1 AND ply = ?2";
 
 /// A game ends, or is suspended.
 pub(crate) const END_GAME: &str = "UPDATE games SET status = ?2, result = ?3, reason = ?4,

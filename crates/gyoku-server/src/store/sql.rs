@@ -112,48 +112,41 @@ fn int(v: u64) -> Param<'static> {
     Param::Int(i64::try_from(v).unwrap_or(i64::MAX))
 }
 
-/// The statement that keeps one change.
+/// The statements that keep one change.
+///
+/// Committing the same batch twice stores it once: a commit whose connection was lost during
+/// `COMMIT` may have been stored, and the driver commits the batch again. A game or a move
+/// already stored as the batch says is taken as kept; one stored differently is an error.
+/// The other changes give the same rows however often they run.
 fn keep(tx: &mut dyn Exec, change: &Change) -> Result<(), StoreError> {
     use Param::{OptText, Text};
     match change {
-        Change::GameStarted(g) => tx.execute(
-            schema::INSERT_GAME,
-            &[
-                Text(&g.id),
-                Text(&g.name),
-                Text(&g.black),
-                Text(&g.white),
-                Text(&g.rules),
-                int(g.max_moves.into()),
-                int(g.least_time_per_move.into()),
-                int(g.total_time.into()),
-                int(g.byoyomi.into()),
-                int(g.increment.into()),
-                Text(&g.start_sfen),
-                Text(&g.initial_moves),
-                Text(&g.started_at),
-                OptText(g.replay_of.as_deref()),
-                OptText(g.fouls.as_deref()),
-                OptText(g.rating_ids[0].as_deref()),
-                OptText(g.rating_ids[1].as_deref()),
-            ],
-        ),
+        Change::GameStarted(g) => keep_start(tx, g),
         Change::Move {
             game_id,
             ply,
             csa,
             seconds,
             comment,
-        } => tx.execute(
-            schema::INSERT_MOVE,
-            &[
+        } => {
+            let params = [
                 Text(game_id),
                 int((*ply).into()),
                 Text(csa),
                 int(*seconds),
                 OptText(comment.as_deref()),
-            ],
-        ),
+            ];
+            if tx.execute(schema::INSERT_MOVE, &params)? == 0 {
+                let mut rows = tx.query(schema::MOVE_AT, &params[..2])?;
+                let stored = rows.first_mut().map(|r| r.text(0)).transpose()?;
+                if stored.as_deref() != Some(csa.as_str()) {
+                    return Err(StoreError(format!(
+                        "game {game_id} has {stored:?} stored at ply {ply}, not {csa}"
+                    )));
+                }
+            }
+            Ok(())
+        }
         Change::GameEnded {
             game_id,
             status,
@@ -162,31 +155,79 @@ fn keep(tx: &mut dyn Exec, change: &Change) -> Result<(), StoreError> {
             ended_at,
             record,
             record_path,
-        } => tx.execute(
-            schema::END_GAME,
-            &[
-                Text(game_id),
-                Text(status),
-                OptText(result.as_deref()),
-                Text(reason),
-                Text(ended_at),
-                Text(record),
-                Text(record_path),
-            ],
-        ),
-        Change::GameResumed { game_id } => tx.execute(schema::RESUME_GAME, &[Text(game_id)]),
-        Change::Buoy { name, count: 0, .. } => tx.execute(schema::DELETE_BUOY, &[Text(name)]),
+        } => tx
+            .execute(
+                schema::END_GAME,
+                &[
+                    Text(game_id),
+                    Text(status),
+                    OptText(result.as_deref()),
+                    Text(reason),
+                    Text(ended_at),
+                    Text(record),
+                    Text(record_path),
+                ],
+            )
+            .map(drop),
+        Change::GameResumed { game_id } => {
+            tx.execute(schema::RESUME_GAME, &[Text(game_id)]).map(drop)
+        }
+        Change::Buoy { name, count: 0, .. } => {
+            tx.execute(schema::DELETE_BUOY, &[Text(name)]).map(drop)
+        }
         Change::Buoy {
             name,
             moves,
             owner,
             count,
-        } => tx.execute(
-            schema::UPSERT_BUOY,
-            &[Text(name), Text(moves), Text(owner), int((*count).into())],
-        ),
+        } => tx
+            .execute(
+                schema::UPSERT_BUOY,
+                &[Text(name), Text(moves), Text(owner), int((*count).into())],
+            )
+            .map(drop),
     }
-    .map(drop)
+}
+
+/// A game's row, unless it is there already as the same game (see [`keep`]).
+fn keep_start(tx: &mut dyn Exec, g: &StartedGame) -> Result<(), StoreError> {
+    use Param::{OptText, Text};
+    let params = [
+        Text(&g.id),
+        Text(&g.name),
+        Text(&g.black),
+        Text(&g.white),
+        Text(&g.rules),
+        int(g.max_moves.into()),
+        int(g.least_time_per_move.into()),
+        int(g.total_time.into()),
+        int(g.byoyomi.into()),
+        int(g.increment.into()),
+        Text(&g.start_sfen),
+        Text(&g.initial_moves),
+        Text(&g.started_at),
+        OptText(g.replay_of.as_deref()),
+        OptText(g.fouls.as_deref()),
+        OptText(g.rating_ids[0].as_deref()),
+        OptText(g.rating_ids[1].as_deref()),
+    ];
+    if tx.execute(schema::INSERT_GAME, &params)? > 0 {
+        return Ok(());
+    }
+    let mut rows = tx.query(schema::GAME_STARTED_AS, &[Text(&g.id)])?;
+    let stored = match rows.first_mut() {
+        Some(row) => Some([row.text(0)?, row.text(1)?, row.text(2)?, row.text(3)?]),
+        None => None,
+    };
+    let wanted = [&g.name, &g.black, &g.white, &g.started_at].map(String::clone);
+    if stored.as_ref() == Some(&wanted) {
+        Ok(())
+    } else {
+        Err(StoreError(format!(
+            "game {} is stored already as another game: {stored:?}",
+            g.id
+        )))
+    }
 }
 
 /// A started game from `row`'s columns `at..at + 14`.
