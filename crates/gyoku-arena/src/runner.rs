@@ -23,6 +23,7 @@ use crate::elo::{EloEstimate, estimate};
 use crate::engine::{Engine, EngineConfig, EngineFailure};
 use crate::openings::Opening;
 use crate::referee::{self, GameReport, GameSetup};
+use crate::sprt::{Decision, Sprt, Tally};
 
 /// A match to run.
 #[derive(Clone, Debug)]
@@ -46,6 +47,9 @@ pub struct MatchConfig {
     pub out: Option<PathBuf>,
     /// Games played at once.
     pub concurrency: usize,
+    /// Stop as soon as this test decides (engine 1 the one tested); `games` is then the
+    /// most that will be played.
+    pub sprt: Option<Sprt>,
 }
 
 /// Why a match could not be run.
@@ -135,7 +139,7 @@ impl GameEntry {
 }
 
 /// Where a match stands (for a progress display).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Progress {
     /// Games finished (resumed ones included).
     pub done: u32,
@@ -143,6 +147,109 @@ pub struct Progress {
     pub total: u32,
     /// Engine 1's wins, draws, engine 2's wins.
     pub score: [u32; 3],
+    /// Under a test: its ratio and the results it is computed on.
+    pub sprt: Option<(f64, Tally)>,
+}
+
+/// Where a match's test stands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SprtOutcome {
+    /// The test.
+    pub sprt: Sprt,
+    /// Its log-likelihood ratio.
+    pub llr: f64,
+    /// The results counted (engine 1's).
+    pub tally: Tally,
+    /// What it decided, if it has.
+    pub decision: Option<Decision>,
+}
+
+impl SprtOutcome {
+    /// Two lines: the test, its ratio against its bounds and what it decided; the pairs,
+    /// Elo with its interval and the likelihood of superiority.
+    pub fn describe(&self) -> String {
+        let s = &self.sprt;
+        let (lower, upper) = s.bounds();
+        let verdict = match self.decision {
+            Some(Decision::H1) => "H1 accepted: engine 1 is stronger by elo1 or more",
+            Some(Decision::H0) => "H0 accepted: engine 1 is not stronger by elo1",
+            None => "undecided",
+        };
+        let [ll, ld, half, wd, ww] = self.tally.pairs;
+        let mut out = format!(
+            "SPRT ({}, {}) elo0={} elo1={} alpha={} beta={}: LLR {:.2} ({lower:.2}, {upper:.2}): {verdict}\n",
+            match s.model {
+                crate::sprt::Model::Logistic => "logistic Elo",
+                crate::sprt::Model::Normalized => "normalized Elo",
+            },
+            match s.counting {
+                crate::sprt::Counting::Pentanomial => "pentanomial",
+                crate::sprt::Counting::Trinomial => "trinomial",
+            },
+            s.elo0,
+            s.elo1,
+            s.alpha,
+            s.beta,
+            self.llr,
+        );
+        out.push_str(&format!(
+            "pairs scoring 0, ½, 1, 1½, 2: [{ll}, {ld}, {half}, {wd}, {ww}]"
+        ));
+        if let Some((elo, error, los)) = self.tally.elo() {
+            out.push_str(&format!(
+                "; Elo {elo:+.1} ± {error:.1} (95 %), LOS {:.1} %",
+                los * 100.0
+            ));
+        }
+        out.push('\n');
+        out
+    }
+
+    /// As JSON.
+    pub fn to_json(&self) -> Value {
+        let s = &self.sprt;
+        let (lower, upper) = s.bounds();
+        let elo = self.tally.elo();
+        json!({
+            "elo0": s.elo0, "elo1": s.elo1, "alpha": s.alpha, "beta": s.beta,
+            "model": match s.model { crate::sprt::Model::Logistic => "logistic", crate::sprt::Model::Normalized => "normalized" },
+            "counting": match s.counting { crate::sprt::Counting::Pentanomial => "pentanomial", crate::sprt::Counting::Trinomial => "trinomial" },
+            "llr": self.llr, "lower": lower, "upper": upper,
+            "decision": self.decision.map(|d| match d { Decision::H0 => "H0", Decision::H1 => "H1" }),
+            "pentanomial": self.tally.pairs,
+            "trinomial": self.tally.games,
+            "elo": elo.map(|e| e.0), "elo_error": elo.map(|e| e.1), "los": elo.map(|e| e.2),
+        })
+    }
+}
+
+/// A match's results as a test counts them: engine 1's games and finished pairs.
+#[derive(Default)]
+struct PairBook {
+    /// Engine 1's half-points in each finished game, by number.
+    half_points: std::collections::HashMap<u32, u8>,
+    tally: Tally,
+}
+
+impl PairBook {
+    fn add(&mut self, g: &GameEntry) {
+        let hp = match g.winner {
+            Some(0) => 2,
+            Some(_) => 0,
+            None => 1,
+        };
+        self.tally.add_game(hp);
+        // Games 2k+1 and 2k+2 play one opening, colours swapped.
+        let partner = if g.number % 2 == 1 {
+            g.number + 1
+        } else {
+            g.number - 1
+        };
+        if let Some(&other) = self.half_points.get(&partner) {
+            self.tally.add_pair_points(hp + other);
+        }
+        self.half_points.insert(g.number, hp);
+    }
 }
 
 /// How a match went.
@@ -160,6 +267,8 @@ pub struct MatchSummary {
     pub interrupted: bool,
     /// The output directory.
     pub out: Option<PathBuf>,
+    /// The test, when one was run.
+    pub sprt: Option<SprtOutcome>,
 }
 
 impl MatchSummary {
@@ -219,7 +328,13 @@ impl MatchSummary {
         }
         out.push_str(&format!("| **total** | **{w}** | **{d}** | **{l}** |\n\n"));
         let n = w + d + l;
-        out.push_str(&format!("{n} of {} games played", self.total));
+        match &self.sprt {
+            Some(t) if t.decision.is_some() => out.push_str(&format!(
+                "{n} games played until the test decided (at most {})",
+                self.total
+            )),
+            _ => out.push_str(&format!("{n} of {} games played", self.total)),
+        }
         if self.resumed > 0 {
             out.push_str(&format!(" ({} before resuming)", self.resumed));
         }
@@ -241,6 +356,9 @@ impl MatchSummary {
                     e.score * 100.0
                 ));
             }
+        }
+        if let Some(t) = &self.sprt {
+            out.push_str(&t.describe());
         }
         let us = self.referee_us_per_move();
         out.push_str(&format!(
@@ -276,6 +394,7 @@ impl MatchSummary {
             "referee_us_per_move": self.referee_us_per_move(),
             "out": self.out.as_ref().map(|p| p.display().to_string()),
             "results": self.games.iter().map(GameEntry::to_json).collect::<Vec<_>>(),
+            "sprt": self.sprt.as_ref().map(SprtOutcome::to_json),
         })
     }
 }
@@ -406,27 +525,11 @@ fn prepare_out(dir: &Path, config: &MatchConfig) -> Result<Vec<GameEntry>, Match
 }
 
 /// UTC now as `YYYY/MM/DD HH:MM:SS` (for record headers).
-fn now_text() -> String {
+pub(crate) fn now_text() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}/{m:02}/{d:02} {:02}:{:02}:{:02}",
-        rest / 3600,
-        rest / 60 % 60,
-        rest % 60
-    )
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    crate::ratings::floodgate::format_time(secs).replace('-', "/")
 }
 
 /// Writes a finished game's records (`game-NNNN.kif` in Shift_JIS, `game-NNNN.csa`),
@@ -449,8 +552,14 @@ pub(crate) fn write_record_files(dir: &Path, stem: &str, record: &Record) -> Res
     Ok(())
 }
 
-fn append_result(dir: &Path, entry: &GameEntry) -> Result<(), String> {
-    append_json_line(dir, &entry.to_json())
+/// Appends a finished game's line, with the players' names (Black, White) for
+/// `gyoku ratings`.
+fn append_result(dir: &Path, entry: &GameEntry, names: &[String; 2]) -> Result<(), String> {
+    let mut line = entry.to_json();
+    let black = &names[entry.black];
+    let white = &names[1 - entry.black];
+    line["players"] = json!([black, white]);
+    append_json_line(dir, &line)
 }
 
 /// Appends `line` to `dir/results.jsonl` and syncs it (a line per finished game).
@@ -467,7 +576,11 @@ pub(crate) fn append_json_line(dir: &Path, line: &Value) -> Result<(), String> {
 }
 
 /// The report of a game an engine lost before it began (it could not be started).
-fn lost_before_start(setup: &GameSetup, color: Color, failure: EngineFailure) -> GameReport {
+pub(crate) fn lost_before_start(
+    setup: &GameSetup,
+    color: Color,
+    failure: EngineFailure,
+) -> GameReport {
     let mut game = Game::new(setup.start.clone(), setup.rules)
         .with_handicap(Handicap::from_setup(&setup.start.to_setup()));
     for &m in &setup.opening {
@@ -625,7 +738,7 @@ async fn next_signal(signal: &mut Option<tokio::signal::unix::Signal>) {
 }
 
 /// Resolves when the runner is asked to stop: Ctrl-C (SIGINT), SIGTERM or SIGHUP.
-async fn stop_signal() {
+pub(crate) async fn stop_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
@@ -663,8 +776,27 @@ pub async fn run(
         None => Vec::new(),
     };
     let resumed = games.len() as u32;
+    let mut book = PairBook::default();
+    for g in &games {
+        book.add(g);
+    }
+    let sprt = config.sprt;
+    let test_of = move |book: &PairBook| {
+        sprt.map(|sprt| {
+            let llr = sprt.llr(&book.tally);
+            SprtOutcome {
+                sprt,
+                llr,
+                tally: book.tally,
+                decision: sprt.decide(llr),
+            }
+        })
+    };
+    let mut test = test_of(&book);
+    let decided = |t: &Option<SprtOutcome>| t.is_some_and(|t| t.decision.is_some());
     let pending: VecDeque<u32> = (1..=config.games)
         .filter(|n| !games.iter().any(|g| g.number == *n))
+        .filter(|_| !decided(&test))
         .collect();
     let total = config.games;
     let workers = config.concurrency.max(1).min(pending.len().max(1));
@@ -695,6 +827,7 @@ pub async fn run(
         done: games.len() as u32,
         total,
         score: score(&games),
+        sprt: test.map(|t| (t.llr, t.tally)),
     });
     let mut interrupted = false;
     let stop = stop_signal();
@@ -730,10 +863,25 @@ pub async fn run(
                         outcome.ply
                     ));
                     write_records(dir, number, &record)?;
-                    append_result(dir, &entry)?;
+                    append_result(dir, &entry, &names)?;
                 }
+                book.add(&entry);
                 games.push(entry);
-                progress(&Progress { done: games.len() as u32, total, score: score(&games) });
+                test = test_of(&book);
+                progress(&Progress {
+                    done: games.len() as u32,
+                    total,
+                    score: score(&games),
+                    sprt: test.map(|t| (t.llr, t.tally)),
+                });
+                if decided(&test) {
+                    // The test has decided: the games under way are not needed.
+                    queue.lock().expect("queue lock").clear();
+                    for h in &handles {
+                        h.abort();
+                    }
+                    break;
+                }
             }
             _ = &mut stop => {
                 interrupted = true;
@@ -749,7 +897,7 @@ pub async fn run(
         let _ = h.await;
     }
     games.sort_by_key(|g| g.number);
-    interrupted |= (games.len() as u32) < total;
+    interrupted |= (games.len() as u32) < total && !decided(&test);
     Ok(MatchSummary {
         names,
         games,
@@ -757,5 +905,6 @@ pub async fn run(
         total,
         interrupted,
         out: config.out.clone(),
+        sprt: test,
     })
 }

@@ -8,6 +8,7 @@
 //! works).
 
 pub mod csa_load;
+pub mod ratings;
 
 use std::path::PathBuf;
 use std::process::Command;

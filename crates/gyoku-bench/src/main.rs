@@ -6,6 +6,7 @@
 //! cargo run --release -p gyoku-bench -- records [--rounds N] [--games N] [--no-cshogi]
 //! cargo run --release -p gyoku-bench -- referee [--rounds N] [--games N]
 //! cargo run --release -p gyoku-bench -- memory [--games N]
+//! cargo run --release -p gyoku-bench -- ratings [--games N] [--players N] [--mk-rate-limit S]
 //! cargo run --release -p gyoku-bench -- csa-load [--games N] [--plies N] [--peer-games N] [--think MS] [--before PATH] [--attack]
 //! ```
 //! `csa-load` plays N games at once (2N CSA clients) on `gyoku serve` (built beside this
@@ -19,6 +20,10 @@
 //! (`%%WHO`, `%%LIST`, `%%VERSION`, `%%CHAT`) as fast as the server takes them and keeps
 //! 256 slow request bodies open on the HTTP port, and reports the players' echo latency
 //! beside the run without it.
+//! `ratings` writes N games (1,000,000 by default) among PLAYERS players (1,000) as
+//! Floodgate's `mk_game_results` lines and rates them with `gyoku ratings --floodgate`
+//! (built beside this one) and with shogi-server's `mk_rate` (stopped after S seconds,
+//! 1800 by default), side by side, then times the library's own work in-process.
 //! `memory` runs `gyoku judge` (built beside this one) over N and 10×N records (10,000 and
 //! 100,000 by default), as one CSA file and as a directory, and reports its peak memory.
 //! `perft` (the default) counts perft side by side; `--quick` runs only the cells every
@@ -46,6 +51,9 @@ fn main() {
     let mut games = 1000;
     let mut before: Option<std::path::PathBuf> = None;
     let mut attack = false;
+    let mut ratings = false;
+    let mut players = 1000;
+    let mut mk_rate_limit = 1800;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -55,6 +63,11 @@ fn main() {
             "referee" => referee = true,
             "memory" => memory = true,
             "csa-load" => load = true,
+            "ratings" => ratings = true,
+            "--players" => players = it.next().and_then(|n| n.parse().ok()).unwrap_or(1000),
+            "--mk-rate-limit" => {
+                mk_rate_limit = it.next().and_then(|n| n.parse().ok()).unwrap_or(1800);
+            }
             "--plies" => plies = it.next().and_then(|n| n.parse().ok()).unwrap_or(60),
             "--peer-games" => peer_games = it.next().and_then(|n| n.parse().ok()),
             "--think" => think = it.next().and_then(|n| n.parse().ok()).unwrap_or(2000),
@@ -69,6 +82,39 @@ fn main() {
                 std::process::exit(2);
             }
         }
+    }
+    if ratings {
+        let n = if args.iter().any(|a| a == "--games") {
+            games
+        } else {
+            1_000_000
+        };
+        let Some(cli) = std::env::current_exe()
+            .ok()
+            .and_then(|exe| Some(exe.parent()?.join("gyoku")))
+            .filter(|p| p.exists())
+        else {
+            eprintln!(
+                "gyoku-bench: build the gyoku binary first (cargo build --release -p gyoku-cli)"
+            );
+            std::process::exit(2);
+        };
+        let peers =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peers");
+        gyoku_bench::ratings::run(
+            n,
+            players.max(2),
+            &cli,
+            &peers,
+            std::time::Duration::from_secs(mk_rate_limit),
+        );
+        println!(
+            "\n| tournament runner's own work (schedule and standings after each game, no engines) | games | µs per game |\n|---|---|---|"
+        );
+        for (format, games, us) in gyoku_bench::ratings::tournament_overhead(16, 4) {
+            println!("| {format}, 16 engines, 2 games per encounter | {games} | {us:.1} |");
+        }
+        return;
     }
     if load {
         let n = if args.iter().any(|a| a == "--games") {

@@ -7,6 +7,7 @@ use gyoku_arena::builtin::{self, Style};
 use gyoku_arena::engine::EngineConfig;
 use gyoku_arena::openings;
 use gyoku_arena::runner::{self, MatchConfig};
+use gyoku_arena::sprt::Sprt;
 use gyoku_arena::timecontrol::{describe, parse_duration, parse_time_control};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -38,7 +39,8 @@ pub fn run_engine(style: &str, seed: u64) -> Result<(), Failure> {
 #[derive(Debug)]
 pub struct MatchArgs {
     pub engines: Vec<String>,
-    pub games: u32,
+    pub games: Option<u32>,
+    pub sprt: Option<String>,
     pub rules: RuleArgs,
     pub time: Option<String>,
     pub byoyomi: Option<String>,
@@ -80,6 +82,40 @@ fn engine_options(options: &[String]) -> Result<[Vec<(String, String)>; 2], Fail
     Ok(out)
 }
 
+/// What a match's or a tournament's games are played with, from their options.
+struct Conditions {
+    time: gyoku::TimeControl,
+    margin: gyoku::Millis,
+    openings: Vec<gyoku_arena::openings::Opening>,
+}
+
+/// Reads `--time`, `--byoyomi`, `--margin`, `--openings` and `--opening-plies`.
+fn conditions(
+    rules: &gyoku::RuleSet,
+    time: Option<&str>,
+    byoyomi: Option<&str>,
+    margin: Option<&str>,
+    openings: Option<&std::path::Path>,
+    opening_plies: Option<usize>,
+) -> Result<Conditions, Failure> {
+    let time = parse_time_control(time, byoyomi)
+        .map_err(|e| Failure::Input(format!("time control: {e}")))?;
+    let margin = match margin {
+        Some(m) => parse_duration(m).map_err(|e| Failure::Input(format!("--margin: {e}")))?,
+        None => 0,
+    };
+    let openings = match openings {
+        Some(path) => openings::load(path, opening_plies, rules, crate::records::max_file_bytes())
+            .map_err(Failure::Input)?,
+        None => Vec::new(),
+    };
+    Ok(Conditions {
+        time,
+        margin,
+        openings,
+    })
+}
+
 /// `gyoku match --engine CMD --engine CMD ...`.
 pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
     let [one, two] = args.engines.as_slice() else {
@@ -89,22 +125,32 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
         )));
     };
     let (preset, rules) = args.rules.rule_set()?;
-    let time = parse_time_control(args.time.as_deref(), args.byoyomi.as_deref())
-        .map_err(|e| Failure::Input(format!("time control: {e}")))?;
-    let margin = match &args.margin {
-        Some(m) => parse_duration(m).map_err(|e| Failure::Input(format!("--margin: {e}")))?,
-        None => 0,
-    };
-    let openings = match &args.openings {
-        Some(path) => openings::load(
-            path,
-            args.opening_plies,
-            &rules,
-            crate::records::max_file_bytes(),
-        )
-        .map_err(Failure::Input)?,
-        None => Vec::new(),
-    };
+    let Conditions {
+        time,
+        margin,
+        openings,
+    } = conditions(
+        &rules,
+        args.time.as_deref(),
+        args.byoyomi.as_deref(),
+        args.margin.as_deref(),
+        args.openings.as_deref(),
+        args.opening_plies,
+    )?;
+    let sprt = args
+        .sprt
+        .as_deref()
+        .map(Sprt::parse)
+        .transpose()
+        .map_err(|e| Failure::Input(format!("--sprt: {e}")))?;
+    let games = args
+        .games
+        .unwrap_or(if sprt.is_some() { 100_000 } else { 2 });
+    if sprt.is_some() && games % 2 == 1 {
+        return Err(Failure::Input(format!(
+            "--games {games} with --sprt: an even number (the test counts pairs)"
+        )));
+    }
     let [o1, o2] = engine_options(&args.options)?;
     let mut e1 = EngineConfig::new(one.clone());
     e1.options = o1;
@@ -124,7 +170,7 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
         .max(1);
     let config = MatchConfig {
         engines: [e1, e2],
-        games: args.games,
+        games,
         preset: preset.to_string(),
         rules,
         time,
@@ -132,17 +178,22 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
         openings,
         out: args.out.clone(),
         concurrency: args.concurrency.unwrap_or(cores / threads).max(1),
+        sprt,
     };
     if !args.json {
         eprintln!(
             "gyoku match: {} games, rules {preset}, {}, {} at once",
-            args.games,
+            if sprt.is_some() {
+                format!("SPRT, at most {games}")
+            } else {
+                games.to_string()
+            },
             describe(&time),
             config.concurrency
         );
     }
     let bar = (std::io::stderr().is_terminal() && !args.json).then(|| {
-        let bar = ProgressBar::new(u64::from(args.games));
+        let bar = ProgressBar::new(u64::from(games));
         bar.set_style(
             ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  [{elapsed}]")
                 .expect("a valid template"),
@@ -157,10 +208,31 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
         .block_on(runner::run(config, |p| {
             if let Some(bar) = &bar {
                 bar.set_position(u64::from(p.done));
-                bar.set_message(format!(
-                    "engine 1: +{} ={} -{}",
-                    p.score[0], p.score[1], p.score[2]
-                ));
+                let mut message =
+                    format!("engine 1: +{} ={} -{}", p.score[0], p.score[1], p.score[2]);
+                if let (Some((llr, tally)), Some(s)) = (p.sprt, &sprt) {
+                    let (lower, upper) = s.bounds();
+                    let [a, b, c, d, e] = tally.pairs;
+                    message.push_str(&format!(
+                        "  LLR {llr:.2} ({lower:.2}, {upper:.2})  pairs [{a} {b} {c} {d} {e}]"
+                    ));
+                    if let Some((elo, error, los)) = tally.elo() {
+                        message.push_str(&format!(
+                            "  Elo {elo:+.1} ± {error:.1}  LOS {:.1} %",
+                            los * 100.0
+                        ));
+                    }
+                }
+                bar.set_message(message);
+            } else if let (Some((llr, tally)), Some(s), false) = (p.sprt, &sprt, args.json) {
+                // Not a terminal: a line per finished pair.
+                if p.done % 2 == 0 && p.done > 0 {
+                    let (lower, upper) = s.bounds();
+                    eprintln!(
+                        "{} games: LLR {llr:.3} ({lower:.2}, {upper:.2}), pairs {:?}",
+                        p.done, tally.pairs
+                    );
+                }
             }
         }))
         .map_err(|e| match e {
@@ -179,6 +251,164 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
         return Err(Failure::Run("the match was interrupted".into()));
     }
     Ok(())
+}
+
+/// `gyoku tournament --engine NAME=CMD ...`.
+pub fn run_tournament(args: crate::args::TournamentArgs) -> Result<(), Failure> {
+    use gyoku_arena::tournament::schedule::Plan;
+    use gyoku_arena::tournament::{self, Format, TournamentConfig};
+    let format: Format = args
+        .format
+        .parse()
+        .map_err(|e| Failure::Input(format!("--format: {e}")))?;
+    let mut engines: Vec<(String, EngineConfig)> = Vec::new();
+    for spec in &args.engines {
+        let (name, command) = match spec.split_once('=') {
+            Some((name, command)) if !name.is_empty() && !name.contains(char::is_whitespace) => {
+                (name.to_string(), command.to_string())
+            }
+            _ => {
+                let first = shell_first_word(spec);
+                let name = std::path::Path::new(&first)
+                    .file_name()
+                    .map_or(first.clone(), |n| n.to_string_lossy().into_owned());
+                (name, spec.clone())
+            }
+        };
+        if engines.iter().any(|(n, _)| *n == name) {
+            return Err(Failure::Input(format!(
+                "--engine: two engines named '{name}' (name them: NAME=COMMAND)"
+            )));
+        }
+        engines.push((name, EngineConfig::new(command)));
+    }
+    if engines.len() < 2 {
+        return Err(Failure::Input(format!(
+            "--engine: give two engines or more (got {})",
+            engines.len()
+        )));
+    }
+    for o in &args.options {
+        let (who, rest) = match o.split_once(':') {
+            Some((who, rest)) if engines.iter().any(|(n, _)| n == who) => (Some(who), rest),
+            _ => (None, o.as_str()),
+        };
+        let (name, value) = rest
+            .split_once('=')
+            .filter(|(n, _)| !n.is_empty() && !n.contains(' '))
+            .ok_or_else(|| {
+                Failure::Input(format!("--option '{o}': NAME=VALUE or ENGINE:NAME=VALUE"))
+            })?;
+        for (n, e) in &mut engines {
+            if who.is_none_or(|w| w == n) {
+                e.options.push((name.to_string(), value.to_string()));
+            }
+        }
+    }
+    if args.games_per_encounter == 0 {
+        return Err(Failure::Input("--games-per-encounter: 1 or more".into()));
+    }
+    let n = engines.len() as u32;
+    let rounds = match (format, args.rounds) {
+        (_, Some(0)) => return Err(Failure::Input("--rounds: 1 or more".into())),
+        (_, Some(r)) => r,
+        (Format::Swiss, None) => (32 - (n - 1).leading_zeros() + 1).min(n - 1).max(1),
+        (_, None) => 1,
+    };
+    let (preset, rules) = args.rules.rule_set()?;
+    let Conditions {
+        time,
+        margin,
+        openings,
+    } = conditions(
+        &rules,
+        args.time.as_deref(),
+        args.byoyomi.as_deref(),
+        args.margin.as_deref(),
+        args.openings.as_deref(),
+        args.opening_plies,
+    )?;
+    let plan = Plan {
+        format,
+        engines: engines.len(),
+        rounds,
+        games_per_encounter: args.games_per_encounter,
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let config = TournamentConfig {
+        engines,
+        plan,
+        preset: preset.to_string(),
+        rules,
+        time,
+        margin,
+        openings,
+        out: args.out.clone(),
+        concurrency: args.concurrency.unwrap_or(cores).max(1),
+    };
+    let names: Vec<String> = config.engines.iter().map(|(n, _)| n.clone()).collect();
+    if !args.json {
+        eprintln!(
+            "gyoku tournament: {} of {} engines, {} games{} ({} per encounter), rules {preset}, {}, {} at once",
+            format.name(),
+            names.len(),
+            plan.total(),
+            if format == Format::Knockout {
+                " and any tie-breaks"
+            } else {
+                ""
+            },
+            plan.games_per_encounter,
+            describe(&time),
+            config.concurrency
+        );
+    }
+    let bar = (std::io::stderr().is_terminal() && !args.json).then(|| {
+        let bar = ProgressBar::new(u64::from(plan.total()));
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} games [{elapsed}]\n{wide_msg}")
+                .expect("a valid template"),
+        );
+        bar
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Run(format!("cannot start the runtime: {e}")))?;
+    let summary = runtime
+        .block_on(tournament::run(config, |p| {
+            if let Some(bar) = &bar {
+                bar.set_length(u64::from(p.total.max(p.done)));
+                bar.set_position(u64::from(p.done));
+                bar.set_message(p.standings.brief(&names));
+            }
+        }))
+        .map_err(|e| match e {
+            runner::MatchError::Input(m) => Failure::Input(m),
+            runner::MatchError::Run(m) => Failure::Run(m),
+        })?;
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    if args.json {
+        outln!("{}", summary.to_json());
+    } else {
+        out!("{}", summary.text());
+    }
+    if summary.interrupted {
+        return Err(Failure::Run("the tournament was interrupted".into()));
+    }
+    Ok(())
+}
+
+/// The first word of a command line (its program).
+fn shell_first_word(command: &str) -> String {
+    command
+        .split_whitespace()
+        .next()
+        .unwrap_or(command)
+        .trim_matches(['"', '\''])
+        .to_string()
 }
 
 /// `gyoku csa-client`: a USI engine on a CSA server.

@@ -157,9 +157,16 @@ pub enum Command {
         /// An engine's command line; give it twice (engine 1, then engine 2).
         #[arg(long = "engine", required = true, num_args = 1)]
         engines: Vec<String>,
-        /// How many games (colours alternate).
-        #[arg(long, default_value_t = 2)]
-        games: u32,
+        /// How many games (colours alternate): 2 by default; with --sprt, the most that
+        /// will be played (100000 by default).
+        #[arg(long)]
+        games: Option<u32>,
+        /// Play game pairs (one opening, colours swapped) until a sequential probability
+        /// ratio test decides whether engine 1 is stronger than engine 2 by elo1 rather
+        /// than elo0: elo0=0,elo1=5[,alpha=0.05,beta=0.05][,model=logistic|normalized]
+        /// [,counting=pentanomial|trinomial].
+        #[arg(long)]
+        sprt: Option<String>,
         #[command(flatten)]
         rules: RuleArgs,
         /// Main time and increment: 60+1s, 10s, 5m (no byoyomi with an increment).
@@ -202,6 +209,114 @@ pub enum Command {
     /// Put a USI engine on a CSA server (Floodgate, shogi-server, gyoku serve), with the
     /// referee checking the server's every ruling.
     CsaClient(CsaClientArgs),
+    /// Play a refereed tournament of USI engines: round-robin, gauntlet, Swiss or knockout.
+    Tournament(TournamentArgs),
+    /// A rating list from game results: by maximum likelihood (Bradley–Terry, draws as half
+    /// points, as Ordo and BayesElo), or with --floodgate as Floodgate's mk_rate computes it.
+    Ratings(RatingsArgs),
+}
+
+/// `gyoku tournament`'s options.
+#[derive(Debug, Args)]
+pub struct TournamentArgs {
+    /// An engine, NAME=COMMAND (or a command, named after its file); give two or more. The
+    /// order is the seeding (knockout) and the first is the gauntlet's.
+    #[arg(long = "engine", required = true, num_args = 1)]
+    pub engines: Vec<String>,
+    /// round-robin (each pair), gauntlet (the first against each), swiss (paired by score),
+    /// knockout (single elimination).
+    #[arg(long, default_value = "round-robin")]
+    pub format: String,
+    /// Round-robin and gauntlet: times the schedule is played (1); Swiss: rounds (default
+    /// log2 of the field, rounded up, plus one, at most the field less one).
+    #[arg(long)]
+    pub rounds: Option<u32>,
+    /// Games each encounter plays, colours alternating, one opening per two games.
+    #[arg(long, default_value_t = 2)]
+    pub games_per_encounter: u32,
+    #[command(flatten)]
+    pub rules: RuleArgs,
+    /// Main time and increment: 60+1s, 10s, 5m.
+    #[arg(long)]
+    pub time: Option<String>,
+    /// Byoyomi per move after the main time (1s when no --time is given).
+    #[arg(long)]
+    pub byoyomi: Option<String>,
+    /// Tell each engine it has this much less time than its clock allows.
+    #[arg(long)]
+    pub margin: Option<String>,
+    /// Openings: a file of SFEN or USI lines, or any record file.
+    #[arg(long)]
+    pub openings: Option<std::path::PathBuf>,
+    /// Keep only this many moves of each opening.
+    #[arg(long)]
+    pub opening_plies: Option<usize>,
+    /// Games played at once (default: the cores).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Write each game's KIF and CSA records and results.jsonl here; running the same
+    /// command again resumes.
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+    /// An engine option, NAME=VALUE for every engine or ENGINE:NAME=VALUE for one
+    /// (repeatable).
+    #[arg(long = "option")]
+    pub options: Vec<String>,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `gyoku ratings`' options.
+#[derive(Debug, Args)]
+pub struct RatingsArgs {
+    /// Where the games are: record files or directories (judged again), a match's or
+    /// tournament's `results.jsonl` (or its directory), or files of Floodgate's
+    /// `mk_game_results` lines.
+    pub sources: Vec<std::path::PathBuf>,
+    /// Also the finished games of a `gyoku serve` database (a SQLite file or postgres://).
+    #[arg(long)]
+    pub db: Option<String>,
+    /// Floodgate's own method, as shogi-server's mk_rate: games weighted by age, players
+    /// with 15 games or more, each group's mean at 1000, whole points.
+    #[arg(long)]
+    pub floodgate: bool,
+    /// Virtual draws each player gets against its group's average (keeps a player who won
+    /// or lost every game finite); 0 for the plain maximum. Not with --floodgate.
+    #[arg(long, default_value_t = 1.0, conflicts_with = "floodgate")]
+    pub prior_draws: f64,
+    /// With --floodgate: the time the ratings are for (default now): 2026-11-21.
+    #[arg(long)]
+    pub base_date: Option<String>,
+    /// With --floodgate: days for a game's weight to halve.
+    #[arg(long, default_value_t = 60, requires = "floodgate")]
+    pub half_life: u32,
+    /// With --floodgate: days before the weight starts to fall.
+    #[arg(long, default_value_t = 7, requires = "floodgate")]
+    pub half_life_ignore: u32,
+    /// With --floodgate: games older than this many days are not counted.
+    #[arg(long, default_value_t = 730, requires = "floodgate")]
+    pub ignore: u32,
+    /// With --floodgate: an `abnormal` game (a disconnection) counts only past this many
+    /// plies; 0: never.
+    #[arg(long, default_value_t = 30, requires = "floodgate")]
+    pub abnormal_threshold: u32,
+    /// With --floodgate: a player (its id, or the last id containing it) fixed at
+    /// --fixed-rate, the rest of its group moved with it.
+    #[arg(long, requires_all = ["floodgate", "fixed_rate"])]
+    pub fixed_rate_player: Option<String>,
+    /// With --floodgate: the fixed player's rate.
+    #[arg(long, requires = "fixed_rate_player")]
+    pub fixed_rate: Option<i64>,
+    /// With --floodgate: draws not counted at all.
+    #[arg(long, requires = "floodgate")]
+    pub skip_draw_games: bool,
+    /// With --floodgate: print `players.yaml` in mk_rate's layout.
+    #[arg(long, requires = "floodgate", conflicts_with = "json")]
+    pub yaml: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `gyoku csa-client`'s options.

@@ -8,6 +8,7 @@ use serde_json::json;
 use crate::Failure;
 use crate::arena;
 use crate::args::{Cli, Command, parse_move};
+use crate::ratings;
 use crate::records;
 use crate::referee;
 use crate::serve;
@@ -66,10 +67,13 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         } => referee::run_rules(preset.as_deref(), &overrides, json),
         Command::Engine { style, seed } => arena::run_engine(&style, seed),
         Command::Serve(args) => serve::run_serve(args),
+        Command::Ratings(args) => ratings::run_ratings(&args),
+        Command::Tournament(args) => arena::run_tournament(args),
         Command::CsaClient(args) => arena::run_csa_client(args),
         Command::Match {
             engines,
             games,
+            sprt,
             rules,
             time,
             byoyomi,
@@ -83,6 +87,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         } => arena::run_match(arena::MatchArgs {
             engines,
             games,
+            sprt,
             rules,
             time,
             byoyomi,

@@ -21,6 +21,7 @@ macro_rules! outln {
 mod arena;
 mod args;
 mod commands;
+mod ratings;
 mod records;
 mod referee;
 mod serve;

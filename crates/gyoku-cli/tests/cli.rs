@@ -746,6 +746,168 @@ fn match_between_builtin_engines() {
     );
 }
 
+/// Issue 29: `--sprt` plays pairs until the test decides: the greedy engine is far stronger
+/// than the random one (H1), two random engines are not 300 Elo apart (H0); the records
+/// judge to their results, the ratings read the match's results.jsonl, and the same
+/// command again plays nothing more.
+#[test]
+fn an_sprt_match_stops_when_the_test_decides() {
+    let engine = format!("{} engine", env!("CARGO_BIN_EXE_gyoku"));
+    let random = format!("{engine} --style random --seed 7");
+    let dir = std::env::temp_dir().join(format!("gyoku-cli-sprt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = |one: &str, two: &str, spec: &str, out: &std::path::Path| {
+        json(&gyoku(&[
+            "match",
+            "--engine",
+            one,
+            "--engine",
+            two,
+            "--sprt",
+            spec,
+            "--byoyomi",
+            "100ms",
+            "--concurrency",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ]))
+    };
+    let stronger = dir.join("stronger");
+    let v = run(&engine, &random, "elo0=0,elo1=100", &stronger);
+    let t = &v["sprt"];
+    assert_eq!(t["decision"], "H1", "{t}");
+    assert!(t["llr"].as_f64().unwrap() >= t["upper"].as_f64().unwrap());
+    let pairs: u64 = t["pentanomial"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .sum();
+    assert!(
+        pairs >= 2 && 2 * pairs <= v["games"].as_u64().unwrap(),
+        "{t}"
+    );
+    for r in v["results"].as_array().unwrap() {
+        let n = r["game"].as_u64().unwrap();
+        let record = stronger.join(format!("game-{n:04}.csa"));
+        let judged = json(&gyoku(&["judge", record.to_str().unwrap(), "--json"]));
+        assert_eq!(judged["agrees"], true, "{}", record.display());
+    }
+    let again = run(&engine, &random, "elo0=0,elo1=100", &stronger);
+    assert_eq!(again["games"], v["games"]);
+    assert_eq!(again["sprt"]["decision"], "H1");
+    let rated = json(&gyoku(&["ratings", stronger.to_str().unwrap(), "--json"]));
+    let names: Vec<&str> = rated["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["Gyoku builtin (greedy)", "Gyoku builtin (random)"],
+        "{rated}"
+    );
+    assert_eq!(rated["games"], v["games"]);
+
+    let even = dir.join("even");
+    let other = format!("{engine} --style random --seed 8");
+    let v = run(&random, &other, "elo0=0,elo1=300", &even);
+    assert_eq!(v["sprt"]["decision"], "H0", "{}", v["sprt"]);
+    // An odd cap cannot hold whole pairs.
+    let odd = gyoku(&[
+        "match",
+        "--engine",
+        &engine,
+        "--engine",
+        &random,
+        "--sprt",
+        "elo0=0,elo1=5",
+        "--games",
+        "7",
+    ]);
+    assert_eq!(odd.status.code(), Some(2));
+    let bad = gyoku(&[
+        "match",
+        "--engine",
+        &engine,
+        "--engine",
+        &random,
+        "--sprt",
+        "elo0=5,elo1=0",
+    ]);
+    assert!(
+        stderr(&bad).contains("elo0 (5) must be below elo1 (0)"),
+        "{}",
+        stderr(&bad)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 29: a knockout and a Swiss tournament of five built-in engines, through the
+/// command: a winner, every engine ranked, a bye in each Swiss round, and bad input named.
+#[test]
+fn knockout_and_swiss_tournaments_of_builtin_engines() {
+    let engine = format!("{} engine", env!("CARGO_BIN_EXE_gyoku"));
+    let mut args = vec!["tournament".to_string()];
+    for (k, style) in ["greedy", "greedy", "random", "random", "random"]
+        .iter()
+        .enumerate()
+    {
+        args.push("--engine".into());
+        args.push(format!("e{k}={engine} --style {style} --seed {k}"));
+    }
+    args.extend(["--byoyomi", "100ms", "--concurrency", "2", "--json"].map(String::from));
+    let run = |extra: &[&str]| {
+        let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
+        a.extend(extra);
+        json(&gyoku(&a))
+    };
+    let ko = run(&["--format", "knockout"]);
+    let winner = ko["winner"].as_str().unwrap();
+    assert_eq!(ko["standings"][0]["engine"], winner, "{ko}");
+    assert_eq!(ko["standings"].as_array().unwrap().len(), 5);
+    let swiss = run(&[
+        "--format",
+        "swiss",
+        "--rounds",
+        "3",
+        "--games-per-encounter",
+        "1",
+    ]);
+    assert_eq!(swiss["games"], 6, "{swiss}");
+    let byes: f64 = swiss["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["bye_points"].as_f64().unwrap())
+        .sum();
+    assert_eq!(byes, 3.0, "one bye a round: {swiss}");
+    let bad = gyoku(&["tournament", "--engine", &engine, "--engine", &engine]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("two engines named"),
+        "{}",
+        stderr(&bad)
+    );
+    let bad = gyoku(&[
+        "tournament",
+        "--engine",
+        &format!("a={engine}"),
+        "--engine",
+        &format!("b={engine}"),
+        "--format",
+        "league",
+    ]);
+    assert!(
+        stderr(&bad).contains("unknown format 'league'"),
+        "{}",
+        stderr(&bad)
+    );
+}
+
 /// Issue 16: a game that starts past its move limit is over at ply 0, and the calculator
 /// says a declaration there is not available, as the judge does.
 #[test]

@@ -112,3 +112,109 @@ fn match_records_judge_again_to_the_same_end() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// Issue 29: a round-robin and a Swiss tournament of four real engines (the built-in
+/// greedy and random engines, gpsusi, Fairy-Stockfish), each interrupted once (SIGINT) and
+/// resumed by the same command, run to their standings; every record judges again to the
+/// result `results.jsonl` gives it, and the crosstable's totals are the standings' points.
+#[test]
+fn tournaments_of_four_real_engines_resume_and_judge_again() {
+    if !wanted() {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_gyoku");
+    let engines = [
+        format!("greedy={bin} engine"),
+        format!("random={bin} engine --style random --seed 5"),
+        format!("gps={GPSUSI}"),
+        format!("fsf={FAIRY}"),
+    ];
+    for (format, extra) in [("round-robin", &[][..]), ("swiss", &["--rounds", "3"][..])] {
+        let dir = std::env::temp_dir().join(format!(
+            "gyoku-cli-tournament-{format}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut args: Vec<String> = vec!["tournament".into(), "--format".into(), format.into()];
+        for e in &engines {
+            args.push("--engine".into());
+            args.push(e.clone());
+        }
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.extend(["--byoyomi", "200ms", "--concurrency", "2", "--out"].map(String::from));
+        args.push(dir.display().to_string());
+        // Interrupted once, after two games.
+        let mut child = Command::new(bin)
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let results = dir.join("results.jsonl");
+        let started = std::time::Instant::now();
+        while std::fs::read_to_string(&results).map_or(0, |t| t.lines().count()) < 2 {
+            assert!(
+                started.elapsed().as_secs() < 120,
+                "no games finished in 2 minutes"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(
+            status.code(),
+            Some(1),
+            "{format}: an interrupted tournament exits 1"
+        );
+        let before = std::fs::read_to_string(&results).unwrap().lines().count();
+        // Resumed: the same command plays only what is missing.
+        args.push("--json".into());
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let v = json(&gyoku(&refs));
+        assert_eq!(v["interrupted"], false, "{v}");
+        assert_eq!(v["resumed"].as_u64().unwrap() as usize, before);
+        assert_eq!(v["games"], v["total"]);
+        // Every record judges to its result.
+        for r in v["results"].as_array().unwrap() {
+            let n = r["game"].as_u64().unwrap();
+            for ext in ["csa", "kif"] {
+                let record = dir.join(format!("game-{n:04}.{ext}"));
+                let judged = json(&gyoku(&["judge", record.to_str().unwrap(), "--json"]));
+                assert_eq!(judged["agrees"], true, "{}", record.display());
+                assert_eq!(judged["result"], r["result"], "{}", record.display());
+            }
+        }
+        // The crosstable's rows add up to the standings (less any byes).
+        let names: Vec<&str> = v["engines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap())
+            .collect();
+        for line in v["standings"].as_array().unwrap() {
+            let i = names
+                .iter()
+                .position(|n| *n == line["engine"].as_str().unwrap())
+                .unwrap();
+            let row: f64 = v["crosstable"][i]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["points"].as_f64().unwrap())
+                .sum();
+            assert_eq!(
+                row + line["bye_points"].as_f64().unwrap(),
+                line["points"].as_f64().unwrap(),
+                "{format} {line}"
+            );
+        }
+        println!(
+            "{format}: {} games, {before} before the interrupt; winner {}",
+            v["games"], v["standings"][0]["engine"]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

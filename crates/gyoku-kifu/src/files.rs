@@ -52,7 +52,10 @@ pub fn read_regular(path: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
 
 /// Opens `path` for reading if it is a regular file, without ever blocking (a FIFO is
 /// opened non-blocking, then refused).
-fn open_regular(path: &Path) -> Result<File, String> {
+///
+/// # Errors
+/// `path: message` when it cannot be opened or is not a regular file.
+pub fn open_regular(path: &Path) -> Result<File, String> {
     let shown = path.display();
     let mut options = OpenOptions::new();
     options.read(true);

@@ -24,7 +24,8 @@ pub mod url;
 
 pub use crate::lobby::change::{Change, StartedGame, StoredBuoy};
 pub use port::{
-    Archive, Backend, GameDetail, Journal, ListedGame, Passwords, StoreError, StoredMove,
+    Archive, Backend, FinishedGame, GameDetail, Journal, ListedGame, Passwords, StoreError,
+    StoredMove,
 };
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;

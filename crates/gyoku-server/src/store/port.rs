@@ -37,6 +37,28 @@ pub struct ListedGame {
     pub moves: u32,
 }
 
+/// A finished game as ratings read it (`gyoku ratings --db`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FinishedGame {
+    /// The Game_ID.
+    pub id: String,
+    /// Black's name.
+    pub black: String,
+    /// White's name.
+    pub white: String,
+    /// Black's and White's public rating ids (`name+trip`), when they logged in with a
+    /// password.
+    pub rating_ids: [Option<String>; 2],
+    /// `black`, `white`, `draw`, or none (no contest).
+    pub result: Option<String>,
+    /// The reason code.
+    pub reason: String,
+    /// When it ended (`YYYY/MM/DD HH:MM:SS`).
+    pub ended_at: Option<String>,
+    /// Moves stored.
+    pub moves: u32,
+}
+
 /// One game for the HTTP API: how it was set up, where it stands, its moves, and its
 /// record when it has ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,6 +141,12 @@ pub trait Archive: Send + std::fmt::Debug {
     /// # Errors
     /// [`StoreError`].
     fn moves(&mut self, game_id: &str) -> Result<Vec<StoredMove>, StoreError>;
+
+    /// The first `limit` finished games, in the order they ended.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn finished_games(&mut self, limit: u32) -> Result<Vec<FinishedGame>, StoreError>;
 
     /// The record files of the `limit` games that ended last: relative path and text.
     ///

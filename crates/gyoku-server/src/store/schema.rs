@@ -161,6 +161,12 @@ pub(crate) const RECENT_GAMES: &str = concat!(
      LIMIT ?1"
 );
 
+/// Finished games as ratings read them, in the order they ended.
+pub(crate) const FINISHED_GAMES: &str = "SELECT g.id, g.black, g.white, g.black_rating_id,
+     g.white_rating_id, g.result, g.reason, g.ended_at,
+     (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id)
+     FROM games g WHERE g.status = 'finished' ORDER BY g.ended_at, g.id LIMIT ?1";
+
 /// One game: the listing's columns, then the started game's, then the record.
 pub(crate) const GAME: &str = concat!(
     "SELECT ",

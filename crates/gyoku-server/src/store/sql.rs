@@ -2,7 +2,9 @@
 //! on top of it, every use of the schema: [`Journal`], [`Archive`] and [`Passwords`] for
 //! any [`Sql`] backend.
 
-use super::port::{Archive, GameDetail, Journal, ListedGame, Passwords, StoreError, StoredMove};
+use super::port::{
+    Archive, FinishedGame, GameDetail, Journal, ListedGame, Passwords, StoreError, StoredMove,
+};
 use super::schema;
 use crate::lobby::change::{Change, StartedGame, StoredBuoy};
 
@@ -351,6 +353,24 @@ impl<T: Sql> Archive for T {
         self.query(schema::RECENT_GAMES, &[int(limit.into())])?
             .into_iter()
             .map(|mut r| listed_of(&mut r))
+            .collect()
+    }
+
+    fn finished_games(&mut self, limit: u32) -> Result<Vec<FinishedGame>, StoreError> {
+        self.query(schema::FINISHED_GAMES, &[int(limit.into())])?
+            .into_iter()
+            .map(|mut r| {
+                Ok(FinishedGame {
+                    id: r.text(0)?,
+                    black: r.text(1)?,
+                    white: r.text(2)?,
+                    rating_ids: [r.opt_text(3)?, r.opt_text(4)?],
+                    result: r.opt_text(5)?,
+                    reason: r.opt_text(6)?.unwrap_or_default(),
+                    ended_at: r.opt_text(7)?,
+                    moves: r.u32(8)?,
+                })
+            })
             .collect()
     }
 

@@ -1,0 +1,7 @@
+//! Ratings from game results, with no I/O: [`mle`], a maximum-likelihood rating list
+//! (Bradley–Terry, as Ordo and BayesElo), and [`floodgate`], Floodgate's own method as
+//! shogi-server's `mk_rate` computes it.
+
+pub mod floodgate;
+mod linalg;
+pub mod mle;
