@@ -225,6 +225,48 @@ fn greedy_score(pos: &Position, m: Move) -> i32 {
     10 * (captured + promotion)
 }
 
+/// What the engine says of its move, as real engines do (`info ... score ... pv`): a mate
+/// in one as `score mate 1`, else the material after the move from its own view (a pawn
+/// 100), so that adjudication and evaluation comments have something to read. `None` for
+/// `win` and `resign`.
+fn score_info(pos: &Position, answer: &str) -> Option<String> {
+    let m = pos
+        .legal_moves()
+        .iter()
+        .copied()
+        .find(|m| m.to_string() == answer)?;
+    let us = pos.turn();
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    if after.is_check() && after.legal_moves().is_empty() {
+        return Some(format!("info depth 1 score mate 1 pv {answer}"));
+    }
+    let material: i32 = [Color::Black, Color::White]
+        .iter()
+        .map(|&c| {
+            let on_board: i32 = after
+                .board()
+                .iter()
+                .filter(|(_, p)| p.color == c && p.role != Role::King)
+                .map(|(_, p)| value(p.role))
+                .sum();
+            let in_hand: i32 = Role::HAND
+                .iter()
+                .map(|&r| value(r) * i32::from(after.hand(c).count(r)))
+                .sum();
+            if c == us {
+                on_board + in_hand
+            } else {
+                -(on_board + in_hand)
+            }
+        })
+        .sum();
+    Some(format!(
+        "info depth 1 score cp {} pv {answer}",
+        100 * material
+    ))
+}
+
 /// A move that breaks the rules in `pos`: a pawn pushed two squares, else a drop of a
 /// piece not in hand.
 fn illegal_move(pos: &Position) -> Move {
@@ -447,7 +489,13 @@ pub fn run(mut input: impl BufRead, mut output: impl Write, mut config: Config) 
                             choose(&pos, &config, &mut rng)
                         }
                     }
-                    _ => choose(&pos, &config, &mut rng),
+                    _ => {
+                        let answer = choose(&pos, &config, &mut rng);
+                        if let Some(info) = score_info(&pos, &answer) {
+                            writeln!(output, "{info}")?;
+                        }
+                        answer
+                    }
                 };
                 writeln!(output, "bestmove {answer}")?;
             }

@@ -167,7 +167,13 @@ pub struct Reading {
     pub score_cp: Option<i64>,
     /// The moves after the last `pv`, as written.
     pub pv: Vec<String>,
+    /// The last score of either kind, from the mover's view: `score cp` as it is, `score
+    /// mate` as ±30000 (for adjudication).
+    pub score: Option<i64>,
 }
+
+/// A `score mate` as a score: ±30000, the sign the mate's.
+pub const MATE_SCORE: i64 = 30_000;
 
 impl Reading {
     /// Takes in one `info` line.
@@ -178,6 +184,7 @@ impl Reading {
     /// r.add("info depth 3 score cp -35 pv 8c8d 2f2e");
     /// r.add("info depth 4 score mate -9 pv 8c8d 7g7f");
     /// assert_eq!((r.score_cp, r.pv.join(" ")), (Some(-35), "8c8d 7g7f".to_string()));
+    /// assert_eq!(r.score, Some(-30_000));
     /// ```
     pub fn add(&mut self, info: &str) {
         let words: Vec<&str> = info.split_whitespace().collect();
@@ -187,6 +194,18 @@ impl Reading {
                 .flatten()
         }) {
             self.score_cp = Some(cp);
+            self.score = Some(cp);
+        }
+        if let Some(mate) = words
+            .windows(3)
+            .find_map(|w| (w[0] == "score" && w[1] == "mate").then_some(w[2]))
+        {
+            // `mate -9`, `mate 5`, or `mate +`/`mate -` without a distance.
+            self.score = Some(if mate.starts_with('-') {
+                -MATE_SCORE
+            } else {
+                MATE_SCORE
+            });
         }
         if let Some(at) = words.iter().position(|w| *w == "pv") {
             self.pv = words[at + 1..].iter().map(|w| (*w).to_string()).collect();

@@ -14,6 +14,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod adjudication;
 pub mod builtin;
 pub mod csa_bridge;
 pub mod elo;

@@ -8,11 +8,14 @@
 
 use std::time::Duration;
 
-use gyoku::{ByColor, Clock, Color, Game, Handicap, Millis, Move, Position, RuleSet, TimeControl};
+use gyoku::{
+    ByColor, Clock, Color, Game, GameResult, Handicap, Millis, Move, Position, RuleSet, TimeControl,
+};
 use gyoku_kifu::Record;
 use gyoku_proto::{BestMove, Command, GameOverResult, Go, PositionStart};
 use tokio::time::Instant;
 
+use crate::adjudication::{Adjudicated, Adjudication};
 use crate::engine::{Engine, EngineFailure, Thought};
 
 /// What a game starts from and is played under.
@@ -29,6 +32,8 @@ pub struct GameSetup {
     /// How much less time than the clock allows each engine is told it has (for engines
     /// that overrun; the clock itself is not changed).
     pub margin: Millis,
+    /// Adjudication for engine testing (none by default).
+    pub adjudication: Adjudication,
 }
 
 /// How a game went.
@@ -45,6 +50,24 @@ pub struct GameReport {
     pub referee_time: Duration,
     /// How many moves the engines made.
     pub engine_moves: u32,
+    /// When the game was adjudicated (the rules had not ended it).
+    pub adjudicated: Option<Adjudicated>,
+}
+
+impl GameReport {
+    /// How the game ended: its result, the reason's code and the ply, from the rules or
+    /// from the adjudication.
+    pub fn ending(&self) -> (GameResult, String, u32) {
+        match (&self.adjudicated, self.game.outcome()) {
+            (Some(a), _) => (
+                a.result,
+                a.reason.to_string(),
+                self.game.plies().len() as u32,
+            ),
+            (None, Some(o)) => (o.result, o.reason.code().to_string(), o.ply),
+            (None, None) => unreachable!("a reported game is over or adjudicated"),
+        }
+    }
 }
 
 /// The `go` for the side to move: `btime`/`wtime` and `byoyomi` (0 for sudden death), or
@@ -146,6 +169,10 @@ pub async fn play(engines: ByColor<&mut Engine>, setup: &GameSetup) -> GameRepor
     }
     let mut clock = Clock::new(setup.time, game.turn());
     let t0 = Instant::now();
+    // Each engine move's score from its mover's view, for adjudication.
+    let first_mover = game.turn();
+    let mut scores: Vec<Option<i64>> = Vec::new();
+    let mut adjudicated = None;
     while game.outcome().is_none() {
         let side = game.turn();
         let work = Instant::now();
@@ -169,11 +196,26 @@ pub async fn play(engines: ByColor<&mut Engine>, setup: &GameSetup) -> GameRepor
                 } else {
                     times.push(Some(stopped_at - start));
                     engine_moves += 1;
-                    let _ = match best {
+                    let moved = matches!(best, BestMove::Move(_));
+                    let played = match best {
                         BestMove::Move(m) => game.play(m),
                         BestMove::Resign => game.resign(side),
                         BestMove::Win => game.declare(),
-                    };
+                    }
+                    .is_ok()
+                        && moved;
+                    if played && game.outcome().is_none() {
+                        scores.push(engine.reading().score);
+                        adjudicated = setup.adjudication.judge(
+                            &scores,
+                            first_mover,
+                            game.plies().len() as u32,
+                        );
+                        if adjudicated.is_some() {
+                            referee_time += work.elapsed();
+                            break;
+                        }
+                    }
                 }
             }
             Ok(Thought::NoAnswer) => {
@@ -188,13 +230,17 @@ pub async fn play(engines: ByColor<&mut Engine>, setup: &GameSetup) -> GameRepor
         }
         referee_time += work.elapsed();
     }
-    let outcome = game.outcome().cloned().expect("the game is over");
+    let result = match (&adjudicated, game.outcome()) {
+        (Some(a), _) => a.result,
+        (None, Some(o)) => o.result,
+        (None, None) => unreachable!("the loop ends with the game over or adjudicated"),
+    };
     for color in [Color::Black, Color::White] {
         if failures.get(color).is_none() {
-            let result = match outcome.usi_gameover(color) {
-                "win" => GameOverResult::Win,
-                "lose" => GameOverResult::Lose,
-                _ => GameOverResult::Draw,
+            let result = match result {
+                GameResult::Win(c) if c == color => GameOverResult::Win,
+                GameResult::Win(_) => GameOverResult::Lose,
+                GameResult::Draw | GameResult::NoContest => GameOverResult::Draw,
             };
             if let Err(f) = engines.get_mut(color).game_over(result).await {
                 *failures.get_mut(color) = Some(f);
@@ -205,6 +251,14 @@ pub async fn play(engines: ByColor<&mut Engine>, setup: &GameSetup) -> GameRepor
     let mut record = Record::from_game(&game);
     for (m, t) in record.moves.iter_mut().zip(&times) {
         m.time_ms = *t;
+    }
+    if let Some(a) = &adjudicated {
+        // The rules did not end it: suspended, the adjudication said in a comment.
+        record.end = Some(gyoku_kifu::Terminal::Suspend);
+        match record.moves.last_mut() {
+            Some(m) => m.comments.push(a.detail.clone()),
+            None => record.start_comments.push(a.detail.clone()),
+        }
     }
     record.header = vec![
         ("先手".to_string(), engines.black.name().to_string()),
@@ -221,5 +275,6 @@ pub async fn play(engines: ByColor<&mut Engine>, setup: &GameSetup) -> GameRepor
         failures,
         referee_time,
         engine_moves,
+        adjudicated,
     }
 }

@@ -47,6 +47,8 @@ pub struct MatchConfig {
     pub out: Option<PathBuf>,
     /// Games played at once.
     pub concurrency: usize,
+    /// Adjudication for engine testing (none unless asked).
+    pub adjudication: crate::adjudication::Adjudication,
     /// Stop as soon as this test decides (engine 1 the one tested); `games` is then the
     /// most that will be played.
     pub sprt: Option<Sprt>,
@@ -599,6 +601,7 @@ pub(crate) fn lost_before_start(
         failures,
         referee_time: Duration::ZERO,
         engine_moves: 0,
+        adjudicated: None,
     }
 }
 
@@ -630,6 +633,7 @@ async fn worker(
             rules: config.rules,
             time: config.time,
             margin: config.margin,
+            adjudication: config.adjudication,
         };
         let mut start_failure = None;
         for (k, slot) in engines.iter_mut().enumerate() {
@@ -836,8 +840,8 @@ pub async fn run(
         tokio::select! {
             finished = rx.recv() => {
                 let Some(Finished { number, black, report }) = finished else { break };
-                let outcome = report.game.outcome().cloned().expect("a finished game");
-                let winner = match outcome.result {
+                let (result, reason, ply) = report.ending();
+                let winner = match result {
                     GameResult::Win(c) => Some(if c == Color::Black { black } else { 1 - black }),
                     GameResult::Draw | GameResult::NoContest => None,
                 };
@@ -845,7 +849,7 @@ pub async fn run(
                     number,
                     black,
                     winner,
-                    reason: outcome.reason.code().to_string(),
+                    reason: reason.clone(),
                     plies: report.game.plies().len() as u32,
                     engine_moves: report.engine_moves,
                     referee_us: report.referee_time.as_micros() as u64,
@@ -854,13 +858,13 @@ pub async fn run(
                     let mut record = report.record;
                     record.start_comments.push(format!(
                         "gyoku match game {number}: {} by {} at ply {}",
-                        match outcome.result {
+                        match result {
                             GameResult::Win(c) => format!("{c} wins"),
                             GameResult::Draw => "draw".to_string(),
                             GameResult::NoContest => "no contest".to_string(),
                         },
-                        outcome.reason.code(),
-                        outcome.ply
+                        reason,
+                        ply
                     ));
                     write_records(dir, number, &record)?;
                     append_result(dir, &entry, &names)?;

@@ -41,6 +41,8 @@ pub struct MatchArgs {
     pub engines: Vec<String>,
     pub games: Option<u32>,
     pub sprt: Option<String>,
+    pub adjudicate_resign: Option<String>,
+    pub adjudicate_draw: Option<String>,
     pub rules: RuleArgs,
     pub time: Option<String>,
     pub byoyomi: Option<String>,
@@ -80,6 +82,24 @@ fn engine_options(options: &[String]) -> Result<[Vec<(String, String)>; 2], Fail
         }
     }
     Ok(out)
+}
+
+/// `--adjudicate-resign` and `--adjudicate-draw`.
+fn adjudication(
+    resign: Option<&str>,
+    draw: Option<&str>,
+) -> Result<gyoku_arena::adjudication::Adjudication, Failure> {
+    use gyoku_arena::adjudication::{Adjudication, DrawRule, ResignRule};
+    Ok(Adjudication {
+        resign: resign
+            .map(ResignRule::parse)
+            .transpose()
+            .map_err(|e| Failure::Input(format!("--adjudicate-resign: {e}")))?,
+        draw: draw
+            .map(DrawRule::parse)
+            .transpose()
+            .map_err(|e| Failure::Input(format!("--adjudicate-draw: {e}")))?,
+    })
 }
 
 /// What a match's or a tournament's games are played with, from their options.
@@ -178,6 +198,10 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
         openings,
         out: args.out.clone(),
         concurrency: args.concurrency.unwrap_or(cores / threads).max(1),
+        adjudication: adjudication(
+            args.adjudicate_resign.as_deref(),
+            args.adjudicate_draw.as_deref(),
+        )?,
         sprt,
     };
     if !args.json {
@@ -345,6 +369,10 @@ pub fn run_tournament(args: crate::args::TournamentArgs) -> Result<(), Failure> 
         openings,
         out: args.out.clone(),
         concurrency: args.concurrency.unwrap_or(cores).max(1),
+        adjudication: adjudication(
+            args.adjudicate_resign.as_deref(),
+            args.adjudicate_draw.as_deref(),
+        )?,
     };
     let names: Vec<String> = config.engines.iter().map(|(n, _)| n.clone()).collect();
     if !args.json {

@@ -167,6 +167,16 @@ pub enum Command {
         /// [,counting=pentanomial|trinomial].
         #[arg(long)]
         sprt: Option<String>,
+        /// Adjudicate a loss for engine testing: when both engines' scores say one side is
+        /// SCORE centipawns (or a mate) behind for MOVES moves each (1000:4). The record
+        /// ends suspended, the adjudication in a comment.
+        #[arg(long, value_name = "SCORE:MOVES")]
+        adjudicate_resign: Option<String>,
+        /// Adjudicate a draw for engine testing: from ply PLY, when both engines' scores
+        /// stay within ±SCORE for MOVES moves each (5 unless given): 160:10.
+        #[arg(long, value_name = "PLY:SCORE[:MOVES]")]
+        adjudicate_draw: Option<String>,
+
         #[command(flatten)]
         rules: RuleArgs,
         /// Main time and increment: 60+1s, 10s, 5m (no byoyomi with an increment).
@@ -262,6 +272,16 @@ pub struct TournamentArgs {
     /// (repeatable).
     #[arg(long = "option")]
     pub options: Vec<String>,
+    /// Adjudicate a loss for engine testing: when both engines' scores say one side is
+    /// SCORE centipawns (or a mate) behind for MOVES moves each (1000:4). The record
+    /// ends suspended, the adjudication in a comment.
+    #[arg(long, value_name = "SCORE:MOVES")]
+    pub adjudicate_resign: Option<String>,
+    /// Adjudicate a draw for engine testing: from ply PLY, when both engines' scores
+    /// stay within ±SCORE for MOVES moves each (5 unless given): 160:10.
+    #[arg(long, value_name = "PLY:SCORE[:MOVES]")]
+    pub adjudicate_draw: Option<String>,
+
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,

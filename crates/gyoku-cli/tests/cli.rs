@@ -666,7 +666,10 @@ fn builtin_engine_speaks_usi() {
         "{text}"
     );
     assert!(text.contains("option name EnteringKingRule type combo default CSARule27"));
-    assert!(text.contains("usiok\nreadyok\nbestmove G*5b\n"), "{text}");
+    assert!(
+        text.contains("usiok\nreadyok\ninfo depth 1 score mate 1 pv G*5b\nbestmove G*5b\n"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -840,6 +843,81 @@ fn an_sprt_match_stops_when_the_test_decides() {
     ]);
     assert!(
         stderr(&bad).contains("elo0 (5) must be below elo1 (0)"),
+        "{}",
+        stderr(&bad)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 29: adjudication is opt-in and said in the record: the greedy engine far ahead of
+/// the random one by both engines' scores is adjudicated the winner, two equal greedy
+/// engines a draw; each record ends suspended with the adjudication in a comment (the rules
+/// never ended the game, and `gyoku judge` says so); without the options nothing is.
+#[test]
+fn adjudicated_games_say_so_in_their_records() {
+    let engine = format!("{} engine", env!("CARGO_BIN_EXE_gyoku"));
+    let random = format!("{engine} --style random --seed 3");
+    let dir = std::env::temp_dir().join(format!("gyoku-cli-adjudicate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = |two: &str, flag: &str, rule: &str, out: &std::path::Path| {
+        json(&gyoku(&[
+            "match",
+            "--engine",
+            &engine,
+            "--engine",
+            two,
+            "--games",
+            "2",
+            "--byoyomi",
+            "100ms",
+            flag,
+            rule,
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ]))
+    };
+    for (two, flag, rule, reason) in [
+        (
+            &random,
+            "--adjudicate-resign",
+            "500:2",
+            "adjudicated_resign",
+        ),
+        (&engine, "--adjudicate-draw", "10:0:3", "adjudicated_draw"),
+    ] {
+        let out = dir.join(reason);
+        let v = run(two, flag, rule, &out);
+        for r in v["results"].as_array().unwrap() {
+            assert_eq!(r["reason"], reason, "{v}");
+            let record = out.join(format!("game-{:04}.csa", r["game"].as_u64().unwrap()));
+            let text = std::fs::read_to_string(&record).unwrap();
+            assert!(
+                text.contains("'adjudicated: ") && text.trim_end().ends_with("%CHUDAN"),
+                "{text}"
+            );
+            let judged = json(&gyoku(&["judge", record.to_str().unwrap(), "--json"]));
+            assert_eq!(
+                (judged["result"].is_null(), &judged["agrees"]),
+                (true, &true.into()),
+                "{judged}"
+            );
+        }
+        if reason == "adjudicated_resign" {
+            assert_eq!(v["wins"][0], 2, "{v}");
+        }
+    }
+    let bad = gyoku(&[
+        "match",
+        "--engine",
+        &engine,
+        "--engine",
+        &random,
+        "--adjudicate-resign",
+        "500",
+    ]);
+    assert!(
+        stderr(&bad).contains("--adjudicate-resign: '500': SCORE:MOVES"),
         "{}",
         stderr(&bad)
     );

@@ -44,6 +44,8 @@ pub struct TournamentConfig {
     pub out: Option<PathBuf>,
     /// Games played at once.
     pub concurrency: usize,
+    /// Adjudication for engine testing (none unless asked).
+    pub adjudication: crate::adjudication::Adjudication,
 }
 
 /// One finished game, as `results.jsonl` keeps it.
@@ -285,6 +287,7 @@ async fn worker(
             rules: config.rules,
             time: config.time,
             margin: config.margin,
+            adjudication: config.adjudication,
         };
         // The two engines of this game, started if they are not running.
         let seats = [job.black, job.white];
@@ -438,13 +441,13 @@ pub async fn run(
             tokio::select! {
                 finished = rx.recv() => {
                     let Some(Finished { job, report }) = finished else { break };
-                    let outcome = report.game.outcome().cloned().expect("a finished game");
+                    let (result, reason, ply) = report.ending();
                     let game = TournamentGame {
                         number: job.number,
                         round: job.round,
                         players: [job.black, job.white],
-                        result: outcome.result.code().to_string(),
-                        reason: outcome.reason.code().to_string(),
+                        result: result.code().to_string(),
+                        reason: reason.clone(),
                         plies: report.game.plies().len() as u32,
                     };
                     if let Some(dir) = &config.out {
@@ -452,13 +455,13 @@ pub async fn run(
                         record.start_comments.push(format!(
                             "gyoku tournament game {}: {} by {} at ply {}",
                             job.number,
-                            match outcome.result {
+                            match result {
                                 GameResult::Win(c) => format!("{c} wins"),
                                 GameResult::Draw => "draw".to_string(),
                                 GameResult::NoContest => "no contest".to_string(),
                             },
-                            outcome.reason.code(),
-                            outcome.ply
+                            reason,
+                            ply
                         ));
                         runner::write_record_files(dir, &format!("game-{:04}", job.number), &record)?;
                         runner::append_json_line(dir, &game.to_json(&names))?;

@@ -35,6 +35,7 @@ pub fn config(engines: [EngineConfig; 2], games: u32, preset: Preset, out: &Path
         out: Some(out.to_path_buf()),
         concurrency: 2,
         sprt: None,
+        adjudication: Default::default(),
     }
 }
 
