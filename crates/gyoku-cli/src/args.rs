@@ -163,8 +163,8 @@ pub enum Command {
         games: Option<u32>,
         /// Play game pairs (one opening, colours swapped) until a sequential probability
         /// ratio test decides whether engine 1 is stronger than engine 2 by elo1 rather
-        /// than elo0: elo0=0,elo1=5[,alpha=0.05,beta=0.05][,model=logistic|normalized]
-        /// [,counting=pentanomial|trinomial].
+        /// than elo0: `elo0=0,elo1=5`, optionally followed by `,alpha=0.05,beta=0.05`,
+        /// `,model=logistic|normalized` and `,counting=pentanomial|trinomial`.
         #[arg(long)]
         sprt: Option<String>,
         /// Adjudicate a loss for engine testing: when both engines' scores say one side is
