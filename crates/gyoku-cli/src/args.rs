@@ -615,4 +615,15 @@ pub struct ServeArgs {
     /// `builtin` (Gyoku's own greedy engine) is always there unless given another command.
     #[arg(long = "engine", value_name = "NAME=COMMAND")]
     pub engines: Vec<String>,
+    /// A game played in scheduled rounds, as Floodgate's: GAME=TIMES, the times `:00,:30`
+    /// (every hour at those minutes), `13:00` (every day) or `Sat 13:00` (every week), or
+    /// GAME=@FILE for a schedule file in Floodgate's `floodgate-*.conf` form (repeat it).
+    /// Players who name the game wait for its next round; then all are paired at once, by
+    /// rating.
+    #[arg(long = "schedule", value_name = "GAME=TIMES")]
+    pub schedules: Vec<String>,
+    /// How often the rating list is computed again from the stored games (Floodgate's
+    /// method), in seconds.
+    #[arg(long, default_value_t = 300)]
+    pub ratings_every: u64,
 }

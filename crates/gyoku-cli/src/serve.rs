@@ -130,7 +130,9 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
             max_moves: a.max_moves,
             least_time_per_move: a.least_time_per_move,
             strict_csa_server: a.strict_csa_server,
+            schedules: schedules(&a.schedules)?,
         },
+        ratings_every: std::time::Duration::from_secs(a.ratings_every.max(1)),
         max_connections,
         max_per_address: a.max_connections_per_address,
         http,
@@ -241,4 +243,33 @@ fn shutdown_signal() -> impl std::future::Future<Output = ()> {
             _ = terminate.recv() => {}
         }
     }
+}
+
+/// `--schedule GAME=TIMES` or `GAME=@FILE`.
+fn schedules(specs: &[String]) -> Result<Vec<(String, gyoku_server::lobby::Schedule)>, Failure> {
+    specs
+        .iter()
+        .map(|spec| {
+            let (game, times) = spec.split_once('=').ok_or_else(|| {
+                Failure::Input(format!("--schedule {spec}: GAME=TIMES or GAME=@FILE"))
+            })?;
+            if gyoku_proto::csa::GameName::parse(game).is_none_or(|g| g.name != game) {
+                return Err(Failure::Input(format!(
+                    "--schedule {spec}: '{game}' is not a game name (floodgate-300-10F)"
+                )));
+            }
+            let text = match times.strip_prefix('@') {
+                Some(path) => {
+                    let bytes =
+                        gyoku_kifu::files::read_regular(std::path::Path::new(path), 1 << 20)
+                            .map_err(Failure::Input)?;
+                    String::from_utf8_lossy(&bytes).into_owned()
+                }
+                None => times.to_string(),
+            };
+            let schedule = gyoku_server::lobby::Schedule::parse(&text)
+                .map_err(|e| Failure::Input(format!("--schedule {spec}: {e}")))?;
+            Ok((game.to_string(), schedule))
+        })
+        .collect()
 }

@@ -216,6 +216,9 @@ pub enum X1Command {
     Help,
     /// `%%RATING`.
     Rating,
+    /// `%%FLOODGATE`: the scheduled games, when each next round starts and who waits
+    /// (Gyoku's).
+    Floodgate,
     /// `%%FORK <source game> [<new buoy game>] [<nth move>]`.
     Fork {
         /// The game to fork from.
@@ -400,6 +403,7 @@ impl ClientMessage {
             "%%VERSION" => X1Command::Version,
             "%%HELP" => X1Command::Help,
             "%%RATING" => X1Command::Rating,
+            "%%FLOODGATE" => X1Command::Floodgate,
             "%%FORK" => X1Command::Fork {
                 source: need(1, "%%FORK <source game> [<new game>] [<nth move>]")?,
                 new_game: arg(2),
@@ -474,6 +478,7 @@ impl fmt::Display for X1Command {
             X1Command::Version => f.write_str("%%VERSION"),
             X1Command::Help => f.write_str("%%HELP"),
             X1Command::Rating => f.write_str("%%RATING"),
+            X1Command::Floodgate => f.write_str("%%FLOODGATE"),
             X1Command::Fork {
                 source,
                 new_game,
@@ -630,6 +635,7 @@ mod tests {
             "%%VERSION",
             "%%HELP",
             "%%RATING",
+            "%%FLOODGATE",
             "%%FORK src-600-10 new-600-10 12",
             "%%SETBUOY buoy-600-10 +7776FU-3334FU 3",
             "%%DELETEBUOY buoy-600-10",

@@ -105,6 +105,8 @@ pub enum X1Tag {
     Version,
     /// `%%RATING`.
     Rating,
+    /// `%%FLOODGATE`.
+    Floodgate,
     /// `%%SETBUOY`.
     SetBuoy,
     /// `%%DELETEBUOY`.
@@ -117,13 +119,14 @@ pub enum X1Tag {
 
 impl X1Tag {
     /// Every tag.
-    pub const ALL: [X1Tag; 10] = [
+    pub const ALL: [X1Tag; 11] = [
         X1Tag::Who,
         X1Tag::List,
         X1Tag::Show,
         X1Tag::Help,
         X1Tag::Version,
         X1Tag::Rating,
+        X1Tag::Floodgate,
         X1Tag::SetBuoy,
         X1Tag::DeleteBuoy,
         X1Tag::GetBuoyCount,
@@ -139,6 +142,7 @@ impl X1Tag {
             X1Tag::Help => "HELP",
             X1Tag::Version => "VERSION",
             X1Tag::Rating => "RATING",
+            X1Tag::Floodgate => "FLOODGATE",
             X1Tag::SetBuoy => "SETBUOY",
             X1Tag::DeleteBuoy => "DELETEBUOY",
             X1Tag::GetBuoyCount => "GETBUOYCOUNT",

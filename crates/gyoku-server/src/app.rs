@@ -49,6 +49,8 @@ pub struct Options {
     pub md5_rating_ids: bool,
     /// The USI engines people may play against on the web page, by name.
     pub engines: Vec<crate::play::EngineChoice>,
+    /// How often the rating list is computed again from the stored games.
+    pub ratings_every: std::time::Duration,
 }
 
 /// What the server tells its caller once it listens.
@@ -177,6 +179,12 @@ pub async fn run(
     });
     let (files, writer) = spawn_record_writer(options.records.clone(), driver.records_written())
         .map_err(|e| ServeError(format!("cannot start the record writer: {e}")))?;
+    let rating = tokio::spawn(ratings_loop(
+        options.db.clone(),
+        driver.clone(),
+        options.ratings_every,
+        stop.clone(),
+    ));
     let acceptor = tokio::spawn(accept_loop(
         listener,
         driver.clone(),
@@ -200,6 +208,7 @@ pub async fn run(
     // However the driver stopped, everything else stops with it.
     let _ = stop_all.send(true);
     let _ = acceptor.await;
+    rating.abort();
     if let Some((_, mut task)) = http
         && tokio::time::timeout(HTTP_GRACE, &mut task).await.is_err()
     {
@@ -208,4 +217,32 @@ pub async fn run(
     // Every record file the driver handed over is on disk.
     let _ = tokio::task::spawn_blocking(move || writer.join()).await;
     result
+}
+
+/// Computes the rating list from the stored games (Floodgate's method: players with a
+/// rating id, `mk_rate`'s rules) at start and then every `every`, off the referee loop, and
+/// hands it to the lobby.
+async fn ratings_loop(
+    db: DbUrl,
+    driver: driver::Handle,
+    every: std::time::Duration,
+    mut stop: watch::Receiver<bool>,
+) {
+    loop {
+        let db = db.clone();
+        let computed = tokio::task::spawn_blocking(move || crate::ratings::from_store(&db)).await;
+        match computed {
+            Ok(Ok(ratings)) => {
+                if !driver.input(crate::lobby::Input::Ratings(ratings)).await {
+                    return;
+                }
+            }
+            Ok(Err(e)) => note(&format!("the rating list was not computed: {e}")),
+            Err(e) => note(&format!("the rating list was not computed: {e}")),
+        }
+        tokio::select! {
+            () = tokio::time::sleep(every) => {}
+            _ = stop.wait_for(|s| *s) => return,
+        }
+    }
 }

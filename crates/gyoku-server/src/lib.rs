@@ -31,6 +31,7 @@ pub mod http;
 pub mod lobby;
 mod log;
 pub mod play;
+pub mod ratings;
 mod record_files;
 pub mod store;
 pub mod tickets;

@@ -32,6 +32,10 @@ pub mod record;
 #[cfg(test)]
 mod record_endings;
 mod room;
+#[cfg(test)]
+mod round_rules;
+mod rounds;
+mod schedule;
 mod spec;
 #[cfg(test)]
 mod tests;
@@ -45,6 +49,8 @@ pub use io::{
 };
 pub use names::{NamedRules, rules_of_name};
 use room::Room;
+pub use rounds::{Ratings, UNRATED};
+pub use schedule::Schedule;
 pub use spec::{GameSpec, split_moves, start_position};
 
 /// The lobby.
@@ -75,6 +81,15 @@ pub struct Lobby {
     setups: VecDeque<(String, GameSetup)>,
     /// Storage fails: the games' clocks are stopped ([`Input::StorageFailing`]).
     storage_failing: bool,
+    /// Scheduled games, by name.
+    rounds: BTreeMap<String, rounds::Rounds>,
+    /// Each player's (id) last scheduled opponent (id), whether it had Black, and its
+    /// Blacks less its Whites in scheduled games.
+    last_scheduled: HashMap<String, (String, bool, i32)>,
+    /// The latest rating list ([`Input::Ratings`]).
+    ratings: rounds::Ratings,
+    /// The latest input's time (for the next round's deadline).
+    last_now: Option<Now>,
 }
 
 impl Lobby {
@@ -86,6 +101,19 @@ impl Lobby {
             h.write_u64(0x9e37_79b9);
             h.finish() | 1
         };
+        let rounds = config
+            .schedules
+            .iter()
+            .map(|(game, schedule)| {
+                let r = rounds::Rounds {
+                    schedule: schedule.clone(),
+                    next: None,
+                    played: 0,
+                    sat_out: HashMap::new(),
+                };
+                (game.clone(), r)
+            })
+            .collect();
         Lobby {
             config,
             conns: BTreeMap::new(),
@@ -102,6 +130,10 @@ impl Lobby {
             rng: seed,
             setups: VecDeque::new(),
             storage_failing: false,
+            rounds,
+            last_scheduled: HashMap::new(),
+            ratings: rounds::Ratings::new(),
+            last_now: None,
         }
     }
 
@@ -115,14 +147,15 @@ impl Lobby {
 
     /// The earliest instant at which a [`Input::Tick`] has something to do.
     pub fn next_deadline(&mut self) -> Option<Millis> {
+        let round = self.next_round_deadline();
         while let Some(&Reverse((at, key))) = self.deadlines.peek() {
             if self.games.get(&key).and_then(Room::deadline) == Some(at) {
-                return Some(at);
+                return Some(round.map_or(at, |r| r.min(at)));
             }
             // A deadline the game has moved on from (a move was made), or a game that ended.
             self.deadlines.pop();
         }
-        None
+        round
     }
 
     /// Remembers a game's current deadline (after its clock started or it was proposed).
@@ -142,7 +175,11 @@ impl Lobby {
 
     /// Handles one input, appending what to do to `out`.
     pub fn handle(&mut self, input: Input, now: Now, out: &mut Vec<Output>) {
+        if !self.rounds.is_empty() {
+            self.run_due_rounds(now, out);
+        }
         match input {
+            Input::Ratings(ratings) => self.ratings = ratings,
             Input::LoggedIn(conn, login) => self.logged_in(conn, login, now, out),
             Input::Line(conn, line) => self.line(conn, &line, now, out),
             Input::Closed(conn) => self.closed(conn, now, out),

@@ -62,6 +62,7 @@ impl TestServer {
             md5_rating_ids: false,
             http_options: gyoku_server::http::HttpOptions::default(),
             engines: Vec::new(),
+            ratings_every: std::time::Duration::from_secs(300),
         };
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
@@ -1029,4 +1030,110 @@ fn a_record_file_lost_with_the_server_is_written_again_from_the_database() {
     let server = server.restart(Config::default());
     assert_eq!(std::fs::read(&files[0]).unwrap(), text);
     drop(server);
+}
+
+/// Issue 30: the server computes its rating list from its stored games (as Floodgate's
+/// `mk_rate` would) and `%%RATING` lists it; a scheduled game's players wait for its round,
+/// and `%%FLOODGATE` says when that is and who waits.
+#[test]
+fn ratings_from_the_stored_games_and_scheduled_rounds_are_told() {
+    use gyoku_server::store::{Change, Journal, SqliteStore, StartedGame};
+    let dir = std::env::temp_dir().join(format!("gyoku-server-rounds-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    {
+        // Twenty rated games: alice+a beats bob+b 15 times.
+        let mut store = SqliteStore::open(&dir.join("gyoku.sqlite3")).unwrap();
+        let ended = chrono::Local::now()
+            .naive_local()
+            .format("%Y/%m/%d %H:%M:%S")
+            .to_string();
+        for k in 0..20 {
+            let id = format!("old{k}");
+            store
+                .commit(&[
+                    Change::GameStarted(Box::new(StartedGame {
+                        id: id.clone(),
+                        name: "floodgate-300-10F".into(),
+                        black: "alice".into(),
+                        white: "bob".into(),
+                        rules: "csa".into(),
+                        fouls: None,
+                        max_moves: 256,
+                        least_time_per_move: 0,
+                        total_time: 300,
+                        byoyomi: 0,
+                        increment: 10,
+                        start_sfen: "startpos".into(),
+                        initial_moves: String::new(),
+                        started_at: ended.clone(),
+                        replay_of: None,
+                        rating_ids: [Some("alice+a".into()), Some("bob+b".into())],
+                    })),
+                    Change::GameEnded {
+                        game_id: id,
+                        status: "finished",
+                        result: Some(if k % 4 == 0 { "white" } else { "black" }.into()),
+                        reason: "resignation".into(),
+                        ended_at: ended.clone(),
+                        record: String::new(),
+                        record_path: String::new(),
+                    },
+                ])
+                .unwrap();
+        }
+    }
+    let config = Config {
+        schedules: vec![(
+            "floodgate-300-10F".into(),
+            gyoku_server::lobby::Schedule::parse(":00,:30").unwrap(),
+        )],
+        ..Config::default()
+    };
+    let server = TestServer::start_in(dir.clone(), config);
+    let mut a = Client::login_x1(server.addr, "carol", "pw");
+    // The list comes from the stored games: alice 15 to 5 over bob, 400·log10(3) = 190.8
+    // apart about 1000, cut to whole points.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let rated = loop {
+        a.send("%%RATING");
+        a.seen.clear();
+        a.expect("##[RATING] +OK");
+        let lines: Vec<String> = a
+            .seen
+            .iter()
+            .filter(|l| !l.ends_with("+OK"))
+            .cloned()
+            .collect();
+        if !lines.is_empty() || Instant::now() > deadline {
+            break lines;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(
+        rated,
+        ["##[RATING] alice+a \t 1095", "##[RATING] bob+b \t  904"]
+    );
+    // carol waits for the next round: not paired with dave at once.
+    a.send("%%GAME floodgate-300-10F *");
+    let mut d = Client::login_x1(server.addr, "dave", "pw");
+    d.send("%%GAME floodgate-300-10F *");
+    d.send("%%FLOODGATE");
+    let told = d.expect("##[FLOODGATE] floodgate-300-10F*");
+    assert!(
+        told.contains("waiting 2: carol dave") || told.contains("waiting 2: dave carol"),
+        "{told}"
+    );
+    let next = told.split(" next ").nth(1).unwrap();
+    let minute: u32 = next[14..16].parse().unwrap();
+    assert!(minute == 0 || minute == 30, "{told}");
+    d.expect("##[FLOODGATE] +OK");
+    assert!(
+        !d.seen
+            .iter()
+            .chain(&a.seen)
+            .any(|l| l.contains("BEGIN Game_Summary"))
+    );
+    drop((a, d, server));
+    let _ = std::fs::remove_dir_all(&dir);
 }

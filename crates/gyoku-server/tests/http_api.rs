@@ -35,6 +35,7 @@ impl TestServer {
             md5_rating_ids: false,
             http_options: gyoku_server::http::HttpOptions::default(),
             engines: Vec::new(),
+            ratings_every: std::time::Duration::from_secs(300),
         };
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();

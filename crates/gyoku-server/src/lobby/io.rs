@@ -43,6 +43,9 @@ pub struct Config {
     /// Reproduce shogi-server where Gyoku differs (no mate detection on the last move
     /// before the limit, `%CHUDAN` an illegal move).
     pub strict_csa_server: bool,
+    /// Game names played in scheduled rounds, as Floodgate's: their players wait for the
+    /// round time, then are paired all at once by rating.
+    pub schedules: Vec<(String, super::schedule::Schedule)>,
 }
 
 impl Default for Config {
@@ -53,6 +56,7 @@ impl Default for Config {
             max_moves: None,
             least_time_per_move: 0,
             strict_csa_server: false,
+            schedules: Vec::new(),
         }
     }
 }
@@ -99,6 +103,9 @@ pub enum Input {
     StorageFailing,
     /// Storage works again: the clocks go on.
     StorageWorks,
+    /// The rating list, computed from the stored games (by player id: rating id, else
+    /// name), for scheduled rounds' pairings and `%%RATING`.
+    Ratings(super::rounds::Ratings),
     /// Games of this name are set up so (a game made on the web page). Kept until a game
     /// of the name ends without a replay; at most [`MAX_SETUPS`] names at once.
     Setup {

@@ -102,6 +102,11 @@ impl Lobby {
         let c = self.conns.get_mut(&conn).expect("logged in");
         c.sente = sente;
         c.game_name = game.to_string();
+        if self.is_scheduled(game) {
+            // Paired at the next round, with everyone waiting then.
+            self.set_status(conn, Status::GameWaiting);
+            return;
+        }
         match self.find_rival(conn, game) {
             Some(rival) if !is_buoy_name(game) || self.buoys.contains_key(game) => {
                 self.pair(conn, turn, rival, game, now, out);

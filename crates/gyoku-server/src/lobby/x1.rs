@@ -146,12 +146,13 @@ impl Lobby {
                     tag: X1Tag::Help,
                     text: "%%GAME <game> <+|-|*>, %%CHALLENGE, %%WHO, %%LIST, %%SHOW <id>, \
                            %%MONITOR2ON <id>, %%MONITOR2OFF <id>, %%CHAT <text>, %%VERSION, \
-                           %%RATING, %%SETBUOY, %%DELETEBUOY, %%GETBUOYCOUNT, %%FORK, LOGOUT"
+                           %%RATING, %%FLOODGATE, %%SETBUOY, %%DELETEBUOY, %%GETBUOYCOUNT, %%FORK, LOGOUT"
                         .into(),
                 };
                 tell_lines(out, conn, [help, ok(X1Tag::Help)]);
             }
-            X1Command::Rating => tell(out, conn, ok(X1Tag::Rating)),
+            X1Command::Rating => self.rating_query(conn, out),
+            X1Command::Floodgate => self.floodgate_query(conn, out),
             X1Command::Fork {
                 source,
                 new_game,

@@ -1,0 +1,153 @@
+//! Scheduled rounds on a simulated clock: players waiting for `floodgate-300-10F` are
+//! paired all at once at each `:00` and `:30`, by rating, none left out but an odd one.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::io::{Config, Input};
+use super::schedule::{Schedule, Waiting, total};
+use super::tests::{Transcript, at, sent};
+
+const GAME: &str = "floodgate-300-10F";
+
+/// Who played whom in the proposals of a batch: (black, white) by name, with their conns.
+fn proposals(out: &[(u64, String)]) -> BTreeMap<u64, (String, String)> {
+    out.iter()
+        .filter(|(_, text)| text.contains("BEGIN Game_Summary"))
+        .map(|(conn, text)| {
+            let field = |key: &str| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix(key))
+                    .expect("a summary names both players")
+                    .to_string()
+            };
+            (*conn, (field("Name+:"), field("Name-:")))
+        })
+        .collect()
+}
+
+#[test]
+fn forty_players_over_twelve_rounds_are_paired_by_rating() {
+    let config = Config {
+        schedules: vec![(GAME.into(), Schedule::parse(":00,:30").unwrap())],
+        ..Config::default()
+    };
+    let mut t = Transcript::with(config);
+    t.now = at("2026-11-26 09:55:00.000");
+    let names: Vec<String> = (0..40).map(|k| format!("eng{k:02}")).collect();
+    // Ratings from 1000 to 2950, every 50: the best pairing is each with its neighbour.
+    let ratings: BTreeMap<String, i64> = names
+        .iter()
+        .enumerate()
+        .map(|(k, n)| (n.clone(), 1000 + 50 * k as i64))
+        .collect();
+    t.input(Input::Ratings(
+        ratings.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+    ));
+    for (k, n) in names.iter().enumerate() {
+        t.login_x1(k as u64 + 1, n);
+    }
+    let mut met: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut colours: BTreeMap<String, Vec<bool>> = BTreeMap::new();
+    let mut sat_out: Vec<String> = Vec::new();
+    for round in 0..12u64 {
+        // One player (a different one each round) stays away from every third round: 39
+        // wait then, and one of them waits on.
+        let away = (round % 3 == 2).then_some(round as usize % 40);
+        let mut waiting = Vec::new();
+        for (k, n) in names.iter().enumerate() {
+            if Some(k) != away {
+                let said = t.line(k as u64 + 1, &format!("%%GAME {GAME} *"));
+                assert!(said.is_empty(), "{n} waits quietly for the round: {said:?}");
+                waiting.push(n.clone());
+            }
+        }
+        // `%%FLOODGATE` says who waits and when.
+        let told = t.line(1, "%%FLOODGATE");
+        assert!(
+            told[0].1.contains(&format!("waiting {}:", waiting.len())),
+            "{told:?}"
+        );
+        // Nothing before the round time; at it, everyone paired at once.
+        let round_at =
+            at("2026-11-26 10:00:00.000").wall + chrono::Duration::minutes(30 * round as i64);
+        t.now.wall = round_at - chrono::Duration::seconds(1);
+        t.now.mono += 1_000;
+        assert!(proposals(&sent(t.input(Input::Tick))).is_empty());
+        t.now.wall = round_at;
+        t.now.mono += 1_000;
+        let proposed = proposals(&sent(t.input(Input::Tick)));
+        let games: BTreeSet<(String, String)> = proposed.values().cloned().collect();
+        let playing: BTreeSet<&String> = games.iter().flat_map(|(b, w)| [b, w]).collect();
+        assert_eq!(games.len(), waiting.len() / 2, "round {round}: {games:?}");
+        let left: Vec<&String> = waiting.iter().filter(|n| !playing.contains(n)).collect();
+        assert_eq!(left.len(), waiting.len() % 2, "round {round}");
+        if let Some(l) = left.first() {
+            assert!(
+                !sat_out.contains(l),
+                "{l} sat out twice while others had not"
+            );
+            sat_out.push((*l).clone());
+        }
+        // The pairing costs no more than the rating order's neighbours (the least total
+        // difference when nobody met before).
+        let field: Vec<Waiting> = waiting
+            .iter()
+            .filter(|n| playing.contains(n))
+            .map(|n| Waiting {
+                id: n.clone(),
+                rating: ratings[n],
+                estimated: false,
+                last: None,
+                since_sat_out: 0,
+                balance: 0,
+            })
+            .collect();
+        let index = |n: &String| field.iter().position(|w| w.id == *n).unwrap();
+        let ours: Vec<(usize, usize)> = games.iter().map(|(b, w)| (index(b), index(w))).collect();
+        let neighbours: Vec<(usize, usize)> =
+            (0..field.len() / 2).map(|k| (2 * k, 2 * k + 1)).collect();
+        let spread: i64 = ours
+            .iter()
+            .map(|&(b, w)| (field[b].rating - field[w].rating).abs())
+            .sum();
+        assert!(
+            spread <= total(&field, &neighbours) + 400 * games.len() as i64,
+            "round {round}: {spread}"
+        );
+        for (b, w) in &games {
+            met.insert((b.min(w).clone(), b.max(w).clone()));
+            colours.entry(b.clone()).or_default().push(true);
+            colours.entry(w.clone()).or_default().push(false);
+        }
+        // Every game played out: AGREE, START, Black resigns.
+        for &conn in proposed.keys() {
+            t.line(conn, "AGREE");
+        }
+        for (&conn, (b, _)) in &proposed {
+            if names[conn as usize - 1] == *b {
+                let ended = t.line(conn, "%TORYO");
+                assert!(
+                    ended.iter().any(|(_, m)| m.contains("#RESIGN")),
+                    "{ended:?}"
+                );
+            }
+        }
+    }
+    // Colours alternate: nobody has Black (or White) three times running.
+    for (n, c) in &colours {
+        assert!(
+            !c.windows(3).any(|w| w[0] == w[1] && w[1] == w[2]),
+            "{n}: {c:?}"
+        );
+    }
+    println!(
+        "12 rounds: {} distinct pairs, {} sat out once each",
+        met.len(),
+        sat_out.len()
+    );
+    assert!(
+        met.len() > 40,
+        "pairings vary with who met last: {}",
+        met.len()
+    );
+}

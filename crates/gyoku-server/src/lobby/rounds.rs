@@ -1,0 +1,208 @@
+//! Scheduled rounds in the lobby: players who name a scheduled game wait for its next
+//! round; at the round time all of them are paired at once ([`super::schedule`]) and every
+//! game is proposed; `%%FLOODGATE` says when the next rounds are and who waits; `%%RATING`
+//! lists the ratings the driver last computed from the stored games.
+
+use std::collections::HashMap;
+
+use chrono::NaiveDateTime;
+use gyoku_proto::csa_line::{ServerLine, X1Tag};
+
+use super::Lobby;
+use super::conns::Status;
+use super::io::{ConnId, Millis, Now, Output, tell_lines};
+use super::schedule::{Schedule, Waiting, pair_round};
+
+/// A scheduled game's state.
+#[derive(Clone, Debug)]
+pub(super) struct Rounds {
+    pub(super) schedule: Schedule,
+    /// The next round's time (set at the first input after start).
+    pub(super) next: Option<NaiveDateTime>,
+    /// Rounds played.
+    pub(super) played: u32,
+    /// The round each player (id) last sat out.
+    pub(super) sat_out: HashMap<String, u32>,
+}
+
+/// The rating an unrated player is paired with: the rating list's mean.
+pub const UNRATED: i64 = 1000;
+
+/// Ratings by player id (rating id, else name), as the driver last computed them.
+pub type Ratings = HashMap<String, i64>;
+
+/// The most lines `%%RATING` answers.
+const MAX_RATING_LINES: usize = 10_000;
+
+impl Lobby {
+    /// Whether `game` is played in scheduled rounds.
+    pub(super) fn is_scheduled(&self, game: &str) -> bool {
+        self.rounds.contains_key(game)
+    }
+
+    /// A player's id for ratings and pairing: its rating id, else its name.
+    fn player_id(&self, conn: ConnId) -> String {
+        let c = &self.conns[&conn];
+        c.rating_id.clone().unwrap_or_else(|| c.name.clone())
+    }
+
+    /// Runs every round that is due at `now`, and sets each next round time.
+    pub(super) fn run_due_rounds(&mut self, now: Now, out: &mut Vec<Output>) {
+        self.last_now = Some(now);
+        let due: Vec<String> = self
+            .rounds
+            .iter_mut()
+            .filter_map(|(game, r)| {
+                let next = *r
+                    .next
+                    .get_or_insert_with(|| r.schedule.next_after(now.wall));
+                (next <= now.wall).then(|| {
+                    r.next = Some(r.schedule.next_after(now.wall));
+                    game.clone()
+                })
+            })
+            .collect();
+        for game in due {
+            self.run_round(&game, now, out);
+        }
+    }
+
+    /// When the next round is due, in monotonic milliseconds.
+    pub(super) fn next_round_deadline(&self) -> Option<Millis> {
+        let now = self.last_now?;
+        self.rounds
+            .values()
+            .filter_map(|r| r.next)
+            .map(|next| {
+                let ahead = (next - now.wall).num_milliseconds().max(0);
+                now.mono + u64::try_from(ahead).unwrap_or(0)
+            })
+            .min()
+    }
+
+    /// Pairs everyone waiting for `game` and proposes their games.
+    fn run_round(&mut self, game: &str, now: Now, out: &mut Vec<Output>) {
+        let waiting: Vec<ConnId> = self
+            .waiting
+            .for_game(game)
+            .filter(|id| {
+                self.conns
+                    .get(id)
+                    .is_some_and(|c| c.status == Status::GameWaiting)
+            })
+            .collect();
+        let round = {
+            let r = self.rounds.get_mut(game).expect("a scheduled game");
+            r.played += 1;
+            r.played
+        };
+        let field: Vec<Waiting> = waiting
+            .iter()
+            .map(|&conn| {
+                let id = self.player_id(conn);
+                let rated = self.ratings.get(&id).copied();
+                let sat = self.rounds[game].sat_out.get(&id).copied();
+                Waiting {
+                    rating: rated.unwrap_or(UNRATED),
+                    estimated: rated.is_none(),
+                    last: self
+                        .last_scheduled
+                        .get(&id)
+                        .map(|(o, b, _)| (o.clone(), *b)),
+                    balance: self.last_scheduled.get(&id).map_or(0, |l| l.2),
+                    since_sat_out: sat.map_or(u32::MAX, |s| round - s),
+                    id,
+                }
+            })
+            .collect();
+        let (pairs, out_of_round) = pair_round(&field);
+        if let Some(k) = out_of_round {
+            let id = field[k].id.clone();
+            self.rounds
+                .get_mut(game)
+                .expect("a scheduled game")
+                .sat_out
+                .insert(id, round);
+        }
+        for (b, w) in pairs {
+            let (black, white) = (waiting[b], waiting[w]);
+            let (bb, wb) = (field[b].balance, field[w].balance);
+            let to_black = (field[w].id.clone(), true, bb + 1);
+            let to_white = (field[b].id.clone(), false, wb - 1);
+            self.last_scheduled.insert(field[b].id.clone(), to_black);
+            self.last_scheduled.insert(field[w].id.clone(), to_white);
+            for conn in [black, white] {
+                // Out of the queue: the proposal opens the game.
+                self.set_status(conn, Status::Connected);
+                let c = self
+                    .conns
+                    .get_mut(&conn)
+                    .expect("waiting players are logged in");
+                c.game_name = game.to_string();
+            }
+            self.propose(game, [black, white], Vec::new(), None, now, out);
+        }
+    }
+
+    /// `%%FLOODGATE`: each scheduled game, its next round, and who waits.
+    pub(super) fn floodgate_query(&self, conn: ConnId, out: &mut Vec<Output>) {
+        let mut lines = Vec::new();
+        for (game, r) in &self.rounds {
+            let next = r.next.map_or("-".to_string(), |t| {
+                t.format("%Y/%m/%d %H:%M:%S").to_string()
+            });
+            let waiting: Vec<String> = self
+                .waiting
+                .for_game(game)
+                .filter_map(|id| self.conns.get(&id).map(|c| c.name.clone()))
+                .collect();
+            lines.push(ServerLine::X1 {
+                tag: X1Tag::Floodgate,
+                text: format!(
+                    "{game} next {next} rounds {} waiting {}: {}",
+                    r.played,
+                    waiting.len(),
+                    waiting.join(" ")
+                ),
+            });
+        }
+        lines.push(ServerLine::X1 {
+            tag: X1Tag::Floodgate,
+            text: "+OK".into(),
+        });
+        tell_lines(out, conn, lines);
+    }
+
+    /// `%%RATING`: the rated players, highest first: `id \t rate`.
+    pub(super) fn rating_query(&self, conn: ConnId, out: &mut Vec<Output>) {
+        let mut rated: Vec<(&String, &i64)> = self.ratings.iter().collect();
+        rated.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let lines = rated
+            .into_iter()
+            .take(MAX_RATING_LINES)
+            .map(|(id, rate)| ServerLine::X1 {
+                tag: X1Tag::Rating,
+                text: format!("{id} \t {rate:4}"),
+            })
+            .chain([ServerLine::X1 {
+                tag: X1Tag::Rating,
+                text: "+OK".into(),
+            }]);
+        tell_lines(out, conn, lines.collect::<Vec<_>>());
+    }
+
+    /// The scheduled games: name, next round, rounds played, who waits (for the HTTP API).
+    pub fn scheduled(&self) -> Vec<(String, Option<NaiveDateTime>, u32, Vec<String>)> {
+        self.rounds
+            .iter()
+            .map(|(game, r)| {
+                let waiting = self
+                    .waiting
+                    .for_game(game)
+                    .filter_map(|id| self.conns.get(&id).map(|c| c.name.clone()))
+                    .collect();
+                (game.clone(), r.next, r.played, waiting)
+            })
+            .collect()
+    }
+}
