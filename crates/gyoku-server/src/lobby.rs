@@ -35,7 +35,7 @@ mod room;
 #[cfg(test)]
 mod round_rules;
 mod rounds;
-mod schedule;
+pub mod schedule;
 mod spec;
 #[cfg(test)]
 mod tests;
