@@ -62,7 +62,7 @@ impl TestServer {
             md5_rating_ids: false,
             http_options: gyoku_server::http::HttpOptions::default(),
             engines: Vec::new(),
-            ratings_every: std::time::Duration::from_secs(300),
+            ratings_every: std::time::Duration::from_secs(1),
         };
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
@@ -1136,4 +1136,117 @@ fn ratings_from_the_stored_games_and_scheduled_rounds_are_told() {
     );
     drop((a, d, server));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 30: the server's rating list is Floodgate's own: after 24 games among three
+/// password logins, what `%%RATING` lists equals what shogi-server's `mk_game_results` and
+/// `mk_rate` (Ruby, `../shared/peers`) make of the record files the server wrote.
+#[test]
+fn the_servers_rating_list_is_mk_rates_on_its_own_records() {
+    let peers = gyoku_testdata::shared_root().join("../peers");
+    let required = std::env::var("GYOKU_MK_RATE").is_ok_and(|v| v == "1");
+    let gsl = std::process::Command::new("ruby")
+        .args(["-e", "require 'gsl'"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !gsl || !peers.join("shogi-server/mk_rate").is_file() {
+        assert!(
+            !required,
+            "GYOKU_MK_RATE=1 but ruby-gsl or ../shared/peers is missing"
+        );
+        gyoku_testdata::skipped(
+            "no ruby with ruby-gsl or no ../shared/peers",
+            "the server's ratings against mk_rate",
+        );
+        return;
+    }
+    let server = TestServer::start("mkrate", Config::default());
+    // a beats b 3 games of 4, b beats c 3 of 4, c beats a 1 of 4: 8 games a pair.
+    let pairs = [("ra", "rb", 3), ("rb", "rc", 3), ("rc", "ra", 1)];
+    for (k, &(p, q, p_wins)) in pairs.iter().enumerate() {
+        for g in 0..8 {
+            let (black, white) = if g % 2 == 0 { (p, q) } else { (q, p) };
+            let (mut b, mut w, _) =
+                start_game(&server, &format!("r{k}x{g}-600-10"), [black, white]);
+            // The loser resigns at its first turn: Black at once, or White after a move.
+            let p_wins_this = g / 2 < p_wins;
+            let black_wins = (black == p) == p_wins_this;
+            if black_wins {
+                b.send("+7776FU");
+                w.expect("+7776FU,T*");
+                w.send("%TORYO");
+            } else {
+                b.send("%TORYO");
+            }
+            b.expect("#RESIGN");
+            w.expect("#RESIGN");
+            drop((b, w));
+        }
+    }
+    // The server's list (computed again every second here).
+    let mut c = Client::login_x1(server.addr, "watcher", "pw");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let ours: Vec<(String, i64)> = loop {
+        c.seen.clear();
+        c.send("%%RATING");
+        c.expect("##[RATING] +OK");
+        let list: Vec<(String, i64)> = c
+            .seen
+            .iter()
+            .filter_map(|l| l.strip_prefix("##[RATING] "))
+            .filter_map(|l| l.split_once(" \t "))
+            .map(|(id, r)| (id.to_string(), r.trim().parse().unwrap()))
+            .collect();
+        if list.len() == 3 || Instant::now() > deadline {
+            break list;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(ours.len(), 3, "{ours:?}");
+    // mk_game_results over the server's record files, then mk_rate.
+    let copy = std::env::temp_dir().join(format!("gyoku-mkrate-peers-{}", std::process::id()));
+    let results = std::process::Command::new("ruby")
+        .arg(peers.join("shogi-server/mk_game_results"))
+        .arg(server.dir.join("records"))
+        .output()
+        .unwrap();
+    assert!(
+        results.status.success(),
+        "{}",
+        String::from_utf8_lossy(&results.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&results.stdout).lines().count(), 24);
+    std::fs::create_dir_all(&copy).unwrap();
+    let file = copy.join("results.txt");
+    std::fs::write(&file, &results.stdout).unwrap();
+    let base = chrono::Local::now().naive_local() + chrono::Duration::minutes(1);
+    let rated = std::process::Command::new("ruby")
+        .env("RUBYLIB", peers.join("rgl-shim"))
+        .arg(peers.join("shogi-server/mk_rate"))
+        .args(["--base-date", &base.format("%Y-%m-%d %H:%M:%S").to_string()])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        rated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rated.stderr)
+    );
+    let yaml = String::from_utf8(rated.stdout).unwrap();
+    for (id, rate) in &ours {
+        let at = yaml
+            .find(&format!("    {id}:"))
+            .unwrap_or_else(|| panic!("{id} not in {yaml}"));
+        let theirs: f64 = yaml[at..]
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("rate: "))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            (theirs - *rate as f64).abs() <= 1.0,
+            "{id}: mk_rate {theirs}, gyoku {rate}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&copy);
 }
