@@ -403,6 +403,53 @@ def play(driver, base, shots):
             assert "White wins" in ending, ending
 
 
+def league(driver, base, shots, csa):
+    """The games page says when the scheduled game's next round is and who waits (a CSA
+    client waiting for it); the rating list, computed from the stored games, lists the two
+    players of a decisive game between password logins (not yet rated: one game)."""
+    # A decisive rated game first (two logins with passwords; Black resigns at once).
+    def client(name):
+        c = socket.create_connection(("127.0.0.1", csa), timeout=10)
+        c.sendall(f"LOGIN {name} pw-{name} x1\n".encode())
+        return c, c.makefile("r", encoding="utf-8")
+
+    def read_until(f, prefix):
+        for _ in range(200):
+            line = f.readline()
+            assert line, f"closed before {prefix}"
+            if line.startswith(prefix):
+                return line
+        raise AssertionError(f"no {prefix}")
+
+    (bc, bf), (wc, wf) = client("sente"), client("gote")
+    bc.sendall(b"%%GAME rated-600-10 +\n")
+    wc.sendall(b"%%GAME rated-600-10 -\n")
+    for c, f in ((bc, bf), (wc, wf)):
+        read_until(f, "END Game_Summary")
+        c.sendall(b"AGREE\n")
+    read_until(bf, "START:")
+    bc.sendall(b"%TORYO\n")
+    read_until(wf, "#WIN")
+    bc.close()
+    wc.close()
+    waiter = socket.create_connection(("127.0.0.1", csa), timeout=10)
+    waiter.sendall(b"LOGIN waiter pw-w x1\n%%GAME floodgate-300-10F *\n")
+    try:
+        driver.get(base)
+        line = wait(driver, lambda d: [e.text for e in d.find_elements(
+            By.CSS_SELECTOR, "#rounds .round[data-game='floodgate-300-10F']") if "waiter" in e.text])[0]
+        print(f"league (games page): {line}")
+        assert "next round" in line and ":00:00" in line or ":30:00" in line, line
+        driver.get(base + "#/ratings")
+        rows = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#rating-list tr[data-player]"), 30)
+        players = sorted(r.get_attribute("data-player").split("+")[0] for r in rows)
+        print(f"league (rating list): {players}; {driver.find_element(By.ID, 'ratings-at').text}")
+        assert "sente" in players and "gote" in players, players
+        driver.save_screenshot(os.path.join(shots, "ratings.png"))
+    finally:
+        waiter.close()
+
+
 def main():
     global GYOKU
     gyoku = os.path.abspath(sys.argv[1])
@@ -413,7 +460,8 @@ def main():
     csa, http = free_port(), free_port()
     server = subprocess.Popen(
         [gyoku, "serve", "--csa", f"127.0.0.1:{csa}", "--http", f"127.0.0.1:{http}",
-         "--data-dir", work, "--max-moves", str(MAX_MOVES)],
+         "--data-dir", work, "--max-moves", str(MAX_MOVES),
+         "--schedule", "floodgate-300-10F=:00,:30", "--ratings-every", "1"],
         stderr=open(os.path.join(work, "serve.log"), "w"), start_new_session=True)
     base = f"http://127.0.0.1:{http}/"
     for _ in range(100):
@@ -474,6 +522,9 @@ def main():
             "const i = document.getElementById('chart'); return i && i.complete && i.naturalWidth"))
         print(f"watch: the impasse chart is drawn ({chart} px wide)")
         driver.save_screenshot(os.path.join(shots, "watch-ended.png"))
+
+        # --- the league: the scheduled round on the games page, the rating list -----------
+        league(driver, base, shots, csa)
 
         play(driver, base, shots)
 

@@ -131,6 +131,7 @@ pub async fn run(
     // Each committed change's Game_ID, for the API's watchers.
     let (changes, _) = tokio::sync::broadcast::channel::<String>(4096);
     let (driver, events) = driver::channel(local);
+    let league = Arc::new(crate::league::League::default());
     let (stop_all, stop) = watch::channel(false);
     let http = match options.http {
         None => None,
@@ -147,12 +148,14 @@ pub async fn run(
             let watched = changes.clone();
             let play = crate::play::Play::new(driver.clone(), options.engines.clone());
             let http_options = options.http_options.clone();
+            let league = league.clone();
             let mut http_stop = stop.clone();
             let stopped = async move {
                 let _ = http_stop.wait_for(|stop| *stop).await;
             };
             let task = tokio::spawn(async move {
-                let served = crate::http::serve(l, conn, watched, play, http_options, stopped);
+                let served =
+                    crate::http::serve(l, conn, watched, play, league, http_options, stopped);
                 if let Err(e) = served.await {
                     note(&format!("the HTTP API stopped: {e}"));
                 }
@@ -182,6 +185,7 @@ pub async fn run(
     let rating = tokio::spawn(ratings_loop(
         options.db.clone(),
         driver.clone(),
+        league.clone(),
         options.ratings_every,
         stop.clone(),
     ));
@@ -196,7 +200,7 @@ pub async fn run(
     let mut lobby = Lobby::new(options.lobby.clone(), buoys, suspended);
     lobby.remember_game_ids(recent_ids);
     // The driver owns the record writer's queue: when it returns, the queue closes.
-    let driving = drive(lobby, events, store, files, changes, stop);
+    let driving = drive(lobby, events, store, files, changes, league.clone(), stop);
     tokio::pin!(driving);
     let result = tokio::select! {
         r = &mut driving => r,
@@ -225,6 +229,7 @@ pub async fn run(
 async fn ratings_loop(
     db: DbUrl,
     driver: driver::Handle,
+    league: Arc<crate::league::League>,
     every: std::time::Duration,
     mut stop: watch::Receiver<bool>,
 ) {
@@ -232,7 +237,9 @@ async fn ratings_loop(
         let db = db.clone();
         let computed = tokio::task::spawn_blocking(move || crate::ratings::from_store(&db)).await;
         match computed {
-            Ok(Ok(ratings)) => {
+            Ok(Ok((ratings, list))) => {
+                let at = chrono::Local::now().format("%Y/%m/%d %H:%M:%S").to_string();
+                league.set_ratings(at, list);
                 if !driver.input(crate::lobby::Input::Ratings(ratings)).await {
                     return;
                 }

@@ -423,6 +423,9 @@ impl Unstored {
 /// A commit on its blocking thread: the store and the changes come back with the result.
 type Committed = (Box<dyn Journal>, Vec<Change>, Result<(), String>);
 
+/// How often at most the scheduled rounds' view is published for the web page.
+const PUBLISH_EVERY: Duration = Duration::from_millis(250);
+
 /// How long a commit may take before the games' clocks stop (storage is failing).
 const SLOW_COMMIT: Duration = Duration::from_secs(1);
 
@@ -444,6 +447,7 @@ pub(crate) async fn drive(
     store: Box<dyn Journal>,
     files: std::sync::mpsc::Sender<RecordJob>,
     changes: tokio::sync::broadcast::Sender<String>,
+    league: Arc<crate::league::League>,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> Result<(), ServeError> {
     let epoch = Instant::now();
@@ -459,6 +463,7 @@ pub(crate) async fn drive(
     let mut slow_at: Option<Instant> = None;
     let mut failures = 0u32;
     let mut failing = false;
+    let mut published_at: Option<Instant> = None;
     let mut batch: Vec<(Input, Instant)> = Vec::new();
     let mut out = Vec::new();
     loop {
@@ -543,6 +548,17 @@ pub(crate) async fn drive(
             lobby.handle(input, Now { mono, wall }, &mut out);
         }
         dispatch(&mut out, &mut outbox, &mut waiting);
+        if lobby.has_schedules() {
+            // The page's view of the rounds: at most every 250 ms, and when it changed.
+            let now = Instant::now();
+            if published_at.is_none_or(|t| now.duration_since(t) >= PUBLISH_EVERY) {
+                published_at = Some(now);
+                let view = lobby.scheduled_view();
+                if *league.scheduled() != view {
+                    league.set_scheduled(view);
+                }
+            }
+        }
         for id in gone {
             outbox.conns.remove(&id);
         }

@@ -27,6 +27,7 @@ mod error;
 mod follow;
 mod games;
 mod guard;
+mod league;
 mod listener;
 mod seats;
 mod state;
@@ -56,6 +57,7 @@ pub fn router(
     db: Box<dyn Archive>,
     changes: broadcast::Sender<String>,
     play: Arc<Play>,
+    league: Arc<crate::league::League>,
     bound: SocketAddr,
     options: &HttpOptions,
 ) -> Router {
@@ -67,6 +69,7 @@ pub fn router(
         uploads: Semaphore::new(1),
         watchers: Arc::new(Semaphore::new(MAX_WATCHERS)),
         play,
+        league,
         changed_at,
         watchers_per_address: guard::PerAddress::new(options.max_watchers_per_address.max(1)),
         watching: Watching::default(),
@@ -81,6 +84,8 @@ pub fn router(
         .route("/assets/{*path}", get(assets::asset))
         .route("/api/health", get(health))
         .route("/api/games", get(list_games))
+        .route("/api/ratings", get(league::ratings))
+        .route("/api/rounds", get(league::rounds))
         .route("/api/games/{id}", get(game))
         .route("/api/games/{id}/events", get(game_events))
         .route("/api/games/{id}/chart.svg", get(game_chart))
@@ -135,11 +140,12 @@ pub async fn serve(
     db: Box<dyn Archive>,
     changes: broadcast::Sender<String>,
     play: Arc<Play>,
+    league: Arc<crate::league::League>,
     options: HttpOptions,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let bound = listener.local_addr()?;
-    let router = router(db, changes, play, bound, &options);
+    let router = router(db, changes, play, league, bound, &options);
     listener::serve_connections(listener, router, &options, shutdown).await;
     Ok(())
 }

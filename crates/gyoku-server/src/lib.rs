@@ -28,6 +28,7 @@ pub mod csa_port;
 pub mod driver;
 mod error;
 pub mod http;
+pub mod league;
 pub mod lobby;
 mod log;
 pub mod play;

@@ -42,21 +42,30 @@ pub fn game_lines(games: &[FinishedGame]) -> Vec<GameLine> {
         .collect()
 }
 
-/// The rated players' rates (by rating id) from the games stored at `db`, now.
+/// The rated players' rates (by rating id), and the whole list (rated or not), from the
+/// games stored at `db`, now.
 ///
 /// # Errors
 /// Storage's, or the method's (a group with no ratings).
-pub fn from_store(db: &DbUrl) -> Result<Ratings, String> {
+pub fn from_store(db: &DbUrl) -> Result<(Ratings, Vec<floodgate::Player>), String> {
     let mut store = crate::store::open(db).map_err(|e| e.to_string())?;
     let games = store.finished_games(MAX_GAMES).map_err(|e| e.to_string())?;
     drop(store);
     let lines = game_lines(&games);
     let now = chrono::Local::now().naive_local();
     let base = floodgate::parse_time(&now.format("%Y-%m-%d %H:%M:%S").to_string()).unwrap_or(0);
-    let list = floodgate::rate(&lines, &floodgate::Options::at(base)).map_err(|e| e.to_string())?;
-    Ok(list
-        .into_iter()
+    let mut list =
+        floodgate::rate(&lines, &floodgate::Options::at(base)).map_err(|e| e.to_string())?;
+    list.sort_by(|a, b| {
+        a.group
+            .cmp(&b.group)
+            .then(b.rate.cmp(&a.rate))
+            .then(a.id.cmp(&b.id))
+    });
+    let rated = list
+        .iter()
         .filter(|p| p.group != UNRATED_GROUP)
-        .map(|p| (p.id, p.rate))
-        .collect())
+        .map(|p| (p.id.clone(), p.rate))
+        .collect();
+    Ok((rated, list))
 }

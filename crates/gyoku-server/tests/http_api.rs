@@ -28,14 +28,20 @@ impl TestServer {
             csa: "127.0.0.1:0".parse().unwrap(),
             db: gyoku_server::store::DbUrl::Sqlite(dir.join("gyoku.sqlite3")),
             records: dir.join("records"),
-            lobby: Config::default(),
+            lobby: Config {
+                schedules: vec![(
+                    "floodgate-300-10F".into(),
+                    gyoku_server::lobby::Schedule::parse(":00,:30").unwrap(),
+                )],
+                ..Config::default()
+            },
             max_connections: 100,
             max_per_address: 50,
             http: Some("127.0.0.1:0".parse().unwrap()),
             md5_rating_ids: false,
             http_options: gyoku_server::http::HttpOptions::default(),
             engines: Vec::new(),
-            ratings_every: std::time::Duration::from_secs(300),
+            ratings_every: std::time::Duration::from_secs(1),
         };
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
@@ -1284,5 +1290,46 @@ fn a_conversion_is_bounded_by_its_output() {
             .filter(|w| w.len() == 4)
             .count(),
         250_000
+    );
+}
+
+/// Issue 30: the league on the API: the rating list (made from the stored games a moment
+/// after start; empty here) and the scheduled games with their next round and who waits.
+#[test]
+fn the_rating_list_and_the_scheduled_rounds_are_served() {
+    let server = TestServer::start("league");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let ratings = loop {
+        let (status, v) = server.get("/api/ratings");
+        assert_eq!(status, 200);
+        if !v["computed_at"].is_null() || std::time::Instant::now() > deadline {
+            break v;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert!(ratings["computed_at"].is_string(), "{ratings}");
+    assert_eq!(ratings["players"], serde_json::json!([]));
+    // The rounds' view is published once the lobby has had an input.
+    let mut c = std::net::TcpStream::connect(server.csa).unwrap();
+    std::io::Write::write_all(&mut c, b"LOGIN ann pw x1\n%%GAME floodgate-300-10F *\n").unwrap();
+    let rounds = loop {
+        let (_, v) = server.get("/api/rounds");
+        if v["rounds"][0]["waiting"] == serde_json::json!(["ann"])
+            || std::time::Instant::now() > deadline
+        {
+            break v;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let r = &rounds["rounds"][0];
+    assert_eq!(
+        (r["game"].as_str(), &r["waiting"]),
+        (Some("floodgate-300-10F"), &serde_json::json!(["ann"])),
+        "{rounds}"
+    );
+    let next = r["next"].as_str().unwrap();
+    assert!(
+        next.ends_with(":00:00") || next.ends_with(":30:00"),
+        "{next}"
     );
 }

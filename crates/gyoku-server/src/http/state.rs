@@ -25,6 +25,8 @@ pub(super) struct Api {
     pub(super) watchers: Arc<Semaphore>,
     /// The web page's games (`None`: no one plays here, the API only reads).
     pub(super) play: Arc<Play>,
+    /// The rating list and the scheduled games, as last published.
+    pub(super) league: Arc<crate::league::League>,
     /// When each game last changed (its clock started, for the countdown).
     pub(super) changed_at: Arc<Mutex<HashMap<String, std::time::Instant>>>,
     /// Event streams open at once from one address.

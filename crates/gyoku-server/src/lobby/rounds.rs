@@ -191,17 +191,25 @@ impl Lobby {
         tell_lines(out, conn, lines.collect::<Vec<_>>());
     }
 
-    /// The scheduled games: name, next round, rounds played, who waits (for the HTTP API).
-    pub fn scheduled(&self) -> Vec<(String, Option<NaiveDateTime>, u32, Vec<String>)> {
+    /// Whether any game is scheduled.
+    pub fn has_schedules(&self) -> bool {
+        !self.rounds.is_empty()
+    }
+
+    /// The scheduled games as the web page shows them: next round, rounds played, who
+    /// waits.
+    pub fn scheduled_view(&self) -> Vec<crate::league::Scheduled> {
         self.rounds
             .iter()
-            .map(|(game, r)| {
-                let waiting = self
+            .map(|(game, r)| crate::league::Scheduled {
+                game: game.clone(),
+                next: r.next.map(|t| t.format("%Y/%m/%d %H:%M:%S").to_string()),
+                rounds: r.played,
+                waiting: self
                     .waiting
                     .for_game(game)
                     .filter_map(|id| self.conns.get(&id).map(|c| c.name.clone()))
-                    .collect();
-                (game.clone(), r.next, r.played, waiting)
+                    .collect(),
             })
             .collect()
     }

@@ -2,11 +2,12 @@
 
 import { api, el } from './dom.js';
 import { REASONS, resultWord, shownName, t, word } from './i18n.js';
+import { roundsEl } from './league.js';
 import { main, page, showError } from './page.js';
 
 export async function showGames() {
   const table = el('table', { class: 'list', id: 'game-list' });
-  main().replaceChildren(el('h2', {}, t('gamesTitle')), table);
+  main().replaceChildren(el('h2', {}, t('gamesTitle')), roundsEl(), table);
   const load = async () => {
     const { games } = await api('GET', '/api/games');
     table.replaceChildren(

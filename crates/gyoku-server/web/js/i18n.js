@@ -7,6 +7,11 @@ const I18N = {
   en: {
     games: 'Games', calculator: 'Impasse calculator', judge: 'Judge a record',
     gamesTitle: 'Games on this server', noGames: 'No games yet.',
+    ratings: 'Ratings', ratingsTitle: 'Rating list', ratingsAt: 'Computed {at} from the games stored here.',
+    ratingsNone: 'No rating list yet: it is computed from the stored games a moment after the server starts.',
+    ratingsNote: 'As Floodgate rates its players (mk_rate): games of players who log in with a password, weighted by age; 15 games with a win and a loss to be rated; each group of players who met has its mean at 1000.',
+    rank: 'Rank', player: 'Player', rate: 'Rating', winsCol: 'Wins', lossesCol: 'Losses', lastGame: 'Last game', unrated: 'not rated',
+    nextRound: 'next round {at}', waitingFor: '{n} waiting',
     game: 'Game', black: 'Black', white: 'White', status: 'Status', result: 'Result',
     moves: 'Moves', playing: 'playing', finished: 'finished', suspended: 'suspended',
     toMove: '{side} to move', inCheck: 'check', side: 'Side', entered: 'Entered',
@@ -52,6 +57,11 @@ const I18N = {
   ja: {
     games: '対局', calculator: '入玉計算', judge: '棋譜判定',
     gamesTitle: 'このサーバーの対局', noGames: '対局はまだありません。',
+    ratings: 'レーティング', ratingsTitle: 'レーティング表', ratingsAt: '{at} にこのサーバーの対局から計算しました。',
+    ratingsNone: 'レーティング表はまだありません。サーバーの起動後しばらくして対局から計算されます。',
+    ratingsNote: 'Floodgate と同じ方法（mk_rate）：パスワード付きでログインした対局者の対局を古さで重み付けし、15局以上・勝ちと負けがある対局者をレーティングします。対戦でつながった各グループの平均は1000です。',
+    rank: '順位', player: '対局者', rate: 'レート', winsCol: '勝', lossesCol: '負', lastGame: '最終対局', unrated: '未評価',
+    nextRound: '次の対局 {at}', waitingFor: '待機 {n}人',
     game: '対局', black: '先手', white: '後手', status: '状態', result: '結果',
     moves: '手数', playing: '対局中', finished: '終局', suspended: '中断',
     toMove: '{side}番', inCheck: '王手', side: '', entered: '入玉',

@@ -5,6 +5,7 @@
 
 import { showGame } from './game.js';
 import { showGames } from './games.js';
+import { showRatingsPage } from './league.js';
 import { settings, t } from './i18n.js';
 import { leave, page, showError } from './page.js';
 import { charsEl } from './pieces.js';
@@ -25,6 +26,7 @@ function route() {
   else if (hash.startsWith('/my/')) showMySeat(hash.slice(4));
   else if (hash.startsWith('/calculator')) showCalculator();
   else if (hash.startsWith('/judge')) showJudge();
+  else if (hash.startsWith('/ratings')) showRatingsPage();
   else showGames();
 }
 

@@ -1,0 +1,61 @@
+//! What the server publishes about its league for the web page: the latest rating list
+//! and the scheduled games (next round, who waits). Written by the rating task and the
+//! driver, read by the HTTP API; each read is a copy of a snapshot.
+
+use std::sync::{Arc, Mutex};
+
+use gyoku_arena::ratings::floodgate::Player;
+
+/// A scheduled game as the page shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scheduled {
+    /// The game name.
+    pub game: String,
+    /// The next round (`YYYY/MM/DD HH:MM:SS`), once known.
+    pub next: Option<String>,
+    /// Rounds played since the server started.
+    pub rounds: u32,
+    /// Who waits, by name.
+    pub waiting: Vec<String>,
+}
+
+/// The snapshots.
+#[derive(Debug, Default)]
+pub struct League {
+    ratings: Mutex<Option<(String, Arc<Vec<Player>>)>>,
+    scheduled: Mutex<Arc<Vec<Scheduled>>>,
+}
+
+impl League {
+    /// The latest rating list (every player listed, rated or not) and when it was made.
+    pub fn set_ratings(&self, at: String, players: Vec<Player>) {
+        *self
+            .ratings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((at, Arc::new(players)));
+    }
+
+    /// The latest rating list and when it was made, if there is one yet.
+    pub fn ratings(&self) -> Option<(String, Arc<Vec<Player>>)> {
+        self.ratings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The scheduled games now.
+    pub fn set_scheduled(&self, scheduled: Vec<Scheduled>) {
+        *self
+            .scheduled
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(scheduled);
+    }
+
+    /// The scheduled games as last published.
+    pub fn scheduled(&self) -> Arc<Vec<Scheduled>> {
+        self.scheduled
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
