@@ -151,15 +151,36 @@ pub fn record_json(record: &Record, j: &Judgement) -> Value {
 }
 
 /// The rules for one record: a record's own move limit (CSA V3.0 `$MAX_MOVES`, KIF
-/// `最大手数`) applies unless the user set one.
+/// `最大手数`, or the `'Max_Moves:N` comment shogi-server and Floodgate write from their
+/// Game_Summary) applies unless the user set one.
+///
+/// ```
+/// use gyoku_kifu::report::{record_max_moves, rules_for};
+/// let text = "V2.2\n'Max_Moves:40\nPI\n+\n+7776FU\n";
+/// let r = gyoku_kifu::read_str(text, gyoku_kifu::Format::Csa).unwrap().remove(0);
+/// assert_eq!(record_max_moves(&r), Some(40));
+/// let rules = rules_for(&r, gyoku::Preset::Csa.rules(), false);
+/// assert_eq!(rules.move_limit.map(|l| l.plies), Some(40));
+/// ```
 pub fn rules_for(record: &Record, rules: RuleSet, user_max_moves: bool) -> RuleSet {
     let mut rules = rules;
-    if !user_max_moves
-        && let Some(n) = record
-            .header("最大手数")
-            .and_then(|v| v.trim().parse::<u32>().ok())
-    {
+    if !user_max_moves && let Some(n) = record_max_moves(record) {
         rules.set_max_moves(n);
     }
     rules
+}
+
+/// The move limit a record gives itself, if it does: its `最大手数` header (`$MAX_MOVES`),
+/// else a `Max_Moves:N` comment before the moves.
+pub fn record_max_moves(record: &Record) -> Option<u32> {
+    record
+        .header("最大手数")
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .or_else(|| {
+            record
+                .start_comments
+                .iter()
+                .find_map(|c| c.trim().strip_prefix("Max_Moves:"))
+                .and_then(|v| v.trim().parse::<u32>().ok())
+        })
 }

@@ -454,3 +454,21 @@ fn a_move_out_of_turn_stays_a_foul_or_a_comment() {
         "position startpos moves 7g7f resign\n"
     );
 }
+
+/// Issue 31, item 1 (in part): shogi-server's `'Max_Moves:N` comment is the record's own
+/// move limit, as `$MAX_MOVES` is: the game ends there, as its `'summary:` says.
+#[test]
+fn csa_max_moves_comment_is_the_records_own_limit() {
+    let records = read("csa/max-moves-comment.csa");
+    let r = &records[0];
+    assert_eq!(gyoku_kifu::report::record_max_moves(r), Some(6));
+    let rules = gyoku_kifu::report::rules_for(r, gyoku::Preset::Csa.rules(), false);
+    let j = gyoku_kifu::judge::judge(r, rules);
+    let o = j.game.outcome().expect("over at the limit");
+    assert_eq!((o.reason.code(), o.ply, j.agrees), ("move_limit", 6, true));
+    // A limit the user gives wins over the record's.
+    let mut mine = gyoku::Preset::Csa.rules();
+    mine.set_max_moves(100);
+    let j = gyoku_kifu::judge::judge(r, gyoku_kifu::report::rules_for(r, mine, true));
+    assert!(j.game.outcome().is_none());
+}
