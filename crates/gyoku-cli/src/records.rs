@@ -41,6 +41,8 @@ struct Judged {
     result: String,
     reason: String,
     agrees: bool,
+    /// Decided on the record's word (a foul not in the file, a time-up).
+    on_record: bool,
 }
 
 fn judged(name: String, record: &Record, j: &Judgement) -> Judged {
@@ -73,6 +75,7 @@ fn judged(name: String, record: &Record, j: &Judgement) -> Judged {
         result,
         reason,
         agrees: j.agrees,
+        on_record: matches!(j.decided_by, gyoku_kifu::judge::DecidedBy::Record(_)),
     }
 }
 
@@ -135,6 +138,7 @@ struct Tally {
     reasons: BTreeMap<String, usize>,
     differing: usize,
     listed: Vec<String>,
+    on_record: usize,
 }
 
 impl Tally {
@@ -143,6 +147,9 @@ impl Tally {
         *self.results.entry(j.result.clone()).or_default() += 1;
         if j.reason != "-" {
             *self.reasons.entry(j.reason.clone()).or_default() += 1;
+        }
+        if j.on_record {
+            self.on_record += 1;
         }
         if !j.agrees {
             self.differing += 1;
@@ -334,16 +341,22 @@ fn summary(t: &Tally) -> Vec<String> {
         ),
         format!("results: {}", counts(&t.results)),
         format!("reasons: {}", counts(&t.reasons)),
-        format!(
-            "{}{}",
-            plural(
-                t.differing,
-                "differs from its record",
-                "differ from their records"
-            ),
-            if t.differing == 0 { "" } else { ":" }
-        ),
     ];
+    if t.on_record > 0 {
+        lines.push(format!(
+            "{} on the record's word (a foul not in the file, a time-up: the moves cannot show it)",
+            plural(t.on_record, "decided", "decided")
+        ));
+    }
+    lines.push(format!(
+        "{}{}",
+        plural(
+            t.differing,
+            "differs from its record",
+            "differ from their records"
+        ),
+        if t.differing == 0 { "" } else { ":" }
+    ));
     lines.extend(
         t.listed
             .iter()

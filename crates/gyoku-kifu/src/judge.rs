@@ -12,14 +12,38 @@ pub enum DecidedBy {
     /// A foul nobody pointed out, after which the fouler's opponent resigned: under the
     /// JSA rules the resignation stands.
     ResignationStands,
+    /// The record's own word, which its moves cannot confirm or refute: a foul the
+    /// arbiter saw that is not in the file (`%ILLEGAL_MOVE`, `%+ILLEGAL_ACTION`, KIF
+    /// `反則負け`), or a time-up.
+    Record(RecordWord),
+}
+
+/// What a record says that its moves cannot show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RecordWord {
+    /// A side lost by a foul the record does not show as a move.
+    UnseenFoul,
+    /// A side's time ran out.
+    TimeUp,
+}
+
+impl RecordWord {
+    /// `unseen_foul` or `time_up`.
+    pub const fn code(self) -> &'static str {
+        match self {
+            RecordWord::UnseenFoul => "unseen_foul",
+            RecordWord::TimeUp => "time_up",
+        }
+    }
 }
 
 impl DecidedBy {
-    /// `rules` or `resignation_stands`.
+    /// `rules`, `resignation_stands` or `record`.
     pub const fn code(self) -> &'static str {
         match self {
             DecidedBy::Rules => "rules",
             DecidedBy::ResignationStands => "resignation_stands",
+            DecidedBy::Record(_) => "record",
         }
     }
 }
@@ -131,22 +155,37 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
             }
         }
     };
+    let mut word = None;
     if game.outcome().is_none()
         && let Some(end) = &record.end
     {
         let turn = game.turn();
-        let _ = match end {
-            Terminal::Resign => game.resign(turn),
-            Terminal::Declaration => game.declare(),
-            Terminal::TimeUp => game.time_up(turn),
-            Terminal::Jishogi => game.agree_impasse(),
-            // A referee's word that a side lost by a foul the record does not show as a
-            // move (a line that was no move at all): that side forfeits by it.
-            Terminal::IllegalAction(c) if record.foul.is_none() => {
-                game.forfeit(*c, gyoku::ForfeitCause::IllegalAction)
+        // A referee's word that a side lost by a foul the record does not show as a move
+        // (a line that was no move at all): that side forfeits by it, on the record's word.
+        let unseen_foul = |c: Color| (record.foul.is_none()).then_some(c);
+        let loser = match end {
+            Terminal::IllegalAction(c) => unseen_foul(*c),
+            Terminal::IllegalLoss => unseen_foul(end_turn),
+            Terminal::IllegalWin => unseen_foul(!end_turn),
+            _ => None,
+        };
+        let _ = match (end, loser) {
+            (_, Some(c)) => {
+                word = Some(RecordWord::UnseenFoul);
+                game.forfeit(c, gyoku::ForfeitCause::IllegalAction)
             }
+            (Terminal::Resign, _) => game.resign(turn),
+            (Terminal::Declaration, _) => game.declare(),
+            (Terminal::TimeUp, _) => {
+                word = Some(RecordWord::TimeUp);
+                game.time_up(turn)
+            }
+            (Terminal::Jishogi, _) => game.agree_impasse(),
             _ => Ok(()),
         };
+        if game.outcome().is_none() {
+            word = None;
+        }
     }
     // A server's summary says the result outright; otherwise the end line implies it.
     let summary = record.header("summary").and_then(summary_result);
@@ -157,7 +196,7 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
             .and_then(|e| recorded_result(e, end_turn))
     });
     let mut result = game.outcome().map(|o| o.result);
-    let mut decided_by = DecidedBy::Rules;
+    let mut decided_by = word.map_or(DecidedBy::Rules, DecidedBy::Record);
     // JSA: the fouler's opponent resigned before anyone pointed out the foul.
     if let (Some(fouler), Some(Terminal::Resign)) = (foul_side, &record.end)
         && rules.unnoticed_foul_resignation_stands

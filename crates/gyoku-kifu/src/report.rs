@@ -147,6 +147,10 @@ pub fn record_json(record: &Record, j: &Judgement) -> Value {
     });
     v["agrees"] = json!(j.agrees);
     v["decided_by"] = json!(j.decided_by.code());
+    if let DecidedBy::Record(word) = j.decided_by {
+        // What the record says that its moves cannot show.
+        v["detail"]["record"] = json!(word.code());
+    }
     v
 }
 

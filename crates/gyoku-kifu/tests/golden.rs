@@ -472,3 +472,49 @@ fn csa_max_moves_comment_is_the_records_own_limit() {
     let j = gyoku_kifu::judge::judge(r, gyoku_kifu::report::rules_for(r, mine, true));
     assert!(j.game.outcome().is_none());
 }
+
+/// Issue 31, item 2 (in part): a foul the arbiter saw that is not in the file (CSA
+/// `%ILLEGAL_MOVE`, KIF `反則負け`) and a time-up are decided on the record's word, named
+/// as such, and agree with the record.
+#[test]
+fn unseen_fouls_and_time_ups_are_decided_on_the_records_word() {
+    use gyoku_kifu::judge::{DecidedBy, RecordWord, judge};
+    for (text, format, word, loser) in [
+        (
+            "V2.2\nPI\n+\n+7776FU\n-3334FU\n%ILLEGAL_MOVE\n",
+            Format::Csa,
+            RecordWord::UnseenFoul,
+            gyoku::Color::Black,
+        ),
+        (
+            "V2.2\nPI\n+\n+7776FU\n%-ILLEGAL_ACTION\n",
+            Format::Csa,
+            RecordWord::UnseenFoul,
+            gyoku::Color::White,
+        ),
+        (
+            "V2.2\nPI\n+\n+7776FU\n%TIME_UP\n",
+            Format::Csa,
+            RecordWord::TimeUp,
+            gyoku::Color::White,
+        ),
+        (
+            "手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 反則負け\n",
+            Format::Kif,
+            RecordWord::UnseenFoul,
+            gyoku::Color::White,
+        ),
+    ] {
+        let r = gyoku_kifu::read_str(text, format).unwrap().remove(0);
+        let j = judge(&r, gyoku::Preset::Csa.rules());
+        assert_eq!(j.decided_by, DecidedBy::Record(word), "{text}");
+        assert_eq!(j.result, Some(gyoku::GameResult::Win(!loser)), "{text}");
+        assert!(j.agrees, "{text}");
+    }
+    // A foul that is in the file is checked by the rules, not taken on the record's word.
+    let r = &read("csa/nifu.csa")[0];
+    assert_eq!(
+        judge(r, gyoku::Preset::Csa.rules()).decided_by,
+        DecidedBy::Rules
+    );
+}

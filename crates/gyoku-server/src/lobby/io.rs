@@ -105,7 +105,7 @@ pub enum Input {
     StorageWorks,
     /// The rating list, computed from the stored games (by player id: rating id, else
     /// name), for scheduled rounds' pairings and `%%RATING`.
-    Ratings(super::rounds::Ratings),
+    Ratings(Ratings),
     /// Games of this name are set up so (a game made on the web page). Kept until a game
     /// of the name ends without a replay; at most [`MAX_SETUPS`] names at once.
     Setup {
@@ -115,6 +115,9 @@ pub enum Input {
         setup: Box<GameSetup>,
     },
 }
+
+/// Ratings by player id (rating id, else name), as the driver last computed them.
+pub type Ratings = std::collections::HashMap<String, i64>;
 
 /// How the games of one name are set up, where the name alone does not say.
 #[derive(Clone, Debug, Default)]

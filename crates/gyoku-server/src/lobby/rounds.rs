@@ -10,6 +10,7 @@ use gyoku_proto::csa_line::{ServerLine, X1Tag};
 
 use super::Lobby;
 use super::conns::Status;
+pub use super::io::Ratings;
 use super::io::{ConnId, Millis, Now, Output, tell_lines};
 use super::schedule::{Schedule, Waiting, pair_round};
 
@@ -27,9 +28,6 @@ pub(super) struct Rounds {
 
 /// The rating an unrated player is paired with: the rating list's mean.
 pub const UNRATED: i64 = 1000;
-
-/// Ratings by player id (rating id, else name), as the driver last computed them.
-pub type Ratings = HashMap<String, i64>;
 
 /// The most lines `%%RATING` answers.
 const MAX_RATING_LINES: usize = 10_000;
