@@ -84,6 +84,15 @@ fn engine_options(options: &[String]) -> Result<[Vec<(String, String)>; 2], Fail
     Ok(out)
 }
 
+impl From<runner::MatchError> for Failure {
+    fn from(e: runner::MatchError) -> Failure {
+        match e {
+            runner::MatchError::Input(m) => Failure::Input(m),
+            runner::MatchError::Run(m) => Failure::Run(m),
+        }
+    }
+}
+
 /// `--adjudicate-resign` and `--adjudicate-draw`.
 fn adjudication(
     resign: Option<&str>,
@@ -259,10 +268,7 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
                 }
             }
         }))
-        .map_err(|e| match e {
-            runner::MatchError::Input(m) => Failure::Input(m),
-            runner::MatchError::Run(m) => Failure::Run(m),
-        })?;
+        .map_err(Failure::from)?;
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
@@ -411,10 +417,7 @@ pub fn run_tournament(args: crate::args::TournamentArgs) -> Result<(), Failure> 
                 bar.set_message(p.standings.brief(&names));
             }
         }))
-        .map_err(|e| match e {
-            runner::MatchError::Input(m) => Failure::Input(m),
-            runner::MatchError::Run(m) => Failure::Run(m),
-        })?;
+        .map_err(Failure::from)?;
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }

@@ -14,8 +14,8 @@ use crate::Failure;
 use crate::args::RatingsArgs;
 use crate::records;
 
-/// The most games read from all sources together.
-const MAX_GAMES: usize = 20_000_000;
+/// The most games read from all sources together (about 250 bytes each while read).
+const MAX_GAMES: usize = 5_000_000;
 
 /// One game as the ratings see it, whatever it was read from.
 #[derive(Clone, Debug)]

@@ -281,7 +281,8 @@ impl Plan {
                     },
                     (Some(a), Some(b)) => {
                         let base = number + k as u32 * slot;
-                        let opening_base = (round as usize * 1000 + k) * slot as usize;
+                        // Openings in the order of the games' numbers, two games an opening.
+                        let opening_base = ((base - 1) / 2) as usize;
                         let mut jobs = encounter_jobs(a, b, round, base, gpe, opening_base, false);
                         let mut e = KnockoutEncounter {
                             players: [a, b],
