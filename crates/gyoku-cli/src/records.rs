@@ -344,7 +344,7 @@ fn summary(t: &Tally) -> Vec<String> {
     ];
     if t.on_record > 0 {
         lines.push(format!(
-            "{} on the record's word (a foul not in the file, a time-up: the moves cannot show it)",
+            "{} on the record's word (a foul not in the file, a time-up, a site's stated winner: the moves cannot show it)",
             plural(t.on_record, "decided", "decided")
         ));
     }

@@ -469,7 +469,7 @@ fn judge_record_files() {
     assert_eq!(v.as_array().unwrap().len(), 5);
     let out = gyoku(&["judge", &data("csa"), &data("kif"), &data("usi")]);
     let text = stdout(&out);
-    assert!(text.contains("12 records judged, 0 unreadable"), "{text}");
+    assert!(text.contains("13 records judged, 0 unreadable"), "{text}");
     assert!(text.contains("differ from their records:"), "{text}");
     // One record: its line says both ends in words, then the summary names it.
     let out = gyoku(&["judge", &data("csa/nifu.csa")]);

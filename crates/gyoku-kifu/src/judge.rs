@@ -25,14 +25,21 @@ pub enum RecordWord {
     UnseenFoul,
     /// A side's time ran out.
     TimeUp,
+    /// The site's own statement of the winner where the record's end says nothing
+    /// (Shogi Wars' `$X_WINNER`, with `$X_FINAL:切断`: a disconnection).
+    Disconnection,
+    /// The site's own statement of the winner, for another reason (`$X_FINAL`).
+    StatedWinner,
 }
 
 impl RecordWord {
-    /// `unseen_foul` or `time_up`.
+    /// `unseen_foul`, `time_up`, `disconnection` or `stated_winner`.
     pub const fn code(self) -> &'static str {
         match self {
             RecordWord::UnseenFoul => "unseen_foul",
             RecordWord::TimeUp => "time_up",
+            RecordWord::Disconnection => "disconnection",
+            RecordWord::StatedWinner => "stated_winner",
         }
     }
 }
@@ -105,6 +112,20 @@ pub fn summary_result(summary: &str) -> Option<GameResult> {
         ("draw", "draw") => Some(GameResult::Draw),
         _ => None,
     }
+}
+
+/// Shogi Wars' `$X_WINNER` (`▲`/`+` Black, `△`/`-` White) and what `$X_FINAL` says of it.
+fn stated_winner(record: &Record) -> Option<(Color, RecordWord)> {
+    let winner = match record.header("$X_WINNER")?.trim() {
+        "▲" | "☗" | "+" => Color::Black,
+        "△" | "☖" | "-" => Color::White,
+        _ => return None,
+    };
+    let how = match record.header("$X_FINAL") {
+        Some(f) if f.contains("切断") => RecordWord::Disconnection,
+        _ => RecordWord::StatedWinner,
+    };
+    Some((winner, how))
 }
 
 fn same(a: Option<GameResult>, b: Option<GameResult>) -> bool {
@@ -187,8 +208,14 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
             word = None;
         }
     }
+    // Shogi Wars names the winner in `$X_WINNER` (▲ Black, △ White) and how in `$X_FINAL`
+    // (切断 a disconnection), where its end line says only `%CHUDAN` or nothing.
+    let stated = stated_winner(record);
     // A server's summary says the result outright; otherwise the end line implies it.
-    let summary = record.header("summary").and_then(summary_result);
+    let summary = record
+        .header("summary")
+        .and_then(summary_result)
+        .or(stated.map(|(w, _)| GameResult::Win(w)));
     let recorded_result = summary.or_else(|| {
         record
             .end
@@ -197,6 +224,13 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
     });
     let mut result = game.outcome().map(|o| o.result);
     let mut decided_by = word.map_or(DecidedBy::Rules, DecidedBy::Record);
+    if result.is_none()
+        && let Some((winner, how)) = stated
+    {
+        // The rules did not end it: the site's word stands, as such.
+        result = Some(GameResult::Win(winner));
+        decided_by = DecidedBy::Record(how);
+    }
     // JSA: the fouler's opponent resigned before anyone pointed out the foul.
     if let (Some(fouler), Some(Terminal::Resign)) = (foul_side, &record.end)
         && rules.unnoticed_foul_resignation_stands

@@ -150,6 +150,11 @@ pub fn record_json(record: &Record, j: &Judgement) -> Value {
     if let DecidedBy::Record(word) = j.decided_by {
         // What the record says that its moves cannot show.
         v["detail"]["record"] = json!(word.code());
+        if j.game.outcome().is_none() {
+            // Nothing in the rules ended it: the result is the record's own.
+            v["result"] = json!(j.result.map(|r| r.code()));
+            v["reason"] = json!(word.code());
+        }
     }
     v
 }

@@ -518,3 +518,25 @@ fn unseen_fouls_and_time_ups_are_decided_on_the_records_word() {
         DecidedBy::Rules
     );
 }
+
+/// Issue 31, item 1 (in part): Shogi Wars names the result only in `$X_WINNER`/`$X_FINAL`
+/// (a disconnection ends `%CHUDAN`): the winner is the record's word, named as such.
+#[test]
+fn shogi_wars_states_its_winner_in_its_own_headers() {
+    let r = &read("csa/wars-disconnect.csa")[0];
+    let j = judge(r, Preset::Csa.rules());
+    assert!(j.game.outcome().is_none(), "the rules did not end it");
+    assert_eq!(
+        (j.result, j.decided_by, j.agrees),
+        (
+            Some(gyoku::GameResult::Win(Color::Black)),
+            DecidedBy::Record(gyoku_kifu::judge::RecordWord::Disconnection),
+            true
+        )
+    );
+    let v = gyoku_kifu::report::record_json(r, &j);
+    assert_eq!(
+        (v["result"].as_str(), v["reason"].as_str()),
+        (Some("black"), Some("disconnection"))
+    );
+}
