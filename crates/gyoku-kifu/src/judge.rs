@@ -114,6 +114,26 @@ pub fn summary_result(summary: &str) -> Option<GameResult> {
     }
 }
 
+/// How a record says it ended, read as its writer meant it: Shogidokoro writes an
+/// entering-king declaration's win as 持将棋 followed by the comment `Win by entering king
+/// declaration.`, which is a declaration, not an impasse draw.
+fn record_end(record: &Record) -> Option<Terminal> {
+    let declared = || {
+        let comments = record
+            .moves
+            .last()
+            .map_or(&record.start_comments, |m| &m.comments);
+        comments.iter().any(|c| {
+            c.to_ascii_lowercase()
+                .contains("win by entering king declaration")
+        })
+    };
+    match &record.end {
+        Some(Terminal::Jishogi) if declared() => Some(Terminal::Declaration),
+        other => other.clone(),
+    }
+}
+
 /// Shogi Wars' `$X_WINNER` (`▲`/`+` Black, `△`/`-` White) and what `$X_FINAL` says of it.
 fn stated_winner(record: &Record) -> Option<(Color, RecordWord)> {
     let winner = match record.header("$X_WINNER")?.trim() {
@@ -140,6 +160,7 @@ fn same(a: Option<GameResult>, b: Option<GameResult>) -> bool {
 /// has one, then the record's end when it is an action (resignation, declaration, time,
 /// an impasse count by agreement).
 pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
+    let end = record_end(record);
     let mut game = Game::new(record.start.clone(), rules).with_handicap(record.handicap);
     for m in &record.moves {
         if game.outcome().is_some() || game.play(m.mv).is_err() {
@@ -178,7 +199,7 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
     };
     let mut word = None;
     if game.outcome().is_none()
-        && let Some(end) = &record.end
+        && let Some(end) = &end
     {
         let turn = game.turn();
         // A referee's word that a side lost by a foul the record does not show as a move
@@ -216,12 +237,8 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
         .header("summary")
         .and_then(summary_result)
         .or(stated.map(|(w, _)| GameResult::Win(w)));
-    let recorded_result = summary.or_else(|| {
-        record
-            .end
-            .as_ref()
-            .and_then(|e| recorded_result(e, end_turn))
-    });
+    let recorded_result =
+        summary.or_else(|| end.as_ref().and_then(|e| recorded_result(e, end_turn)));
     let mut result = game.outcome().map(|o| o.result);
     let mut decided_by = word.map_or(DecidedBy::Rules, DecidedBy::Record);
     if result.is_none()
@@ -232,14 +249,14 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
         decided_by = DecidedBy::Record(how);
     }
     // JSA: the fouler's opponent resigned before anyone pointed out the foul.
-    if let (Some(fouler), Some(Terminal::Resign)) = (foul_side, &record.end)
+    if let (Some(fouler), Some(Terminal::Resign)) = (foul_side, &end)
         && rules.unnoticed_foul_resignation_stands
         && end_turn != fouler
     {
         result = Some(GameResult::Win(fouler));
         decided_by = DecidedBy::ResignationStands;
     }
-    let agrees = match &record.end {
+    let agrees = match &end {
         _ if summary.is_some() => same(result, summary),
         // A record that does not say how it ended contradicts nothing.
         None => true,
@@ -252,7 +269,7 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
         game,
         result,
         decided_by,
-        recorded: record.end.clone(),
+        recorded: end,
         recorded_result,
         agrees,
     }

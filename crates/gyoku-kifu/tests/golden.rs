@@ -540,3 +540,28 @@ fn shogi_wars_states_its_winner_in_its_own_headers() {
         (Some("black"), Some("disconnection"))
     );
 }
+
+/// Issue 31, item 1 (in part): Shogidokoro writes a declaration's win as 持将棋 with the
+/// comment `Win by entering king declaration.`: read as the declaration it is, and judged
+/// by the rules (a win here, Black having entered with its points).
+#[test]
+fn shogidokoro_writes_a_declaration_as_jishogi_with_a_comment() {
+    let start = gyoku::Position::from_sfen("G3+R3S/GG2P2SS/GLPBKBPLS/9/9/7+p+p/7+pk/7+p+p/9 b - 1")
+        .unwrap();
+    let mut r = Record::new(start);
+    r.end = Some(Terminal::Jishogi);
+    r.start_comments
+        .push("*Win by entering king declaration.".into());
+    let j = judge(&r, Preset::Csa.rules());
+    assert_eq!(j.recorded, Some(Terminal::Declaration));
+    assert_eq!(
+        (j.result, j.agrees),
+        (Some(gyoku::GameResult::Win(Color::Black)), true)
+    );
+    // Without the comment, 持将棋 is an impasse (an agreement the rules judge).
+    r.start_comments.clear();
+    assert_eq!(
+        judge(&r, Preset::Csa.rules()).recorded,
+        Some(Terminal::Jishogi)
+    );
+}
