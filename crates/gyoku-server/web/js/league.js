@@ -26,18 +26,23 @@ export async function showRatings() {
   const table = el('table', { class: 'list', id: 'rating-list' });
   const when = el('p', { class: 'note', id: 'ratings-at' });
   main().replaceChildren(el('h2', {}, t('ratingsTitle')), when, table, el('p', { class: 'note' }, t('ratingsNote')));
-  const { computed_at: at, players } = await api('GET', '/api/ratings');
-  when.textContent = at ? t('ratingsAt', { at }) : t('ratingsNone');
-  let rank = 0;
-  table.replaceChildren(
-    el('tr', {}, ['rank', 'player', 'rate', 'winsCol', 'lossesCol', 'lastGame'].map((k) => el('th', {}, t(k)))),
-    ...players.map((p) => el('tr', { 'data-player': p.id, class: p.rated ? 'rated' : 'unrated' },
-      el('td', {}, p.rated ? String(++rank) : '—'),
-      el('td', { title: p.id }, p.name),
-      el('td', {}, p.rated ? String(p.rate) : t('unrated')),
-      el('td', {}, p.win.toFixed(1)),
-      el('td', {}, p.loss.toFixed(1)),
-      el('td', {}, p.last_game))));
+  // The server computes the list again every few minutes: the page follows it.
+  const load = async () => {
+    const { computed_at: at, players } = await api('GET', '/api/ratings');
+    when.textContent = at ? t('ratingsAt', { at }) : t('ratingsNone');
+    let rank = 0;
+    table.replaceChildren(
+      el('tr', {}, ['rank', 'player', 'rate', 'winsCol', 'lossesCol', 'lastGame'].map((k) => el('th', {}, t(k)))),
+      ...players.map((p) => el('tr', { 'data-player': p.id, class: p.rated ? 'rated' : 'unrated' },
+        el('td', {}, p.rated ? String(++rank) : '—'),
+        el('td', { title: p.id }, p.name),
+        el('td', {}, p.rated ? String(p.rate) : t('unrated')),
+        el('td', {}, p.win.toFixed(1)),
+        el('td', {}, p.loss.toFixed(1)),
+        el('td', {}, p.last_game))));
+  };
+  await load();
+  page.timers.push(setInterval(() => load().catch(() => {}), 5000));
 }
 
 export function showRatingsPage() {
