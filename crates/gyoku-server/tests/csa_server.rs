@@ -1108,7 +1108,8 @@ fn ratings_from_the_stored_games_and_scheduled_rounds_are_told() {
         if !lines.is_empty() || Instant::now() > deadline {
             break lines;
         }
-        std::thread::sleep(Duration::from_millis(100));
+        // %%RATING is answered once a second.
+        std::thread::sleep(Duration::from_millis(1100));
     };
     assert_eq!(
         rated,
@@ -1200,7 +1201,8 @@ fn the_servers_rating_list_is_mk_rates_on_its_own_records() {
         if list.len() == 3 || Instant::now() > deadline {
             break list;
         }
-        std::thread::sleep(Duration::from_millis(200));
+        // %%RATING is answered once a second.
+        std::thread::sleep(Duration::from_millis(1100));
     };
     assert_eq!(ours.len(), 3, "{ours:?}");
     // mk_game_results over the server's record files, then mk_rate.

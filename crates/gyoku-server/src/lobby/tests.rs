@@ -239,7 +239,7 @@ fn listings_of_everyone_are_paced() {
     t.login_x1(2, "b");
     let who = t.line(1, "%%WHO");
     assert!(who[0].1.ends_with("##[WHO] +OK\n"), "{who:?}");
-    for line in ["%%WHO", "%%LIST"] {
+    for line in ["%%WHO", "%%LIST", "%%RATING", "%%FLOODGATE"] {
         let refused = t.line(1, line);
         assert_eq!(refused.len(), 1, "{refused:?}");
         assert!(refused[0].1.starts_with("##[ERROR] %%"), "{refused:?}");

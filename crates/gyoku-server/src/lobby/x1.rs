@@ -11,7 +11,11 @@ use super::io::{ConnId, Millis, Now, Output, monitor, ok, tell, tell_lines};
 
 impl Lobby {
     pub(super) fn x1(&mut self, conn: ConnId, cmd: X1Command, now: Now, out: &mut Vec<Output>) {
-        if matches!(cmd, X1Command::Who | X1Command::List) && !self.may_list(conn, now) {
+        if matches!(
+            cmd,
+            X1Command::Who | X1Command::List | X1Command::Rating | X1Command::Floodgate
+        ) && !self.may_list(conn, now)
+        {
             let refused = format!(
                 "{cmd} lists everyone: answered once every {} ms; try again later",
                 LISTING_INTERVAL_MS
@@ -222,6 +226,7 @@ impl Lobby {
     }
 }
 
-/// `%%WHO` and `%%LIST` are answered once in this many milliseconds per connection (each
-/// answer is a line for every player or game on the server).
+/// `%%WHO`, `%%LIST`, `%%RATING` and `%%FLOODGATE` are answered once in this many
+/// milliseconds per connection (each answer is a line for every player, game or rated
+/// player on the server).
 pub const LISTING_INTERVAL_MS: Millis = 1_000;
