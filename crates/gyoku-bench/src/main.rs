@@ -89,16 +89,7 @@ fn main() {
         } else {
             1_000_000
         };
-        let Some(cli) = std::env::current_exe()
-            .ok()
-            .and_then(|exe| Some(exe.parent()?.join("gyoku")))
-            .filter(|p| p.exists())
-        else {
-            eprintln!(
-                "gyoku-bench: build the gyoku binary first (cargo build --release -p gyoku-cli)"
-            );
-            std::process::exit(2);
-        };
+        let cli = gyoku_required();
         let peers =
             std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peers");
         gyoku_bench::ratings::run(
@@ -138,16 +129,7 @@ fn main() {
         } else {
             10_000
         };
-        let Some(cli) = std::env::current_exe()
-            .ok()
-            .and_then(|exe| Some(exe.parent()?.join("gyoku")))
-            .filter(|p| p.exists())
-        else {
-            eprintln!(
-                "gyoku-bench: build the gyoku binary first (cargo build --release -p gyoku-cli)"
-            );
-            std::process::exit(2);
-        };
+        let cli = gyoku_required();
         let rows = gyoku_bench::judge_memory(&[n, 10 * n], 40, &cli);
         println!(
             "| input | records | peak RSS | × the smaller run | seconds |\n|---|---|---|---|---|"
@@ -195,10 +177,7 @@ fn main() {
             );
         }
         // The same, from files of every format, and through the CLI on every core.
-        let cli = std::env::current_exe()
-            .ok()
-            .and_then(|exe| Some(exe.parent()?.join("gyoku")))
-            .filter(|p| p.exists());
+        let cli = gyoku_beside();
         if cli.is_none() {
             eprintln!(
                 "gyoku-bench: the gyoku binary is not built beside this one \
@@ -267,14 +246,7 @@ fn csa_load(
              most {fit} games fit; clients and the server will fail to open sockets past it"
         );
     }
-    let Some(cli) = std::env::current_exe()
-        .ok()
-        .and_then(|exe| Some(exe.parent()?.join("gyoku")))
-        .filter(|p| p.exists())
-    else {
-        eprintln!("gyoku-bench: build the gyoku binary first (cargo build --release -p gyoku-cli)");
-        std::process::exit(2);
-    };
+    let cli = gyoku_required();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -405,4 +377,20 @@ fn csa_load(
             );
         }
     }
+}
+
+/// The `gyoku` binary built beside this one, if it is there.
+fn gyoku_beside() -> Option<std::path::PathBuf> {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join("gyoku")))
+        .filter(|p| p.exists())
+}
+
+/// The `gyoku` binary built beside this one; without it, a message and exit status 2.
+fn gyoku_required() -> std::path::PathBuf {
+    gyoku_beside().unwrap_or_else(|| {
+        eprintln!("gyoku-bench: build the gyoku binary first (cargo build --release -p gyoku-cli)");
+        std::process::exit(2);
+    })
 }
