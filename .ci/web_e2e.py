@@ -31,6 +31,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -432,6 +433,31 @@ def league(driver, base, shots, csa):
     read_until(wf, "#WIN")
     bc.close()
     wc.close()
+    # Thirty quick games among three more logins: all of them rated, so that a player's
+    # page has a rating over time (and, after more games, a second point).
+    trio = [client(n) for n in ("ann", "ben", "cal")]
+
+    def trio_games(rounds, upset):
+        for rnd in rounds:
+            for a, b in ((0, 1), (1, 2), (2, 0)):
+                game = f"rated{rnd}{a}{b}-600-10"
+                trio[a][0].sendall(f"%%GAME {game} +\n".encode())
+                trio[b][0].sendall(f"%%GAME {game} -\n".encode())
+                for k in (a, b):
+                    read_until(trio[k][1], "END Game_Summary")
+                    trio[k][0].sendall(b"AGREE\n")
+                for k in (a, b):
+                    read_until(trio[k][1], "START:")
+                loser = b if upset(a, rnd) else a
+                if loser == b:
+                    trio[a][0].sendall(b"+7776FU\n")
+                    for k in (a, b):
+                        read_until(trio[k][1], "+7776FU")
+                trio[loser][0].sendall(b"%TORYO\n")
+                for k in (a, b):
+                    read_until(trio[k][1], "#LOSE" if k == loser else "#WIN")
+
+    trio_games(range(10), lambda a, rnd: a == 2 and rnd % 3 == 0)
     waiter = socket.create_connection(("127.0.0.1", csa), timeout=10)
     waiter.sendall(b"LOGIN waiter pw-w x1\n%%GAME floodgate-300-10F *\n")
     try:
@@ -445,9 +471,70 @@ def league(driver, base, shots, csa):
         players = sorted(r.get_attribute("data-player").split("+")[0] for r in rows)
         print(f"league (rating list): {players}; {driver.find_element(By.ID, 'ratings-at').text}")
         assert "sente" in players and "gote" in players, players
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#rating-list tr.rated"), 30)
         driver.save_screenshot(os.path.join(shots, "ratings.png"))
+        # Six more games, Black winning each (cal loses four): its rating moves, and the list is kept again.
+        trio_games(range(10, 12), lambda a, rnd: a != 2)
+        for c, _ in trio:
+            c.close()
+        # A rated player's page: its rating over time, results by reason, latest games.
+        driver.get(base + "#/player/cal")
+        chart = wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#rating-chart circle")) >= 2
+                     and d.find_elements(By.CSS_SELECTOR, "#rating-chart circle"), 30)
+        rating = text_of(driver, "player-rating")
+        reasons = driver.find_elements(By.CSS_SELECTOR, "#player-reasons tr")
+        games = driver.find_elements(By.CSS_SELECTOR, "#player-games tr[data-id]")
+        print(f"league (a player's page): {rating}; {len(chart)} points of rating over time, "
+              f"{len(reasons) - 1} result lines, {len(games)} games")
+        assert "rating" in rating and len(games) == 24 and len(reasons) >= 3, (rating, len(games))
+        driver.save_screenshot(os.path.join(shots, "player.png"))
     finally:
         waiter.close()
+
+
+def event(driver, base, shots, csa):
+    """An organised event (gyoku serve --event-file): four CSA clients play its two Swiss
+    rounds (Black resigns at once); the event's page shows the standings, the crosstable
+    and both rounds' pairings, and says it is finished."""
+    def player(name):
+        c = socket.create_connection(("127.0.0.1", csa), timeout=30)
+        f = c.makefile("r", encoding="utf-8")
+        c.sendall(f"LOGIN {name} pw-{name} x1\n".encode())
+        for _ in range(2):
+            c.sendall(b"%%GAME club-60-0 *\n")
+            black = False
+            for line in f:
+                if line.startswith("Your_Turn:"):
+                    black = line.strip() == "Your_Turn:+"
+                if line.startswith("END Game_Summary"):
+                    break
+            c.sendall(b"AGREE\n")
+            for line in f:
+                if line.startswith("START:") and black:
+                    c.sendall(b"%TORYO\n")
+                if line.strip() in ("#WIN", "#LOSE", "#DRAW"):
+                    break
+        c.close()
+
+    threads = [threading.Thread(target=player, args=(f"club{i}",)) for i in range(1, 5)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(60)
+    driver.get(base + "#/events/club")
+    status = text_of(driver, "event-status", lambda t: "finished" in t)
+    rows = driver.find_elements(By.CSS_SELECTOR, "#standings tr[data-player]")
+    cross = driver.find_elements(By.CSS_SELECTOR, "#crosstable tr[data-player]")
+    rounds = driver.find_elements(By.CSS_SELECTOR, "#pairings section[data-round]")
+    top = rows[0].text if rows else ""
+    print(f"event: {status}; {len(rows)} standings lines (first: {top}), "
+          f"{len(cross)} crosstable rows, {len(rounds)} rounds of pairings")
+    assert len(rows) == 4 and len(cross) == 4 and len(rounds) == 2, (len(rows), len(cross), len(rounds))
+    assert top.split()[2] == "2", top
+    driver.save_screenshot(os.path.join(shots, "event.png"))
+    driver.get(base + "#/events")
+    listed = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#event-list tr[data-event='club']"))
+    print(f"event (list): {listed[0].text}")
 
 
 def main():
@@ -458,10 +545,15 @@ def main():
     os.makedirs(shots, exist_ok=True)
     work = tempfile.mkdtemp(prefix="gyoku-web-e2e-")
     csa, http = free_port(), free_port()
+    event_file = os.path.join(work, "club.toml")
+    with open(event_file, "w") as f:
+        f.write('name = "club"\ngame = "club-60-0"\nformat = "swiss"\nrounds = 2\n'
+                'participants = ["club1", "club2", "club3", "club4"]\n')
     server = subprocess.Popen(
         [gyoku, "serve", "--csa", f"127.0.0.1:{csa}", "--http", f"127.0.0.1:{http}",
          "--data-dir", work, "--max-moves", str(MAX_MOVES),
-         "--schedule", "floodgate-300-10F=:00,:30", "--ratings-every", "1"],
+         "--schedule", "floodgate-300-10F=:00,:30", "--ratings-every", "1",
+         "--event-file", event_file],
         stderr=open(os.path.join(work, "serve.log"), "w"), start_new_session=True)
     base = f"http://127.0.0.1:{http}/"
     for _ in range(100):
@@ -475,6 +567,12 @@ def main():
     try:
         if os.environ.get("WEB_E2E_ONLY") == "play":
             play(driver, base, shots)
+            return
+        if os.environ.get("WEB_E2E_ONLY") == "event":
+            event(driver, base, shots, csa)
+            return
+        if os.environ.get("WEB_E2E_ONLY") == "league":
+            league(driver, base, shots, csa)
             return
         # --- watch a live engine game -------------------------------------------------
         driver.get(base)
@@ -525,6 +623,7 @@ def main():
 
         # --- the league: the scheduled round on the games page, the rating list -----------
         league(driver, base, shots, csa)
+        event(driver, base, shots, csa)
 
         play(driver, base, shots)
 

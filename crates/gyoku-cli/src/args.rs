@@ -626,4 +626,16 @@ pub struct ServeArgs {
     /// method), in seconds.
     #[arg(long, default_value_t = 300)]
     pub ratings_every: u64,
+    /// An organised event: a TOML file naming its participants, game name, format
+    /// (`swiss` with its rounds, or `round-robin`), start and how long a missing player is
+    /// waited for (docs/tournaments.md, "Run a tournament"). Repeat it for more events.
+    /// An event taken up again after a restart goes on from its stored state.
+    #[arg(long = "event-file", value_name = "FILE")]
+    pub event_files: Vec<std::path::PathBuf>,
+    /// The file holding the operator's token for the events' admin endpoint (`POST
+    /// /api/events/NAME/admin`, `Authorization: Bearer TOKEN`). Made when missing: 64 hex
+    /// digits from the system's random source, readable by its owner only. Never shown.
+    /// Without it the admin endpoint is off.
+    #[arg(long, value_name = "FILE")]
+    pub admin_token_file: Option<std::path::PathBuf>,
 }

@@ -131,6 +131,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
             least_time_per_move: a.least_time_per_move,
             strict_csa_server: a.strict_csa_server,
             schedules: schedules(&a.schedules)?,
+            events: Vec::new(),
         },
         ratings_every: std::time::Duration::from_secs(a.ratings_every.max(1)),
         max_connections,
@@ -140,11 +141,14 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
             hosts: a.http_hosts.clone(),
             max_connections: a.http_max_connections,
             max_connections_per_address: a.http_max_connections_per_address,
+            admin_token: a.admin_token_file.as_deref().map(admin_token).transpose()?,
             ..gyoku_server::http::HttpOptions::default()
         },
         md5_rating_ids: a.md5_rating_ids,
         engines,
+        events: event_files(&a.event_files)?,
     };
+    let admin_file = a.admin_token_file.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -179,6 +183,12 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
                     );
                     if let Some(note) = &lowered {
                         eprintln!("gyoku serve: {note}");
+                    }
+                    if let Some(file) = &admin_file {
+                        eprintln!(
+                            "gyoku serve: the events' admin endpoint answers to the token in {}",
+                            file.display()
+                        );
                     }
                     if s.records_restored > 0 {
                         eprintln!(
@@ -243,6 +253,66 @@ fn shutdown_signal() -> impl std::future::Future<Output = ()> {
             _ = terminate.recv() => {}
         }
     }
+}
+
+/// `--event-file`s, read and checked: no two events share a name or a game name.
+fn event_files(
+    paths: &[std::path::PathBuf],
+) -> Result<Vec<gyoku_server::event::EventFile>, Failure> {
+    use gyoku_server::event::EventFile;
+    use gyoku_server::event::file::MAX_EVENT_FILE;
+    let mut events: Vec<EventFile> = Vec::new();
+    for path in paths {
+        let shown = path.display();
+        let bytes = gyoku_kifu::files::read_regular(path, MAX_EVENT_FILE as u64)
+            .map_err(|e| Failure::Input(format!("--event-file {e}")))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Failure::Input(format!("--event-file {shown}: not UTF-8 text")))?;
+        let event = EventFile::parse(&text)
+            .map_err(|e| Failure::Input(format!("--event-file {shown}: {e}")))?;
+        if let Some(other) = events
+            .iter()
+            .find(|e| e.name == event.name || e.game == event.game)
+        {
+            return Err(Failure::Input(format!(
+                "--event-file {shown}: the event {} has the name or game name of the event {} already",
+                event.name, other.name
+            )));
+        }
+        events.push(event);
+    }
+    Ok(events)
+}
+
+/// The operator's token from `path`, made there first when missing (64 hex digits,
+/// readable by its owner only, written to a temporary file and linked into place: never
+/// half written, never over another file).
+fn admin_token(path: &std::path::Path) -> Result<gyoku_server::http::AdminToken, Failure> {
+    let shown = path.display();
+    if !path.exists() {
+        let token = gyoku_server::http::AdminToken::random_text()
+            .map_err(|e| Failure::Run(format!("--admin-token-file: {e}")))?;
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        let write = || -> std::io::Result<()> {
+            use std::io::Write;
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            let mut f = options.open(&tmp)?;
+            f.write_all(format!("{token}\n").as_bytes())?;
+            f.sync_all()?;
+            std::fs::hard_link(&tmp, path)
+        };
+        let made = write();
+        let _ = std::fs::remove_file(&tmp);
+        made.map_err(|e| Failure::Run(format!("--admin-token-file {shown}: {e}")))?;
+    }
+    let bytes = gyoku_kifu::files::read_regular(path, 4096)
+        .map_err(|e| Failure::Input(format!("--admin-token-file {e}")))?;
+    let text = String::from_utf8_lossy(&bytes);
+    gyoku_server::http::AdminToken::new(text.trim().to_string())
+        .map_err(|e| Failure::Input(format!("--admin-token-file {shown}: {e}")))
 }
 
 /// `--schedule GAME=TIMES` or `GAME=@FILE`.

@@ -21,6 +21,10 @@ use crate::log::note;
 use crate::record_files::{restore_record_files, spawn_record_writer};
 use crate::store::DbUrl;
 
+/// The latest games of each scheduled game name read at start, for its pairings' history
+/// (last opponents, colours).
+const SCHEDULED_HISTORY: u32 = 100_000;
+
 /// How long the HTTP API may take to finish its requests at shutdown before its open
 /// connections (event streams among them) are cut.
 pub const HTTP_GRACE: Duration = Duration::from_secs(2);
@@ -51,6 +55,8 @@ pub struct Options {
     pub engines: Vec<crate::play::EngineChoice>,
     /// How often the rating list is computed again from the stored games.
     pub ratings_every: std::time::Duration,
+    /// Organised events (`--event-file`), taken up from storage where they stood.
+    pub events: Vec<crate::event::EventFile>,
 }
 
 /// What the server tells its caller once it listens.
@@ -86,42 +92,56 @@ pub async fn run(
     let db = options.db.clone();
     let records = options.records.clone();
     let md5_rating_ids = options.md5_rating_ids;
-    let (store, accounts, buoys, (interrupted, suspended, recent_ids), records_restored) =
-        tokio::task::spawn_blocking(move || {
-            let mut store = crate::store::open(&db)?;
-            // One server a database: a second one stops here, before it touches a game.
-            store.claim()?;
-            let records_restored = restore_record_files(&mut *store, &records)?;
-            store.start_upkeep()?;
-            let interrupted = store.suspend_unfinished()?;
-            let buoys = store.buoys()?;
-            // Game_IDs follow the clock: those of the last minute are not issued again.
-            let since = (chrono::Local::now() - chrono::Duration::seconds(60))
-                .format("%Y/%m/%d %H:%M:%S")
-                .to_string();
-            let recent_ids = store.game_ids_since(&since)?;
-            let mut suspended = Vec::new();
-            for (g, moves) in store.suspended_games()? {
-                match GameSpec::from_stored(&g, moves) {
-                    Some(spec) => suspended.push(spec),
-                    None => note(&format!(
-                        "suspended game {} cannot be read back; left as it is",
-                        g.id
-                    )),
-                }
+    let event_files = options.events.clone();
+    let schedules = options.lobby.schedules.clone();
+    let (
+        store,
+        accounts,
+        buoys,
+        (interrupted, suspended, recent_ids),
+        records_restored,
+        (taken_up, scheduled),
+    ) = tokio::task::spawn_blocking(move || {
+        let mut store = crate::store::open(&db)?;
+        // One server a database: a second one stops here, before it touches a game.
+        store.claim()?;
+        let events = take_up_events(&mut *store, event_files)?;
+        let mut scheduled = Vec::new();
+        for (game, _) in &schedules {
+            scheduled.extend(store.games_named(game, SCHEDULED_HISTORY)?);
+        }
+        let records_restored = restore_record_files(&mut *store, &records)?;
+        store.start_upkeep()?;
+        let interrupted = store.suspend_unfinished()?;
+        let buoys = store.buoys()?;
+        // Game_IDs follow the clock: those of the last minute are not issued again.
+        let since = (chrono::Local::now() - chrono::Duration::seconds(60))
+            .format("%Y/%m/%d %H:%M:%S")
+            .to_string();
+        let recent_ids = store.game_ids_since(&since)?;
+        let mut suspended = Vec::new();
+        for (g, moves) in store.suspended_games()? {
+            match GameSpec::from_stored(&g, moves) {
+                Some(spec) => suspended.push(spec),
+                None => note(&format!(
+                    "suspended game {} cannot be read back; left as it is",
+                    g.id
+                )),
             }
-            let accounts = Accounts::new(crate::store::open(&db)?, md5_rating_ids)?;
-            Ok::<_, crate::store::StoreError>((
-                store,
-                accounts,
-                buoys,
-                (interrupted, suspended, recent_ids),
-                records_restored,
-            ))
-        })
-        .await
-        .map_err(|e| ServeError(e.to_string()))?
-        .map_err(|e| ServeError(e.to_string()))?;
+        }
+        let accounts = Accounts::new(crate::store::open(&db)?, md5_rating_ids)?;
+        Ok::<_, crate::store::StoreError>((
+            store,
+            accounts,
+            buoys,
+            (interrupted, suspended, recent_ids),
+            records_restored,
+            (events, scheduled),
+        ))
+    })
+    .await
+    .map_err(|e| ServeError(e.to_string()))?
+    .map_err(|e| ServeError(e.to_string()))?;
     let listener = listen(options.csa)
         .map_err(|e| ServeError(format!("cannot listen on {}: {e}", options.csa)))?;
     let local = listener
@@ -197,8 +217,11 @@ pub async fn run(
         stop.clone(),
     ));
     drop(driver);
-    let mut lobby = Lobby::new(options.lobby.clone(), buoys, suspended);
+    let mut config = options.lobby.clone();
+    config.events = taken_up;
+    let mut lobby = Lobby::new(config, buoys, suspended);
     lobby.remember_game_ids(recent_ids);
+    lobby.remember_scheduled(&scheduled);
     // The driver owns the record writer's queue: when it returns, the queue closes.
     let driving = drive(lobby, events, store, files, changes, league.clone(), stop);
     tokio::pin!(driving);
@@ -223,6 +246,38 @@ pub async fn run(
     result
 }
 
+/// Each event as storage has it: its stored entries applied again (none: not begun).
+fn take_up_events(
+    store: &mut dyn crate::store::Journal,
+    files: Vec<crate::event::EventFile>,
+) -> Result<Vec<crate::event::Event>, crate::store::StoreError> {
+    use crate::store::StoreError;
+    files
+        .into_iter()
+        .map(|file| {
+            let name = file.name.clone();
+            let entries = store
+                .event_entries(&name)?
+                .iter()
+                .enumerate()
+                .map(|(k, text)| {
+                    serde_json::from_str::<crate::event::Entry>(text).map_err(|e| {
+                        StoreError(format!(
+                            "event {name}: stored entry {k} cannot be read: {e}"
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            crate::event::Event::replay(file, &entries).map_err(|why| {
+                StoreError(format!(
+                    "event {name}: {why} (the stored event is left as it is; give the file \
+                     its first content again, or the event another name)"
+                ))
+            })
+        })
+        .collect()
+}
+
 /// Computes the rating list from the stored games (Floodgate's method: players with a
 /// rating id, `mk_rate`'s rules) at start and then every `every`, off the referee loop, and
 /// hands it to the lobby.
@@ -233,12 +288,27 @@ async fn ratings_loop(
     every: std::time::Duration,
     mut stop: watch::Receiver<bool>,
 ) {
+    // The rates last kept: a list is kept again only when it changed.
+    let mut kept: Option<crate::lobby::Ratings> = None;
     loop {
         let db = db.clone();
-        let computed = tokio::task::spawn_blocking(move || crate::ratings::from_store(&db)).await;
+        let last = kept.take();
+        let computed = tokio::task::spawn_blocking(move || {
+            let (ratings, list) = crate::ratings::from_store(&db)?;
+            let at = chrono::Local::now().format("%Y/%m/%d %H:%M:%S").to_string();
+            if !ratings.is_empty() && last.as_ref() != Some(&ratings) {
+                if let Err(e) = crate::ratings::keep(&db, &at, &ratings) {
+                    note(&format!("the rating list was not kept: {e}"));
+                    return Ok((ratings, list, at, last));
+                }
+                return Ok((ratings.clone(), list, at, Some(ratings)));
+            }
+            Ok::<_, String>((ratings, list, at, last))
+        })
+        .await;
         match computed {
-            Ok(Ok((ratings, list))) => {
-                let at = chrono::Local::now().format("%Y/%m/%d %H:%M:%S").to_string();
+            Ok(Ok((ratings, list, at, now_kept))) => {
+                kept = now_kept;
                 league.set_ratings(at, list);
                 if !driver.input(crate::lobby::Input::Ratings(ratings)).await {
                     return;

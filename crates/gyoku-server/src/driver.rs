@@ -178,9 +178,9 @@ impl Handle {
             .is_ok()
     }
 
-    /// Logs in a connection as `login` says (checked already: no password is asked);
-    /// `None` once the server has stopped.
-    pub async fn connect(&self, login: CheckedLogin) -> Option<Conn> {
+    /// A connection registered with the driver (not yet known to the lobby): what the
+    /// lobby sends to its id arrives on it; dropped, it tells the lobby it closed.
+    async fn register_conn(&self) -> Option<Conn> {
         let id = self.next_id();
         let (tx, rx) = queue();
         let closed = Arc::new(Notify::new());
@@ -189,10 +189,6 @@ impl Handle {
             closed: Arc::clone(&closed),
         };
         self.events.send(Event::Register(id, handle)).await.ok()?;
-        self.events
-            .send(Event::Lobby(Input::LoggedIn(id, login), Instant::now()))
-            .await
-            .ok()?;
         Some(Conn {
             id,
             events: self.events.clone(),
@@ -200,6 +196,34 @@ impl Handle {
             closed,
             pending: std::collections::VecDeque::new(),
         })
+    }
+
+    /// Logs in a connection as `login` says (checked already: no password is asked);
+    /// `None` once the server has stopped.
+    pub async fn connect(&self, login: CheckedLogin) -> Option<Conn> {
+        let conn = self.register_conn().await?;
+        self.input(Input::LoggedIn(conn.id, login))
+            .await
+            .then_some(conn)
+    }
+
+    /// An operator's action on `event` (see [`Input::EventAdmin`]): the lobby's answer,
+    /// a JSON line; `None` once the server has stopped.
+    pub async fn event_admin(
+        &self,
+        event: String,
+        action: crate::lobby::EventAction,
+    ) -> Option<String> {
+        let mut answer = self.register_conn().await?;
+        let input = Input::EventAdmin {
+            reply: answer.id,
+            event,
+            action,
+        };
+        if !self.input(input).await {
+            return None;
+        }
+        answer.recv().await
     }
 
     /// Games named `game` are set up so (see [`Input::Setup`]).
@@ -464,6 +488,8 @@ pub(crate) async fn drive(
     let mut failures = 0u32;
     let mut failing = false;
     let mut published_at: Option<Instant> = None;
+    // A view left unpublished by the rate limit: published when the limit allows.
+    let mut publish_again: Option<Instant> = None;
     let mut batch: Vec<(Input, Instant)> = Vec::new();
     let mut out = Vec::new();
     loop {
@@ -490,6 +516,7 @@ pub(crate) async fn drive(
             () = sleep_until_opt(deadline) => batch.push((Input::Tick, Instant::now())),
             done = wait_commit(&mut committing) => finished = Some(done?),
             () = sleep_until_opt(retry_at) => retry_at = None,
+            () = sleep_until_opt(publish_again) => publish_again = None,
             () = sleep_until_opt(slow_at) => {
                 slow_at = None;
                 if !failing {
@@ -548,14 +575,27 @@ pub(crate) async fn drive(
             lobby.handle(input, Now { mono, wall }, &mut out);
         }
         dispatch(&mut out, &mut outbox, &mut waiting);
-        if lobby.has_schedules() {
-            // The page's view of the rounds: at most every 250 ms, and when it changed.
+        if lobby.has_schedules() || lobby.has_events() {
+            // The page's view of the rounds and events: at most every 250 ms, and when it
+            // changed.
             let now = Instant::now();
+            match published_at {
+                Some(t) if now.duration_since(t) < PUBLISH_EVERY => {
+                    publish_again.get_or_insert(t + PUBLISH_EVERY);
+                }
+                _ => publish_again = None,
+            }
             if published_at.is_none_or(|t| now.duration_since(t) >= PUBLISH_EVERY) {
                 published_at = Some(now);
                 let view = lobby.scheduled_view();
                 if *league.scheduled() != view {
                     league.set_scheduled(view);
+                }
+                if lobby.has_events() {
+                    let view = lobby.events_view();
+                    if *league.events() != view {
+                        league.set_events(view);
+                    }
                 }
             }
         }

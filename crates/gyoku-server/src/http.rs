@@ -24,6 +24,7 @@ use crate::store::Archive;
 mod assets;
 mod body;
 mod error;
+mod events;
 mod follow;
 mod games;
 mod guard;
@@ -37,6 +38,7 @@ mod watched;
 
 pub use body::{MAX_JSON, MAX_UPLOAD};
 pub use error::ApiError;
+pub use events::{AdminToken, MAX_REASON};
 pub use games::MAX_LISTED;
 pub use guard::HttpOptions;
 pub use state::MAX_WATCHERS;
@@ -86,6 +88,10 @@ pub fn router(
         .route("/api/games", get(list_games))
         .route("/api/ratings", get(league::ratings))
         .route("/api/rounds", get(league::rounds))
+        .route("/api/players/{name}", get(league::player))
+        .route("/api/events", get(events::list_events))
+        .route("/api/events/{name}", get(events::event))
+        .route("/api/events/{name}/admin", post(events::admin))
         .route("/api/games/{id}", get(game))
         .route("/api/games/{id}/events", get(game_events))
         .route("/api/games/{id}/chart.svg", get(game_chart))

@@ -1,5 +1,5 @@
-//! What the server publishes about its league for the web page: the latest rating list
-//! and the scheduled games (next round, who waits). Written by the rating task and the
+//! What the server publishes about its league for the web page: the latest rating list,
+//! the scheduled games (next round, who waits) and the organised events. Written by the rating task and the
 //! driver, read by the HTTP API; each read is a copy of a snapshot.
 
 use std::sync::{Arc, Mutex};
@@ -24,6 +24,7 @@ pub struct Scheduled {
 pub struct League {
     ratings: Mutex<Option<(String, Arc<Vec<Player>>)>>,
     scheduled: Mutex<Arc<Vec<Scheduled>>>,
+    events: Mutex<Arc<Vec<serde_json::Value>>>,
 }
 
 impl League {
@@ -54,6 +55,22 @@ impl League {
     /// The scheduled games as last published.
     pub fn scheduled(&self) -> Arc<Vec<Scheduled>> {
         self.scheduled
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The events now ([`crate::event::view::to_json`] each).
+    pub fn set_events(&self, events: Vec<serde_json::Value>) {
+        *self
+            .events
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(events);
+    }
+
+    /// The events as last published.
+    pub fn events(&self) -> Arc<Vec<serde_json::Value>> {
+        self.events
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()

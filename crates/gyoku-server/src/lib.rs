@@ -27,6 +27,7 @@ pub mod app;
 pub mod csa_port;
 pub mod driver;
 mod error;
+pub mod event;
 pub mod http;
 pub mod league;
 pub mod lobby;

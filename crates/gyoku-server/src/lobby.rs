@@ -23,6 +23,7 @@ pub mod change;
 mod clock_rules;
 mod conns;
 mod ending;
+mod events;
 mod games;
 mod index;
 mod io;
@@ -43,6 +44,7 @@ mod x1;
 pub use x1::LISTING_INTERVAL_MS;
 
 use conns::Conn;
+pub use events::EventAction;
 pub use io::{
     AGREE_TIMEOUT_MS, CheckedLogin, Config, ConnId, GameSetup, IMPASSE_LINE, Input, MAX_BUOYS,
     MAX_BUOYS_PER_PLAYER, MAX_DEFERRED, MAX_SETUPS, Millis, Now, Output,
@@ -90,6 +92,10 @@ pub struct Lobby {
     ratings: rounds::Ratings,
     /// The latest input's time (for the next round's deadline).
     last_now: Option<Now>,
+    /// Organised events, by their game name.
+    events: events::Events,
+    /// Changed whenever an event is.
+    events_changed: u64,
 }
 
 impl Lobby {
@@ -101,6 +107,11 @@ impl Lobby {
             h.write_u64(0x9e37_79b9);
             h.finish() | 1
         };
+        let events = config
+            .events
+            .iter()
+            .map(|e| (e.file.game.clone(), events::Live::new(e.clone())))
+            .collect();
         let rounds = config
             .schedules
             .iter()
@@ -134,6 +145,8 @@ impl Lobby {
             last_scheduled: HashMap::new(),
             ratings: rounds::Ratings::new(),
             last_now: None,
+            events,
+            events_changed: 0,
         }
     }
 
@@ -147,7 +160,10 @@ impl Lobby {
 
     /// The earliest instant at which a [`Input::Tick`] has something to do.
     pub fn next_deadline(&mut self) -> Option<Millis> {
-        let round = self.next_round_deadline();
+        let round = match (self.next_round_deadline(), self.next_event_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         while let Some(&Reverse((at, key))) = self.deadlines.peek() {
             if self.games.get(&key).and_then(Room::deadline) == Some(at) {
                 return Some(round.map_or(at, |r| r.min(at)));
@@ -175,10 +191,19 @@ impl Lobby {
 
     /// Handles one input, appending what to do to `out`.
     pub fn handle(&mut self, input: Input, now: Now, out: &mut Vec<Output>) {
+        self.last_now = Some(now);
         if !self.rounds.is_empty() {
             self.run_due_rounds(now, out);
         }
+        if !self.events.is_empty() {
+            self.run_due_events(now, out);
+        }
         match input {
+            Input::EventAdmin {
+                reply,
+                event,
+                action,
+            } => self.event_admin(reply, &event, action, now, out),
             Input::Ratings(ratings) => self.ratings = ratings,
             Input::LoggedIn(conn, login) => self.logged_in(conn, login, now, out),
             Input::Line(conn, line) => self.line(conn, &line, now, out),

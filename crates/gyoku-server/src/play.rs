@@ -461,6 +461,11 @@ fn coin() -> bool {
 }
 
 impl Play {
+    /// The way into the driver.
+    pub fn driver(&self) -> &Handle {
+        &self.local
+    }
+
     /// The web page's games over `local`, with these engines.
     pub fn new(local: Handle, engines: Vec<EngineChoice>) -> Arc<Play> {
         Arc::new(Play {

@@ -69,3 +69,15 @@ pub fn from_store(db: &DbUrl) -> Result<(Ratings, Vec<floodgate::Player>), Strin
         .collect();
     Ok((rated, list))
 }
+
+/// Keeps the rated players' rates as computed at `at` (`YYYY/MM/DD HH:MM:SS`): a player's
+/// rating over time (`GET /api/players/{name}`).
+///
+/// # Errors
+/// Storage's.
+pub fn keep(db: &DbUrl, at: &str, rated: &Ratings) -> Result<(), String> {
+    let mut rates: Vec<(String, i64)> = rated.iter().map(|(id, r)| (id.clone(), *r)).collect();
+    rates.sort();
+    let mut store = crate::store::open(db).map_err(|e| e.to_string())?;
+    store.keep_ratings(at, &rates).map_err(|e| e.to_string())
+}

@@ -63,6 +63,7 @@ impl TestServer {
             http_options: gyoku_server::http::HttpOptions::default(),
             engines: Vec::new(),
             ratings_every: std::time::Duration::from_secs(1),
+            events: Vec::new(),
         };
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();

@@ -42,6 +42,7 @@ impl TestServer {
             http_options: gyoku_server::http::HttpOptions::default(),
             engines: Vec::new(),
             ratings_every: std::time::Duration::from_secs(1),
+            events: Vec::new(),
         };
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
@@ -1332,4 +1333,97 @@ fn the_rating_list_and_the_scheduled_rounds_are_served() {
         next.ends_with(":00:00") || next.ends_with(":30:00"),
         "{next}"
     );
+}
+
+/// A player's page: its games and results counted by reason, and — once the rating list
+/// rates it (15 games with a win and a loss) — its rating over time, kept each time the
+/// list changed.
+#[test]
+fn a_players_page_has_its_games_results_and_rating_over_time() {
+    let server = TestServer::start("player");
+    let names = ["ann", "ben", "cal"];
+    let mut clients: Vec<Csa> = names
+        .iter()
+        .map(|n| {
+            let mut c = Csa::connect(server.csa);
+            c.say(&format!("LOGIN {n} pw-{n} x1"));
+            c.until("##[LOGIN]");
+            c
+        })
+        .collect();
+    // 30 games, ten for each pair; Black resigns, except that ann also resigns as White
+    // now and then: everyone wins and loses.
+    let mut played = 0;
+    for round in 0..10 {
+        for (a, b) in [(0, 1), (1, 2), (2, 0)] {
+            let game = format!("rated{round}{a}{b}-600-10");
+            clients[a].say(&format!("%%GAME {game} +"));
+            clients[b].say(&format!("%%GAME {game} -"));
+            for k in [a, b] {
+                clients[k].until("END Game_Summary");
+                clients[k].say("AGREE");
+            }
+            for k in [a, b] {
+                clients[k].until("START:");
+            }
+            let loser = if a == 2 && round % 3 == 0 { b } else { a };
+            if loser == b {
+                // White resigns on its turn: Black moves first.
+                clients[a].say("+7776FU");
+                for k in [a, b] {
+                    clients[k].until("+7776FU");
+                }
+            }
+            clients[loser].say("%TORYO");
+            for k in [a, b] {
+                clients[k].until("#");
+                clients[k].until(if k == loser { "#LOSE" } else { "#WIN" });
+            }
+            played += 1;
+        }
+    }
+    assert_eq!(played, 30);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let page = loop {
+        let (status, v) = server.get("/api/players/ann");
+        assert_eq!(status, 200, "{v}");
+        if v["history"].as_array().is_some_and(|h| !h.is_empty()) {
+            break v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "ann was never rated: {v}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(page["rating"]["rated"], true, "{page}");
+    let rate = page["rating"]["rate"].as_i64().unwrap();
+    assert_eq!(
+        page["history"].as_array().unwrap().last().unwrap()["rate"],
+        rate
+    );
+    let r = &page["results"];
+    assert_eq!(
+        r["win"].as_u64().unwrap() + r["loss"].as_u64().unwrap(),
+        20,
+        "{page}"
+    );
+    // ann wins as White against cal but in rounds 0, 3, 6 and 9, where it resigns.
+    assert_eq!(r["win"], 6, "{page}");
+    assert_eq!(
+        page["by_reason"],
+        json!([{"outcome": "loss", "reason": "resignation", "games": 14},
+               {"outcome": "win", "reason": "resignation", "games": 6}])
+    );
+    assert_eq!(page["games"].as_array().unwrap().len(), 20);
+    assert!(page["games"][0]["id"].as_str().unwrap().contains("rated9"));
+    // Someone who never played: an empty page, not an error.
+    let (status, v) = server.get("/api/players/nobody");
+    assert_eq!(
+        (status, v["games"].clone(), v["rating"].clone()),
+        (200, json!([]), Value::Null)
+    );
+    // Too long a name is refused and named.
+    let (status, v) = server.get(&format!("/api/players/{}", "x".repeat(300)));
+    assert_eq!((status, error_code(&v)), (400, "bad_name"));
 }

@@ -52,6 +52,34 @@ pub struct Standings {
 impl Standings {
     /// The standings of `games` under `plan`.
     pub fn new(plan: &Plan, games: &[TournamentGame]) -> Standings {
+        let mut byes = Vec::new();
+        if plan.format == Format::Swiss {
+            let finished = super::by_number(games);
+            byes = plan
+                .swiss_rounds(&finished)
+                .into_iter()
+                .filter_map(|(_, bye)| bye)
+                .collect();
+        }
+        Standings::with_byes(plan, games, &byes)
+    }
+
+    /// The standings of `games` under `plan`, with the byes given (each a win of every
+    /// game of its encounter) rather than paired again from the results: an event on a
+    /// server keeps its pairings as they were made, whatever a later adjustment changed.
+    ///
+    /// ```
+    /// use gyoku_arena::tournament::{Format, Standings, TournamentGame};
+    /// use gyoku_arena::tournament::schedule::Plan;
+    /// let plan = Plan { format: Format::Swiss, engines: 3, rounds: 1, games_per_encounter: 1 };
+    /// let won = TournamentGame {
+    ///     number: 1, round: 1, players: [0, 1], result: "black".into(),
+    ///     reason: "resign".into(), plies: 40,
+    /// };
+    /// let s = Standings::with_byes(&plan, &[won], &[2]);
+    /// assert_eq!(s.lines.iter().map(|l| l.points).collect::<Vec<_>>(), [1.0, 1.0, 0.0]);
+    /// ```
+    pub fn with_byes(plan: &Plan, games: &[TournamentGame], byes: &[usize]) -> Standings {
         let n = plan.engines;
         let mut cross = vec![vec![(0u32, 0u32); n]; n];
         let mut wdl = vec![[0u32; 3]; n];
@@ -84,12 +112,8 @@ impl Standings {
         }
         let finished = super::by_number(games);
         let mut bye_points = vec![0.0; n];
-        if plan.format == Format::Swiss {
-            for (_, bye) in plan.swiss_rounds(&finished) {
-                if let Some(b) = bye {
-                    bye_points[b] += f64::from(plan.games_per_encounter);
-                }
-            }
+        for &b in byes.iter().filter(|&&b| b < n) {
+            bye_points[b] += f64::from(plan.games_per_encounter);
         }
         let mut reached = vec![0u32; n];
         let mut winner = None;

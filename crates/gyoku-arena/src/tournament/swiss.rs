@@ -33,9 +33,10 @@ pub struct Round {
 const SEARCH_STEPS: usize = 2_000_000;
 
 /// Pairs a round. Players are ranked by score (ties: the lower index, the seed, first);
-/// each, from the top, takes the highest-ranked player below it that it has not met and
-/// whose colours suit (both wanting the same colour is tried last), backtracking when the
-/// rest cannot be paired; when no pairing avoids every repeat, repeats are allowed.
+/// each, from the top, takes the player below it nearest in score that it has not met —
+/// among equal scores one whose colours suit first (both wanting the same colour is tried
+/// last), then the highest-ranked — backtracking when the rest cannot be paired; when no
+/// pairing avoids every repeat, repeats are allowed.
 ///
 /// ```
 /// use gyoku_arena::tournament::swiss::{Entrant, pair};
@@ -86,23 +87,29 @@ fn search(
     if *steps > SEARCH_STEPS && !repeats {
         return None;
     }
-    // Opponents nearest in rank first; among them, those whose colours suit first.
+    // Opponents nearest in score first (score before colour: two winners meet even when
+    // both had White); among equal scores, those whose colours suit first; then by rank.
+    // With repeats allowed, the fewest meetings come before all of that.
+    let clash = |o: usize| {
+        let (a, b) = (field[top].colour_balance, field[o].colour_balance);
+        a != 0 && a.signum() == b.signum()
+    };
+    let meetings = |o: usize| field[top].met.iter().filter(|&&m| m == o).count();
     let mut candidates: Vec<(usize, usize)> = rest
         .iter()
         .enumerate()
         .filter(|&(_, &o)| repeats || !field[top].met.contains(&o))
         .map(|(i, &o)| (i, o))
         .collect();
-    if repeats {
-        // Fewest meetings first.
-        candidates.sort_by_key(|&(i, o)| (field[top].met.iter().filter(|&&m| m == o).count(), i));
-    }
-    let clash = |o: usize| {
-        let (a, b) = (field[top].colour_balance, field[o].colour_balance);
-        a != 0 && a.signum() == b.signum()
-    };
-    let (suits, clashes): (Vec<_>, Vec<_>) = candidates.into_iter().partition(|&(_, o)| !clash(o));
-    for (i, o) in suits.into_iter().chain(clashes) {
+    candidates.sort_by(|&(i, o), &(j, p)| {
+        let gap = |x: usize| (field[top].score - field[x].score).abs();
+        (if repeats { meetings(o) } else { 0 })
+            .cmp(&(if repeats { meetings(p) } else { 0 }))
+            .then(gap(o).total_cmp(&gap(p)))
+            .then(clash(o).cmp(&clash(p)))
+            .then(i.cmp(&j))
+    });
+    for (i, o) in candidates {
         let mut remaining = rest.to_vec();
         remaining.remove(i);
         if let Some(mut found) = search(field, &remaining, repeats, steps) {
@@ -162,6 +169,28 @@ mod tests {
         })
     }
 
+    /// Score before colour: after a round where both winners had White, the winners meet
+    /// (one of them takes Black) rather than each playing a loser.
+    #[test]
+    fn winners_meet_though_both_had_white() {
+        let mut field = vec![Entrant::default(); 4];
+        for (black, white) in [(0, 1), (2, 3)] {
+            field[white].score = 1.0;
+            field[black].colour_balance = 1;
+            field[white].colour_balance = -1;
+            field[black].last_black = Some(true);
+            field[white].last_black = Some(false);
+            field[black].met.push(white);
+            field[white].met.push(black);
+        }
+        let round = pair(&field);
+        let winners = round
+            .pairs
+            .iter()
+            .find(|&&(a, b)| field[a].score == 1.0 && field[b].score == 1.0);
+        assert!(winners.is_some(), "{round:?}");
+    }
+
     /// Plays whole Swiss tournaments of random results over many random fields and checks
     /// every round's pairings.
     #[test]
@@ -207,7 +236,8 @@ mod tests {
                     );
                     repeats_forced += 1;
                 }
-                // Colours: nobody past ±1 unless both of a pair leaned the same way.
+                // Colours: nobody moves further past ±1 unless both of a pair leaned the
+                // same way (equal scores met although both wanted one colour).
                 for &(black, white) in &round.pairs {
                     let (bb, wb) = (
                         before[black].colour_balance + 1,
@@ -217,7 +247,11 @@ mod tests {
                         && before[black].colour_balance.signum()
                             == before[white].colour_balance.signum();
                     if !same_lean {
-                        assert!(bb.abs() <= 1 && wb.abs() <= 1, "{before:?} {round:?}");
+                        let was = |p: usize| before[p].colour_balance.abs().max(1);
+                        assert!(
+                            bb.abs() <= was(black) && wb.abs() <= was(white),
+                            "{before:?} {round:?}"
+                        );
                     }
                 }
                 // Random results; the field moves on.

@@ -29,6 +29,7 @@ const FILES: &[(&str, &str, &str)] = &[
     ("js/impasse.js", JS, include_str!("../../web/js/impasse.js")),
     ("js/games.js", JS, include_str!("../../web/js/games.js")),
     ("js/league.js", JS, include_str!("../../web/js/league.js")),
+    ("js/events.js", JS, include_str!("../../web/js/events.js")),
     ("js/game.js", JS, include_str!("../../web/js/game.js")),
     ("js/seat.js", JS, include_str!("../../web/js/seat.js")),
     ("js/play.js", JS, include_str!("../../web/js/play.js")),

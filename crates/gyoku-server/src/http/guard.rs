@@ -42,6 +42,8 @@ pub struct HttpOptions {
     pub upload_timeout: Duration,
     /// How long a request waits for a place among [`HttpOptions::max_in_flight`].
     pub queue_timeout: Duration,
+    /// The operator's token for events' admin endpoint (`None`: the endpoint is off).
+    pub admin_token: Option<super::AdminToken>,
 }
 
 impl Default for HttpOptions {
@@ -57,6 +59,7 @@ impl Default for HttpOptions {
             body_timeout: Duration::from_secs(10),
             upload_timeout: Duration::from_secs(120),
             queue_timeout: Duration::from_secs(10),
+            admin_token: None,
         }
     }
 }

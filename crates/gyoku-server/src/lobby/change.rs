@@ -92,6 +92,17 @@ pub enum Change {
         /// Games it may still start.
         count: u32,
     },
+    /// An organised event's next entry ([`crate::event::Entry`], as JSON).
+    EventEntry {
+        /// The event's name.
+        event: String,
+        /// Its number among the event's entries, from 0.
+        seq: u32,
+        /// `YYYY/MM/DD HH:MM:SS`.
+        at: String,
+        /// The entry.
+        entry: String,
+    },
 }
 
 impl Change {
@@ -102,7 +113,7 @@ impl Change {
             Change::Move { game_id, .. }
             | Change::GameEnded { game_id, .. }
             | Change::GameResumed { game_id } => Some(game_id),
-            Change::Buoy { .. } => None,
+            Change::Buoy { .. } | Change::EventEntry { .. } => None,
         }
     }
 }

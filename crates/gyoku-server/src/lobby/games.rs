@@ -204,7 +204,8 @@ impl Lobby {
             return;
         };
         self.by_id.remove(&room.id);
-        room.close(&ending, now, out);
+        let (result, reason) = room.close(&ending, now, out);
+        let played = matches!(room.phase, Phase::Playing);
         for &m in &room.monitors {
             if let Some(c) = self.conns.get_mut(&m) {
                 c.monitoring.retain(|&k| k != key);
@@ -228,6 +229,11 @@ impl Lobby {
             let [black, white] = room.players;
             let replay_of = Some(room.id.clone());
             self.propose(&room.name, [white, black], Vec::new(), replay_of, now, out);
+        }
+        if played && !matches!(ending, Ending::Suspended) && self.is_event_game(&room.name) {
+            let names = room.names.clone();
+            let ended = (result, reason, replay);
+            self.event_game_ended(&room.name, &room.id, &names, ended, now, out);
         }
     }
 

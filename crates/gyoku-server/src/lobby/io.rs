@@ -46,6 +46,9 @@ pub struct Config {
     /// Game names played in scheduled rounds, as Floodgate's: their players wait for the
     /// round time, then are paired all at once by rating.
     pub schedules: Vec<(String, super::schedule::Schedule)>,
+    /// Organised events, as storage had them at start (an event not yet begun has no
+    /// entries).
+    pub events: Vec<crate::event::Event>,
 }
 
 impl Default for Config {
@@ -57,6 +60,7 @@ impl Default for Config {
             least_time_per_move: 0,
             strict_csa_server: false,
             schedules: Vec::new(),
+            events: Vec::new(),
         }
     }
 }
@@ -106,6 +110,17 @@ pub enum Input {
     /// The rating list, computed from the stored games (by player id: rating id, else
     /// name), for scheduled rounds' pairings and `%%RATING`.
     Ratings(Ratings),
+    /// An operator acts on an event (through the admin endpoint, its token checked). The
+    /// answer, one JSON line (`{"ok": true, "status"}` or `{"ok": false, "error"}`), goes
+    /// to `reply`, a connection registered for it, which is closed then.
+    EventAdmin {
+        /// Where the answer goes.
+        reply: ConnId,
+        /// The event's name.
+        event: String,
+        /// What to do.
+        action: super::EventAction,
+    },
     /// Games of this name are set up so (a game made on the web page). Kept until a game
     /// of the name ends without a replay; at most [`MAX_SETUPS`] names at once.
     Setup {

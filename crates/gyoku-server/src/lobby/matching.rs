@@ -102,6 +102,9 @@ impl Lobby {
         let c = self.conns.get_mut(&conn).expect("logged in");
         c.sente = sente;
         c.game_name = game.to_string();
+        if self.is_event_game(game) {
+            return self.event_waits(conn, game, now, out);
+        }
         if self.is_scheduled(game) {
             // Paired at the next round, with everyone waiting then.
             self.set_status(conn, Status::GameWaiting);
@@ -240,7 +243,15 @@ impl Lobby {
         // The one place a game's name is read for its rules: a CSA client's choice, unless
         // the game was set up with its own.
         let named = rules_of_name(game);
-        let preset = setup.preset.or(named.preset).unwrap_or(self.config.rules);
+        let event_preset = self
+            .events
+            .get(game)
+            .and_then(|l| l.event.file.preset.as_deref()?.parse().ok());
+        let preset = setup
+            .preset
+            .or(event_preset)
+            .or(named.preset)
+            .unwrap_or(self.config.rules);
         let fouls = setup.fouls.or(named.fouls);
         let max_moves = setup.max_moves.unwrap_or_else(|| self.rules_for(preset).1);
         let names = [

@@ -67,7 +67,7 @@ pub(super) struct Room {
     fouls: Option<Fouls>,
     /// Black's and White's connections.
     pub(super) players: [ConnId; 2],
-    names: [String; 2],
+    pub(super) names: [String; 2],
     rating_ids: [Option<String>; 2],
     pub(super) referee: Game,
     clock: Clock,
@@ -502,7 +502,14 @@ impl Room {
 
     /// The game ends so at `now`: the end lines to both players and the monitors, and, if
     /// it was played, the result and record stored and the record file written.
-    pub(super) fn close(&self, ending: &Ending, now: Now, out: &mut Vec<Output>) {
+    /// Returns the stored result (`black`, `white`, `draw`, `no_contest`; none when
+    /// suspended) and the reason's code.
+    pub(super) fn close(
+        &self,
+        ending: &Ending,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) -> (Option<&'static str>, &'static str) {
         let lines = end_lines(self.foul_text.as_deref(), ending);
         for (i, &p) in self.players.iter().enumerate() {
             tell_lines(out, p, lines.players[i].iter().cloned());
@@ -512,7 +519,7 @@ impl Room {
             tell_lines(out, m, seen.map(|text| monitor(&self.id, text)));
         }
         if !matches!(self.phase, Phase::Playing) {
-            return;
+            return (None, lines.reason);
         }
         let end_time = now.wall.format("%Y/%m/%d %H:%M:%S").to_string();
         let mut text = record::head(&record::RecordHead {
@@ -563,6 +570,7 @@ impl Room {
             bytes: record::encode(&text),
             players: self.players,
         });
+        (lines.result, lines.reason)
     }
 
     /// When the game needs the server next: the end of the agreement wait, or the side to

@@ -151,3 +151,49 @@ fn forty_players_over_twelve_rounds_are_paired_by_rating() {
         met.len()
     );
 }
+
+/// After a restart the rounds remember who met whom: the last opponents are taken up
+/// from the stored games, so the first round after it does not pair them again (without
+/// them, four equal players pair as the first round did).
+#[test]
+fn the_pairing_history_is_taken_up_after_a_restart() {
+    let round = |history: &[([&str; 2], [Option<&str>; 2])]| {
+        let config = Config {
+            schedules: vec![(GAME.into(), Schedule::parse(":00,:30").unwrap())],
+            ..Config::default()
+        };
+        let mut t = Transcript::with(config);
+        let games: Vec<crate::store::NamedGame> = history
+            .iter()
+            .map(|(n, r)| (n.map(String::from), r.map(|x| x.map(String::from))))
+            .collect();
+        t.lobby.remember_scheduled(&games);
+        t.now = at("2026-11-26 09:55:00.000");
+        for (k, n) in ["ann", "ben", "cat", "dan"].iter().enumerate() {
+            t.login_x1(k as u64 + 1, n);
+            t.line(k as u64 + 1, &format!("%%GAME {GAME} *"));
+        }
+        t.now.wall = at("2026-11-26 10:00:00.000").wall;
+        t.now.mono += 1_000;
+        let games: BTreeSet<(String, String)> = proposals(&sent(t.input(Input::Tick)))
+            .into_values()
+            .collect();
+        games
+    };
+    let fresh = round(&[]);
+    assert_eq!(fresh.len(), 2);
+    // Those pairs met in the stored games before the restart (without passwords: their
+    // names are their ids, as when they were paired).
+    let history: Vec<([&str; 2], [Option<&str>; 2])> = fresh
+        .iter()
+        .map(|(b, w)| ([b.as_str(), w.as_str()], [Some(""), None]))
+        .collect();
+    let after = round(&history);
+    assert_eq!(after.len(), 2);
+    for (b, w) in &after {
+        assert!(
+            !fresh.contains(&(b.clone(), w.clone())) && !fresh.contains(&(w.clone(), b.clone())),
+            "{b} v {w} met just before the restart: {fresh:?} then {after:?}"
+        );
+    }
+}

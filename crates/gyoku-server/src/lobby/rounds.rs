@@ -46,7 +46,6 @@ impl Lobby {
 
     /// Runs every round that is due at `now`, and sets each next round time.
     pub(super) fn run_due_rounds(&mut self, now: Now, out: &mut Vec<Output>) {
-        self.last_now = Some(now);
         let due: Vec<String> = self
             .rounds
             .iter_mut()
@@ -187,6 +186,29 @@ impl Lobby {
                 text: "+OK".into(),
             }]);
         tell_lines(out, conn, lines.collect::<Vec<_>>());
+    }
+
+    /// Takes up the scheduled games played before a restart (each game's players, oldest
+    /// first): each player's last opponent, last colour and colour balance, as the rounds
+    /// that paired them left them. Ids as pairing uses them: the rating id, else the name.
+    pub fn remember_scheduled(&mut self, games: &[crate::store::NamedGame]) {
+        for (names, rating_ids) in games {
+            let id = |k: usize| match &rating_ids[k] {
+                Some(r) if !r.is_empty() => r.clone(),
+                _ => names[k].clone(),
+            };
+            let (black, white) = (id(0), id(1));
+            let balance = |me: &String| self.last_scheduled.get(me).map_or(0, |l| l.2);
+            let (bb, wb) = (balance(&black), balance(&white));
+            self.last_scheduled
+                .insert(black.clone(), (white.clone(), true, bb + 1));
+            self.last_scheduled.insert(white, (black, false, wb - 1));
+        }
+    }
+
+    /// The scheduled game names.
+    pub fn scheduled_games(&self) -> Vec<String> {
+        self.rounds.keys().cloned().collect()
     }
 
     /// Whether any game is scheduled.

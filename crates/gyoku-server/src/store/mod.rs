@@ -24,8 +24,8 @@ pub mod url;
 
 pub use crate::lobby::change::{Change, StartedGame, StoredBuoy};
 pub use port::{
-    Archive, Backend, FinishedGame, GameDetail, Journal, ListedGame, Passwords, StoreError,
-    StoredMove,
+    Archive, Backend, FinishedGame, GameDetail, Journal, ListedGame, NamedGame, Passwords,
+    StoreError, StoredMove,
 };
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
@@ -202,6 +202,60 @@ mod contract {
         assert!(db.commit(&[mv("g3", 1, "+2726FU")]).is_err());
         assert!(db.commit(&[started("g3", "2026/11/23 10:31:00")]).is_err());
         assert_eq!(db.moves("g3").unwrap(), vec![("+7776FU".to_string(), 3)]);
+
+        // An event's entries: in order, each event apart, a batch committed again stored
+        // once, another entry under a number already used refused.
+        let entry = |event: &str, seq, text: &str| Change::EventEntry {
+            event: event.into(),
+            seq,
+            at: "2026/11/23 12:00:00".into(),
+            entry: text.into(),
+        };
+        let batch = [entry("cup", 0, "{\"a\":1}"), entry("cup", 1, "{\"b\":2}")];
+        db.commit(&batch).unwrap();
+        db.commit(&batch).unwrap();
+        db.commit(&[entry("other", 0, "{}")]).unwrap();
+        assert_eq!(db.event_entries("cup").unwrap(), ["{\"a\":1}", "{\"b\":2}"]);
+        assert!(db.commit(&[entry("cup", 1, "{\"c\":3}")]).is_err());
+        assert_eq!(db.event_entries("cup").unwrap().len(), 2);
+        assert!(db.event_entries("none").unwrap().is_empty());
+
+        // A game name's games, oldest first, the latest `limit` of them.
+        let named = db.games_named("g-600-10", 2).unwrap();
+        assert_eq!(named.len(), 2);
+        assert_eq!(named[0].0, ["a".to_string(), "b".to_string()]);
+        assert_eq!(named[0].1, [None, Some("b-key".into())]);
+        assert!(db.games_named("other-1-1", 10).unwrap().is_empty());
+
+        // Ratings over time: kept once per time, read oldest first.
+        let list = [("a+1".to_string(), 1100), ("b+2".to_string(), 900)];
+        db.keep_ratings("2026/11/23 12:00:00", &list).unwrap();
+        db.keep_ratings("2026/11/23 12:00:00", &list).unwrap();
+        db.keep_ratings("2026/11/23 12:05:00", &[("a+1".to_string(), 1120)])
+            .unwrap();
+        assert_eq!(
+            db.rating_history("a+1", 10).unwrap(),
+            [
+                ("2026/11/23 12:00:00".to_string(), 1100),
+                ("2026/11/23 12:05:00".to_string(), 1120)
+            ]
+        );
+        assert_eq!(db.rating_history("a+1", 1).unwrap().len(), 1);
+
+        // A player's games and results: g2 was won by White ("b") against "a".
+        let mine = db.player_games("b", 10).unwrap();
+        assert!(mine.iter().any(|g| g.id == "g2"), "{mine:?}");
+        assert!(db.player_games("nobody", 10).unwrap().is_empty());
+        let results = db.player_results("b").unwrap();
+        assert!(
+            results.contains(&("win".to_string(), "resignation".to_string(), 1)),
+            "{results:?}"
+        );
+        let lost = db.player_results("a").unwrap();
+        assert!(
+            lost.iter().any(|(o, _, n)| o == "loss" && *n >= 1),
+            "{lost:?}"
+        );
     }
 
     /// Issue 28, item 10: a second server on the same database started silently, marked

@@ -10,6 +10,10 @@ use crate::lobby::change::{Change, StartedGame, StoredBuoy};
 /// A stored move: its CSA text and the seconds it was charged.
 pub type StoredMove = (String, u64);
 
+/// A game's players as [`Journal::games_named`] gives them: Black's and White's names and
+/// rating ids.
+pub type NamedGame = ([String; 2], [Option<String>; 2]);
+
 /// A game as listed for spectators (the HTTP API's `GET /api/games`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListedGame {
@@ -108,6 +112,20 @@ pub trait Journal: Send + std::fmt::Debug {
     /// [`StoreError`].
     fn suspended_games(&mut self) -> Result<Vec<(StartedGame, Vec<StoredMove>)>, StoreError>;
 
+    /// The players of the latest `limit` games named `name`, oldest first: Black's and
+    /// White's names, then their rating ids as stored (`""`: logged in without a password;
+    /// none: not kept).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn games_named(&mut self, name: &str, limit: u32) -> Result<Vec<NamedGame>, StoreError>;
+
+    /// An organised event's stored entries (JSON), in order.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn event_entries(&mut self, event: &str) -> Result<Vec<String>, StoreError>;
+
     /// Every stored buoy, by name.
     ///
     /// # Errors
@@ -153,6 +171,32 @@ pub trait Archive: Send + std::fmt::Debug {
     /// # Errors
     /// [`StoreError`].
     fn latest_records(&mut self, limit: u32) -> Result<Vec<(String, String)>, StoreError>;
+
+    /// `name`'s games (as Black or White), the latest started first, at most `limit`.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn player_games(&mut self, name: &str, limit: u32) -> Result<Vec<ListedGame>, StoreError>;
+
+    /// `name`'s finished games counted by outcome (`win`, `loss`, `draw`, `no_contest`)
+    /// and reason.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn player_results(&mut self, name: &str) -> Result<Vec<(String, String, u64)>, StoreError>;
+
+    /// Keeps each rated player's rate as the list computed at `at` has it (a time kept
+    /// already is left as it is).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn keep_ratings(&mut self, at: &str, rates: &[(String, i64)]) -> Result<(), StoreError>;
+
+    /// A rating id's rates over time, oldest first, at most `limit`.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn rating_history(&mut self, id: &str, limit: u32) -> Result<Vec<(String, i64)>, StoreError>;
 }
 
 /// Names bound to password hashes.

@@ -59,6 +59,26 @@ pub const MIGRATIONS: &[&str] = &[
     // 5: each player's rating id (a suspended game resumes only for the same player).
     "ALTER TABLE games ADD COLUMN black_rating_id TEXT;
      ALTER TABLE games ADD COLUMN white_rating_id TEXT;",
+    // 6: organised events, each a log of entries in order (definition, pairings, results,
+    // adjustments, pause, resume, end) from which its state is made again at start.
+    "CREATE TABLE event_log (
+        event TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        entry TEXT NOT NULL,
+        PRIMARY KEY (event, seq)
+    );",
+    // 7: the rating list each time it changed (a player's rating over time), each
+    // player's games found by name, and a game name's games (scheduled rounds' history).
+    "CREATE TABLE rating_history (
+        id TEXT NOT NULL,
+        computed_at TEXT NOT NULL,
+        rate INTEGER NOT NULL,
+        PRIMARY KEY (id, computed_at)
+    );
+    CREATE INDEX games_black ON games(black, started_at);
+    CREATE INDEX games_white ON games(white, started_at);
+    CREATE INDEX games_name ON games(name, started_at);",
 ];
 
 /// A step of [`MIGRATIONS`] in PostgreSQL's words: 64-bit integers, no `WITHOUT ROWID`. One
@@ -192,6 +212,50 @@ pub(crate) const BIND_PASSWORD: &str =
 /// The Game_IDs of the games started since a time (`YYYY/MM/DD HH:MM:SS`, which sorts as
 /// text).
 pub(crate) const IDS_SINCE: &str = "SELECT id FROM games WHERE started_at >= ?1";
+
+/// An event's entry is kept. A row already there is left as it is (see [`EVENT_ENTRY_AT`]).
+pub(crate) const INSERT_EVENT_ENTRY: &str = "INSERT INTO event_log (event, seq, at, entry)
+     VALUES (?1, ?2, ?3, ?4) ON CONFLICT (event, seq) DO NOTHING";
+
+/// The entry stored as an event's `seq`th.
+pub(crate) const EVENT_ENTRY_AT: &str = "SELECT entry FROM event_log WHERE event = ?1 AND seq = ?2";
+
+/// An event's entries, in order.
+pub(crate) const EVENT_ENTRIES: &str = "SELECT entry FROM event_log WHERE event = ?1 ORDER BY seq";
+
+/// A rated player's rate at a time the list was computed (kept once).
+pub(crate) const INSERT_RATING: &str = "INSERT INTO rating_history (id, computed_at, rate)
+     VALUES (?1, ?2, ?3) ON CONFLICT (id, computed_at) DO NOTHING";
+
+/// A rating id's rates over time, oldest first (`YYYY/MM/DD HH:MM:SS` sorts as text).
+pub(crate) const RATING_HISTORY: &str =
+    "SELECT computed_at, rate FROM rating_history WHERE id = ?1 ORDER BY computed_at LIMIT ?2";
+
+/// A player's games, the latest started first.
+pub(crate) const PLAYER_GAMES: &str = concat!(
+    "SELECT ",
+    listed_columns!(),
+    " FROM games g WHERE g.black = ?1 OR g.white = ?1
+     ORDER BY g.started_at DESC, g.id DESC LIMIT ?2"
+);
+
+/// A player's finished games counted by how they ended: `win`, `loss`, `draw` or
+/// `no_contest`, the reason, how many.
+pub(crate) const PLAYER_RESULTS: &str = "SELECT
+     CASE WHEN (g.result = 'black' AND g.black = ?1) OR (g.result = 'white' AND g.white = ?1)
+          THEN 'win'
+          WHEN g.result IN ('black', 'white') THEN 'loss'
+          ELSE COALESCE(g.result, 'no_contest') END AS outcome,
+     COALESCE(g.reason, '') AS why, COUNT(*)
+     FROM games g WHERE g.status = 'finished' AND (g.black = ?1 OR g.white = ?1)
+     GROUP BY outcome, why ORDER BY outcome, why";
+
+/// The players of a game name's games, oldest first (at most `?2`, the latest): names,
+/// then rating ids.
+pub(crate) const GAMES_NAMED: &str = "SELECT black, white, black_rating_id, white_rating_id
+     FROM (SELECT g.black, g.white, g.black_rating_id, g.white_rating_id, g.started_at, g.id
+           FROM games g WHERE g.name = ?1 ORDER BY g.started_at DESC, g.id DESC LIMIT ?2) AS latest
+     ORDER BY started_at, id";
 
 /// A server secret, unless it is made already.
 pub(crate) const INSERT_SECRET: &str =

@@ -3,7 +3,8 @@
 //! any [`Sql`] backend.
 
 use super::port::{
-    Archive, FinishedGame, GameDetail, Journal, ListedGame, Passwords, StoreError, StoredMove,
+    Archive, FinishedGame, GameDetail, Journal, ListedGame, NamedGame, Passwords, StoreError,
+    StoredMove,
 };
 use super::schema;
 use crate::lobby::change::{Change, StartedGame, StoredBuoy};
@@ -174,6 +175,24 @@ fn keep(tx: &mut dyn Exec, change: &Change) -> Result<(), StoreError> {
         Change::GameResumed { game_id } => {
             tx.execute(schema::RESUME_GAME, &[Text(game_id)]).map(drop)
         }
+        Change::EventEntry {
+            event,
+            seq,
+            at,
+            entry,
+        } => {
+            let params = [Text(event), int((*seq).into()), Text(at), Text(entry)];
+            if tx.execute(schema::INSERT_EVENT_ENTRY, &params)? == 0 {
+                let mut rows = tx.query(schema::EVENT_ENTRY_AT, &params[..2])?;
+                let stored = rows.first_mut().map(|r| r.text(0)).transpose()?;
+                if stored.as_deref() != Some(entry.as_str()) {
+                    return Err(StoreError(format!(
+                        "event {event} has another entry stored as number {seq}"
+                    )));
+                }
+            }
+            Ok(())
+        }
         Change::Buoy { name, count: 0, .. } => {
             tx.execute(schema::DELETE_BUOY, &[Text(name)]).map(drop)
         }
@@ -333,6 +352,20 @@ impl<T: Sql> Journal for T {
             .collect()
     }
 
+    fn games_named(&mut self, name: &str, limit: u32) -> Result<Vec<NamedGame>, StoreError> {
+        self.query(schema::GAMES_NAMED, &[Param::Text(name), int(limit.into())])?
+            .into_iter()
+            .map(|mut r| Ok(([r.text(0)?, r.text(1)?], [r.opt_text(2)?, r.opt_text(3)?])))
+            .collect()
+    }
+
+    fn event_entries(&mut self, event: &str) -> Result<Vec<String>, StoreError> {
+        self.query(schema::EVENT_ENTRIES, &[Param::Text(event)])?
+            .into_iter()
+            .map(|mut r| r.text(0))
+            .collect()
+    }
+
     fn buoys(&mut self) -> Result<Vec<StoredBuoy>, StoreError> {
         self.query(schema::BUOYS, &[])?
             .into_iter()
@@ -409,6 +442,45 @@ impl<T: Sql> Archive for T {
             .into_iter()
             .map(|mut r| Ok((r.text(0)?, r.text(1)?)))
             .collect()
+    }
+
+    fn player_games(&mut self, name: &str, limit: u32) -> Result<Vec<ListedGame>, StoreError> {
+        self.query(
+            schema::PLAYER_GAMES,
+            &[Param::Text(name), int(limit.into())],
+        )?
+        .into_iter()
+        .map(|mut r| listed_of(&mut r))
+        .collect()
+    }
+
+    fn player_results(&mut self, name: &str) -> Result<Vec<(String, String, u64)>, StoreError> {
+        self.query(schema::PLAYER_RESULTS, &[Param::Text(name)])?
+            .into_iter()
+            .map(|mut r| Ok((r.text(0)?, r.text(1)?, r.u64(2)?)))
+            .collect()
+    }
+
+    fn keep_ratings(&mut self, at: &str, rates: &[(String, i64)]) -> Result<(), StoreError> {
+        self.transaction(&mut |tx| {
+            rates.iter().try_for_each(|(id, rate)| {
+                tx.execute(
+                    schema::INSERT_RATING,
+                    &[Param::Text(id), Param::Text(at), Param::Int(*rate)],
+                )
+                .map(drop)
+            })
+        })
+    }
+
+    fn rating_history(&mut self, id: &str, limit: u32) -> Result<Vec<(String, i64)>, StoreError> {
+        self.query(
+            schema::RATING_HISTORY,
+            &[Param::Text(id), int(limit.into())],
+        )?
+        .into_iter()
+        .map(|mut r| Ok((r.text(0)?, r.int(1)?)))
+        .collect()
     }
 }
 

@@ -2,7 +2,7 @@
 // Floodgate's mk_rate does) and the scheduled rounds (next round, who waits).
 
 import { api, el } from './dom.js';
-import { t } from './i18n.js';
+import { REASONS, resultWord, t, word } from './i18n.js';
 import { main, page, showError } from './page.js';
 
 /** The scheduled games, when each next round starts and who waits: a block for the games
@@ -35,7 +35,7 @@ export async function showRatings() {
       el('tr', {}, ['rank', 'player', 'rate', 'winsCol', 'lossesCol', 'lastGame'].map((k) => el('th', {}, t(k)))),
       ...players.map((p) => el('tr', { 'data-player': p.id, class: p.rated ? 'rated' : 'unrated' },
         el('td', {}, p.rated ? String(++rank) : '—'),
-        el('td', { title: p.id }, p.name),
+        el('td', { title: p.id }, el('a', { href: `#/player/${encodeURIComponent(p.name)}` }, p.name)),
         el('td', {}, p.rated ? String(p.rate) : t('unrated')),
         el('td', {}, p.win.toFixed(1)),
         el('td', {}, p.loss.toFixed(1)),
@@ -47,4 +47,84 @@ export async function showRatings() {
 
 export function showRatingsPage() {
   showRatings().catch(showError);
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+function svg(tag, attrs, ...children) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  e.append(...children);
+  return e;
+}
+
+/** `YYYY/MM/DD HH:MM:SS` as milliseconds. */
+const when = (at) => Date.parse(at.replace(/\//g, '-').replace(' ', 'T'));
+
+/** A time on the chart's axis: its day, or its hour when every point is of one day. */
+function stamp(at, history) {
+  const oneDay = history.every((p) => p.at.slice(0, 10) === history[0].at.slice(0, 10));
+  return oneDay ? at.slice(0, 16) : at.slice(0, 10);
+}
+
+/** A player's rating over time: a line through each rate the list gave it. */
+export function ratingChart(history) {
+  const w = 640;
+  const h = 220;
+  const pad = 44;
+  const times = history.map((p) => when(p.at));
+  const rates = history.map((p) => p.rate);
+  const [t0, t1] = [Math.min(...times), Math.max(...times)];
+  const lo = Math.min(...rates) - 20;
+  const hi = Math.max(...rates) + 20;
+  const x = (ms) => pad + (t1 > t0 ? ((ms - t0) / (t1 - t0)) * (w - 2 * pad) : (w - 2 * pad) / 2);
+  const y = (r) => h - pad + ((lo - r) / (hi - lo)) * (h - 2 * pad);
+  const points = history.map((p, i) => `${x(times[i]).toFixed(1)},${y(p.rate).toFixed(1)}`).join(' ');
+  const label = (tx, ty, text, anchor) => svg('text', { x: tx, y: ty, 'text-anchor': anchor, 'font-size': 12 }, text);
+  return svg('svg', { id: 'rating-chart', viewBox: `0 0 ${w} ${h}`, role: 'img', 'aria-label': t('ratingChart'), class: 'chart' },
+    svg('line', { x1: pad, y1: h - pad, x2: w - pad, y2: h - pad, stroke: '#999' }),
+    svg('line', { x1: pad, y1: pad, x2: pad, y2: h - pad, stroke: '#999' }),
+    svg('polyline', { points, fill: 'none', stroke: '#b03030', 'stroke-width': 2 }),
+    ...history.map((p, i) => svg('circle', { cx: x(times[i]).toFixed(1), cy: y(p.rate).toFixed(1), r: 3, fill: '#b03030' },
+      svg('title', {}, `${p.at}: ${p.rate}`))),
+    label(pad - 6, y(hi - 20) + 4, String(hi - 20), 'end'),
+    label(pad - 6, y(lo + 20) + 4, String(lo + 20), 'end'),
+    label(pad, h - pad + 16, stamp(history[0].at, history), 'start'),
+    label(w - pad, h - pad + 16, stamp(history[history.length - 1].at, history), 'end'));
+}
+
+async function showPlayer(name) {
+  await drawPlayer(name);
+  // The list is computed again every few minutes, games end: the page follows.
+  page.timers.push(setInterval(() => drawPlayer(name).catch(() => {}), 5000));
+}
+
+async function drawPlayer(name) {
+  const p = await api('GET', `/api/players/${encodeURIComponent(name)}`);
+  const r = p.rating;
+  const counted = p.results;
+  const played = counted.win + counted.loss + counted.draw + counted.no_contest;
+  main().replaceChildren(
+    el('h2', {}, name),
+    el('p', { class: 'status', id: 'player-rating' },
+      r ? (r.rated ? t('ratedAt', { rate: r.rate }) : t('unrated')) : t('notListed'), ' · ',
+      t('playerScore', { games: played, win: counted.win, loss: counted.loss, draw: counted.draw })),
+    p.history.length ? el('div', {}, el('h3', {}, t('ratingChart')), ratingChart(p.history)) : '',
+    el('h3', {}, t('byReason')),
+    el('table', { class: 'list', id: 'player-reasons' },
+      el('tr', {}, ['result', 'reasonCol', 'gamesCol'].map((k) => el('th', {}, t(k)))),
+      ...p.by_reason.map((b) => el('tr', {},
+        el('td', {}, t(`outcome_${b.outcome}`)), el('td', {}, word(REASONS, b.reason)), el('td', {}, String(b.games))))),
+    el('h3', {}, t('recentGames')),
+    el('table', { class: 'list', id: 'player-games' },
+      el('tr', {}, ['game', 'status', 'result', 'moves'].map((k) => el('th', {}, t(k)))),
+      ...p.games.map((g) => el('tr', { 'data-id': g.id },
+        el('td', {}, el('a', { href: `#/game/${encodeURIComponent(g.id)}` }, `${g.black} ${t('vs')} ${g.white}`)),
+        el('td', {}, t(g.status)),
+        el('td', {}, g.result ? `${resultWord(g.result)} (${word(REASONS, g.reason)})` : ''),
+        el('td', {}, String(g.moves))))));
+}
+
+export function showPlayerPage(name) {
+  showPlayer(decodeURIComponent(name)).catch(showError);
 }

@@ -5,7 +5,8 @@
 
 import { showGame } from './game.js';
 import { showGames } from './games.js';
-import { showRatingsPage } from './league.js';
+import { showEventsPage } from './events.js';
+import { showPlayerPage, showRatingsPage } from './league.js';
 import { settings, t } from './i18n.js';
 import { leave, page, showError } from './page.js';
 import { charsEl } from './pieces.js';
@@ -21,12 +22,15 @@ function route() {
   document.getElementById('glyphs').replaceChildren(settings.glyphs === 'kanji' ? 'P' : charsEl('歩'));
   page.playing = null;
   if (hash.startsWith('/game/')) showGame(decodeURIComponent(hash.slice(6)));
+  // `/player/` before `/play`, which it starts with.
+  else if (hash.startsWith('/player/')) showPlayerPage(hash.slice(8));
   else if (hash.startsWith('/play')) showPlayForm().catch(showError);
   else if (hash.startsWith('/seat/')) showSeat(hash.slice(6));
   else if (hash.startsWith('/my/')) showMySeat(hash.slice(4));
   else if (hash.startsWith('/calculator')) showCalculator();
   else if (hash.startsWith('/judge')) showJudge();
   else if (hash.startsWith('/ratings')) showRatingsPage();
+  else if (hash.startsWith('/events')) showEventsPage(hash.slice(7));
   else showGames();
 }
 

@@ -1,0 +1,651 @@
+//! Organised events on `gyoku serve --event-file`, through the real binary: a Swiss event
+//! of twelve scripted engines over five rounds on CSA connections, the server killed with
+//! SIGKILL in round 3 and started again, finishes with standings and crosstable that agree
+//! and every record judging to its board's result; the admin endpoint answers to its token
+//! only, and not to another site's page; a missing player forfeits.
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use gyoku::{Color, Position};
+use serde_json::{Value, json};
+
+/// The server, killed (SIGKILL) when dropped.
+struct Server(Child);
+
+impl Server {
+    fn kill(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `gyoku serve` with an event; returns once it listens, with everything it printed so
+/// far (its standard error is drained on by a thread into `said`).
+fn start(
+    dir: &Path,
+    csa: u16,
+    http: u16,
+    event: &Path,
+    said: &Arc<std::sync::Mutex<String>>,
+) -> Server {
+    let mut server = Server(
+        Command::new(env!("CARGO_BIN_EXE_gyoku"))
+            .args(["serve", "--csa", &format!("127.0.0.1:{csa}")])
+            .args(["--http", &format!("127.0.0.1:{http}"), "--max-moves", "70"])
+            .arg("--event-file")
+            .arg(event)
+            .arg("--admin-token-file")
+            .arg(dir.join("admin-token"))
+            .arg("--data-dir")
+            .arg(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut err = BufReader::new(server.0.stderr.take().unwrap());
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(err.read_line(&mut line).unwrap() > 0, "the server stopped");
+        said.lock().unwrap().push_str(&line);
+        if line.contains("CSA protocol on") {
+            break;
+        }
+    }
+    let said = Arc::clone(said);
+    std::thread::spawn(move || {
+        let mut more = String::new();
+        while err.read_line(&mut more).is_ok_and(|n| n > 0) {
+            said.lock().unwrap().push_str(&more);
+            more.clear();
+        }
+    });
+    server
+}
+
+/// One HTTP request with extra headers: the status and the JSON body.
+fn request(
+    at: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &Value,
+) -> (u16, Value) {
+    let body = if body.is_null() {
+        String::new()
+    } else {
+        body.to_string()
+    };
+    let mut s = TcpStream::connect(at).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {at}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(body.as_bytes()).unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    let status = answer[9..12].parse().unwrap();
+    let (_, json) = answer.split_once("\r\n\r\n").unwrap();
+    (status, serde_json::from_str(json).unwrap_or(Value::Null))
+}
+
+/// `GET /api/events/<name>`, or null while the server is down.
+fn event_view(http: SocketAddr, name: &str) -> Value {
+    if TcpStream::connect(http).is_err() {
+        return Value::Null;
+    }
+    let (status, v) = request(
+        http,
+        "GET",
+        &format!("/api/events/{name}"),
+        &[],
+        &Value::Null,
+    );
+    if status == 200 { v } else { Value::Null }
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// What the players saw, all of them.
+#[derive(Default)]
+struct Seen {
+    /// Games played to their end.
+    finished: AtomicUsize,
+    /// Game_Summaries that resumed a game with moves played.
+    resumed: AtomicUsize,
+}
+
+/// Reads a line, looking at `stop` while none comes; `None` when the connection is gone
+/// or the test stops.
+fn next_line(r: &mut BufReader<TcpStream>, line: &mut String, stop: &AtomicBool) -> Option<()> {
+    line.clear();
+    loop {
+        match r.read_line(line) {
+            Ok(0) => return None,
+            Ok(_) => return Some(()),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+            }
+            Err(_) => return None,
+        }
+    }
+}
+
+/// A scripted engine: logs in (again whenever the connection drops), asks for the event's
+/// game, and plays each game it is given: random legal moves, resigning now and then (the
+/// lower its seed, the less often), until the test stops.
+fn engine(csa: u16, name: String, game: String, seed: u64, seen: Arc<Seen>, stop: Arc<AtomicBool>) {
+    let mut rng = Rng(seed | 1);
+    let resign_percent = 2 + seed as usize % 12;
+    while !stop.load(Ordering::Relaxed) {
+        let Ok(stream) = TcpStream::connect(("127.0.0.1", csa)) else {
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        };
+        stream
+            .set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        let mut w = stream.try_clone().unwrap();
+        let mut r = BufReader::new(stream);
+        if w.write_all(format!("LOGIN {name} pw x1\n").as_bytes())
+            .is_err()
+        {
+            continue;
+        }
+        // Games on this connection until it drops.
+        loop {
+            if w.write_all(format!("%%GAME {game} *\n").as_bytes())
+                .is_err()
+            {
+                break;
+            }
+            if play(&mut r, &mut w, &mut rng, resign_percent, &seen, &stop).is_none() {
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// One game; `None` when the connection dropped (or the test stops).
+fn play(
+    r: &mut BufReader<TcpStream>,
+    w: &mut TcpStream,
+    rng: &mut Rng,
+    resign_percent: usize,
+    seen: &Seen,
+    stop: &AtomicBool,
+) -> Option<()> {
+    let mut line = String::new();
+    let mut listed = Vec::new();
+    let mut color = Color::Black;
+    let mut in_position = false;
+    loop {
+        next_line(r, &mut line, stop)?;
+        let l = line.trim_end();
+        if l == "Your_Turn:-" {
+            color = Color::White;
+        } else if l == "Your_Turn:+" {
+            color = Color::Black;
+        } else if l == "BEGIN Position" {
+            in_position = true;
+        } else if l == "END Position" {
+            in_position = false;
+        } else if in_position && l.len() >= 7 && gyoku_proto::csa::move_shaped(&l[..7]) {
+            listed.push(l[..7].to_string());
+        } else if l == "END Game_Summary" {
+            break;
+        }
+    }
+    if !listed.is_empty() {
+        seen.resumed.fetch_add(1, Ordering::Relaxed);
+    }
+    w.write_all(b"AGREE\n").ok()?;
+    let mut pos = Position::startpos();
+    for m in &listed {
+        let (_, mv) = gyoku_kifu::csa::parse_move(m, &pos).ok()?;
+        pos.play(mv).ok()?;
+    }
+    let mut started = false;
+    loop {
+        if started && pos.turn() == color {
+            let moves = pos.legal_moves();
+            if !moves.is_empty() {
+                let text = if pos.move_number() > 12 && rng.below(100) < resign_percent {
+                    "%TORYO".to_string()
+                } else {
+                    let mv = moves[rng.below(moves.len())];
+                    gyoku_kifu::csa::move_text(&pos, mv, color)
+                };
+                std::thread::sleep(Duration::from_millis(10));
+                w.write_all(format!("{text}\n").as_bytes()).ok()?;
+            }
+        }
+        let turn = pos.turn();
+        loop {
+            next_line(r, &mut line, stop)?;
+            let l = line.trim_end();
+            if l.starts_with("START:") {
+                started = true;
+                break;
+            }
+            if l.len() > 8 && gyoku_proto::csa::move_shaped(&l[..7]) && l[7..].starts_with(",T") {
+                let (_, mv) = gyoku_kifu::csa::parse_move(&l[..7], &pos).ok()?;
+                pos.play(mv).ok()?;
+                if pos.turn() != turn {
+                    break;
+                }
+            }
+            if matches!(l, "#WIN" | "#LOSE" | "#DRAW" | "#CENSORED") {
+                seen.finished.fetch_add(1, Ordering::Relaxed);
+                return Some(());
+            }
+            if l.starts_with("REJECT:") {
+                return Some(());
+            }
+        }
+    }
+}
+
+fn event_file(dir: &Path, text: &str) -> PathBuf {
+    let path = dir.join("event.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_swiss_event_of_twelve_finishes_after_a_kill_in_round_three() {
+    let dir = std::env::temp_dir().join(format!("gyoku-event-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let names: Vec<String> = (1..=12).map(|i| format!("engine{i:02}")).collect();
+    let listed: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    let file = event_file(
+        &dir,
+        &format!(
+            "name = \"cup\"\ngame = \"cup-600-0\"\nformat = \"swiss\"\nrounds = 5\n\
+             forfeit_after = 300\nparticipants = [{}]\n",
+            listed.join(", ")
+        ),
+    );
+    let (csa, http_port) = (free_port(), free_port());
+    let http: SocketAddr = format!("127.0.0.1:{http_port}").parse().unwrap();
+    let said = Arc::new(std::sync::Mutex::new(String::new()));
+    let mut server = start(&dir, csa, http_port, &file, &said);
+    let seen = Arc::new(Seen::default());
+    let stop = Arc::new(AtomicBool::new(false));
+    let players: Vec<_> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let (name, seen, stop) = (n.clone(), Arc::clone(&seen), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                engine(
+                    csa,
+                    name,
+                    "cup-600-0".into(),
+                    i as u64 * 7919 + 3,
+                    seen,
+                    stop,
+                )
+            })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(240);
+    let mut killed = false;
+    let view = loop {
+        let v = event_view(http, "cup");
+        assert!(
+            Instant::now() < deadline,
+            "the event did not finish: {v}\n{}",
+            said.lock().unwrap()
+        );
+        if v["status"] == "finished" {
+            break v;
+        }
+        let under_way = v["round"] == 3
+            && v["pairings"][2]["boards"]
+                .as_array()
+                .is_some_and(|b| b.iter().filter(|b| b["playing"] == true).count() >= 2);
+        if !killed && under_way {
+            std::thread::sleep(Duration::from_millis(300));
+            server.kill();
+            killed = true;
+            std::thread::sleep(Duration::from_millis(300));
+            server = start(&dir, csa, http_port, &file, &said);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    stop.store(true, Ordering::Relaxed);
+    for p in players {
+        p.join().unwrap();
+    }
+    server.kill();
+    assert!(killed, "the server was never killed in round 3");
+    let resumed = seen.resumed.load(Ordering::Relaxed);
+    eprintln!(
+        "{} games finished, {resumed} resumed after the kill",
+        seen.finished.load(Ordering::Relaxed)
+    );
+    assert!(resumed >= 1, "no game was resumed after the kill");
+
+    // Five rounds of six boards, every board decided by a game, no pair twice.
+    let rounds = view["pairings"].as_array().unwrap();
+    assert_eq!(rounds.len(), 5, "{view}");
+    let mut met = HashSet::new();
+    let mut points = std::collections::HashMap::<String, f64>::new();
+    let db = rusqlite::Connection::open(dir.join("gyoku.sqlite3")).unwrap();
+    for round in rounds {
+        let boards = round["boards"].as_array().unwrap();
+        assert_eq!(boards.len(), 6, "{round}");
+        assert!(round["bye"].is_null());
+        for b in boards {
+            let (black, white) = (b["black"].as_str().unwrap(), b["white"].as_str().unwrap());
+            assert!(met.insert((black.min(white).to_string(), black.max(white).to_string())));
+            let result = b["result"].as_str().unwrap();
+            let (pb, pw) = match result {
+                "black" => (1.0, 0.0),
+                "white" => (0.0, 1.0),
+                "draw" => (0.5, 0.5),
+                other => panic!("{other}: {b}"),
+            };
+            *points.entry(black.into()).or_default() += pb;
+            *points.entry(white.into()).or_default() += pw;
+            // The game's record file judges to the board's result.
+            let id = b["game_id"].as_str().expect("each board was played");
+            let (game_black, path): (String, String) = db
+                .query_row(
+                    "SELECT black, record_path FROM games WHERE id = ?1 AND status = 'finished'",
+                    [id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .unwrap();
+            let out = Command::new(env!("CARGO_BIN_EXE_gyoku"))
+                .args(["judge", "--json", "--max-moves", "70"])
+                .arg(dir.join("records").join(&path))
+                .output()
+                .unwrap();
+            let judged: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let expected = match (result, game_black == black) {
+                ("draw", _) => "draw",
+                ("black", true) | ("white", false) => "black",
+                _ => "white",
+            };
+            assert_eq!(judged["result"], expected, "{id}: {judged}");
+        }
+    }
+    // The standings add up to the boards, and each line to its crosstable row.
+    let standings = view["standings"].as_array().unwrap();
+    assert_eq!(standings.len(), 12);
+    let total: f64 = standings
+        .iter()
+        .map(|l| l["points"].as_f64().unwrap())
+        .sum();
+    assert_eq!(total, 30.0);
+    let order: Vec<&str> = view["participants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    for line in standings {
+        let name = line["name"].as_str().unwrap();
+        assert_eq!(line["points"].as_f64().unwrap(), points[name], "{line}");
+        assert_eq!(line["games"], 5);
+        let row = &view["crosstable"][order.iter().position(|p| *p == name).unwrap()];
+        let crossed: f64 = row
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["points"].as_f64().unwrap())
+            .sum();
+        assert_eq!(crossed, points[name], "{name}");
+    }
+    let ranked: Vec<f64> = standings
+        .iter()
+        .map(|l| l["points"].as_f64().unwrap())
+        .collect();
+    assert!(ranked.windows(2).all(|w| w[0] >= w[1]), "{ranked:?}");
+    // The token was made, readable by its owner only, and never printed.
+    let token = std::fs::read_to_string(dir.join("admin-token")).unwrap();
+    assert_eq!(token.trim().len(), 64);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.join("admin-token"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    assert!(!said.lock().unwrap().contains(token.trim()));
+    // The event file changed after the event began: the server will not start, and says
+    // why, leaving the stored event as it is.
+    let changed = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("rounds = 5", "rounds = 6");
+    std::fs::write(&file, changed).unwrap();
+    let refused = Command::new(env!("CARGO_BIN_EXE_gyoku"))
+        .args([
+            "serve",
+            "--csa",
+            "127.0.0.1:0",
+            "--http",
+            "off",
+            "--event-file",
+        ])
+        .arg(&file)
+        .arg("--data-dir")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(
+        err.contains("event cup: stored entry 0: the event file differs"),
+        "{err}"
+    );
+    let stored: u32 = db
+        .query_row(
+            "SELECT COUNT(*) FROM event_log WHERE event = 'cup'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(stored > 30, "{stored} entries");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_admin_endpoint_answers_to_its_token_only_and_a_missing_player_forfeits() {
+    let dir = std::env::temp_dir().join(format!("gyoku-event-admin-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = event_file(
+        &dir,
+        "name = \"club\"\ngame = \"club-60-0\"\nformat = \"swiss\"\nrounds = 3\n\
+         forfeit_after = 2\nparticipants = [\"ann\", \"bob\", \"cat\", \"dan\"]\n",
+    );
+    let (csa, http_port) = (free_port(), free_port());
+    let http: SocketAddr = format!("127.0.0.1:{http_port}").parse().unwrap();
+    let said = Arc::new(std::sync::Mutex::new(String::new()));
+    let _server = start(&dir, csa, http_port, &file, &said);
+    let token = std::fs::read_to_string(dir.join("admin-token")).unwrap();
+    let bearer = format!("Bearer {}", token.trim());
+    let admin = "/api/events/club/admin";
+    let pause = json!({"action": "pause"});
+
+    // Without the token, with a wrong one, from another site's page: refused.
+    let (status, v) = request(http, "POST", admin, &[], &pause);
+    assert_eq!(
+        (status, v["error"]["code"].clone()),
+        (401, json!("unauthorized"))
+    );
+    let wrong = format!("Bearer {}", "0".repeat(64));
+    let (status, _) = request(http, "POST", admin, &[("Authorization", &wrong)], &pause);
+    assert_eq!(status, 401);
+    let foreign = [
+        ("Authorization", bearer.as_str()),
+        ("Origin", "http://evil.example"),
+    ];
+    let (status, v) = request(http, "POST", admin, &foreign, &pause);
+    assert_eq!(
+        (status, v["error"]["code"].clone()),
+        (403, json!("cross_origin"))
+    );
+    assert_eq!(
+        event_view(http, "club")["status"],
+        "playing",
+        "nothing was paused"
+    );
+
+    // ann and cat come; bob and dan do not: after 2 s each board is forfeited to the one
+    // who came (round 1: ann v bob, cat v dan).
+    let mut clients = Vec::new();
+    for name in ["ann", "cat"] {
+        let mut s = TcpStream::connect(("127.0.0.1", csa)).unwrap();
+        s.write_all(format!("LOGIN {name} pw x1\n%%GAME club-60-0 *\n").as_bytes())
+            .unwrap();
+        clients.push(s);
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let v = loop {
+        let v = event_view(http, "club");
+        if v["round"] == 2 {
+            break v;
+        }
+        assert!(Instant::now() < deadline, "round 1 was not forfeited: {v}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let r1 = &v["pairings"][0]["boards"];
+    assert_eq!(r1[0]["reason"], "forfeit", "{v}");
+    assert_eq!(
+        (r1[0]["black"].clone(), r1[0]["result"].clone()),
+        (json!("ann"), json!("black"))
+    );
+    assert_eq!(
+        (r1[1]["black"].clone(), r1[1]["result"].clone()),
+        (json!("cat"), json!("black"))
+    );
+
+    // With the token: pause (twice is refused), adjust a result, resume.
+    let ok = [("Authorization", bearer.as_str())];
+    let (status, v) = request(http, "POST", admin, &ok, &pause);
+    assert_eq!((status, v["status"].clone()), (200, json!("paused")), "{v}");
+    let (status, v) = request(http, "POST", admin, &ok, &pause);
+    assert_eq!(
+        (status, v["error"]["code"].clone()),
+        (409, json!("refused")),
+        "{v}"
+    );
+    let adjust = json!({"action": "adjust", "round": 1, "board": 1, "result": "white",
+                        "reason": "ann's engine was not the one registered"});
+    let (status, v) = request(http, "POST", admin, &ok, &adjust);
+    assert_eq!(status, 200, "{v}");
+    let open = json!({"action": "adjust", "round": 2, "board": 1, "result": "draw",
+                      "reason": "too early"});
+    let (status, v) = request(http, "POST", admin, &ok, &open);
+    assert_eq!(status, 409, "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("has not ended")
+    );
+    std::thread::sleep(Duration::from_millis(400));
+    let v = event_view(http, "club");
+    assert_eq!(v["status"], "paused");
+    let b = &v["pairings"][0]["boards"][0];
+    assert_eq!(b["result"], "white", "{v}");
+    assert_eq!(
+        b["adjustments"][0]["reason"],
+        "ann's engine was not the one registered"
+    );
+    let bob = v["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "bob")
+        .unwrap();
+    assert_eq!(bob["points"], 1.0);
+    let (status, v) = request(http, "POST", admin, &ok, &json!({"action": "resume"}));
+    assert_eq!(
+        (status, v["status"].clone()),
+        (200, json!("playing")),
+        "{v}"
+    );
+    let (status, v) = request(
+        http,
+        "POST",
+        admin,
+        &ok,
+        &json!({"action": "end", "reason": "the hall closes"}),
+    );
+    assert_eq!(status, 200, "{v}");
+    std::thread::sleep(Duration::from_millis(400));
+    let v = event_view(http, "club");
+    assert_eq!(v["ended"], "the hall closes", "{v}");
+    // A name that is not a participant is refused the event's game.
+    let mut eve = TcpStream::connect(("127.0.0.1", csa)).unwrap();
+    eve.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    eve.write_all(b"LOGIN eve pw x1\n%%GAME club-60-0 *\n")
+        .unwrap();
+    let mut r = BufReader::new(eve);
+    let mut line = String::new();
+    while !line.contains("club") {
+        line.clear();
+        assert!(r.read_line(&mut line).unwrap() > 0);
+    }
+    assert!(
+        line.contains("eve is not a participant of the event club"),
+        "{line}"
+    );
+    assert!(!said.lock().unwrap().contains(token.trim()));
+    drop(clients);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,261 @@
+//! Organised events: `GET /api/events` (each event's name, status and round), `GET
+//! /api/events/{name}` (pairings, standings, crosstable, live) and the operator's `POST
+//! /api/events/{name}/admin` (pause, resume, adjust a result, end), which answers only to
+//! the admin token given at start (`gyoku serve --admin-token-file`), sent as
+//! `Authorization: Bearer <token>`, from no other site's page.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use blake2::{Blake2b512, Digest};
+use serde_json::{Value, json};
+
+use super::body::{json_body, str_field};
+use super::error::ApiError;
+use super::state::Shared;
+use crate::event::BoardResult;
+use crate::lobby::EventAction;
+
+/// How long the admin endpoint waits for the lobby's answer.
+const ADMIN_ANSWER: Duration = Duration::from_secs(10);
+
+/// The most bytes of an operator's reason kept.
+pub const MAX_REASON: usize = 500;
+
+/// The operator's token: compared in constant time, never shown (`Debug` hides it).
+#[derive(Clone)]
+pub struct AdminToken(String);
+
+impl AdminToken {
+    /// A token; at least 32 characters (an unguessable one: `gyoku serve` makes 64 hex
+    /// digits from the system's random source).
+    ///
+    /// # Errors
+    /// When it is shorter.
+    pub fn new(token: String) -> Result<AdminToken, String> {
+        if token.chars().count() < 32 {
+            return Err("an admin token has at least 32 characters".into());
+        }
+        Ok(AdminToken(token))
+    }
+
+    /// A fresh token's text: 64 hex digits (256 bits) from the system's random source.
+    ///
+    /// # Errors
+    /// When there is no random source.
+    pub fn random_text() -> Result<String, String> {
+        let mut raw = [0u8; 32];
+        getrandom::fill(&mut raw).map_err(|e| format!("no random source: {e}"))?;
+        Ok(raw.iter().map(|b| format!("{b:02x}")).collect())
+    }
+
+    /// Whether `given` is the token (their digests compared in constant time).
+    pub fn admits(&self, given: &str) -> bool {
+        let a = Blake2b512::digest(self.0.as_bytes());
+        let b = Blake2b512::digest(given.as_bytes());
+        a.iter()
+            .zip(b.iter())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+    }
+}
+
+impl std::fmt::Debug for AdminToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AdminToken(…)")
+    }
+}
+
+/// `GET /api/events`: `{"events": [{"name", "game", "format", "status", "round",
+/// "rounds"}]}`.
+pub(super) async fn list_events(State(api): State<Shared>) -> Json<Value> {
+    let events = api.league.events();
+    Json(json!({
+        "events": events.iter().map(|e| json!({
+            "name": e["name"],
+            "game": e["game"],
+            "format": e["format"],
+            "status": e["status"],
+            "round": e["round"],
+            "rounds": e["rounds"],
+        })).collect::<Vec<_>>(),
+    }))
+}
+
+fn no_event(name: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "no_such_event",
+        format!(
+            "there is no event '{}'",
+            name.chars().take(64).collect::<String>()
+        ),
+    )
+}
+
+/// `GET /api/events/{name}`: the event ([`crate::event::view::to_json`]).
+pub(super) async fn event(
+    State(api): State<Shared>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    api.league
+        .events()
+        .iter()
+        .find(|e| e["name"] == name.as_str())
+        .cloned()
+        .map(Json)
+        .ok_or_else(|| no_event(&name))
+}
+
+/// `POST /api/events/{name}/admin` with `Authorization: Bearer <token>` and a JSON body:
+/// `{"action": "pause"}`, `{"action": "resume"}`, `{"action": "end", "reason"}` or
+/// `{"action": "adjust", "round", "board", "result": "black"|"white"|"draw", "reason"}`.
+/// Answers `{"ok": true, "status"}`; 401 `unauthorized` without the token or with another,
+/// 403 `admin_off` when the server was started without one, 403 `cross_origin` from
+/// another site's page, 409 `refused` when the event cannot do it now.
+pub(super) async fn admin(
+    State(api): State<Shared>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    let Some(token) = &api.options.admin_token else {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "admin_off",
+            "the server was started without an admin token (gyoku serve --admin-token-file FILE)",
+        ));
+    };
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    if !given.is_some_and(|g| token.admits(g)) {
+        return Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "send the admin token as Authorization: Bearer <token>",
+        ));
+    }
+    let body = json_body(&api, &headers, body).await?;
+    let action = action_of(&body)?;
+    if !api
+        .league
+        .events()
+        .iter()
+        .any(|e| e["name"] == name.as_str())
+    {
+        return Err(no_event(&name));
+    }
+    let answer = tokio::time::timeout(
+        ADMIN_ANSWER,
+        api.play.driver().event_admin(name.clone(), action),
+    )
+    .await
+    .ok()
+    .flatten()
+    .ok_or_else(|| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "no_answer",
+            "the server did not answer in time; look at the event before trying again",
+        )
+    })?;
+    let answer: Value = serde_json::from_str(answer.trim()).unwrap_or(Value::Null);
+    if answer["ok"] == true {
+        Ok(Json(answer))
+    } else {
+        Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "refused",
+            answer["error"].as_str().unwrap_or("refused").to_string(),
+        ))
+    }
+}
+
+/// The action a body asks for.
+fn action_of(body: &Value) -> Result<EventAction, ApiError> {
+    let reason = || -> Result<String, ApiError> {
+        let r = str_field(body, "reason")?.unwrap_or("").trim();
+        if r.is_empty() {
+            return Err(ApiError::input("invalid_json", "reason: say why"));
+        }
+        if r.len() > MAX_REASON || r.chars().any(char::is_control) {
+            return Err(ApiError::input(
+                "invalid_json",
+                format!("reason: one line of at most {MAX_REASON} bytes"),
+            ));
+        }
+        Ok(r.to_string())
+    };
+    let number = |key: &str| -> Result<u32, ApiError> {
+        body.get(key)
+            .and_then(Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| ApiError::input("invalid_json", format!("{key}: a number from 1")))
+    };
+    match str_field(body, "action")? {
+        Some("pause") => Ok(EventAction::Pause),
+        Some("resume") => Ok(EventAction::Resume),
+        Some("end") => Ok(EventAction::End { reason: reason()? }),
+        Some("adjust") => {
+            let result = str_field(body, "result")?
+                .and_then(BoardResult::adjustable)
+                .ok_or_else(|| ApiError::input("invalid_json", "result: black, white or draw"))?;
+            Ok(EventAction::Adjust {
+                round: number("round")?,
+                board: number("board")?,
+                result,
+                reason: reason()?,
+            })
+        }
+        _ => Err(ApiError::input(
+            "invalid_json",
+            "action: pause, resume, adjust or end",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_token_admits_itself_only_and_is_never_shown() {
+        let t = AdminToken::new("a".repeat(40)).unwrap();
+        assert!(t.admits(&"a".repeat(40)));
+        assert!(!t.admits(&"a".repeat(39)));
+        assert!(!t.admits(""));
+        assert!(!format!("{t:?}").contains("aaaa"));
+        assert!(AdminToken::new("short".into()).is_err());
+    }
+
+    #[test]
+    fn actions_are_read_and_mistakes_named() {
+        let a = action_of(&json!({"action": "adjust", "round": 2, "board": 1,
+            "result": "draw", "reason": "agreed by both teams"}))
+        .unwrap();
+        assert_eq!(
+            a,
+            EventAction::Adjust {
+                round: 2,
+                board: 1,
+                result: BoardResult::Draw,
+                reason: "agreed by both teams".into()
+            }
+        );
+        for bad in [
+            json!({"action": "adjust", "round": 2, "board": 1, "result": "draw"}),
+            json!({"action": "adjust", "round": 0.5, "board": 1, "result": "draw", "reason": "x"}),
+            json!({"action": "adjust", "round": 1, "board": 1, "result": "both_absent", "reason": "x"}),
+            json!({"action": "end", "reason": "two\nlines"}),
+            json!({"action": "restart"}),
+        ] {
+            assert!(action_of(&bad).is_err(), "{bad}");
+        }
+    }
+}
