@@ -23,6 +23,8 @@ pub mod change;
 mod clock_rules;
 mod conns;
 mod ending;
+#[cfg(test)]
+mod event_rules;
 mod events;
 mod games;
 mod index;

@@ -1,0 +1,199 @@
+//! Organised events on a simulated clock: round 1 is paired at the event's start and not
+//! before, a board's game is proposed when both its players wait, the wait for a missing
+//! player ends in a forfeit, the next round waits for its set time, and each step is
+//! stored as the event's next entry with the batch that caused it.
+
+use super::change::Change;
+use super::io::{Config, Input, Output};
+use super::tests::{Transcript, at, sent};
+use crate::event::{Entry, Event, EventFile};
+
+const FILE: &str = r#"
+name = "cup"
+game = "cup-60-0"
+format = "swiss"
+rounds = 2
+start = "2026-11-26 10:00:00"
+round_times = ["2026-11-26 11:00:00"]
+forfeit_after = 60
+participants = ["ann", "ben", "cat", "dan"]
+"#;
+
+/// The event entries a batch stores.
+fn entries(out: &[Output]) -> Vec<Entry> {
+    out.iter()
+        .filter_map(|o| match o {
+            Output::Store(Change::EventEntry { entry, .. }) => serde_json::from_str(entry).ok(),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Players named in the Game_Summaries of a batch: (Black, White).
+fn proposed(out: Vec<Output>) -> Vec<(String, String)> {
+    let mut games: Vec<(String, String)> = sent(out)
+        .iter()
+        .filter(|(_, text)| text.contains("BEGIN Game_Summary"))
+        .map(|(_, text)| {
+            let field = |key: &str| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix(key))
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            (field("Name+:"), field("Name-:"))
+        })
+        .collect();
+    games.sort();
+    games.dedup();
+    games
+}
+
+#[test]
+fn rounds_start_at_their_times_and_a_missing_player_forfeits() {
+    let file = EventFile::parse(FILE).unwrap();
+    let config = Config {
+        events: vec![Event::new(file)],
+        ..Config::default()
+    };
+    let mut t = Transcript::with(config);
+    t.now = at("2026-11-26 09:59:00.000");
+    // The first input defines the event; nothing is paired before its start.
+    let out = t.input(Input::Tick);
+    assert!(matches!(entries(&out)[..], [Entry::Defined { .. }]));
+    for (k, n) in ["ann", "ben", "cat"].iter().enumerate() {
+        t.login_x1(k as u64 + 1, n);
+        let said = t.line(k as u64 + 1, "%%GAME cup-60-0 *");
+        assert!(said.is_empty(), "{n} waits quietly: {said:?}");
+    }
+    // eve is not a participant.
+    t.login_x1(9, "eve");
+    let said = t.line(9, "%%GAME cup-60-0 *");
+    assert!(
+        said[0]
+            .1
+            .contains("eve is not a participant of the event cup"),
+        "{said:?}"
+    );
+    // The lobby asks to be woken at the start.
+    let start = at("2026-11-26 10:00:00.000").wall;
+    let woken = t.lobby.next_deadline().expect("the start is a deadline");
+    assert_eq!(woken, t.now.mono + 60_000);
+    t.now.wall = start;
+    t.now.mono += 60_000;
+    let out = t.input(Input::Tick);
+    let paired = entries(&out);
+    assert!(
+        matches!(&paired[..], [Entry::Paired { round: 1, .. }]),
+        "{paired:?}"
+    );
+    // ann v ben starts at once; cat waits for dan, who is not there.
+    assert_eq!(proposed(out), [("ann".to_string(), "ben".to_string())]);
+    // ann and ben agree; ann resigns.
+    for id in [1, 2] {
+        t.line(id, "AGREE");
+    }
+    let out = t.input(Input::Line(1, "%TORYO".into()));
+    assert!(
+        matches!(
+            &entries(&out)[..],
+            [Entry::Result {
+                round: 1,
+                board: 1,
+                ..
+            }]
+        ),
+        "{:?}",
+        entries(&out)
+    );
+    // The wait ends 60 s after the pairing: dan forfeits to cat, and round 2 waits for
+    // 11:00.
+    t.now.wall = start + chrono::Duration::seconds(61);
+    t.now.mono += 61_000;
+    let out = t.input(Input::Tick);
+    let forfeited = entries(&out);
+    assert!(
+        matches!(&forfeited[..], [Entry::Result { round: 1, board: 2, reason, .. }] if reason == "forfeit"),
+        "{forfeited:?}"
+    );
+    let round_two = at("2026-11-26 11:00:00.000").wall;
+    t.now.wall = round_two - chrono::Duration::seconds(1);
+    t.now.mono += 1_000;
+    assert!(entries(&t.input(Input::Tick)).is_empty());
+    t.now.wall = round_two;
+    t.now.mono += 1_000;
+    let out = t.input(Input::Tick);
+    assert!(
+        matches!(&entries(&out)[..], [Entry::Paired { round: 2, .. }]),
+        "{:?}",
+        entries(&out)
+    );
+}
+
+#[test]
+fn an_operator_pauses_adjusts_and_is_answered_on_its_connection() {
+    let file = EventFile::parse(&FILE.replace("start = \"2026-11-26 10:00:00\"\n", "")).unwrap();
+    let config = Config {
+        events: vec![Event::new(file)],
+        ..Config::default()
+    };
+    let mut t = Transcript::with(config);
+    t.now = at("2026-11-26 10:00:00.000");
+    let out = t.input(Input::Tick);
+    assert_eq!(entries(&out).len(), 2, "defined and round 1 paired at once");
+    let admin = |t: &mut Transcript, action| {
+        let out = t.input(Input::EventAdmin {
+            reply: 77,
+            event: "cup".into(),
+            action,
+        });
+        let said = sent(out.clone());
+        assert!(out.contains(&Output::Close(77)));
+        (entries(&out), said[0].1.clone())
+    };
+    let (stored, said) = admin(&mut t, super::EventAction::Pause);
+    assert_eq!(
+        (stored, said.trim()),
+        (vec![Entry::Paused], r#"{"ok":true,"status":"paused"}"#)
+    );
+    // Paused: players who wait are not given their games.
+    t.login_x1(1, "ann");
+    t.login_x1(2, "ben");
+    t.line(1, "%%GAME cup-60-0 *");
+    assert!(proposed(t.input(Input::Line(2, "%%GAME cup-60-0 *".into()))).is_empty());
+    let (_, said) = admin(&mut t, super::EventAction::Pause);
+    assert!(said.contains("paused already"), "{said}");
+    let (_, said) = admin(
+        &mut t,
+        super::EventAction::Adjust {
+            round: 1,
+            board: 1,
+            result: crate::event::BoardResult::Draw,
+            reason: "early".into(),
+        },
+    );
+    assert!(said.contains("has not ended"), "{said}");
+    // Resumed: the waiting players' game starts.
+    let out = t.input(Input::EventAdmin {
+        reply: 78,
+        event: "cup".into(),
+        action: super::EventAction::Resume,
+    });
+    assert_eq!(proposed(out), [("ann".to_string(), "ben".to_string())]);
+    let (_, said) = admin(
+        &mut t,
+        super::EventAction::Adjust {
+            round: 9,
+            board: 1,
+            result: crate::event::BoardResult::Draw,
+            reason: "no such".into(),
+        },
+    );
+    assert!(said.contains("round 9 has no board 1"), "{said}");
+    let out = t.input(Input::EventAdmin {
+        reply: 79,
+        event: "nope".into(),
+        action: super::EventAction::Pause,
+    });
+    assert!(sent(out)[0].1.contains("there is no event nope"));
+}
