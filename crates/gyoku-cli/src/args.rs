@@ -94,6 +94,12 @@ pub enum Command {
         /// Accept a start position with a missing king, dead pieces, nifu or extra pieces.
         #[arg(long)]
         lenient: bool,
+        /// Judge each record under the rules its own header names, where it names them
+        /// (Gyoku's `'Rules:`, a Floodgate `$EVENT`, Shogi Wars' `$X_` headers, 81Dojo,
+        /// lishogi, a JSA professional event), else under --rules; the other rule options
+        /// apply on top. Says which, and why, per record.
+        #[arg(long)]
+        rules_of_record: bool,
         /// Print JSON: {"result", "reason", "ply", "sfen", "detail"}.
         #[arg(long)]
         json: bool,
@@ -413,7 +419,7 @@ pub struct RuleArgs {
 }
 
 /// Overrides of single fields of a rule set.
-#[derive(Debug, Args, Default)]
+#[derive(Clone, Debug, Args, Default)]
 pub struct RuleOverrides {
     /// The move limit in moves (0 removes it).
     #[arg(long)]

@@ -35,14 +35,19 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             moves,
             rules,
             lenient,
+            rules_of_record,
             json,
         } => {
             if files.is_empty() {
                 referee::run_judge(&sfen, &moves, &rules, lenient, json)
             } else {
                 let (_, rule_set) = rules.rule_set()?;
-                let user_max_moves = rules.overrides.max_moves.is_some();
-                records::run_judge_files(&files, rule_set, user_max_moves, json)
+                let choice = records::RulesChoice {
+                    given: rule_set,
+                    user_max_moves: rules.overrides.max_moves.is_some(),
+                    of_record: rules_of_record.then(|| rules.overrides.clone()),
+                };
+                records::run_judge_files(&files, &choice, json)
             }
         }
         Command::Convert { file, to, out } => records::run_convert(&file, &to, out.as_deref()),

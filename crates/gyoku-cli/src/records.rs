@@ -8,8 +8,8 @@ use std::sync::{Condvar, Mutex, mpsc};
 
 use gyoku::RuleSet;
 use gyoku_kifu::encoding::Encoding;
-use gyoku_kifu::judge::{Judgement, judge};
-use gyoku_kifu::report::{record_json, rules_for};
+use gyoku_kifu::judge::Judgement;
+use gyoku_kifu::report::{judge_record, record_json};
 use gyoku_kifu::{Format, Record, read_bytes};
 use serde_json::{Value, json};
 
@@ -43,6 +43,8 @@ struct Judged {
     agrees: bool,
     /// Decided on the record's word (a foul not in the file, a time-up).
     on_record: bool,
+    /// Read and judged up to damage in the file.
+    damaged: bool,
 }
 
 fn judged(name: String, record: &Record, j: &Judgement) -> Judged {
@@ -54,26 +56,63 @@ fn judged(name: String, record: &Record, j: &Judgement) -> Judged {
         Some(reason) => format!("{result} by {reason}"),
         None => result.clone(),
     };
-    let recorded = match (
-        v["recorded"]["result"].as_str(),
-        v["recorded"]["end"].as_str(),
-    ) {
+    let rec = &v["recorded"];
+    let mut recorded = match (rec["result"].as_str(), rec["end"].as_str()) {
         (Some(result), Some(end)) => format!("{result} by {end}"),
         (None, Some(end)) => end.to_string(),
-        (_, None) => "no end".to_string(),
+        (Some(result), None) => result.to_string(),
+        (None, None) => "no end".to_string(),
     };
-    let line = format!(
-        "{}: {judged} at ply {} (recorded: {recorded}){}",
-        gyoku_kifu::escape_controls(&name),
-        v["ply"],
-        if j.agrees { "" } else { "  << differs" }
-    );
+    if rec["checked"] == "site" {
+        recorded = format!(
+            "{}, stated in the site's $X_WINNER (end line: {})",
+            rec["result"].as_str().unwrap_or("-"),
+            rec["end"].as_str().unwrap_or("none")
+        );
+    }
+    if let Some(summary) = rec["summary"]
+        .as_str()
+        .filter(|_| rec["checked"] == "summary")
+    {
+        recorded.push_str(&format!(
+            ", summary {}",
+            gyoku_kifu::escape_controls(summary)
+        ));
+    }
+    if j.statements_disagree() {
+        // Both statements, and which was checked.
+        let end = rec["end_result"].as_str().unwrap_or("-");
+        recorded.push_str(&format!(
+            "; its end line says {end} by {}: the summary is checked",
+            rec["end"].as_str().unwrap_or("-")
+        ));
+    }
+    let mut line = match &record.damage {
+        // Read up to the damage, judged up to it: neither agreeing nor differing.
+        Some(d) => format!(
+            "{}: damaged at line {}: {}; judged up to it: {judged} at ply {}",
+            gyoku_kifu::escape_controls(&name),
+            d.line,
+            gyoku_kifu::escape_controls(&d.what),
+            v["ply"]
+        ),
+        None => format!(
+            "{}: {judged} at ply {} (recorded: {recorded}){}",
+            gyoku_kifu::escape_controls(&name),
+            v["ply"],
+            if j.agrees { "" } else { "  << differs" }
+        ),
+    };
+    if let Some(why) = v["why"].as_str() {
+        line.push_str(&format!("\n    why: {why}"));
+    }
     Judged {
         name,
         json: v,
         line,
         result,
         reason,
+        damaged: record.damage.is_some(),
         agrees: j.agrees,
         on_record: matches!(j.decided_by, gyoku_kifu::judge::DecidedBy::Record(_)),
     }
@@ -94,17 +133,66 @@ const PER_FILE: usize = 64;
 /// Differing records named one by one in the summary; past it, only counted.
 const MAX_LISTED: usize = 1000;
 
+/// The rules records are judged under: those given, or (`--rules-of-record`) those each
+/// record's header names, with the given overrides on top.
+pub struct RulesChoice {
+    /// The rules given (`--rules` and its overrides).
+    pub given: RuleSet,
+    /// Whether `--max-moves` was given.
+    pub user_max_moves: bool,
+    /// `--rules-of-record`: the overrides to apply to a record's own preset.
+    pub of_record: Option<crate::args::RuleOverrides>,
+}
+
+impl RulesChoice {
+    /// The rules for `record`, and (with `--rules-of-record`) the preset it names and why.
+    fn for_record(&self, record: &Record) -> (RuleSet, Option<(gyoku::Preset, String)>) {
+        let Some(overrides) = &self.of_record else {
+            return (self.given, None);
+        };
+        match gyoku_kifu::report::rules_of_record(record) {
+            Some((preset, why)) => {
+                let mut rules = preset.rules();
+                // Checked once already, on the rules given: the same overrides apply.
+                let _ = overrides.apply(&mut rules);
+                (rules, Some((preset, why)))
+            }
+            None => (self.given, None),
+        }
+    }
+}
+
 /// Judges every record of one file, handing each to `emit` as soon as it is judged: a
 /// file of a million games is read and judged one game at a time. A file of one record is
 /// named by its path, one of several `path#k`.
-fn judge_file(path: &Path, rules: RuleSet, user_max_moves: bool, emit: &mut dyn FnMut(Item)) {
+fn judge_file(path: &Path, choice: &RulesChoice, emit: &mut dyn FnMut(Item)) {
     let shown = path.display().to_string();
     let judge_one = |name: String, r: &Record| {
-        Item::Judged(Box::new(judged(
-            name,
-            r,
-            &judge(r, rules_for(r, rules, user_max_moves)),
-        )))
+        let (rules, named) = choice.for_record(r);
+        let j = judge_record(r, rules, choice.user_max_moves);
+        let mut judged = judged(name, r, &j);
+        if choice.of_record.is_some() {
+            let said = match &named {
+                Some((preset, why)) => {
+                    json!({"preset": preset.name(), "from": "record", "why": why})
+                }
+                None => {
+                    json!({"preset": null, "from": "option", "why": "its header names no rules"})
+                }
+            };
+            if let Some((preset, why)) = &named {
+                let name = format!("{}: ", gyoku_kifu::escape_controls(&judged.name));
+                if let Some(rest) = judged.line.strip_prefix(&name) {
+                    judged.line = format!(
+                        "{name}[rules {}: {}] {rest}",
+                        preset.name(),
+                        gyoku_kifu::escape_controls(why)
+                    );
+                }
+            }
+            judged.json["rules_of_record"] = said;
+        }
+        Item::Judged(Box::new(judged))
     };
     // The first record waits until the second shows whether the file holds several.
     let mut first: Option<Record> = None;
@@ -139,11 +227,15 @@ struct Tally {
     differing: usize,
     listed: Vec<String>,
     on_record: usize,
+    damaged: usize,
 }
 
 impl Tally {
     fn add(&mut self, j: &Judged) {
         self.judged += 1;
+        if j.damaged {
+            self.damaged += 1;
+        }
         *self.results.entry(j.result.clone()).or_default() += 1;
         if j.reason != "-" {
             *self.reasons.entry(j.reason.clone()).or_default() += 1;
@@ -192,12 +284,7 @@ impl JsonOut {
 
 /// `gyoku judge FILE...`: files are judged on every core, in order, and printed as they
 /// are judged; memory is bounded by the largest file, not by the number of records.
-pub fn run_judge_files(
-    paths: &[PathBuf],
-    rules: RuleSet,
-    user_max_moves: bool,
-    json: bool,
-) -> Result<(), Failure> {
+pub fn run_judge_files(paths: &[PathBuf], choice: &RulesChoice, json: bool) -> Result<(), Failure> {
     let walk = gyoku_kifu::walk::RecordFiles::new(paths).map_err(Failure::Input)?;
     let progress = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
@@ -242,7 +329,7 @@ pub fn run_judge_files(
                         return;
                     }
                     match next {
-                        Ok(path) => judge_file(&path, rules, user_max_moves, &mut |item| {
+                        Ok(path) => judge_file(&path, choice, &mut |item| {
                             let _ = tx.send(item);
                         }),
                         Err(e) => {
@@ -272,6 +359,15 @@ pub fn run_judge_files(
                 match item {
                     Item::Judged(j) => {
                         tally.add(&j);
+                        if json && let Some(d) = j.json.get("damaged").filter(|d| !d.is_null()) {
+                            // The warning the text line gives, for a JSON reader too.
+                            eprintln!(
+                                "gyoku: {}:{}: damaged: {}",
+                                gyoku_kifu::escape_controls(&j.name),
+                                d["line"],
+                                d["what"].as_str().unwrap_or("")
+                            );
+                        }
                         if json {
                             out.push(j.json);
                         } else {
@@ -346,6 +442,12 @@ fn summary(t: &Tally) -> Vec<String> {
         lines.push(format!(
             "{} on the record's word (a foul not in the file, a time-up, a site's stated winner: the moves cannot show it)",
             plural(t.on_record, "decided", "decided")
+        ));
+    }
+    if t.damaged > 0 {
+        lines.push(format!(
+            "{} (read and judged up to the damage, said at its line)",
+            plural(t.damaged, "damaged record", "damaged records")
         ));
     }
     lines.push(format!(

@@ -411,9 +411,15 @@ fn judge_record_files() {
     );
     assert_eq!(
         v["recorded"],
-        serde_json::json!({"end": "resignation", "result": "black"})
+        serde_json::json!({"end": "resignation", "result": "black", "end_result": "black",
+            "summary": null, "checked": "end", "statements_disagree": false})
     );
     assert_eq!(v["agrees"], true);
+    assert_eq!(v["why"], serde_json::Value::Null);
+    assert_eq!(
+        v["limit"],
+        serde_json::json!({"plies": 256, "from": "rules"})
+    );
     // A foul in a record decides at its ply; the JSA lets a later resignation stand.
     let v = json(&gyoku(&["judge", &data("csa/nifu.csa"), "--json"]));
     assert_eq!(
@@ -469,7 +475,7 @@ fn judge_record_files() {
     assert_eq!(v.as_array().unwrap().len(), 5);
     let out = gyoku(&["judge", &data("csa"), &data("kif"), &data("usi")]);
     let text = stdout(&out);
-    assert!(text.contains("13 records judged, 0 unreadable"), "{text}");
+    assert!(text.contains("19 records judged, 0 unreadable"), "{text}");
     assert!(text.contains("differ from their records:"), "{text}");
     // One record: its line says both ends in words, then the summary names it.
     let out = gyoku(&["judge", &data("csa/nifu.csa")]);
@@ -1017,4 +1023,54 @@ fn games_starting_past_the_move_limit() {
         "--json",
     ]));
     assert_eq!((&v["reason"], &v["ply"]), (&"move_limit".into(), &2.into()));
+}
+
+/// `--rules-of-record`: each record under the rules its header names (a Floodgate
+/// `$EVENT`: csa; a JSA title match: jsa; Shogi Wars' headers), the others under --rules,
+/// with which and why in the line and the JSON.
+#[test]
+fn judge_under_the_rules_each_record_names() {
+    let v = json(&gyoku(&[
+        "judge",
+        "--rules",
+        "jsa",
+        "--rules-of-record",
+        "--json",
+        &data("kifu-for-js/csa/v2.csa"),
+        &data("kifu-for-js/kif/kiou201403160101.kif"),
+        &data("csa/wars-disconnect.csa"),
+        &data("kif/sjis.kif"),
+    ]));
+    let said: Vec<(Option<&str>, &str)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["rules_of_record"]["preset"].as_str(),
+                r["rules_of_record"]["from"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        said,
+        [
+            (Some("csa"), "record"),
+            (Some("jsa"), "record"),
+            (Some("shogi-wars"), "record"),
+            (None, "option")
+        ]
+    );
+    // The Floodgate record is judged under csa's 256-move limit, not jsa's 500.
+    assert_eq!(v[0]["limit"]["plies"], 256);
+    assert_eq!(v[3]["limit"]["plies"], 500);
+    let text = stdout(&gyoku(&[
+        "judge",
+        "--rules-of-record",
+        &data("kifu-for-js/csa/v2.csa"),
+    ]));
+    assert!(
+        text.contains("[rules csa: its event names Floodgate (wdoor+floodgate-600-10F"),
+        "{text}"
+    );
 }

@@ -69,6 +69,8 @@ struct Reader {
     /// The bytes from the current line to the end of the game it is in (the next `/` line
     /// or the end of the file): a guess at the game's moves, to size its move list once.
     game_bytes: usize,
+    /// The last comment line read (its line and text), for a move glued onto it.
+    last_comment: Option<(usize, String)>,
 }
 
 fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
@@ -78,6 +80,15 @@ fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
         column,
         message: message.into(),
     }
+}
+
+/// Whether `text` has a CSA move's shape (`+2726FU`).
+fn move_shaped(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() == 7
+        && matches!(b[0], b'+' | b'-')
+        && b[1..5].iter().all(u8::is_ascii_digit)
+        && b[5..].iter().all(u8::is_ascii_uppercase)
 }
 
 fn square(bytes: &[u8]) -> Option<Square> {
@@ -135,15 +146,17 @@ impl Reader {
             && digits.iter().all(u8::is_ascii_digit)
         {
             let seconds = digits.iter().fold(0, |n, &d| n * 10 + u64::from(d - b'0'));
-            self.time(seconds * 1000);
+            self.time(line, seconds * 1000);
             return Ok(());
         }
         if let Some(comment) = raw.strip_prefix('\'') {
             if !comment.starts_with("CSA encoding=") {
                 self.comment(comment.to_string());
             }
+            self.last_comment = Some((line, comment.to_string()));
             return Ok(());
         }
+        self.last_comment = None;
         if !raw.as_bytes().contains(&b',') {
             let trimmed = raw.trim_start();
             if let Some(comment) = trimmed.strip_prefix('\'') {
@@ -172,9 +185,32 @@ impl Reader {
         Ok(())
     }
 
-    /// A `T` time: of the last move, or of the end (CSA writes `T` after `%TORYO`).
-    fn time(&mut self, ms: u64) {
+    /// A `T` time: of the last move, or of the end (CSA writes `T` after `%TORYO`). A time
+    /// before any move is damage: the first move was lost — most often glued onto the end
+    /// of the comment line before it, as in a Floodgate file of 2012 (`'…+2726FU`, then
+    /// `T1`) — and the game is read no further.
+    fn time(&mut self, line: usize, ms: u64) {
+        let glued = self.last_comment.as_ref().and_then(|(at, text)| {
+            let tail = text.trim_end();
+            let mv = tail.get(tail.len().checked_sub(7)?..)?;
+            move_shaped(mv).then(|| (*at, mv.to_string()))
+        });
         if let Some(record) = self.record.as_mut() {
+            if record.damage.is_none()
+                && record.end.is_none()
+                && record.foul.is_none()
+                && record.moves.is_empty()
+                && !self.last_was_move
+            {
+                let what = match glued {
+                    Some((at, mv)) => format!(
+                        "a time before any move: the move {mv} is glued to the end of the comment on line {at}"
+                    ),
+                    None => "a time before any move: the first move is missing".to_string(),
+                };
+                record.damage = Some(crate::Damage { line, what });
+                return;
+            }
             if record.end.is_some() {
                 record.end_time_ms = Some(ms);
             } else if self.last_was_move
@@ -392,6 +428,10 @@ impl Reader {
                 "a move before the side to move ('+' or '-')",
             ));
         };
+        if record.damage.is_some() {
+            // Read up to the damage: the rest of the game cannot be placed.
+            return Ok(());
+        }
         let (mover, mv) =
             parse_move(text, pos).map_err(|(at, message)| err(line, col + at, message))?;
         if record.foul.is_some() {
@@ -462,13 +502,13 @@ impl Reader {
             b'T' => {
                 let ms = time(&text[1..])
                     .ok_or_else(|| err(line, col + 1, format!("bad time '{text}'")))?;
-                self.time(ms);
+                self.time(line, ms);
             }
             b'%' => {
                 if self.record.is_none() {
                     self.start(line, Color::Black)?;
                 }
-                if let Some(record) = self.record.as_mut() {
+                if let Some(record) = self.record.as_mut().filter(|r| r.damage.is_none()) {
                     record.end = Some(terminal(&text[1..]));
                 }
                 self.last_was_move = false;
@@ -518,6 +558,7 @@ pub(crate) fn read_part(text: &str, each: &mut dyn FnMut(Record)) -> Result<usiz
         position: None,
         last_was_move: false,
         game_bytes: 0,
+        last_comment: None,
     };
     // Where the game that holds a line ends: the next `/` separator line, found once per
     // game (so a file of many games is scanned once in all).

@@ -55,6 +55,28 @@ impl DecidedBy {
     }
 }
 
+/// Where the move limit a record was judged under comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LimitFrom {
+    /// The rule set's own (or none).
+    Rules,
+    /// The record's own (`$MAX_MOVES`, `最大手数`, `'Max_Moves:`).
+    Record,
+    /// The user's (`--max-moves`).
+    Option,
+}
+
+impl LimitFrom {
+    /// `rules`, `record` or `option`.
+    pub const fn code(self) -> &'static str {
+        match self {
+            LimitFrom::Rules => "rules",
+            LimitFrom::Record => "record",
+            LimitFrom::Option => "option",
+        }
+    }
+}
+
 /// A judged record.
 #[derive(Clone, Debug)]
 pub struct Judgement {
@@ -72,6 +94,25 @@ pub struct Judgement {
     /// ended agrees; one that names a foul it does not show does not, since the foul
     /// cannot be checked).
     pub agrees: bool,
+    /// The server's `'summary:` line, where the record has one: the result it names is
+    /// the one checked.
+    pub summary: Option<Summary>,
+    /// The result the record's end line implies by itself (beside the summary's).
+    pub end_result: Option<GameResult>,
+    /// Where the move limit applied came from ([`crate::report::judge_record`] says;
+    /// [`judge`] alone cannot know, and says `Rules`).
+    pub limit_from: LimitFrom,
+}
+
+impl Judgement {
+    /// Whether two statements of the record name different results: its end line and its
+    /// summary (the summary is the one checked).
+    pub fn statements_disagree(&self) -> bool {
+        match (&self.summary, self.end_result) {
+            (Some(s), Some(e)) => s.result.is_some() && !same(s.result, Some(e)),
+            _ => false,
+        }
+    }
 }
 
 /// The result a record's end implies, `turn` being the side to move when it was written.
@@ -100,18 +141,83 @@ pub fn recorded_result(end: &Terminal, turn: Color) -> Option<GameResult> {
 /// assert_eq!(summary_result("chudan:a suspended:b suspended"), None);
 /// ```
 pub fn summary_result(summary: &str) -> Option<GameResult> {
+    read_summary(summary, [None, None])?.result
+}
+
+/// A shogi-server `'summary:` line, read: its kind (`toryo`, `kachi`, `illegal kachi`,
+/// `time up`, `sennichite`, `oute_sennichite`, `uchifuzume`, `max_moves`, `abnormal`, …)
+/// and the result it names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// The kind, as written.
+    pub kind: String,
+    /// The result, when both words name one (`win`/`lose`, `draw`/`draw`).
+    pub result: Option<GameResult>,
+    /// The text after `summary:`.
+    pub text: String,
+}
+
+impl Summary {
+    /// The side the summary says lost, if one did.
+    pub fn loser(&self) -> Option<Color> {
+        match self.result? {
+            GameResult::Win(c) => Some(!c),
+            _ => None,
+        }
+    }
+}
+
+/// Reads a `summary` (`kind:name word:name word`). Today's shogi-server writes Black's
+/// word first; the servers of 2006–2008 wrote the players in another order, so where
+/// `names` (Black's and White's, from `N+`/`N-`) say whose word is whose, they decide.
+///
+/// ```
+/// use gyoku::{Color, GameResult};
+/// use gyoku_kifu::judge::read_summary;
+/// // A 2008 Floodgate record: White (KShogi900) named first.
+/// let s = read_summary("uchifuzume:KShogi900 lose:usapyon win", [Some("usapyon"), Some("KShogi900")]).unwrap();
+/// assert_eq!((s.kind.as_str(), s.result), ("uchifuzume", Some(GameResult::Win(Color::Black))));
+/// ```
+pub fn read_summary(summary: &str, names: [Option<&str>; 2]) -> Option<Summary> {
     let mut parts = summary.split(':');
-    let (_kind, black, white) = (parts.next()?, parts.next()?, parts.next()?);
+    let (kind, first, second) = (parts.next()?, parts.next()?, parts.next()?);
     if parts.next().is_some() {
         return None;
     }
-    let word = |side: &str| side.rsplit_once(' ').map(|(_, w)| w.trim().to_string());
-    match (word(black)?.as_str(), word(white)?.as_str()) {
-        ("win", "lose") => Some(GameResult::Win(Color::Black)),
-        ("lose", "win") => Some(GameResult::Win(Color::White)),
-        ("draw", "draw") => Some(GameResult::Draw),
+    let split = |side: &str| {
+        side.trim()
+            .rsplit_once(' ')
+            .map(|(n, w)| (n.trim().to_string(), w.trim().to_string()))
+    };
+    let (a, b) = (split(first), split(second));
+    // Whose word comes first: White's when the names say so, else Black's.
+    let swapped = match (&a, &b, names) {
+        (Some((na, _)), Some((nb, _)), [Some(black), Some(white)]) => {
+            na == white && nb == black && black != white
+        }
+        _ => false,
+    };
+    let (black, white) = if swapped { (b, a) } else { (a, b) };
+    let result = match (black.map(|x| x.1), white.map(|x| x.1)) {
+        (Some(bw), Some(ww)) => match (bw.as_str(), ww.as_str()) {
+            ("win", "lose") => Some(GameResult::Win(Color::Black)),
+            ("lose", "win") => Some(GameResult::Win(Color::White)),
+            ("draw", "draw") => Some(GameResult::Draw),
+            _ => None,
+        },
         _ => None,
-    }
+    };
+    Some(Summary {
+        kind: kind.trim().to_string(),
+        result,
+        text: summary.to_string(),
+    })
+}
+
+/// A record's summary, read with its players' names.
+pub fn record_summary(record: &Record) -> Option<Summary> {
+    let names = [record.header("先手"), record.header("後手")];
+    read_summary(record.header("summary")?, names)
 }
 
 /// How a record says it ended, read as its writer meant it: Shogidokoro writes an
@@ -160,6 +266,27 @@ fn same(a: Option<GameResult>, b: Option<GameResult>) -> bool {
 /// has one, then the record's end when it is an action (resignation, declaration, time,
 /// an impasse count by agreement).
 pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
+    if record.damage.is_some() {
+        // Judged up to the damage, by the rules alone: what the record says of its end
+        // belongs to moves that could not be read.
+        let mut game = Game::new(record.start.clone(), rules).with_handicap(record.handicap);
+        for m in &record.moves {
+            if game.outcome().is_some() || game.play(m.mv).is_err() {
+                break;
+            }
+        }
+        return Judgement {
+            result: game.outcome().map(|o| o.result),
+            game,
+            decided_by: DecidedBy::Rules,
+            recorded: None,
+            recorded_result: None,
+            agrees: true,
+            summary: None,
+            end_result: None,
+            limit_from: LimitFrom::Rules,
+        };
+    }
     let end = record_end(record);
     let mut game = Game::new(record.start.clone(), rules).with_handicap(record.handicap);
     for m in &record.moves {
@@ -197,7 +324,37 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
             }
         }
     };
+    let summary = record_summary(record);
     let mut word = None;
+    // A summary with no end line: what the server did, on its word where the moves cannot
+    // show it (a foul it refused and never wrote, a time-up, a disconnection).
+    if game.outcome().is_none()
+        && end.is_none()
+        && let Some(s) = &summary
+        && let Some(loser) = s.loser()
+    {
+        let _ = match s.kind.as_str() {
+            "toryo" => game.resign(loser),
+            // A declaration by the side to move: the winner's (`kachi`), or the loser's
+            // that failed (`illegal kachi`).
+            "kachi" if game.turn() == !loser => game.declare(),
+            "illegal kachi" if game.turn() == loser => game.declare(),
+            "time up" => {
+                word = Some(RecordWord::TimeUp);
+                game.time_up(loser)
+            }
+            "uchifuzume" | "oute_kaihimore" | "outori" | "illegal move" | "illegal_move"
+                if record.foul.is_none() =>
+            {
+                word = Some(RecordWord::UnseenFoul);
+                game.forfeit(loser, gyoku::ForfeitCause::IllegalAction)
+            }
+            _ => Ok(()),
+        };
+        if game.outcome().is_none() {
+            word = None;
+        }
+    }
     if game.outcome().is_none()
         && let Some(end) = &end
     {
@@ -233,12 +390,12 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
     // (切断 a disconnection), where its end line says only `%CHUDAN` or nothing.
     let stated = stated_winner(record);
     // A server's summary says the result outright; otherwise the end line implies it.
-    let summary = record
-        .header("summary")
-        .and_then(summary_result)
+    let stated_result = summary
+        .as_ref()
+        .and_then(|s| s.result)
         .or(stated.map(|(w, _)| GameResult::Win(w)));
-    let recorded_result =
-        summary.or_else(|| end.as_ref().and_then(|e| recorded_result(e, end_turn)));
+    let end_result = end.as_ref().and_then(|e| recorded_result(e, end_turn));
+    let recorded_result = stated_result.or(end_result);
     let mut result = game.outcome().map(|o| o.result);
     let mut decided_by = word.map_or(DecidedBy::Rules, DecidedBy::Record);
     if result.is_none()
@@ -247,6 +404,15 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
         // The rules did not end it: the site's word stands, as such.
         result = Some(GameResult::Win(winner));
         decided_by = DecidedBy::Record(how);
+    }
+    // A server's summary that a player left mid-game (`abnormal`): its word stands.
+    if result.is_none()
+        && end.is_none()
+        && let Some(s) = summary.as_ref().filter(|s| s.kind == "abnormal")
+        && let Some(r) = s.result
+    {
+        result = Some(r);
+        decided_by = DecidedBy::Record(RecordWord::Disconnection);
     }
     // JSA: the fouler's opponent resigned before anyone pointed out the foul.
     if let (Some(fouler), Some(Terminal::Resign)) = (foul_side, &end)
@@ -257,7 +423,7 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
         decided_by = DecidedBy::ResignationStands;
     }
     let agrees = match &end {
-        _ if summary.is_some() => same(result, summary),
+        _ if stated_result.is_some() => same(result, stated_result),
         // A record that does not say how it ended contradicts nothing.
         None => true,
         Some(Terminal::Suspend) | Some(Terminal::Other(_)) | Some(Terminal::NoMate) => {
@@ -272,5 +438,23 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
         recorded: end,
         recorded_result,
         agrees,
+        summary,
+        end_result,
+        limit_from: LimitFrom::Rules,
     }
+}
+
+/// The move limit a record gives itself, if it does: its `最大手数` header (`$MAX_MOVES`),
+/// else a `Max_Moves:N` comment before the moves.
+pub fn record_max_moves(record: &Record) -> Option<u32> {
+    record
+        .header("最大手数")
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .or_else(|| {
+            record
+                .start_comments
+                .iter()
+                .find_map(|c| c.trim().strip_prefix("Max_Moves:"))
+                .and_then(|v| v.trim().parse::<u32>().ok())
+        })
 }

@@ -25,6 +25,7 @@
 pub mod chart;
 pub mod csa;
 pub mod encoding;
+pub mod explain;
 pub mod files;
 pub mod fuzzing;
 pub mod jkf;
@@ -281,6 +282,18 @@ pub struct Record {
     pub end_time_ms: Option<u64>,
     /// Variations, in file order.
     pub variations: Vec<Variation>,
+    /// Where the record is damaged, if it is: it was read up to there, and what follows in
+    /// the game was passed over.
+    pub damage: Option<Damage>,
+}
+
+/// A damaged record: where, and what is wrong there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Damage {
+    /// The line (from 1) of the file.
+    pub line: usize,
+    /// What is wrong, in words.
+    pub what: String,
 }
 
 impl Record {
@@ -297,6 +310,7 @@ impl Record {
             end: None,
             end_time_ms: None,
             variations: Vec::new(),
+            damage: None,
         }
     }
 

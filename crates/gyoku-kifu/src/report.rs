@@ -2,10 +2,11 @@
 //! that decided it, the impasse calculator's report, a record's judgement. One place, so
 //! that `gyoku judge --json` and `POST /api/judge` say the same thing in the same words.
 
-use gyoku::{ByColor, EndReason, Game, ImpasseCount, ImpasseReport, Outcome, RuleSet};
+use gyoku::{ByColor, EndReason, Game, ImpasseCount, ImpasseReport, Outcome, Preset, RuleSet};
 use serde_json::{Value, json};
 
 use crate::Record;
+pub use crate::judge::record_max_moves;
 use crate::judge::{DecidedBy, Judgement};
 
 fn points_json(points: &ByColor<u32>) -> Value {
@@ -141,11 +142,36 @@ pub fn record_json(record: &Record, j: &Judgement) -> Value {
     {
         v["detail"]["foul_ply"] = json!(foul.ply);
     }
+    // What the record says, and which of its statements was checked: the server's
+    // summary where it has one (its end line beside it), a site's stated winner, else the
+    // end line.
+    let checked = if j.summary.as_ref().is_some_and(|s| s.result.is_some()) {
+        Some("summary")
+    } else if record.header("$X_WINNER").is_some() && j.recorded_result.is_some() {
+        Some("site")
+    } else {
+        j.recorded.as_ref().map(|_| "end")
+    };
     v["recorded"] = json!({
         "end": j.recorded.as_ref().map(|t| t.code()),
         "result": j.recorded_result.map(|r| r.code()),
+        "end_result": j.end_result.map(|r| r.code()),
+        "summary": j.summary.as_ref().map(|s| s.text.clone()),
+        "checked": checked,
+        "statements_disagree": j.statements_disagree(),
     });
     v["agrees"] = json!(j.agrees);
+    v["why"] = json!(crate::explain::why_differs(record, j));
+    v["damaged"] = json!(
+        record
+            .damage
+            .as_ref()
+            .map(|d| json!({"line": d.line, "what": d.what}))
+    );
+    v["limit"] = json!({
+        "plies": j.game.rules().move_limit.map(|l| l.plies),
+        "from": j.limit_from.code(),
+    });
     v["decided_by"] = json!(j.decided_by.code());
     if let DecidedBy::Record(word) = j.decided_by {
         // What the record says that its moves cannot show.
@@ -179,17 +205,101 @@ pub fn rules_for(record: &Record, rules: RuleSet, user_max_moves: bool) -> RuleS
     rules
 }
 
-/// The move limit a record gives itself, if it does: its `最大手数` header (`$MAX_MOVES`),
-/// else a `Max_Moves:N` comment before the moves.
-pub fn record_max_moves(record: &Record) -> Option<u32> {
-    record
-        .header("最大手数")
-        .and_then(|v| v.trim().parse::<u32>().ok())
-        .or_else(|| {
-            record
-                .start_comments
-                .iter()
-                .find_map(|c| c.trim().strip_prefix("Max_Moves:"))
-                .and_then(|v| v.trim().parse::<u32>().ok())
-        })
+/// Judges `record` under `rules`, with the record's own move limit unless the user set
+/// one (`user_max_moves`), and says where the limit applied came from.
+///
+/// ```
+/// use gyoku_kifu::judge::LimitFrom;
+/// let text = "V2.2\n'Max_Moves:40\nPI\n+\n+7776FU\n";
+/// let r = gyoku_kifu::read_str(text, gyoku_kifu::Format::Csa).unwrap().remove(0);
+/// let j = gyoku_kifu::report::judge_record(&r, gyoku::Preset::Csa.rules(), false);
+/// assert_eq!(j.limit_from, LimitFrom::Record);
+/// ```
+pub fn judge_record(record: &Record, rules: RuleSet, user_max_moves: bool) -> Judgement {
+    let mut j = crate::judge::judge(record, rules_for(record, rules, user_max_moves));
+    j.limit_from = if user_max_moves {
+        crate::judge::LimitFrom::Option
+    } else if record_max_moves(record).is_some() {
+        crate::judge::LimitFrom::Record
+    } else {
+        crate::judge::LimitFrom::Rules
+    };
+    j
+}
+
+/// The rules a record's own header names, where it names them, with the words that say
+/// so: Gyoku's own `'Rules:PRESET` comment; an event or site that names Floodgate
+/// (`$EVENT:wdoor+floodgate-…`: `csa`), Shogi Wars (its `$X_` headers: `shogi-wars`),
+/// 81Dojo (`81dojo`) or lishogi (`lishogi`); a Game_Summary's `Declaration:Jishogi 1.1`
+/// comment (`csa`); a KIF of a JSA professional event (`棋戦` naming a title match or
+/// league, with `手合割` and `持ち時間`: `jsa`).
+///
+/// ```
+/// use gyoku::Preset;
+/// let text = "V2.2\n$EVENT:wdoor+floodgate-300-10F+a+b+20260101000000\nPI\n+\n+7776FU\n";
+/// let r = gyoku_kifu::read_str(text, gyoku_kifu::Format::Csa).unwrap().remove(0);
+/// let (preset, why) = gyoku_kifu::report::rules_of_record(&r).unwrap();
+/// assert_eq!(preset, Preset::Csa);
+/// assert!(why.contains("Floodgate"), "{why}");
+/// ```
+pub fn rules_of_record(record: &Record) -> Option<(Preset, String)> {
+    let comments = || record.start_comments.iter().map(|c| c.trim());
+    if let Some(p) = comments().find_map(|c| c.strip_prefix("Rules:")) {
+        let preset = p.trim().parse::<Preset>().ok()?;
+        return Some((preset, format!("its 'Rules:{} comment", p.trim())));
+    }
+    let event = record.header("棋戦").unwrap_or("");
+    let site = record.header("場所").unwrap_or("");
+    let lower = format!("{event} {site}").to_lowercase();
+    if lower.contains("floodgate") {
+        return Some((Preset::Csa, format!("its event names Floodgate ({event})")));
+    }
+    if record.header("$X_FINAL").is_some()
+        || record.header("$X_WINNER").is_some()
+        || event.contains("将棋ウォーズ")
+    {
+        return Some((
+            Preset::ShogiWars,
+            "its headers are Shogi Wars' ($X_…)".into(),
+        ));
+    }
+    if lower.contains("81dojo") {
+        return Some((
+            Preset::Dojo81,
+            format!("its event or site names 81Dojo ({event} {site})"),
+        ));
+    }
+    if lower.contains("lishogi") {
+        return Some((
+            Preset::Lishogi,
+            format!("its event or site names lishogi ({event} {site})"),
+        ));
+    }
+    if comments().any(|c| c.starts_with("Declaration:Jishogi")) {
+        return Some((Preset::Csa, "its Game_Summary's Declaration:Jishogi".into()));
+    }
+    const JSA_EVENTS: [&str; 12] = [
+        "竜王戦",
+        "名人戦",
+        "順位戦",
+        "王位戦",
+        "王座戦",
+        "棋王戦",
+        "王将戦",
+        "棋聖戦",
+        "叡王戦",
+        "NHK杯",
+        "朝日杯",
+        "銀河戦",
+    ];
+    if record.header("手合割").is_some()
+        && record.header("持ち時間").is_some()
+        && let Some(name) = JSA_EVENTS.iter().find(|e| event.contains(*e))
+    {
+        return Some((
+            Preset::Jsa,
+            format!("a JSA professional event ({name}) with its time control"),
+        ));
+    }
+    None
 }

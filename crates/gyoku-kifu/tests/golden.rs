@@ -565,3 +565,185 @@ fn shogidokoro_writes_a_declaration_as_jishogi_with_a_comment() {
         Some(Terminal::Jishogi)
     );
 }
+
+/// Every form of shogi-server's `'summary:` a record may end with, judged: who is named
+/// first (today Black; servers of 2006–2008 wrote White first, and the names decide), what
+/// the moves cannot show (a foul the server refused and never wrote, a time-up, a player
+/// who left) taken on the summary's word, and an end line that says otherwise shown beside
+/// it, the summary checked, the difference said in words.
+#[test]
+fn summary_forms_are_read_as_their_servers_meant_them() {
+    use gyoku_kifu::report::{judge_record, record_json};
+    // file, result, reason, decided_by, agrees, statements disagree, words in `why`.
+    let table: &[(&str, &str, &str, &str, bool, bool, &str)] = &[
+        (
+            "csa/summary-white-first.csa",
+            "black",
+            "resignation",
+            "rules",
+            true,
+            false,
+            "",
+        ),
+        (
+            "csa/summary-unseen-foul.csa",
+            "black",
+            "illegal_action",
+            "record",
+            true,
+            false,
+            "",
+        ),
+        (
+            "csa/summary-abnormal.csa",
+            "white",
+            "disconnection",
+            "record",
+            true,
+            false,
+            "",
+        ),
+        (
+            "csa/summary-time-up.csa",
+            "white",
+            "time_up",
+            "record",
+            true,
+            false,
+            "",
+        ),
+        (
+            "csa/summary-disagrees.csa",
+            "white",
+            "resignation",
+            "rules",
+            false,
+            true,
+            "the server's summary says toryo, Black wins",
+        ),
+    ];
+    for &(file, result, reason, decided_by, agrees, disagree, why) in table {
+        let r = &read(file)[0];
+        let j = judge_record(r, Preset::Csa.rules(), false);
+        let v = record_json(r, &j);
+        assert_eq!(
+            (
+                v["result"].as_str(),
+                v["reason"].as_str(),
+                v["decided_by"].as_str(),
+                v["agrees"].as_bool(),
+                v["recorded"]["statements_disagree"].as_bool(),
+                v["recorded"]["checked"].as_str(),
+            ),
+            (
+                Some(result),
+                Some(reason),
+                Some(decided_by),
+                Some(agrees),
+                Some(disagree),
+                Some("summary")
+            ),
+            "{file}: {v}"
+        );
+        match v["why"].as_str() {
+            Some(w) => assert!(!why.is_empty() && w.contains(why), "{file}: {w}"),
+            None => assert!(why.is_empty(), "{file}: no why"),
+        }
+        assert_eq!(
+            v["limit"],
+            serde_json::json!({"plies": 256, "from": "rules"})
+        );
+    }
+}
+
+/// Each kind of disagreement is said in words: a foul before a resignation, a declaration
+/// that fails, a mate that is none, the move limit before the record's end.
+#[test]
+fn a_difference_is_explained_in_words() {
+    use gyoku_kifu::report::{judge_record, record_json};
+    let table: &[(&str, &[&str])] = &[
+        (
+            "csa/nifu.csa",
+            &[
+                "ply 9, P*5e, is a foul",
+                "pawn dropped on a file",
+                "came after it",
+            ],
+        ),
+        (
+            "kif/unnoticed-foul.kifu",
+            &["ply 9", "a foul loses at once", "Black wins by resignation"],
+        ),
+        (
+            "kifu-for-js/ki2/kobayashi_kinsho196702.ki2",
+            &["White is not mated", "5 legal moves"],
+        ),
+    ];
+    for (file, words) in table {
+        let r = &read(file)[0];
+        let j = judge_record(r, Preset::Csa.rules(), false);
+        let v = record_json(r, &j);
+        let why = v["why"].as_str().unwrap_or_else(|| panic!("{file}: {v}"));
+        for w in *words {
+            assert!(why.contains(w), "{file}: {why}");
+        }
+    }
+    // The second game of two-games.csa: White declares with its king at home.
+    let r = &read("csa/two-games.csa")[1];
+    let v = record_json(r, &judge_record(r, Preset::Csa.rules(), false));
+    let why = v["why"].as_str().unwrap();
+    assert!(
+        why.contains("White's declaration at ply 3 fails: the king has not entered the zone"),
+        "{why}"
+    );
+    // A record's own limit: said where it came from.
+    let r = &read("csa/max-moves-comment.csa")[0];
+    let v = record_json(r, &judge_record(r, Preset::Csa.rules(), false));
+    assert_eq!(
+        v["limit"],
+        serde_json::json!({"plies": 6, "from": "record"})
+    );
+    let v = record_json(r, &judge_record(r, Preset::Csa.rules(), true));
+    assert_eq!(v["limit"]["from"], "option");
+}
+
+/// A damaged record (a Floodgate file of 2012 has its first move glued onto the end of a
+/// comment line, then `T1` with no move before it; cshogi #60 crashes on it): read up to
+/// the damage with its line said, judged up to it — never a foul at ply 1 — and a time
+/// line before any move with no glued move said as a missing first move.
+#[test]
+fn a_damaged_record_is_read_and_judged_up_to_the_damage() {
+    use gyoku_kifu::report::{judge_record, record_json};
+    let r = &read("csa/glued-first-move.csa")[0];
+    let d = r.damage.as_ref().expect("damaged");
+    assert_eq!(d.line, 7);
+    assert!(
+        d.what
+            .contains("+2726FU is glued to the end of the comment on line 6"),
+        "{}",
+        d.what
+    );
+    assert!(r.moves.is_empty() && r.foul.is_none() && r.end.is_none());
+    let v = record_json(r, &judge_record(r, Preset::Csa.rules(), false));
+    assert_eq!(
+        (
+            v["result"].clone(),
+            v["agrees"].clone(),
+            v["damaged"]["line"].clone()
+        ),
+        (
+            serde_json::Value::Null,
+            serde_json::json!(true),
+            serde_json::json!(7)
+        )
+    );
+    let text = "V2.2\nPI\n+\n+7776FU\nT3\n-3334FU\nT2\n%TORYO\n";
+    let whole = gyoku_kifu::read_str(text, gyoku_kifu::Format::Csa).unwrap();
+    assert_eq!(whole[0].damage, None, "a sound record is not damaged");
+    let missing = "V2.2\nPI\n+\nT1\n-3334FU\n";
+    let r = &gyoku_kifu::read_str(missing, gyoku_kifu::Format::Csa).unwrap()[0];
+    assert_eq!(
+        r.damage.as_ref().map(|d| (d.line, d.what.as_str())),
+        Some((4, "a time before any move: the first move is missing"))
+    );
+}

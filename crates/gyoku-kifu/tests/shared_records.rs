@@ -172,13 +172,16 @@ fn shared_records_judged() {
     let disagreements: Vec<&String> = lines.iter().filter(|l| l.ends_with("false")).collect();
     // Exactly these disagree (illegal.kif names a foul, 反則負け, without recording its move,
     // and illegal_lose.csa says %ILLEGAL_MOVE of a side whose move is not in it: both are
-    // decided on the record's word, issue 31, and agree): the 400-move jishogi_kachi.csa ends with White's %KACHI at 27 points, a win
-    // under csa but a no-contest under the JSA's 31-point rule; the tsume problem
+    // decided on the record's word, issue 31, and agree; so does uchifuzume.csa, whose
+    // summary says the server refused White's pawn-drop mate, never written): the 315-move
+    // jishogi_kachi.csa ends with White's %KACHI, a win under csa's 27 points and a
+    // no-contest under the JSA's 31, but the 2006 server's summary — White named first,
+    // as servers of that time wrote it — says `illegal kachi`, White losing; the tsume problem
     // kobayashi_kinsho196702.ki2 ends `まで49手詰` where White could still interpose from a
     // hand holding every spare piece (a tsume's "useless interposition" is not a move the
     // rules of a game ignore). shogi-server's test files keep the `'summary:` of the games
     // they were cut from, which the judge reads as the record's own word on the result: the
-    // files stop before the move that decided it (not_sennichite, uchifuzume), or the
+    // files stop before the move that decided it (not_sennichite), or the
     // shogi-server of 2007 scored a perpetual check as a draw (oute_sennichite 1-3).
     // (illegal_win.csa and illegal.ki2 name the side that lost by a foul: applied as its
     // forfeit, they agree.)
@@ -188,15 +191,11 @@ fn shared_records_judged() {
         .collect();
     names.sort();
     let shared_too = folders.len() == 5;
-    let from_shared = [
-        "jishogi_kachi",
-        "not_sennichite",
-        "oute_sennichite",
-        "uchifuzume",
-    ];
+    let from_shared = ["jishogi_kachi", "not_sennichite", "oute_sennichite"];
     let mut expected: Vec<&str> = [
         "kobayashi_kinsho196702.ki2 csa",
         "kobayashi_kinsho196702.ki2 jsa",
+        "jishogi_kachi.csa csa",
         "jishogi_kachi.csa jsa",
         "not_sennichite.csa csa",
         "not_sennichite.csa jsa",
@@ -206,8 +205,6 @@ fn shared_records_judged() {
         "oute_sennichite2.csa jsa",
         "oute_sennichite3.csa csa",
         "oute_sennichite3.csa jsa",
-        "uchifuzume.csa csa",
-        "uchifuzume.csa jsa",
     ]
     .into_iter()
     .filter(|n| shared_too || !from_shared.iter().any(|s| n.starts_with(s)))

@@ -5,8 +5,7 @@ use std::path::PathBuf;
 
 use gyoku::Move;
 use gyoku_kifu::files::{DEFAULT_MAX_FILE_BYTES, read_regular};
-use gyoku_kifu::judge::judge as judge_record;
-use gyoku_kifu::report::{record_json, rules_for};
+use gyoku_kifu::report::{judge_record, record_json};
 #[cfg(unix)]
 use gyoku_kifu::walk::RecordFiles;
 use gyoku_kifu::{Format, Record, read_bytes_each};
@@ -543,7 +542,7 @@ fn judge_records(
 /// One record's verdict, as `gyoku judge --json` gives it, with its `source` (its place
 /// among the sources).
 fn verdict(r: &Record, index: usize, rules: gyoku::RuleSet, user_max: bool) -> Verdict {
-    let j = judge_record(r, rules_for(r, rules, user_max));
+    let j = judge_record(r, rules, user_max);
     let mut value = record_json(r, &j);
     value["start_sfen"] = json!(r.start.to_sfen());
     value["foul"] = foul_value(r);

@@ -64,7 +64,10 @@ def test_judge_record_files_as_the_cli_does():
     # `gyoku judge` judges under csa unless told; gyoku.judge under jsa, as gyoku.Game.
     [v] = gyoku.judge(data("records", "kif", "sjis.kif"), rules="csa")
     assert (v["result"], v["reason"], v["ply"]) == ("black", "resignation", 6)
-    assert v["recorded"] == {"end": "resignation", "result": "black"} and v["agrees"]
+    assert v["recorded"] == {"end": "resignation", "result": "black", "end_result": "black",
+                             "summary": None, "checked": "end",
+                             "statements_disagree": False} and v["agrees"]
+    assert v["why"] is None and v["limit"] == {"plies": 256, "from": "rules"}
     assert v["file"] == data("records", "kif", "sjis.kif") and v["source"] == 0
     [v] = gyoku.judge(data("records", "csa", "nifu.csa"), rules="csa")
     assert (v["result"], v["reason"], v["ply"]) == ("white", "illegal_move", 9)
@@ -86,7 +89,7 @@ def test_judge_record_files_as_the_cli_does():
     assert [v["source"] for v in verdicts] == [0, 0, 0, 1, 1]
     assert verdicts[3]["file"].endswith("two-games.csa#1")
     names = [v["file"] for v in gyoku.judge([data("records", d) for d in ("csa", "kif", "usi")])]
-    assert len(names) == 13, names
+    assert len(names) == 19, names
     with pytest.raises(ValueError, match=r"^rules: unknown rule set"):
         gyoku.judge([], rules="nope")
 
@@ -206,7 +209,8 @@ def test_real_records_judge_as_the_cli_does(source):
         theirs = {v["file"]: v for v in (theirs if isinstance(theirs, list) else [theirs])}
         assert mine.keys() == theirs.keys(), rules
         for name, v in theirs.items():
-            keys = ("result", "reason", "ply", "sfen", "detail", "recorded", "agrees", "decided_by")
+            keys = ("result", "reason", "ply", "sfen", "detail", "recorded", "agrees", "decided_by",
+                    "why", "limit", "damaged")
             assert {k: mine[name][k] for k in keys} == {k: v[k] for k in keys}, (rules, name)
         # The CLI names each unreadable file on standard error, as gyoku.judge raises it.
         for name in unreadable:

@@ -10,8 +10,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use gyoku::{ImpasseReport, Move, Position, Preset};
-use gyoku_kifu::judge::judge;
-use gyoku_kifu::report::{impasse_json, record_json, rules_for};
+use gyoku_kifu::report::{self, impasse_json, record_json};
 use gyoku_kifu::{Format, Record};
 
 use super::body::{json_body, str_field, upload_body};
@@ -181,7 +180,7 @@ pub(super) async fn judge_record(
             .iter()
             .take(MAX_RECORDS)
             .map(|r| {
-                let j = judge(r, rules_for(r, rules, user_max));
+                let j = report::judge_record(r, rules, user_max);
                 let mut v = record_json(r, &j);
                 v["start_sfen"] = json!(r.start.to_sfen());
                 v["moves"] = json!(r.moves.iter().map(|m| m.mv.to_string()).collect::<Vec<_>>());

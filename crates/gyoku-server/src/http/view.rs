@@ -6,8 +6,7 @@ use serde_json::{Value, json};
 
 use gyoku::{Game, ImpasseReport, Move, Position};
 use gyoku_kifu::Format;
-use gyoku_kifu::judge::judge;
-use gyoku_kifu::report::{impasse_json, judge_json, record_json, rules_for};
+use gyoku_kifu::report::{impasse_json, judge_json, judge_record, record_json};
 
 use crate::lobby::GameSpec;
 use crate::store::{GameDetail, ListedGame};
@@ -128,7 +127,7 @@ pub(super) fn replay_stored(d: &GameDetail) -> Result<Replayed, ApiError> {
                 before = Some(m.mv);
                 played.push(m.mv);
             }
-            let j = judge(&record, rules_for(&record, rules, true));
+            let j = judge_record(&record, rules, true);
             let outcome = record_json(&record, &j);
             (j.game, outcome)
         }

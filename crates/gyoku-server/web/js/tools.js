@@ -107,6 +107,9 @@ function showJudged(out, v, upload) {
     v.total > 1 ? el('p', {}, t('records', { n: v.total })) : null,
     el('p', { class: 'ending', id: 'ending' }, endingText(r)),
     el('p', { id: 'recorded' }, `${t('recorded', { end: r.recorded.end || '-' })} ${t(r.agrees ? 'agrees' : 'differs')}`),
+    // Why it differs, in the judge's words (English: the API's sentence).
+    r.why ? el('p', { class: 'note', id: 'why' }, r.why) : '',
+    r.damaged ? el('p', { class: 'note', id: 'damaged' }, t('damagedAt', { line: r.damaged.line, what: r.damaged.what })) : '',
     el('div', { class: 'game' }, el('div', {}, view, el('p', {}, slider, ' ', label)),
       el('div', { class: 'panel' }, el('h3', {}, t('moves')), list,
         el('p', {}, `${t('download')}: `, downloads)))));
