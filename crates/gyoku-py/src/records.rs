@@ -24,10 +24,16 @@ enum Source {
 
 /// Why a source gave no (more) records.
 enum SourceError {
-    /// It could not be read (`OSError`).
-    Io(String),
+    /// It could not be read (`OSError`): the file when known, and the message (which
+    /// names it).
+    Io(Option<String>, String),
     /// It was read and is no record (`ValueError`, `path:line:column: message`).
-    Read(String),
+    Read {
+        /// The path, or `<bytes>`.
+        file: String,
+        /// Where, and what.
+        error: gyoku_kifu::ReadError,
+    },
     /// It is neither a path nor bytes (`TypeError`).
     Type(String),
     /// The iterable of sources raised.
@@ -37,12 +43,42 @@ enum SourceError {
 impl From<SourceError> for PyErr {
     fn from(e: SourceError) -> PyErr {
         match e {
-            SourceError::Io(m) => PyOSError::new_err(m),
-            SourceError::Read(m) => PyValueError::new_err(m),
+            SourceError::Io(_, m) => PyOSError::new_err(m),
+            SourceError::Read { file, error } => PyValueError::new_err(format!("{file}:{error}")),
             SourceError::Type(m) => PyTypeError::new_err(m),
             SourceError::Python(e) => e,
         }
     }
+}
+
+impl SourceError {
+    /// The error as `gyoku.judge(..., errors="yield")` gives it: `{"kind", "file",
+    /// "line", "column", "message"}` (`kind`: `io`, `read`, `type`, `python`; `file`,
+    /// `line`, `column` null where unknown).
+    fn value(&self) -> Value {
+        match self {
+            SourceError::Io(file, m) => json!({"kind": "io", "file": file, "line": null,
+                "column": null, "message": m}),
+            SourceError::Read { file, error } => json!({"kind": "read", "file": file,
+                "line": error.line, "column": error.column,
+                "message": format!("{} ({})", error.message, error.format.name())}),
+            SourceError::Type(m) => json!({"kind": "type", "file": null, "line": null,
+                "column": null, "message": m}),
+            SourceError::Python(e) => json!({"kind": "python", "file": null, "line": null,
+                "column": null, "message": e.to_string()}),
+        }
+    }
+}
+
+/// What `gyoku.judge` does with a source it cannot read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OnError {
+    /// Raise it at its place (the iteration may go on after it).
+    Raise,
+    /// Leave it out, counted (`Verdicts.skipped`).
+    Skip,
+    /// Give it at its place as a verdict-shaped dict with `error`.
+    Yield,
 }
 
 impl Source {
@@ -70,12 +106,21 @@ impl Source {
         each: &mut dyn FnMut(Record),
     ) -> Result<usize, SourceError> {
         match self {
-            Source::Bytes(b) => read_bytes_each(b, format, each)
-                .map_err(|e| SourceError::Read(format!("<bytes>:{e}"))),
+            Source::Bytes(b) => {
+                read_bytes_each(b, format, each).map_err(|error| SourceError::Read {
+                    file: "<bytes>".into(),
+                    error,
+                })
+            }
             Source::Path(p) => {
-                let bytes = read_regular(p, DEFAULT_MAX_FILE_BYTES).map_err(SourceError::Io)?;
-                read_bytes_each(&bytes, format.or_else(|| Format::from_path(p)), each)
-                    .map_err(|e| SourceError::Read(format!("{}:{e}", p.display())))
+                let bytes = read_regular(p, DEFAULT_MAX_FILE_BYTES)
+                    .map_err(|m| SourceError::Io(Some(p.display().to_string()), m))?;
+                read_bytes_each(&bytes, format.or_else(|| Format::from_path(p)), each).map_err(
+                    |error| SourceError::Read {
+                        file: p.display().to_string(),
+                        error,
+                    },
+                )
             }
         }
     }
@@ -176,9 +221,16 @@ const STREAM_CHUNK: usize = 2048;
 /// with several games gives several), judged a batch at a time without the GIL on
 /// `threads` threads (every core by default); a source that cannot be read raises at its
 /// place, and the iteration may go on after it.
+///
+/// `errors` says what an unreadable source does: `"raise"` (the default) raises it at its
+/// place; `"skip"` leaves it out and counts it (`Verdicts.skipped`); `"yield"` gives it at
+/// its place as a dict with `error` (`{"kind", "file", "line", "column", "message"}`),
+/// `file` and `source`, the verdict's other keys null — a comprehension over an archive
+/// never stops.
 #[pyfunction]
 #[pyo3(signature = (sources, rules="jsa", max_moves=None, fouls=None, sennichite=None,
-                    threads=None))]
+                    threads=None, errors="raise"))]
+#[allow(clippy::too_many_arguments)]
 pub fn judge(
     sources: &Bound<'_, PyAny>,
     rules: &str,
@@ -186,7 +238,19 @@ pub fn judge(
     fouls: Option<&str>,
     sennichite: Option<&str>,
     threads: Option<usize>,
+    errors: &str,
 ) -> PyResult<Verdicts> {
+    let on_error = match errors {
+        "raise" => OnError::Raise,
+        "skip" => OnError::Skip,
+        "yield" => OnError::Yield,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "errors: '{}' is not raise, skip or yield",
+                other.chars().take(40).collect::<String>()
+            )));
+        }
+    };
     let single = sources.downcast::<PyBytes>().is_ok() || sources.extract::<PathBuf>().is_ok();
     let iter = if single {
         PyList::new(sources.py(), [sources])?.try_iter()?.unbind()
@@ -207,6 +271,8 @@ pub fn judge(
         ready: VecDeque::new(),
         large: None,
         stream: None,
+        on_error,
+        skipped: 0,
     })
 }
 
@@ -219,6 +285,13 @@ struct Verdict {
 
 /// A source to judge: its place among the sources, and what it is (or why not).
 type Item = (usize, Result<Source, SourceError>);
+
+/// A large source being judged on a thread of its own: its place among the sources, and
+/// its verdicts as they come.
+type Streamed = (
+    usize,
+    std::sync::Mutex<std::sync::mpsc::Receiver<Result<Verdict, SourceError>>>,
+);
 
 /// The verdicts of `gyoku.judge`, judged a batch at a time as they are asked for.
 #[pyclass(module = "gyoku")]
@@ -233,11 +306,15 @@ pub struct Verdicts {
     user_max: bool,
     threads: usize,
     /// Verdicts judged and not yet handed out, in order; an error stands at its place.
-    ready: VecDeque<Result<Verdict, SourceError>>,
+    ready: VecDeque<(usize, Result<Verdict, SourceError>)>,
     /// A large source taken and not yet judged (the batch before it goes first).
     large: Option<(usize, Source)>,
     /// A large source being judged as it is read, on a thread of its own.
-    stream: Option<std::sync::Mutex<std::sync::mpsc::Receiver<Result<Verdict, SourceError>>>>,
+    stream: Option<Streamed>,
+    /// What an unreadable source does.
+    on_error: OnError,
+    /// Unreadable sources left out (`errors="skip"`).
+    skipped: usize,
 }
 
 impl Verdicts {
@@ -249,7 +326,7 @@ impl Verdicts {
                 let i = *i;
                 match walk.next() {
                     Some(Ok(path)) => return Some((i, Ok(Source::Path(path)))),
-                    Some(Err(e)) => return Some((i, Err(SourceError::Io(e)))),
+                    Some(Err(e)) => return Some((i, Err(SourceError::Io(None, e)))),
                     None => self.walk = None,
                 }
             }
@@ -270,7 +347,7 @@ impl Verdicts {
             match source {
                 Ok(Source::Path(p)) if p.is_dir() => match walk(p) {
                     Ok(walk) => self.walk = Some((i, walk)),
-                    Err(e) => return Some((i, Err(SourceError::Io(e)))),
+                    Err(e) => return Some((i, Err(SourceError::Io(None, e)))),
                 },
                 other => return Some((i, other)),
             }
@@ -303,9 +380,52 @@ impl Verdicts {
         slf
     }
 
+    /// Unreadable sources left out so far (`errors="skip"`).
+    #[getter]
+    fn skipped(&self) -> usize {
+        self.skipped
+    }
+
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        loop {
+            let next = self.next_judged(py)?;
+            match (next, self.on_error) {
+                (Some((_, Err(_))), OnError::Skip) => self.skipped += 1,
+                (Some((place, Err(e))), OnError::Yield) => {
+                    let error = e.value();
+                    let v = json!({
+                        "error": error,
+                        "file": error["file"],
+                        "source": place,
+                        "result": null,
+                        "reason": null,
+                        "ply": null,
+                        "agrees": null,
+                    });
+                    return convert::value(py, &v).map(Some);
+                }
+                (Some((_, Err(e))), OnError::Raise) => return Err(e.into()),
+                (Some((_, Ok(v))), _) => {
+                    let dict = convert::value(py, &v.value)?;
+                    dict.bind(py)
+                        .set_item("moves", convert::move_list(py, v.moves.into_iter())?)?;
+                    return Ok(Some(dict));
+                }
+                (None, _) => return Ok(None),
+            }
+        }
+    }
+}
+
+impl Verdicts {
+    /// The next verdict or error, in order, judging a batch when none is ready.
+    fn next_judged(
+        &mut self,
+        py: Python<'_>,
+    ) -> PyResult<Option<(usize, Result<Verdict, SourceError>)>> {
         while self.ready.is_empty() {
-            if let Some(stream) = &self.stream {
+            if let Some((index, stream)) = &self.stream {
+                let index = *index;
                 let next = py.allow_threads(|| {
                     stream
                         .lock()
@@ -314,7 +434,7 @@ impl Verdicts {
                 });
                 match next {
                     Ok(v) => {
-                        self.ready.push_back(v);
+                        self.ready.push_back((index, v));
                         continue;
                     }
                     Err(_) => self.stream = None,
@@ -322,7 +442,7 @@ impl Verdicts {
             }
             if let Some((index, source)) = self.large.take() {
                 let verdicts = stream(index, source, self.rules, self.user_max, self.threads);
-                self.stream = Some(std::sync::Mutex::new(verdicts));
+                self.stream = Some((index, std::sync::Mutex::new(verdicts)));
                 continue;
             }
             let mut batch = Vec::new();
@@ -343,19 +463,13 @@ impl Verdicts {
                 return Ok(None);
             }
             let (rules, user_max, threads) = (self.rules, self.user_max, self.threads);
+            let places: Vec<usize> = batch.iter().map(|(i, _)| *i).collect();
             let judged = py.allow_threads(|| judge_batch(batch, rules, user_max, threads));
-            self.ready.extend(judged.into_iter().flatten());
-        }
-        match self.ready.pop_front() {
-            Some(Ok(v)) => {
-                let dict = convert::value(py, &v.value)?;
-                dict.bind(py)
-                    .set_item("moves", convert::move_list(py, v.moves.into_iter())?)?;
-                Ok(Some(dict))
+            for (place, one) in places.into_iter().zip(judged) {
+                self.ready.extend(one.into_iter().map(|v| (place, v)));
             }
-            Some(Err(e)) => Err(e.into()),
-            None => Ok(None),
         }
+        Ok(self.ready.pop_front())
     }
 }
 

@@ -282,3 +282,31 @@ def test_one_large_source_streams_its_verdicts(tmp_path):
     assert len(names) == n
     assert error is not None and str(path) in error, error
     print(f"the fault after {n} games: {error}")
+
+
+def test_an_archive_with_unreadable_files_is_judged_to_the_end():
+    # tests/data/records/errors holds records that cannot be read: with errors="yield"
+    # each comes out at its place as a dict with `error`; "skip" counts them; a
+    # comprehension over the whole archive never stops.
+    from collections import Counter
+    archive = data("records")
+    verdicts = list(gyoku.judge(archive, rules="csa", errors="yield"))
+    bad = [v for v in verdicts if v.get("error")]
+    good = [v for v in verdicts if not v.get("error")]
+    assert bad and good
+    for v in bad:
+        e = v["error"]
+        assert e["kind"] in ("read", "io") and e["message"], v
+        assert v["file"] == e["file"] and v["file"].startswith(archive), v
+        if e["kind"] == "read":
+            assert e["line"] >= 1 and e["column"] >= 1, v
+    reasons = Counter(v["reason"] for v in gyoku.judge(archive, rules="csa", errors="yield"))
+    assert sum(reasons.values()) == len(verdicts)
+    skipping = gyoku.judge(archive, rules="csa", errors="skip")
+    judged = list(skipping)
+    assert len(judged) == len(good) and skipping.skipped == len(bad)
+    # The default still raises at the first, and the iteration may go on after it.
+    with pytest.raises(ValueError):
+        list(gyoku.judge(archive, rules="csa"))
+    with pytest.raises(ValueError, match=r"^errors: 'sometimes' is not raise, skip or yield"):
+        gyoku.judge(archive, errors="sometimes")

@@ -1,7 +1,7 @@
 """Type stubs for `gyoku` (the extension module `gyoku._gyoku`)."""
 
 import os
-from typing import Any, Iterable, Iterator, Optional, Sequence, Union, final
+from typing import Any, Iterable, Iterator, Literal, Optional, Sequence, Union, final
 
 _Source = Union[str, "os.PathLike[str]", bytes]
 
@@ -86,6 +86,9 @@ class Verdicts(Iterator[dict[str, Any]]):
     """The verdicts of `judge`, judged a batch at a time as they are asked for."""
     def __iter__(self) -> "Verdicts": ...
     def __next__(self) -> dict[str, Any]: ...
+    @property
+    def skipped(self) -> int:
+        """Unreadable sources left out so far (`errors="skip"`)."""
 
 def impasse(
     sfen: str = "startpos",
@@ -101,5 +104,6 @@ def judge(
     fouls: Optional[str] = None,
     sennichite: Optional[str] = None,
     threads: Optional[int] = None,
+    errors: Literal["raise", "skip", "yield"] = "raise",
 ) -> Verdicts: ...
 def presets() -> list[str]: ...
