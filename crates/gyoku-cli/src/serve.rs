@@ -308,6 +308,20 @@ fn admin_token(path: &std::path::Path) -> Result<gyoku_server::http::AdminToken,
         let _ = std::fs::remove_file(&tmp);
         made.map_err(|e| Failure::Run(format!("--admin-token-file {shown}: {e}")))?;
     }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path)
+            .map_err(|e| Failure::Input(format!("--admin-token-file {shown}: {e}")))?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            return Err(Failure::Input(format!(
+                "--admin-token-file {shown}: others may read it (mode {:o}); chmod 600 it",
+                mode & 0o777
+            )));
+        }
+    }
     let bytes = gyoku_kifu::files::read_regular(path, 4096)
         .map_err(|e| Failure::Input(format!("--admin-token-file {e}")))?;
     let text = String::from_utf8_lossy(&bytes);

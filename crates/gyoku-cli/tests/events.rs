@@ -149,8 +149,11 @@ impl Rng {
 struct Seen {
     /// Games played to their end.
     finished: AtomicUsize,
-    /// Game_Summaries that resumed a game with moves played.
+    /// Game_Summaries of a game the player had been given before (a suspended game taken
+    /// up again after the kill).
     resumed: AtomicUsize,
+    /// Each player's Game_IDs, as given.
+    given: std::sync::Mutex<HashSet<(String, String)>>,
 }
 
 /// Reads a line, looking at `stop` while none comes; `None` when the connection is gone
@@ -225,9 +228,13 @@ fn play(
     let mut listed = Vec::new();
     let mut color = Color::Black;
     let mut in_position = false;
+    let mut id = String::new();
     loop {
         next_line(r, &mut line, stop)?;
         let l = line.trim_end();
+        if let Some(v) = l.strip_prefix("Game_ID:") {
+            id = v.to_string();
+        }
         if l == "Your_Turn:-" {
             color = Color::White;
         } else if l == "Your_Turn:+" {
@@ -242,7 +249,13 @@ fn play(
             break;
         }
     }
-    if !listed.is_empty() {
+    // A game and a side given twice: the same player, taking up its suspended game.
+    if !seen
+        .given
+        .lock()
+        .unwrap()
+        .insert((format!("{color:?}"), id.clone()))
+    {
         seen.resumed.fetch_add(1, Ordering::Relaxed);
     }
     w.write_all(b"AGREE\n").ok()?;
@@ -353,7 +366,7 @@ fn a_swiss_event_of_twelve_finishes_after_a_kill_in_round_three() {
                 .as_array()
                 .is_some_and(|b| b.iter().filter(|b| b["playing"] == true).count() >= 2);
         if !killed && under_way {
-            std::thread::sleep(Duration::from_millis(300));
+            std::thread::sleep(Duration::from_millis(50));
             server.kill();
             killed = true;
             std::thread::sleep(Duration::from_millis(300));
@@ -647,5 +660,26 @@ fn the_admin_endpoint_answers_to_its_token_only_and_a_missing_player_forfeits() 
     );
     assert!(!said.lock().unwrap().contains(token.trim()));
     drop(clients);
+    // A token file others may read is refused at start, and says why.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let loose = dir.join("loose-token");
+        std::fs::write(&loose, "f".repeat(64)).unwrap();
+        std::fs::set_permissions(&loose, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_gyoku"))
+            .args(["serve", "--csa", "127.0.0.1:0", "--http", "off"])
+            .arg("--admin-token-file")
+            .arg(&loose)
+            .arg("--data-dir")
+            .arg(dir.join("other"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains("others may read it (mode 644)"),
+            "{err}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -97,8 +97,9 @@ fn ended(record: &Record, j: &Judgement, o: &Outcome, said: &str, recorded_plies
         EndReason::MoveLimit { limit } => {
             let own = crate::judge::record_max_moves(record).is_some();
             format!(
-                "the move limit of {limit} plies ends the game at ply {ply}, a draw{}; the \
+                "the move limit of {limit} plies ends the game at ply {ply}: {}{}; the \
                  record goes on to ply {recorded_plies} and {said}{}",
+                result_words(o.result),
                 if own { " (the record's own limit)" } else { "" },
                 if own {
                     String::new()

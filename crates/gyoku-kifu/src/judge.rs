@@ -262,6 +262,18 @@ fn same(a: Option<GameResult>, b: Option<GameResult>) -> bool {
     norm(a) == norm(b)
 }
 
+/// The record's moves played under `rules`, up to the first that ends the game or that
+/// the rules refuse.
+fn replayed(record: &Record, rules: RuleSet) -> Game {
+    let mut game = Game::new(record.start.clone(), rules).with_handicap(record.handicap);
+    for m in &record.moves {
+        if game.outcome().is_some() || game.play(m.mv).is_err() {
+            break;
+        }
+    }
+    game
+}
+
 /// Replays `record` under `rules` and judges it: the moves, then the foul if the record
 /// has one, then the record's end when it is an action (resignation, declaration, time,
 /// an impasse count by agreement).
@@ -269,12 +281,7 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
     if record.damage.is_some() {
         // Judged up to the damage, by the rules alone: what the record says of its end
         // belongs to moves that could not be read.
-        let mut game = Game::new(record.start.clone(), rules).with_handicap(record.handicap);
-        for m in &record.moves {
-            if game.outcome().is_some() || game.play(m.mv).is_err() {
-                break;
-            }
-        }
+        let game = replayed(record, rules);
         return Judgement {
             result: game.outcome().map(|o| o.result),
             game,
@@ -288,12 +295,7 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
         };
     }
     let end = record_end(record);
-    let mut game = Game::new(record.start.clone(), rules).with_handicap(record.handicap);
-    for m in &record.moves {
-        if game.outcome().is_some() || game.play(m.mv).is_err() {
-            break;
-        }
-    }
+    let mut game = replayed(record, rules);
     let mut foul_side = None;
     if let Some(foul) = &record.foul
         && game.outcome().is_none()

@@ -450,6 +450,9 @@ type Committed = (Box<dyn Journal>, Vec<Change>, Result<(), String>);
 /// How often at most the scheduled rounds' view is published for the web page.
 const PUBLISH_EVERY: Duration = Duration::from_millis(250);
 
+/// How often the events' view is built again though no event changed.
+const EVENTS_REFRESH: Duration = Duration::from_secs(5);
+
 /// How long a commit may take before the games' clocks stop (storage is failing).
 const SLOW_COMMIT: Duration = Duration::from_secs(1);
 
@@ -490,6 +493,8 @@ pub(crate) async fn drive(
     let mut published_at: Option<Instant> = None;
     // A view left unpublished by the rate limit: published when the limit allows.
     let mut publish_again: Option<Instant> = None;
+    // The events' version last published, and when.
+    let mut events_published: (u64, Instant) = (u64::MAX, Instant::now());
     let mut batch: Vec<(Input, Instant)> = Vec::new();
     let mut out = Vec::new();
     loop {
@@ -591,7 +596,13 @@ pub(crate) async fn drive(
                 if *league.scheduled() != view {
                     league.set_scheduled(view);
                 }
-                if lobby.has_events() {
+                // Built only when an event changed (standings cost a rating fit), or every
+                // few seconds for what the version does not see (a game resumed).
+                if lobby.has_events()
+                    && (lobby.events_changed() != events_published.0
+                        || now.duration_since(events_published.1) >= EVENTS_REFRESH)
+                {
+                    events_published = (lobby.events_changed(), now);
                     let view = lobby.events_view();
                     if *league.events() != view {
                         league.set_events(view);

@@ -90,8 +90,12 @@ impl Lobby {
     }
 
     /// Moves one event on as far as it goes at `now`.
+    ///
+    /// Called at every input: it costs a few comparisons unless something is due, and the
+    /// games are looked at ([`Lobby::start_ready`]) only when the event changed.
     fn advance_event(&mut self, game: &str, now: Now, out: &mut Vec<Output>) {
         let live = &self.events[game];
+        let before = live.event.entries;
         if live.event.entries == 0 {
             let file = live.event.file.clone();
             self.record(game, Entry::Defined { file }, now, out);
@@ -123,7 +127,9 @@ impl Lobby {
             self.record(game, paired, now, out);
             self.events.get_mut(game).expect("listed").forfeit_at = Some(now.mono + wait);
         }
-        self.start_ready(game, now, out);
+        if self.events[game].event.entries != before {
+            self.start_ready(game, now, out);
+        }
     }
 
     /// When an event next needs the lobby: a wait that ends, or a round's set time.
@@ -219,6 +225,8 @@ impl Lobby {
                 self.set_status(conn, Status::Connected);
             }
             self.propose(game, players, Vec::new(), None, now, out);
+            // The page shows the games under way.
+            self.events_changed += 1;
         }
     }
 
@@ -273,6 +281,8 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
+        // Whatever it decides, the games under way changed.
+        self.events_changed += 1;
         let Some(live) = self.events.get(game) else {
             return;
         };
@@ -378,6 +388,10 @@ impl Lobby {
             self.events.get_mut(&game).expect("listed").forfeit_at = None;
         }
         self.advance_event(&game, now, out);
+        if resumed {
+            // The players who waited while it was paused get their games.
+            self.start_ready(&game, now, out);
+        }
         Ok(&self.events[&game].event)
     }
 
