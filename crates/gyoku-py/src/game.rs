@@ -18,6 +18,11 @@ pub struct Game {
 }
 
 impl Game {
+    /// The game refereed.
+    pub(crate) fn inner(&self) -> &gyoku::Game {
+        &self.game
+    }
+
     /// Takes `action`; a refusal raises `IllegalMoveError` (a foul refused, with `kind`) or
     /// `GameError` (with `code`), in the CLI's words.
     fn apply(&mut self, py: Python<'_>, action: Action) -> PyResult<()> {
@@ -39,6 +44,16 @@ impl Game {
 
 #[pymethods]
 impl Game {
+    /// The game's record so far (`gyoku.write` writes it).
+    ///
+    /// >>> g = gyoku.Game(rules="csa"); g.move("7g7f"); gyoku.write(g.record(), "usi")
+    /// b'position startpos moves 7g7f\n'
+    fn record(&self) -> crate::write::Record {
+        crate::write::Record {
+            inner: gyoku_kifu::Record::from_game(&self.game),
+        }
+    }
+
     /// A game under `rules` (a preset: `jsa`, `csa`, `81dojo`, ...) from `sfen` (the start
     /// by default; an SFEN or a handicap name), with the CLI's overrides: `max_moves` (the
     /// move limit in plies, 0 for none), `fouls` (`lose` or `refuse`), `sennichite` (`draw`

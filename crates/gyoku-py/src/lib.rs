@@ -11,6 +11,7 @@ mod board;
 mod convert;
 mod game;
 mod records;
+mod write;
 
 use gyoku::rules::{Fouls, Resolution};
 use gyoku::{Handicap, Move, Position, Preset, RuleSet, Setup};
@@ -173,9 +174,11 @@ fn _gyoku(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<board::Board>()?;
     m.add_class::<game::Game>()?;
     m.add_class::<records::Verdicts>()?;
+    m.add_class::<write::Record>()?;
     m.add_function(wrap_pyfunction!(impasse, m)?)?;
     m.add_function(wrap_pyfunction!(records::read, m)?)?;
     m.add_function(wrap_pyfunction!(records::judge, m)?)?;
+    m.add_function(wrap_pyfunction!(write::write, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add("IllegalMoveError", m.py().get_type::<IllegalMoveError>())?;
     m.add("GameError", m.py().get_type::<GameError>())?;

@@ -173,13 +173,15 @@ fn record_dict(py: Python<'_>, r: &Record) -> PyResult<Py<PyAny>> {
     )?;
     d.set_item("foul", convert::value(py, &foul_value(r))?)?;
     d.set_item("end", r.end.as_ref().map(gyoku_kifu::Terminal::code))?;
+    // All of it (comments, variations), for `gyoku.write`.
+    d.set_item("record", crate::write::Record { inner: r.clone() })?;
     Ok(d.into_any().unbind())
 }
 
 /// The records in a file (a path) or in bytes: KIF, KI2, CSA, JKF or USI, Shift_JIS,
 /// UTF-8 or EUC-JP, told by `format`, else a path's extension, else the text. Each is a
 /// dict: `header`, `start_sfen`, `moves` (USI), `times_ms`, `foul` (`{ply, move, kind}` or
-/// None), `end`.
+/// None), `end`, and `record` (a `gyoku.Record`: all of it, for `gyoku.write`).
 #[pyfunction]
 #[pyo3(signature = (source, format=None))]
 pub fn read(

@@ -16,11 +16,13 @@ from ._gyoku import (
     Game,
     GameError,
     IllegalMoveError,
+    Record,
     Verdicts,
     impasse,
     judge,
     presets,
     read,
+    write,
 )
 
 __all__ = [
@@ -28,9 +30,11 @@ __all__ = [
     "Game",
     "GameError",
     "IllegalMoveError",
+    "Record",
     "Verdicts",
     "impasse",
     "judge",
     "presets",
     "read",
+    "write",
 ]
