@@ -413,7 +413,9 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
     Ok(r)
 }
 
-fn board_kanji(role: Role) -> &'static str {
+/// A piece's one-character name on a board diagram (杏, 圭, 全 for the promoted lance,
+/// knight and silver).
+pub(crate) fn board_kanji(role: Role) -> &'static str {
     match role {
         Role::ProLance => "杏",
         Role::ProKnight => "圭",
@@ -577,7 +579,8 @@ fn kanji_count(n: u8) -> String {
     s
 }
 
-fn write_bod(out: &mut String, pos: &Position) {
+/// KIF's board diagram of `pos`.
+pub(crate) fn write_bod(out: &mut String, pos: &Position) {
     let hand = |c: Color| {
         let h = pos.hand(c);
         if h.is_empty() {

@@ -24,6 +24,7 @@
 
 pub mod chart;
 pub mod csa;
+pub mod diagram;
 pub mod encoding;
 pub mod explain;
 pub mod files;

@@ -163,4 +163,35 @@ impl Board {
     fn __repr__(&self) -> String {
         format!("gyoku.Board('{}')", self.pos.to_sfen())
     }
+
+    /// The board as Japanese records print it (KIF's diagram, kanji).
+    fn __str__(&self) -> String {
+        gyoku_kifu::diagram::kanji(&self.pos)
+    }
+
+    /// The board as text: KIF's kanji diagram, or (`letters=True`) SFEN's letters with
+    /// the hands and the side to move.
+    #[pyo3(signature = (letters=false))]
+    fn diagram(&self, letters: bool) -> String {
+        if letters {
+            gyoku_kifu::diagram::letters(&self.pos)
+        } else {
+            gyoku_kifu::diagram::kanji(&self.pos)
+        }
+    }
+
+    /// The board as SVG: 81 squares, the pieces in kanji (White's turned round), the
+    /// hands, the last move (`last_move=True`) and a king in check marked.
+    #[pyo3(signature = (last_move=true))]
+    fn svg(&self, last_move: bool) -> String {
+        let last = last_move
+            .then(|| self.history.last().map(|(_, m)| *m))
+            .flatten();
+        gyoku_kifu::diagram::svg(&self.pos, last)
+    }
+
+    /// Jupyter draws the board.
+    fn _repr_svg_(&self) -> String {
+        self.svg(true)
+    }
 }

@@ -18,11 +18,6 @@ pub struct Game {
 }
 
 impl Game {
-    /// The game refereed.
-    pub(crate) fn inner(&self) -> &gyoku::Game {
-        &self.game
-    }
-
     /// Takes `action`; a refusal raises `IllegalMoveError` (a foul refused, with `kind`) or
     /// `GameError` (with `code`), in the CLI's words.
     fn apply(&mut self, py: Python<'_>, action: Action) -> PyResult<()> {

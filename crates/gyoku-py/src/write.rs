@@ -77,8 +77,16 @@ fn record_of(obj: &Bound<'_, PyAny>) -> PyResult<gyoku_kifu::Record> {
     {
         return record_of(&r);
     }
-    if let Ok(g) = obj.downcast::<crate::game::Game>() {
-        return Ok(gyoku_kifu::Record::from_game(g.borrow().inner()));
+    // A game: its record so far (`Game.record()`, called by name, so that this module
+    // and the game's need not know each other).
+    if !obj.is_instance_of::<PyDict>()
+        && let Ok(method) = obj.getattr("record")
+        && method.is_callable()
+    {
+        let r = method.call0()?;
+        if r.downcast::<Record>().is_ok() {
+            return record_of(&r);
+        }
     }
     Err(PyTypeError::new_err(
         "write takes a gyoku.Record, a dict of gyoku.read, a gyoku.Game, or a list of them",

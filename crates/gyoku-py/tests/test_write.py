@@ -78,3 +78,34 @@ def test_a_games_record_and_the_ways_to_write_one():
         gyoku.write(r, "csa", encoding="latin-1")
     with pytest.raises(TypeError, match=r"^write takes a gyoku.Record"):
         gyoku.write(42, "csa")
+
+
+def test_the_board_is_seen_as_text_and_as_svg():
+    import xml.etree.ElementTree as ET
+    b = gyoku.Board()
+    for m in ("7g7f", "3c3d", "8h2b+"):
+        b.push_usi(m)
+    text = str(b)
+    assert text.startswith("後手の持駒：なし") and "後手番" in text
+    assert "| ・v飛 ・ ・ ・ ・ ・ 馬 ・|二" in text, text
+    letters = b.diagram(letters=True)
+    assert "  .  r  .  .  .  .  . +B  .  b" in letters, letters
+    assert letters.endswith("Black's hand: B\nWhite to move\n"), letters
+    svg = ET.fromstring(b._repr_svg_())
+    ns = "{http://www.w3.org/2000/svg}"
+    squares = [r for r in svg.iter(ns + "rect") if "square" in r.get("class", "")]
+    assert len(squares) == 81
+    pieces = [t for t in svg.iter(ns + "text") if t.get("class", "").startswith("piece ")]
+    # The pieces of the position, each on its square: 39 on the board (a bishop taken).
+    assert len(pieces) == 39
+    on = {t.get("data-square"): (t.text, t.get("class")) for t in pieces}
+    assert on["2b"] == ("馬", "piece black") and on["5a"] == ("玉", "piece white"), on
+    last = {r.get("data-square") for r in squares if "last" in r.get("class")}
+    assert last == {"8h", "2b"}, last
+    hands = [t.text for t in svg.iter(ns + "text") if "hand black" in t.get("class", "")]
+    assert hands == ["☗ 角"], hands
+    # A king in check is marked.
+    c = gyoku.Board("4k4/9/9/9/9/9/9/4R4/4K4 w - 1")
+    checked = [r.get("data-square") for r in ET.fromstring(c.svg()).iter(ns + "rect")
+               if "check" in r.get("class", "")]
+    assert checked == ["5a"], checked
