@@ -100,19 +100,12 @@ pub fn svg(pos: &Position, last: Option<Move>) -> String {
         for file in (1..=9u8).rev() {
             let sq = Square::new(file, rank).expect("on the board");
             let (x, y) = corner(sq);
-            let fill = if Some(sq) == checked {
-                "#f4a0a0"
+            let (class, fill) = if Some(sq) == checked {
+                ("square check", "#f4a0a0")
             } else if marked.contains(&sq) {
-                "#f2dc8a"
+                ("square last", "#f2dc8a")
             } else {
-                "#f5deb3"
-            };
-            let class = if Some(sq) == checked {
-                "square check"
-            } else if marked.contains(&sq) {
-                "square last"
-            } else {
-                "square"
+                ("square", "#f5deb3")
             };
             out.push_str(&format!(
                 "<rect class=\"{class}\" data-square=\"{sq}\" x=\"{x}\" y=\"{y}\" width=\"{CELL}\" \
