@@ -38,6 +38,10 @@ CSHOGI_MISREADS = {
     "taichitsume.kif": "ignores the BOD board and starts from the even position",
     "nifu.csa": "reads the nifu drop as a null move ('None'); Gyoku keeps it as the foul",
 }
+# Files that crash cshogi's parser (the whole process, not an exception): left to Gyoku.
+CSHOGI_CRASHES = {
+    "glued-first-move.csa": "a time line before any move (cshogi #60: the process dies)",
+}
 END_TOKENS = {"resign", "win", "draw", "rep_draw", "timeout", "break"}
 
 
@@ -52,9 +56,12 @@ def record_files():
 
 
 def check_records(gyoku):
-    passed = failed = skipped = known = 0
+    passed = failed = skipped = known = crashes = 0
     for f in record_files():
         name = os.path.basename(f)
+        if name in CSHOGI_CRASHES:
+            crashes += 1
+            continue
         try:
             if f.endswith(".csa"):
                 theirs = [[cshogi.move_to_usi(m) for m in p.moves] for p in cshogi.CSA.Parser.parse_file(f)]
@@ -77,7 +84,8 @@ def check_records(gyoku):
         else:
             failed += 1
             print(f"FAIL records differ: {name}: gyoku {ours[:1]!r:.120} cshogi {theirs[:1]!r:.120}")
-    print(f"records: {passed} same, {failed} different, {skipped} cshogi cannot read, {known} known cshogi misreadings")
+    print(f"records: {passed} same, {failed} different, {skipped} cshogi cannot read, {known} known cshogi misreadings, "
+          f"{crashes} that crash cshogi left out")
     return passed, failed
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
