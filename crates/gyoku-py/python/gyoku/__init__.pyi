@@ -10,11 +10,13 @@ __all__ = [
     "Game",
     "GameError",
     "IllegalMoveError",
+    "Record",
     "Verdicts",
     "impasse",
     "judge",
     "presets",
     "read",
+    "write",
 ]
 
 class IllegalMoveError(ValueError):
