@@ -40,8 +40,25 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// `gyoku serve` with an event; returns once it listens, with everything it printed so
-/// far (its standard error is drained on by a thread into `said`).
+/// `gyoku serve` with an event on fresh ports (chosen again when another test took one in
+/// the instant between choosing and listening): the server, its CSA and HTTP ports.
+fn start_fresh(
+    dir: &Path,
+    event: &Path,
+    said: &Arc<std::sync::Mutex<String>>,
+) -> (Server, u16, u16) {
+    for _ in 0..10 {
+        let (csa, http) = (free_port(), free_port());
+        if csa != http
+            && let Some(server) = try_start(dir, csa, http, event, said)
+        {
+            return (server, csa, http);
+        }
+    }
+    panic!("the server never listened: {}", said.lock().unwrap());
+}
+
+/// `gyoku serve` again on the ports it had (a few tries: they were just freed).
 fn start(
     dir: &Path,
     csa: u16,
@@ -49,6 +66,24 @@ fn start(
     event: &Path,
     said: &Arc<std::sync::Mutex<String>>,
 ) -> Server {
+    for _ in 0..20 {
+        if let Some(server) = try_start(dir, csa, http, event, said) {
+            return server;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("the server did not listen again: {}", said.lock().unwrap());
+}
+
+/// `gyoku serve` with an event; once it listens, the server (its standard error drained
+/// on by a thread into `said`); `None` when it stopped before (a port taken).
+fn try_start(
+    dir: &Path,
+    csa: u16,
+    http: u16,
+    event: &Path,
+    said: &Arc<std::sync::Mutex<String>>,
+) -> Option<Server> {
     let mut server = Server(
         Command::new(env!("CARGO_BIN_EXE_gyoku"))
             .args(["serve", "--csa", &format!("127.0.0.1:{csa}")])
@@ -69,7 +104,9 @@ fn start(
     let mut line = String::new();
     loop {
         line.clear();
-        assert!(err.read_line(&mut line).unwrap() > 0, "the server stopped");
+        if err.read_line(&mut line).unwrap_or(0) == 0 {
+            return None;
+        }
         said.lock().unwrap().push_str(&line);
         if line.contains("CSA protocol on") {
             break;
@@ -83,7 +120,7 @@ fn start(
             more.clear();
         }
     });
-    server
+    Some(server)
 }
 
 /// One HTTP request with extra headers: the status and the JSON body.
@@ -326,10 +363,9 @@ fn a_swiss_event_of_twelve_finishes_after_a_kill_in_round_three() {
             listed.join(", ")
         ),
     );
-    let (csa, http_port) = (free_port(), free_port());
-    let http: SocketAddr = format!("127.0.0.1:{http_port}").parse().unwrap();
     let said = Arc::new(std::sync::Mutex::new(String::new()));
-    let mut server = start(&dir, csa, http_port, &file, &said);
+    let (mut server, csa, http_port) = start_fresh(&dir, &file, &said);
+    let http: SocketAddr = format!("127.0.0.1:{http_port}").parse().unwrap();
     let seen = Arc::new(Seen::default());
     let stop = Arc::new(AtomicBool::new(false));
     let players: Vec<_> = names
@@ -524,10 +560,9 @@ fn the_admin_endpoint_answers_to_its_token_only_and_a_missing_player_forfeits() 
         "name = \"club\"\ngame = \"club-60-0\"\nformat = \"swiss\"\nrounds = 3\n\
          forfeit_after = 2\nparticipants = [\"ann\", \"bob\", \"cat\", \"dan\"]\n",
     );
-    let (csa, http_port) = (free_port(), free_port());
-    let http: SocketAddr = format!("127.0.0.1:{http_port}").parse().unwrap();
     let said = Arc::new(std::sync::Mutex::new(String::new()));
-    let _server = start(&dir, csa, http_port, &file, &said);
+    let (_server, csa, http_port) = start_fresh(&dir, &file, &said);
+    let http: SocketAddr = format!("127.0.0.1:{http_port}").parse().unwrap();
     let token = std::fs::read_to_string(dir.join("admin-token")).unwrap();
     let bearer = format!("Bearer {}", token.trim());
     let admin = "/api/events/club/admin";
@@ -551,11 +586,16 @@ fn the_admin_endpoint_answers_to_its_token_only_and_a_missing_player_forfeits() 
         (status, v["error"]["code"].clone()),
         (403, json!("cross_origin"))
     );
-    assert_eq!(
-        event_view(http, "club")["status"],
-        "playing",
-        "nothing was paused"
-    );
+    // The event is shown as soon as the referee loop runs (a moment after it listens).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let shown = loop {
+        let v = event_view(http, "club");
+        if !v.is_null() || Instant::now() > deadline {
+            break v;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(shown["status"], "playing", "nothing was paused");
 
     // ann and cat come; bob and dan do not: after 2 s each board is forfeited to the one
     // who came (round 1: ann v bob, cat v dan).

@@ -162,6 +162,11 @@ impl Lobby {
 
     /// The earliest instant at which a [`Input::Tick`] has something to do.
     pub fn next_deadline(&mut self) -> Option<Millis> {
+        if self.last_now.is_none() && (!self.events.is_empty() || !self.rounds.is_empty()) {
+            // Never handled an input yet: at once, so that the rounds' times and the events
+            // are set (and shown) before anyone connects.
+            return Some(0);
+        }
         let round = match (self.next_round_deadline(), self.next_event_deadline()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
