@@ -183,12 +183,17 @@ impl Lobby {
         self.start_ready(game, now, out);
     }
 
-    /// Whether a game of `game` between these two names is being agreed or played.
-    fn board_in_play(&self, game: &str, a: &str, b: &str) -> bool {
-        self.games.values().any(|r| {
+    /// The game of `game` between these two names being agreed or played, if any.
+    fn board_room(&self, game: &str, a: &str, b: &str) -> Option<&super::room::Room> {
+        self.games.values().find(|r| {
             r.name == game
                 && ((r.names[0] == a && r.names[1] == b) || (r.names[0] == b && r.names[1] == a))
         })
+    }
+
+    /// Whether a game of `game` between these two names is being agreed or played.
+    fn board_in_play(&self, game: &str, a: &str, b: &str) -> bool {
+        self.board_room(game, a, b).is_some()
     }
 
     /// The connection of `name` if it waits for `game`.
@@ -422,11 +427,8 @@ impl Lobby {
                             .enumerate()
                             .filter(|(_, b)| b.result.is_none())
                             .filter_map(|(k, b)| {
-                                let room = self.games.values().find(|r| {
-                                    r.name == *game
-                                        && r.names.contains(&names[b.black])
-                                        && r.names.contains(&names[b.white])
-                                })?;
+                                let room =
+                                    self.board_room(game, &names[b.black], &names[b.white])?;
                                 Some((k as u32 + 1, room.id.clone()))
                             })
                             .collect()

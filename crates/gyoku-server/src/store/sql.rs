@@ -139,16 +139,12 @@ fn keep(tx: &mut dyn Exec, change: &Change) -> Result<(), StoreError> {
                 int(*seconds),
                 OptText(comment.as_deref()),
             ];
-            if tx.execute(schema::INSERT_MOVE, &params)? == 0 {
-                let mut rows = tx.query(schema::MOVE_AT, &params[..2])?;
-                let stored = rows.first_mut().map(|r| r.text(0)).transpose()?;
-                if stored.as_deref() != Some(csa.as_str()) {
-                    return Err(StoreError(format!(
-                        "game {game_id} has {stored:?} stored at ply {ply}, not {csa}"
-                    )));
-                }
+            match kept_otherwise(tx, schema::INSERT_MOVE, schema::MOVE_AT, &params, csa)? {
+                None => Ok(()),
+                Some(stored) => Err(StoreError(format!(
+                    "game {game_id} has {stored:?} stored at ply {ply}, not {csa}"
+                ))),
             }
-            Ok(())
         }
         Change::GameEnded {
             game_id,
@@ -182,16 +178,13 @@ fn keep(tx: &mut dyn Exec, change: &Change) -> Result<(), StoreError> {
             entry,
         } => {
             let params = [Text(event), int((*seq).into()), Text(at), Text(entry)];
-            if tx.execute(schema::INSERT_EVENT_ENTRY, &params)? == 0 {
-                let mut rows = tx.query(schema::EVENT_ENTRY_AT, &params[..2])?;
-                let stored = rows.first_mut().map(|r| r.text(0)).transpose()?;
-                if stored.as_deref() != Some(entry.as_str()) {
-                    return Err(StoreError(format!(
-                        "event {event} has another entry stored as number {seq}"
-                    )));
-                }
+            let insert = schema::INSERT_EVENT_ENTRY;
+            match kept_otherwise(tx, insert, schema::EVENT_ENTRY_AT, &params, entry)? {
+                None => Ok(()),
+                Some(_) => Err(StoreError(format!(
+                    "event {event} has another entry stored as number {seq}"
+                ))),
             }
-            Ok(())
         }
         Change::Buoy { name, count: 0, .. } => {
             tx.execute(schema::DELETE_BUOY, &[Text(name)]).map(drop)
@@ -208,6 +201,25 @@ fn keep(tx: &mut dyn Exec, change: &Change) -> Result<(), StoreError> {
             )
             .map(drop),
     }
+}
+
+/// Inserts a row that is kept once (`ON CONFLICT DO NOTHING`, see [`keep`]): when one was
+/// there already, reads its text back by its key (the first two parameters) and returns
+/// it if it is not `expected` (`Some(None)`: no row at all); `None` when the row is as
+/// the batch says.
+fn kept_otherwise(
+    tx: &mut dyn Exec,
+    insert: &'static str,
+    read: &'static str,
+    params: &[Param<'_>],
+    expected: &str,
+) -> Result<Option<Option<String>>, StoreError> {
+    if tx.execute(insert, params)? > 0 {
+        return Ok(None);
+    }
+    let mut rows = tx.query(read, &params[..2])?;
+    let stored = rows.first_mut().map(|r| r.text(0)).transpose()?;
+    Ok((stored.as_deref() != Some(expected)).then_some(stored))
 }
 
 /// A game's row, unless it is there already as the same game (see [`keep`]).
