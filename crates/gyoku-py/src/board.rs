@@ -1,12 +1,15 @@
 //! `gyoku.Board`: a position and the moves played on it, with the names cshogi and
 //! python-shogi users know.
 
-use gyoku::{Move, Position};
-use pyo3::exceptions::PyIndexError;
-use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString};
+use std::cell::RefCell;
 
-use crate::{convert, illegal, parse_move, read_position};
+use gyoku::{Move, Position, Undo};
+use pyo3::exceptions::{PyIndexError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::sync::GILProtected;
+use pyo3::types::{PyInt, PyList, PyString};
+
+use crate::{convert, illegal, moves, parse_move, read_position};
 
 /// A position and the moves played on it, as cshogi's and python-shogi's `Board`. Every
 /// move pushed is checked: an illegal one raises `IllegalMoveError` naming its kind.
@@ -14,22 +17,109 @@ use crate::{convert, illegal, parse_move, read_position};
 /// >>> b = gyoku.Board()
 /// >>> b.push_usi("7g7f"); b.sfen()
 /// 'lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2'
-#[pyclass(module = "gyoku")]
-#[derive(Clone)]
+//
+// The class is frozen and its state sits behind the GIL in a `RefCell`: a method call
+// then costs no atomic borrow flag (an eighth of a `push` + `pop` before, measured with
+// perf). A method holds the borrow only while it runs Rust, never while it
+// makes Python objects, so Python code run meanwhile (a finalizer) cannot meet it.
+#[pyclass(module = "gyoku", frozen)]
 pub struct Board {
+    state: GILProtected<RefCell<State>>,
+}
+
+#[derive(Clone)]
+struct State {
+    /// The board's first position, for the impasse calculator's handicap credit.
+    initial: Position,
     pos: Position,
-    /// The position before each move played, and the move: for `pop` and repetitions.
-    history: Vec<(Position, Move)>,
+    /// Each move played with what taking it back needs: for `pop` and repetitions.
+    history: Vec<Undo>,
+}
+
+impl State {
+    fn new(pos: Position) -> State {
+        State {
+            initial: pos.clone(),
+            pos,
+            history: Vec::new(),
+        }
+    }
+
+    fn play(&mut self, m: Move) -> Result<(), gyoku::IllegalMoveKind> {
+        self.pos.check_move(m)?;
+        self.history.push(self.pos.play_undoable(m));
+        Ok(())
+    }
+
+    fn last_move(&self) -> Option<Move> {
+        self.history.last().map(Undo::mv)
+    }
 }
 
 impl Board {
-    fn play(&mut self, py: Python<'_>, usi: &str) -> PyResult<()> {
-        let m = parse_move(usi)?;
-        self.pos.check_move(m).map_err(|k| illegal(py, usi, k))?;
-        let before = self.pos.clone();
-        self.pos.play_unchecked(m);
-        self.history.push((before, m));
-        Ok(())
+    fn with(state: State) -> Board {
+        Board {
+            state: GILProtected::new(RefCell::new(state)),
+        }
+    }
+
+    /// Runs `f` on the state, borrowed for as long as `f` runs.
+    fn read<R>(&self, py: Python<'_>, f: impl FnOnce(&State) -> R) -> R {
+        f(&self.state.get(py).borrow())
+    }
+
+    /// Runs `f` on the state, borrowed mutably for as long as `f` runs.
+    fn write<R>(&self, py: Python<'_>, f: impl FnOnce(&mut State) -> R) -> R {
+        f(&mut self.state.get(py).borrow_mut())
+    }
+
+    fn play(&self, py: Python<'_>, m: Move, text: impl FnOnce() -> String) -> PyResult<()> {
+        self.write(py, |s| s.play(m))
+            .map_err(|k| illegal(py, &text(), k))
+    }
+
+    /// `push_usi`: plays a USI move; `IllegalMoveError` (with `kind`) if the rules refuse
+    /// it.
+    pub(crate) fn push_usi(&self, py: Python<'_>, m: &Bound<'_, PyAny>) -> PyResult<()> {
+        let usi = m.downcast::<PyString>()?.to_str()?;
+        let mv = match Move::from_usi_bytes(usi.as_bytes()) {
+            Some(mv) => mv,
+            None => parse_move(usi)?,
+        };
+        self.play(py, mv, || usi.to_owned())
+    }
+
+    /// `push`: plays a move, a USI string (as `push_usi`) or a `move16` int (as
+    /// `legal_moves_int` gives them, and cshogi's `move16`).
+    pub(crate) fn push(&self, py: Python<'_>, m: &Bound<'_, PyAny>) -> PyResult<()> {
+        if let Ok(n) = m.downcast_exact::<PyInt>() {
+            let mv = moves::extract(n)?;
+            self.play(py, mv, || mv.to_string())
+        } else if m.is_instance_of::<PyString>() {
+            self.push_usi(py, m)
+        } else {
+            Err(PyTypeError::new_err(format!(
+                "push: a move is a USI str or a move16 int, not {}",
+                m.get_type().name()?
+            )))
+        }
+    }
+
+    /// `pop`: takes the last move back and returns it (USI); `IndexError` if there is none.
+    pub(crate) fn pop<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        let m = self
+            .write(py, |s| {
+                let undo = s.history.pop()?;
+                s.pos.undo(undo);
+                Some(undo.mv())
+            })
+            .ok_or_else(|| PyIndexError::new_err("no move to take back"))?;
+        Ok(moves::text(py, m).into_bound(py))
+    }
+
+    /// `is_check`: whether the side to move is in check.
+    pub(crate) fn is_check(&self, py: Python<'_>) -> bool {
+        self.read(py, |s| s.pos.is_check())
     }
 }
 
@@ -41,157 +131,149 @@ impl Board {
     #[new]
     #[pyo3(signature = (sfen=None, lenient=false))]
     fn new(sfen: Option<&str>, lenient: bool) -> PyResult<Board> {
-        Ok(Board {
-            pos: read_position(sfen, lenient)?,
-            history: Vec::new(),
-        })
-    }
-
-    /// Plays a USI move; `IllegalMoveError` (with `kind`) if the rules refuse it.
-    fn push_usi(&mut self, py: Python<'_>, usi: &str) -> PyResult<()> {
-        self.play(py, usi)
-    }
-
-    /// Plays a move from `legal_moves` (a USI string): `push_usi` under cshogi's name.
-    fn push(&mut self, py: Python<'_>, usi: &str) -> PyResult<()> {
-        self.play(py, usi)
-    }
-
-    /// Takes the last move back and returns it (USI); `IndexError` if there is none.
-    fn pop(&mut self, py: Python<'_>) -> PyResult<Py<PyString>> {
-        let (before, m) = self
-            .history
-            .pop()
-            .ok_or_else(|| PyIndexError::new_err("no move to take back"))?;
-        self.pos = before;
-        Ok(convert::move_text(py, m))
+        Ok(Board::with(State::new(read_position(sfen, lenient)?)))
     }
 
     /// The last move played (USI); `IndexError` if there is none.
     fn peek(&self, py: Python<'_>) -> PyResult<Py<PyString>> {
-        let (_, m) = self
-            .history
-            .last()
+        let m = self
+            .read(py, State::last_move)
             .ok_or_else(|| PyIndexError::new_err("no move played"))?;
-        Ok(convert::move_text(py, *m))
+        Ok(moves::text(py, m))
     }
 
     /// The legal moves, USI (each string made once per process and shared).
     #[getter]
     fn legal_moves(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        convert::move_list(py, self.pos.legal_moves().iter().copied())
+        let moves = self.read(py, |s| s.pos.legal_moves());
+        moves::text_list(py, moves.iter().copied())
     }
 
-    /// Whether a USI move is legal (one that does not read is not).
-    fn is_legal(&self, usi: &str) -> bool {
-        usi.parse::<Move>().is_ok_and(|m| self.pos.is_legal(m))
+    /// The legal moves as `move16` ints, cshogi's form (`push` takes them): bits 0–6 the
+    /// destination, 7–13 the origin (81 + the piece for a drop: pawn, lance, knight,
+    /// silver, bishop, rook, gold), bit 14 a promotion; squares `1a` 0 to `9i` 80.
+    fn legal_moves_int(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
+        let moves = self.read(py, |s| s.pos.legal_moves());
+        moves::int_list(py, moves.iter().copied())
+    }
+
+    /// Whether a move (a USI string or a `move16` int) is legal; one that does not read
+    /// is not.
+    fn is_legal(&self, py: Python<'_>, m: &Bound<'_, PyAny>) -> bool {
+        let m = if let Ok(n) = m.downcast_exact::<PyInt>() {
+            moves::extract(n).ok()
+        } else {
+            m.extract::<&str>()
+                .ok()
+                .and_then(|t| t.parse::<Move>().ok())
+        };
+        m.is_some_and(|m| self.read(py, |s| s.pos.is_legal(m)))
     }
 
     /// `None` for a legal move, else the kind of foul (`nifu`, `uchifuzume`, ...).
-    fn check_move(&self, usi: &str) -> PyResult<Option<&'static str>> {
+    fn check_move(&self, py: Python<'_>, usi: &str) -> PyResult<Option<&'static str>> {
         let m = parse_move(usi)?;
         Ok(self
-            .pos
-            .check_move(m)
+            .read(py, |s| s.pos.check_move(m))
             .err()
             .map(gyoku::IllegalMoveKind::code))
     }
 
-    /// Whether the side to move is in check.
-    fn is_check(&self) -> bool {
-        self.pos.is_check()
-    }
-
     /// Whether the side to move has no legal move (mated, or stalemated). The other
     /// endings (sennichite, impasse, the move limit) depend on the rules: see `gyoku.Game`.
-    fn is_game_over(&self) -> bool {
-        self.pos.legal_moves().is_empty()
+    fn is_game_over(&self, py: Python<'_>) -> bool {
+        self.read(py, |s| s.pos.legal_moves().is_empty())
     }
 
     /// How many times the position now (board, hands and side to move) stood on this board
     /// before: 3 makes this its fourth occurrence, a sennichite.
-    fn repetitions(&self) -> usize {
-        let now = self.pos.hash();
-        self.history.iter().filter(|(p, _)| p.hash() == now).count()
+    fn repetitions(&self, py: Python<'_>) -> usize {
+        self.read(py, |s| {
+            let now = s.pos.hash();
+            s.history.iter().filter(|u| u.hash_before() == now).count()
+        })
     }
 
     /// The impasse calculator for the position now (as `gyoku.impasse`), the board's
     /// first position being the game's initial one (for handicap credit).
     fn impasse(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let initial = self.history.first().map_or(&self.pos, |(p, _)| p);
-        let report = gyoku::ImpasseReport::new(&self.pos, Some(&initial.to_setup()));
-        convert::impasse_report(py, &report, &self.pos)
+        let (pos, initial) = self.read(py, |s| (s.pos.clone(), s.initial.to_setup()));
+        let report = gyoku::ImpasseReport::new(&pos, Some(&initial));
+        convert::impasse_report(py, &report, &pos)
     }
 
     /// The position's SFEN.
-    fn sfen(&self) -> String {
-        self.pos.to_sfen()
+    fn sfen(&self, py: Python<'_>) -> String {
+        self.read(py, |s| s.pos.to_sfen())
     }
 
     /// The position's Zobrist hash (board, hands and side to move).
-    fn zobrist_hash(&self) -> u64 {
-        self.pos.hash()
+    fn zobrist_hash(&self, py: Python<'_>) -> u64 {
+        self.read(py, |s| s.pos.hash())
     }
 
     /// The side to move: `black` or `white`.
     #[getter]
-    fn turn(&self) -> &'static str {
-        self.pos.turn().name()
+    fn turn(&self, py: Python<'_>) -> &'static str {
+        self.read(py, |s| s.pos.turn().name())
     }
 
     /// The move number of the SFEN (the next move's).
     #[getter]
-    fn move_number(&self) -> u32 {
-        self.pos.move_number()
+    fn move_number(&self, py: Python<'_>) -> u32 {
+        self.read(py, |s| s.pos.move_number())
     }
 
     /// The moves played on this board, USI.
     #[getter]
     fn moves(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        convert::move_list(py, self.history.iter().map(|(_, m)| *m))
+        let moves: Vec<Move> = self.read(py, |s| s.history.iter().map(Undo::mv).collect());
+        moves::text_list(py, moves.into_iter())
     }
 
     /// An independent copy.
-    fn copy(&self) -> Board {
-        self.clone()
+    fn copy(&self, py: Python<'_>) -> Board {
+        Board::with(self.read(py, State::clone))
     }
 
-    fn __copy__(&self) -> Board {
-        self.clone()
+    fn __copy__(&self, py: Python<'_>) -> Board {
+        self.copy(py)
     }
 
-    fn __repr__(&self) -> String {
-        format!("gyoku.Board('{}')", self.pos.to_sfen())
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!("gyoku.Board('{}')", self.sfen(py))
     }
 
     /// The board as Japanese records print it (KIF's diagram, kanji).
-    fn __str__(&self) -> String {
-        gyoku_kifu::diagram::kanji(&self.pos)
+    fn __str__(&self, py: Python<'_>) -> String {
+        self.read(py, |s| gyoku_kifu::diagram::kanji(&s.pos))
     }
 
     /// The board as text: KIF's kanji diagram, or (`letters=True`) SFEN's letters with
     /// the hands and the side to move.
     #[pyo3(signature = (letters=false))]
-    fn diagram(&self, letters: bool) -> String {
-        if letters {
-            gyoku_kifu::diagram::letters(&self.pos)
-        } else {
-            gyoku_kifu::diagram::kanji(&self.pos)
-        }
+    fn diagram(&self, py: Python<'_>, letters: bool) -> String {
+        self.read(py, |s| {
+            if letters {
+                gyoku_kifu::diagram::letters(&s.pos)
+            } else {
+                gyoku_kifu::diagram::kanji(&s.pos)
+            }
+        })
     }
 
     /// The board as SVG: 81 squares, the pieces in kanji (White's turned round), the
     /// hands, the last move (`last_move=True`) and a king in check marked.
     #[pyo3(signature = (last_move=true))]
-    fn svg(&self, last_move: bool) -> String {
-        let last = last_move
-            .then(|| self.history.last().map(|(_, m)| *m))
-            .flatten();
-        gyoku_kifu::diagram::svg(&self.pos, last)
+    fn svg(&self, py: Python<'_>, last_move: bool) -> String {
+        self.read(py, |s| {
+            let last = last_move.then(|| s.last_move()).flatten();
+            gyoku_kifu::diagram::svg(&s.pos, last)
+        })
     }
 
     /// Jupyter draws the board.
-    fn _repr_svg_(&self) -> String {
-        self.svg(true)
+    fn _repr_svg_(&self, py: Python<'_>) -> String {
+        self.svg(py, true)
     }
 }

@@ -1,9 +1,6 @@
-//! Rust values as Python objects, made directly (no JSON text in between), and moves as
-//! USI strings made once each.
+//! Rust values as Python objects, made directly (no JSON text in between).
 
-use std::sync::OnceLock;
-
-use gyoku::{ImpasseReport, Move, Position};
+use gyoku::{ImpasseReport, Position};
 use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -35,41 +32,6 @@ pub fn value(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
             dict.into_any().unbind()
         }
     })
-}
-
-/// Moves on the board: from each square to each, promoting or not.
-const NORMAL_SLOTS: usize = 81 * 81 * 2;
-/// One slot per move there can be: normal moves, then drops of each kind on each square.
-const MOVE_SLOTS: usize = NORMAL_SLOTS + 14 * 81;
-
-fn slot(m: Move) -> usize {
-    match m {
-        Move::Normal { from, to, promote } => {
-            (from.index() * 81 + to.index()) * 2 + usize::from(promote)
-        }
-        Move::Drop { role, to } => NORMAL_SLOTS + role.index() * 81 + to.index(),
-    }
-}
-
-/// Each move's USI string, made the first time it is asked for and shared after (at most
-/// 14,256 strings, about 0.8 MB): a list of legal moves costs a reference per move, as a
-/// list of ints would.
-static MOVE_TEXT: OnceLock<Box<[OnceLock<Py<PyString>>]>> = OnceLock::new();
-
-/// `m` in USI, as a Python string.
-pub fn move_text(py: Python<'_>, m: Move) -> Py<PyString> {
-    let table = MOVE_TEXT.get_or_init(|| (0..MOVE_SLOTS).map(|_| OnceLock::new()).collect());
-    table[slot(m)]
-        .get_or_init(|| PyString::new(py, &m.to_string()).unbind())
-        .clone_ref(py)
-}
-
-/// Moves as a Python list of USI strings.
-pub fn move_list(
-    py: Python<'_>,
-    moves: impl ExactSizeIterator<Item = Move>,
-) -> PyResult<Py<PyList>> {
-    Ok(PyList::new(py, moves.map(|m| move_text(py, m)))?.unbind())
 }
 
 /// The calculator's report for `pos`, as `gyoku impasse --json`, with the position's SFEN.

@@ -5,7 +5,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use crate::{
-    GameError, color_named, convert, handicap_of, illegal_with, parse_move, read_position, rule_set,
+    GameError, color_named, convert, handicap_of, illegal_with, moves, parse_move, read_position,
+    rule_set,
 };
 
 /// A game refereed under a rule set: moves and actions, and how it ended.
@@ -146,6 +147,6 @@ impl Game {
     /// The moves played, USI.
     #[getter]
     fn moves(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        convert::move_list(py, self.game.plies().iter().map(|p| p.mv))
+        moves::text_list(py, self.game.plies().iter().map(|p| p.mv))
     }
 }

@@ -10,6 +10,8 @@
 mod board;
 mod convert;
 mod game;
+mod moves;
+mod raw_methods;
 mod records;
 mod write;
 
@@ -172,6 +174,7 @@ fn presets() -> Vec<&'static str> {
 #[pymodule]
 fn _gyoku(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<board::Board>()?;
+    raw_methods::install(m.py())?;
     m.add_class::<game::Game>()?;
     m.add_class::<records::Verdicts>()?;
     m.add_class::<write::Record>()?;
@@ -180,6 +183,8 @@ fn _gyoku(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(records::judge, m)?)?;
     m.add_function(wrap_pyfunction!(write::write, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(moves::move16, m)?)?;
+    m.add_function(wrap_pyfunction!(moves::move_to_usi, m)?)?;
     m.add("IllegalMoveError", m.py().get_type::<IllegalMoveError>())?;
     m.add("GameError", m.py().get_type::<GameError>())?;
     Ok(())

@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList};
 use serde_json::{Value, json};
 
-use crate::{convert, rule_set};
+use crate::{convert, moves, rule_set};
 
 /// What a record source is: a file's path, or its bytes.
 enum Source {
@@ -155,7 +155,7 @@ fn foul_value(r: &Record) -> Value {
     )
 }
 
-fn record_dict(py: Python<'_>, r: &Record) -> PyResult<Py<PyAny>> {
+fn record_dict(py: Python<'_>, r: Record) -> PyResult<Py<PyAny>> {
     let header = PyDict::new(py);
     for (k, v) in &r.header {
         header.set_item(k, v)?;
@@ -163,18 +163,15 @@ fn record_dict(py: Python<'_>, r: &Record) -> PyResult<Py<PyAny>> {
     let d = PyDict::new(py);
     d.set_item("header", header)?;
     d.set_item("start_sfen", r.start.to_sfen())?;
-    d.set_item(
-        "moves",
-        convert::move_list(py, r.moves.iter().map(|m| m.mv))?,
-    )?;
+    d.set_item("moves", moves::text_list(py, r.moves.iter().map(|m| m.mv))?)?;
     d.set_item(
         "times_ms",
         PyList::new(py, r.moves.iter().map(|m| m.time_ms))?,
     )?;
-    d.set_item("foul", convert::value(py, &foul_value(r))?)?;
+    d.set_item("foul", convert::value(py, &foul_value(&r))?)?;
     d.set_item("end", r.end.as_ref().map(gyoku_kifu::Terminal::code))?;
     // All of it (comments, variations), for `gyoku.write`.
-    d.set_item("record", crate::write::Record { inner: r.clone() })?;
+    d.set_item("record", crate::write::Record { inner: r })?;
     Ok(d.into_any().unbind())
 }
 
@@ -191,17 +188,20 @@ pub fn read(
 ) -> PyResult<Py<PyList>> {
     let source = Source::from_py(source)?;
     let format = format_named(format)?;
-    let records = py.allow_threads(|| {
-        let mut records = Vec::new();
-        source
-            .each_record(format, &mut |r| records.push(r))
-            .map(|_| records)
-    })?;
+    // Each record is handed to Python as it is read: the archive is never held twice.
     let list = PyList::empty(py);
-    for r in &records {
-        list.append(record_dict(py, r)?)?;
+    let mut failed = None;
+    source.each_record(format, &mut |r| {
+        if failed.is_none()
+            && let Err(e) = record_dict(py, r).and_then(|d| list.append(d))
+        {
+            failed = Some(e);
+        }
+    })?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(list.unbind()),
     }
-    Ok(list.unbind())
 }
 
 /// Sources judged at once per thread before their verdicts are handed out: memory stays
@@ -410,7 +410,7 @@ impl Verdicts {
                 (Some((_, Ok(v))), _) => {
                     let dict = convert::value(py, &v.value)?;
                     dict.bind(py)
-                        .set_item("moves", convert::move_list(py, v.moves.into_iter())?)?;
+                        .set_item("moves", moves::text_list(py, v.moves.into_iter())?)?;
                     return Ok(Some(dict));
                 }
                 (None, _) => return Ok(None),

@@ -127,3 +127,99 @@ def test_every_move_string_round_trips():
             seen.update(legal)
             b.push_usi(played)
     assert len(seen) > 2000
+
+
+def _random_games(count, plies, seed):
+    """Seeded random games from the start (to `plies` or the end), as USI lists."""
+    import random
+
+    rng = random.Random(seed)
+    games = []
+    for _ in range(count):
+        b, moves = gyoku.Board(), []
+        for _ in range(plies):
+            legal = b.legal_moves
+            if not legal:
+                break
+            moves.append(rng.choice(legal))
+            b.push_usi(moves[-1])
+        games.append(moves)
+    return games
+
+
+def test_moves_as_move16_ints():
+    """`legal_moves_int` is `legal_moves` in cshogi's move16 form, move for move; `push`
+    takes either form; `move16` and `move_to_usi` convert; `pop` takes back exactly (the
+    SFEN and the hash), whatever form the move came in."""
+    assert gyoku.move16("7g7f") == 7739 and gyoku.move16("L*5e") == 10536
+    assert gyoku.move_to_usi(7739) == "7g7f"
+    assert gyoku.move16("2h2c+") == 16384 | 16 << 7 | 11  # 2h is square 16, 2c 11
+    seen = set()
+    for moves in _random_games(30, 160, seed=11):
+        by_int, by_str = gyoku.Board(), gyoku.Board()
+        for played in moves:
+            ints, strs = by_int.legal_moves_int(), by_int.legal_moves
+            assert ints == [gyoku.move16(m) for m in strs]
+            assert [gyoku.move_to_usi(n) for n in ints] == strs
+            before = (by_int.sfen(), by_int.zobrist_hash(), by_int.is_check())
+            for n, m in zip(ints, strs):
+                by_int.push(n)
+                assert by_int.peek() == m and by_int.pop() == m
+                assert (by_int.sfen(), by_int.zobrist_hash(), by_int.is_check()) == before
+            seen.update(ints)
+            by_int.push(gyoku.move16(played))
+            by_str.push(played)
+            assert by_int.sfen() == by_str.sfen() and by_int.repetitions() == by_str.repetitions()
+    assert len(seen) > 2000
+
+
+def test_move16_ints_that_are_no_move_or_illegal():
+    b = gyoku.Board()
+    for n, words in ((81, "no such destination"), (88 << 7, "no such origin"),
+                     ((81 << 7) | 16384, "a drop cannot promote"),
+                     (73275, "cshogi.move16"), (-1, "not a move"), (1 << 70, "not a move")):
+        with pytest.raises(ValueError, match="move16"):
+            b.push(n)
+        with pytest.raises(ValueError) as e:
+            b.push(n)
+        assert words in str(e.value), (n, str(e.value))
+        assert not b.is_legal(n)
+    with pytest.raises(gyoku.IllegalMoveError) as e:
+        b.push(gyoku.move16("P*5e"))
+    assert e.value.kind == "not_in_hand" and "P*5e" in str(e.value)
+    with pytest.raises(TypeError, match="USI str or a move16 int"):
+        b.push(7.5)
+    with pytest.raises(TypeError):
+        b.push_usi(7739)
+    assert b.is_legal(7739) and b.is_legal("7g7f") and not b.is_legal("7g7x")
+    assert b.moves == [] and b.sfen() == gyoku.Board().sfen()
+
+
+def test_move16_matches_cshogi():
+    """The ints are cshogi's own: over seeded random games, the set of `legal_moves_int`
+    equals cshogi's legal moves through `cshogi.move16`, position by position."""
+    try:
+        import cshogi
+    except ImportError:
+        if os.environ.get("GYOKU_REQUIRE_SHARED") == "1":
+            pytest.fail("GYOKU_REQUIRE_SHARED=1 and cshogi (PyPI) is not installed: "
+                        "the move16 form cannot be checked against it")
+        pytest.skip("cshogi (PyPI) not installed: move16 ints not compared with cshogi's")
+    for moves in _random_games(20, 200, seed=5):
+        g, c = gyoku.Board(), cshogi.Board()
+        for played in moves:
+            assert sorted(g.legal_moves_int()) == sorted(cshogi.move16(m) for m in c.legal_moves)
+            assert g.is_check() == c.is_check()
+            g.push(gyoku.move16(played))
+            c.push_usi(played)
+
+
+def test_methods_keep_their_signatures():
+    """The fast methods read as the others do: names, docstrings, text signatures."""
+    import inspect
+
+    for name, params in (("push", ["move"]), ("push_usi", ["usi"]), ("pop", []),
+                         ("is_check", [])):
+        method = getattr(gyoku.Board, name)
+        assert method.__doc__ and name in repr(method)
+        assert list(inspect.signature(method).parameters)[1:] == params, name

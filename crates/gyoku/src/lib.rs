@@ -49,6 +49,7 @@ pub mod rules;
 mod setup;
 mod sfen;
 mod square;
+mod undo;
 pub mod zobrist;
 
 pub use bitboard::Bitboard;
@@ -69,6 +70,7 @@ pub use rules::{ParsePresetError, Preset, RuleSet};
 pub use setup::{STARTPOS_SFEN, Setup};
 pub use sfen::{ParseSfenError, SfenErrorKind, SfenField};
 pub use square::{ParseSquareError, Square};
+pub use undo::Undo;
 
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(doctest)]

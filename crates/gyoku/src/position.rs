@@ -30,8 +30,8 @@ pub struct Position {
     pub(crate) checkers: Bitboard,
     /// Pieces of the side to move pinned to its king.
     pub(crate) pinned: Bitboard,
-    board_key: u64,
-    hand_key: u64,
+    pub(crate) board_key: u64,
+    pub(crate) hand_key: u64,
 }
 
 /// Why a move is illegal. The stable code ([`IllegalMoveKind::code`]) is what JSON output
@@ -641,7 +641,7 @@ impl Position {
                     return Err(IllegalMoveKind::OutOfTurn);
                 }
                 if self.board.by_color(us).contains(to)
-                    || !attacks::attacks(us, piece.role, from, occupied).contains(to)
+                    || !attacks::reaches(us, piece.role, from, to, occupied)
                 {
                     return Err(IllegalMoveKind::BadMovement);
                 }

@@ -31,7 +31,10 @@ proptest! {
 
     /// USI moves: what parses prints back identically; errors carry a column.
     #[test]
-    fn usi_moves_round_trip(text in "[1-9a-iPLNSGBRK*+]{0,6}") {
+    fn usi_moves_round_trip(
+        text in "[1-9a-iPLNSGBRK*+]{0,6}|[0-9][a-j][0-9][a-j][+x]?|[PLNSGBRKp][*][0-9][a-j]x?"
+    ) {
+        prop_assert_eq!(Move::from_usi_bytes(text.as_bytes()), text.parse::<Move>().ok());
         match text.parse::<Move>() {
             Ok(m) => prop_assert_eq!(m.to_string(), text),
             Err(e) => prop_assert!(e.column >= 1 && e.column <= text.len() + 1),
