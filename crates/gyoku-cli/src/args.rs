@@ -644,4 +644,28 @@ pub struct ServeArgs {
     /// Without it the admin endpoint is off.
     #[arg(long, value_name = "FILE")]
     pub admin_token_file: Option<std::path::PathBuf>,
+    /// What this instance does: `referee` holds the lobby and the CSA port (one per
+    /// database); `web` serves the web page, the API and the event streams from the
+    /// PostgreSQL database a referee writes, relaying players' actions to it (`--referee`).
+    /// docs/scale-out.md says how to run several.
+    #[arg(long, value_enum, default_value = "referee")]
+    pub role: Role,
+    /// A web instance's referee: the HTTP address (`HOST:PORT`) of the referee instance's
+    /// `--http`, to which the web page's actions are relayed.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub referee: Option<String>,
+    /// A referee that finds another holding the database waits for it to let go (or to be
+    /// gone) and then takes over, rather than stopping.
+    #[arg(long)]
+    pub standby: bool,
+}
+
+/// `gyoku serve --role`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Role {
+    /// The lobby, the CSA port, the web page's games (and the HTTP API, unless `--http
+    /// off`).
+    Referee,
+    /// The web page, the HTTP API and the event streams, from a referee's PostgreSQL.
+    Web,
 }

@@ -10,7 +10,7 @@ use gyoku_server::play::EngineChoice;
 use gyoku_server::store::DbUrl;
 
 use crate::Failure;
-use crate::args::ServeArgs;
+use crate::args::{Role, ServeArgs};
 
 /// `$XDG_DATA_HOME/gyoku`, else `~/.local/share/gyoku`, else `./gyoku-data`.
 fn default_data_dir() -> PathBuf {
@@ -147,59 +147,119 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         md5_rating_ids: a.md5_rating_ids,
         engines,
         events: event_files(&a.event_files)?,
+        standby: a.standby,
     };
+    if a.role == Role::Web {
+        return run_web(options, a.referee.as_deref());
+    }
+    if a.referee.is_some() {
+        return Err(Failure::Input(
+            "--referee names a web instance's referee: give --role web too".into(),
+        ));
+    }
     let admin_file = a.admin_token_file.clone();
+    serve_until_stopped(|shutdown| {
+        gyoku_server::run(
+            options,
+            |s| {
+                if let Some(http) = s.http {
+                    eprintln!(
+                        "gyoku serve: open http://{http}/ to play, watch games and judge records \
+                             (the HTTP API is under http://{http}/api/)"
+                    );
+                }
+                eprintln!(
+                    "gyoku serve: CSA protocol on {} (rules {}, database {}, records in {}){}",
+                    s.csa,
+                    rules.name(),
+                    db,
+                    records.display(),
+                    if s.suspended > 0 {
+                        format!(
+                            "; {} suspended games ({} interrupted when it last stopped) resume when both players log in again",
+                            s.suspended, s.interrupted
+                        )
+                    } else {
+                        String::new()
+                    }
+                );
+                if let Some(note) = &lowered {
+                    eprintln!("gyoku serve: {note}");
+                }
+                if let Some(file) = &admin_file {
+                    eprintln!(
+                        "gyoku serve: the events' admin endpoint answers to the token in {}",
+                        file.display()
+                    );
+                }
+                if s.records_restored > 0 {
+                    eprintln!(
+                        "gyoku serve: {} record files were missing and were written again from the database",
+                        s.records_restored
+                    );
+                }
+            },
+            shutdown,
+        )
+    })
+}
+
+/// `gyoku serve --role web`: the web page, the API and the event streams from the
+/// referee's PostgreSQL, until Ctrl-C or SIGTERM.
+fn run_web(options: Options, referee: Option<&str>) -> Result<(), Failure> {
+    let Some(referee) = referee else {
+        return Err(Failure::Input(
+            "--role web relays players' actions to its referee: give --referee HOST:PORT (the \
+             referee instance's --http)"
+                .into(),
+        ));
+    };
+    let referee = std::net::ToSocketAddrs::to_socket_addrs(referee)
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| Failure::Input(format!("--referee: '{referee}' is not HOST:PORT")))?;
+    let Some(http) = options.http else {
+        return Err(Failure::Input(
+            "--role web serves HTTP: give --http ADDRESS, not off".into(),
+        ));
+    };
+    let web = gyoku_server::WebOptions {
+        db: options.db.clone(),
+        http,
+        http_options: options.http_options,
+        referee,
+    };
+    let db = options.db;
+    serve_until_stopped(|shutdown| {
+        gyoku_server::run_web(
+            web,
+            move |at| {
+                eprintln!(
+                    "gyoku serve: web instance on http://{at}/ (database {db}, players' \
+                     actions relayed to the referee at {referee})"
+                );
+            },
+            shutdown,
+        )
+    })
+}
+
+/// Runs `server` (given the shutdown signal, installed before it listens) on a runtime of
+/// its own until it stops, and says so.
+fn serve_until_stopped<F>(
+    server: impl FnOnce(std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>) -> F,
+) -> Result<(), Failure>
+where
+    F: std::future::Future<Output = Result<(), gyoku_server::ServeError>>,
+{
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| Failure::Run(e.to_string()))?;
     runtime
         .block_on(async {
-            // Installed before the server starts listening.
-            let shutdown = shutdown_signal();
-            gyoku_server::run(
-                options,
-                |s| {
-                    if let Some(http) = s.http {
-                        eprintln!(
-                            "gyoku serve: open http://{http}/ to play, watch games and judge records \
-                             (the HTTP API is under http://{http}/api/)"
-                        );
-                    }
-                    eprintln!(
-                        "gyoku serve: CSA protocol on {} (rules {}, database {}, records in {}){}",
-                        s.csa,
-                        rules.name(),
-                        db,
-                        records.display(),
-                        if s.suspended > 0 {
-                            format!(
-                                "; {} suspended games ({} interrupted when it last stopped) resume when both players log in again",
-                                s.suspended, s.interrupted
-                            )
-                        } else {
-                            String::new()
-                        }
-                    );
-                    if let Some(note) = &lowered {
-                        eprintln!("gyoku serve: {note}");
-                    }
-                    if let Some(file) = &admin_file {
-                        eprintln!(
-                            "gyoku serve: the events' admin endpoint answers to the token in {}",
-                            file.display()
-                        );
-                    }
-                    if s.records_restored > 0 {
-                        eprintln!(
-                            "gyoku serve: {} record files were missing and were written again from the database",
-                            s.records_restored
-                        );
-                    }
-                },
-                shutdown,
-            )
-            .await
+            let shutdown = Box::pin(shutdown_signal());
+            server(shutdown).await
         })
         .map_err(|e| Failure::Run(e.to_string()))?;
     eprintln!("gyoku serve: stopped");

@@ -57,6 +57,9 @@ pub struct Options {
     pub ratings_every: std::time::Duration,
     /// Organised events (`--event-file`), taken up from storage where they stood.
     pub events: Vec<crate::event::EventFile>,
+    /// When another referee holds the database, wait for it to let go (a standby) rather
+    /// than stop.
+    pub standby: bool,
 }
 
 /// What the server tells its caller once it listens.
@@ -94,6 +97,9 @@ pub async fn run(
     let md5_rating_ids = options.md5_rating_ids;
     let event_files = options.events.clone();
     let schedules = options.lobby.schedules.clone();
+    // One referee a database: a second one stops here (or, a standby, waits), before it
+    // touches a game.
+    let store = claim(&options.db, options.standby).await?;
     let (
         store,
         accounts,
@@ -101,10 +107,14 @@ pub async fn run(
         (interrupted, suspended, recent_ids),
         records_restored,
         (taken_up, scheduled),
+        relay_secret,
     ) = tokio::task::spawn_blocking(move || {
-        let mut store = crate::store::open(&db)?;
-        // One server a database: a second one stops here, before it touches a game.
-        store.claim()?;
+        let mut store = store;
+        // The deployment's relay secret, for the web instances that relay to this one.
+        let relay_secret = store.secret(
+            crate::http::RELAY_SECRET_NAME,
+            &crate::tickets::new_secret(),
+        )?;
         let events = take_up_events(&mut *store, event_files)?;
         let mut scheduled = Vec::new();
         for (game, _) in &schedules {
@@ -137,6 +147,7 @@ pub async fn run(
             (interrupted, suspended, recent_ids),
             records_restored,
             (events, scheduled),
+            relay_secret,
         ))
     })
     .await
@@ -166,8 +177,12 @@ pub async fn run(
                 .map_err(|e| ServeError(format!("cannot listen on {addr}: {e}")))?;
             let at = l.local_addr().map_err(|e| ServeError(e.to_string()))?;
             let watched = changes.clone();
-            let play = crate::play::Play::new(driver.clone(), options.engines.clone());
-            let http_options = options.http_options.clone();
+            let play = Some(crate::play::Play::new(
+                driver.clone(),
+                options.engines.clone(),
+            ));
+            let mut http_options = options.http_options.clone();
+            http_options.relay_secret = Some(crate::http::RelaySecret::new(relay_secret));
             let league = league.clone();
             let mut http_stop = stop.clone();
             let stopped = async move {
@@ -244,6 +259,49 @@ pub async fn run(
     // Every record file the driver handed over is on disk.
     let _ = tokio::task::spawn_blocking(move || writer.join()).await;
     result
+}
+
+/// How long a standby waits between its tries at the database's claim.
+const STANDBY_RETRY: Duration = Duration::from_secs(1);
+
+/// Storage, claimed for this referee: at once, or (`standby`) once the referee holding it
+/// lets go or is gone (its connection closed: PostgreSQL frees its advisory lock then).
+async fn claim(db: &DbUrl, standby: bool) -> Result<Box<dyn crate::store::Backend>, ServeError> {
+    let mut said = false;
+    let mut store = None;
+    loop {
+        let db = db.clone();
+        let held = store.take();
+        let tried = tokio::task::spawn_blocking(move || {
+            let mut store = match held {
+                Some(s) => s,
+                None => crate::store::open(&db).map_err(|e| (e, None))?,
+            };
+            match store.claim() {
+                Ok(()) => Ok(store),
+                Err(e) => Err((e, Some(store))),
+            }
+        })
+        .await
+        .map_err(|e| ServeError(e.to_string()))?;
+        match tried {
+            Ok(claimed) => {
+                if said {
+                    note("the other referee let go of the database: this one takes over");
+                }
+                return Ok(claimed);
+            }
+            Err((e, back)) if standby => {
+                if !said {
+                    note(&format!("standing by: {e}"));
+                    said = true;
+                }
+                store = back;
+                tokio::time::sleep(STANDBY_RETRY).await;
+            }
+            Err((e, _)) => return Err(ServeError(e.to_string())),
+        }
+    }
 }
 
 /// Each event as storage has it: its stored entries applied again (none: not begun).

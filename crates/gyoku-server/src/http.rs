@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use axum::{Json, Router};
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, broadcast};
@@ -30,6 +30,8 @@ mod games;
 mod guard;
 mod league;
 mod listener;
+mod relay;
+mod relay_secret;
 mod seats;
 mod state;
 mod tools;
@@ -41,6 +43,8 @@ pub use error::ApiError;
 pub use events::{AdminToken, MAX_REASON};
 pub use games::MAX_LISTED;
 pub use guard::HttpOptions;
+pub use relay::{RELAY_TIMEOUT, Relay};
+pub use relay_secret::{RELAY_SECRET_NAME, RelaySecret};
 pub use state::MAX_WATCHERS;
 pub use tools::{MAX_OUTPUT, MAX_RECORDS};
 
@@ -52,13 +56,14 @@ use tools::{convert, impasse, judge_record};
 use watched::Watching;
 
 /// The API's routes over `db` (a connection of its own); `changes` carries the Game_ID of
-/// each change the server commits; `play` makes the web page's games; `bound` is the
+/// each change the server commits; `play` makes the web page's games (`None` on a web
+/// instance, whose `options.relay_to` names the referee that holds them); `bound` is the
 /// address it listens on (a request must name it, or one of `options.hosts`, as its
 /// `Host`). Call it inside a tokio runtime (a task follows the changes).
 pub fn router(
     db: Box<dyn Archive>,
     changes: broadcast::Sender<String>,
-    play: Arc<Play>,
+    play: Option<Arc<Play>>,
     league: Arc<crate::league::League>,
     bound: SocketAddr,
     options: &HttpOptions,
@@ -81,37 +86,63 @@ pub fn router(
     });
     tokio::spawn(follow::follow(Arc::downgrade(&api), heard));
     let guard = Arc::new(guard::Guard::new(bound, options));
-    Router::new()
+    let everywhere = Router::new()
         .route("/", get(assets::index))
         .route("/assets/{*path}", get(assets::asset))
         .route("/api/health", get(health))
         .route("/api/games", get(list_games))
-        .route("/api/ratings", get(league::ratings))
-        .route("/api/rounds", get(league::rounds))
         .route("/api/players/{name}", get(league::player))
-        .route("/api/events", get(events::list_events))
-        .route("/api/events/{name}", get(events::event))
-        .route("/api/events/{name}/admin", post(events::admin))
         .route("/api/games/{id}", get(game))
         .route("/api/games/{id}/events", get(game_events))
         .route("/api/games/{id}/chart.svg", get(game_chart))
         .route("/api/games/{id}/record", get(game_record))
         .route("/api/impasse", post(impasse))
         .route("/api/judge", post(judge_record))
-        .route("/api/convert", post(convert))
-        .route("/api/play", get(seats::options).post(seats::start))
-        .route("/api/seats/{token}", get(seats::seat))
-        .route("/api/seats/{token}/join", post(seats::join))
-        .route("/api/seats/{token}/move", post(seats::play_move))
-        .route("/api/seats/{token}/resign", post(seats::resign))
-        .route("/api/seats/{token}/declare", post(seats::declare))
-        .route("/api/seats/{token}/impasse", post(seats::impasse))
+        .route("/api/convert", post(convert));
+    let referees = if options.relay_to.is_some() {
+        REFEREES_ROUTES
+            .iter()
+            .fold(Router::new(), |r, path| r.route(path, any(relay::forward)))
+    } else {
+        Router::new()
+            .route("/api/ratings", get(league::ratings))
+            .route("/api/rounds", get(league::rounds))
+            .route("/api/events", get(events::list_events))
+            .route("/api/events/{name}", get(events::event))
+            .route("/api/events/{name}/admin", post(events::admin))
+            .route("/api/play", get(seats::options).post(seats::start))
+            .route("/api/seats/{token}", get(seats::seat))
+            .route("/api/seats/{token}/join", post(seats::join))
+            .route("/api/seats/{token}/move", post(seats::play_move))
+            .route("/api/seats/{token}/resign", post(seats::resign))
+            .route("/api/seats/{token}/declare", post(seats::declare))
+            .route("/api/seats/{token}/impasse", post(seats::impasse))
+    };
+    everywhere
+        .merge(referees)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
         .layer(axum::middleware::from_fn(refuse_declared_oversize))
         .with_state(api)
 }
+
+/// What only the referee instance answers (it holds the lobby, the seats and the league):
+/// a web instance relays these ([`relay`]).
+const REFEREES_ROUTES: [&str; 12] = [
+    "/api/ratings",
+    "/api/rounds",
+    "/api/events",
+    "/api/events/{name}",
+    "/api/events/{name}/admin",
+    "/api/play",
+    "/api/seats/{token}",
+    "/api/seats/{token}/join",
+    "/api/seats/{token}/move",
+    "/api/seats/{token}/resign",
+    "/api/seats/{token}/declare",
+    "/api/seats/{token}/impasse",
+];
 
 /// A request whose `Content-Length` says more than [`MAX_UPLOAD`] is answered 413 at once,
 /// before anything is read or any slot taken (a client that declares 10^12 bytes and
@@ -145,7 +176,7 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     db: Box<dyn Archive>,
     changes: broadcast::Sender<String>,
-    play: Arc<Play>,
+    play: Option<Arc<Play>>,
     league: Arc<crate::league::League>,
     options: HttpOptions,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,

@@ -37,6 +37,8 @@ pub mod ratings;
 mod record_files;
 pub mod store;
 pub mod tickets;
+pub mod web_instance;
 
 pub use app::{Options, Started, run};
 pub use error::ServeError;
+pub use web_instance::{WebOptions, run_web};

@@ -64,6 +64,7 @@ impl TestServer {
             engines: Vec::new(),
             ratings_every: std::time::Duration::from_secs(1),
             events: Vec::new(),
+            standby: false,
         };
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();

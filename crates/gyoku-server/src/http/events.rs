@@ -153,7 +153,7 @@ pub(super) async fn admin(
     }
     let answer = tokio::time::timeout(
         ADMIN_ANSWER,
-        api.play.driver().event_admin(name.clone(), action),
+        api.play()?.driver().event_admin(name.clone(), action),
     )
     .await
     .ok()

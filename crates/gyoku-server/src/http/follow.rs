@@ -10,12 +10,17 @@ use tokio::sync::broadcast;
 use super::state::{Api, MAX_REMEMBERED};
 use super::view::view_of;
 use super::watched::Shown;
+use crate::store::notices::EVERYTHING_MAY_HAVE_CHANGED;
 
 /// Follows the server's changes for as long as the API lives: remembers when each game
 /// last changed (for the clocks), and starts one view of each watched game that changed.
 pub(super) async fn follow(api: Weak<Api>, mut changes: broadcast::Receiver<String>) {
     loop {
         let changed = match changes.recv().await {
+            Ok(id) if id == EVERYTHING_MAY_HAVE_CHANGED => match api.upgrade() {
+                Some(api) => api.watching.ids(),
+                None => return,
+            },
             Ok(id) => vec![id],
             // Changes were missed: every watched game may have changed.
             Err(broadcast::error::RecvError::Lagged(_)) => match api.upgrade() {

@@ -44,6 +44,12 @@ pub struct HttpOptions {
     pub queue_timeout: Duration,
     /// The operator's token for events' admin endpoint (`None`: the endpoint is off).
     pub admin_token: Option<super::AdminToken>,
+    /// A web instance's referee: the requests that act, and what only the referee holds,
+    /// are relayed to it (`gyoku serve --role web`; see [`super::relay`]).
+    pub relay_to: Option<super::Relay>,
+    /// The deployment's relay secret, on the referee: a request relayed by a web instance
+    /// that carries it is taken as the client's (its address as the relay names it).
+    pub relay_secret: Option<super::RelaySecret>,
 }
 
 impl Default for HttpOptions {
@@ -60,6 +66,8 @@ impl Default for HttpOptions {
             upload_timeout: Duration::from_secs(120),
             queue_timeout: Duration::from_secs(10),
             admin_token: None,
+            relay_to: None,
+            relay_secret: None,
         }
     }
 }
@@ -123,6 +131,7 @@ impl Drop for AddressSlot {
 pub(crate) struct Guard {
     bound: SocketAddr,
     hosts: Vec<String>,
+    relay_secret: Option<super::RelaySecret>,
     in_flight: Semaphore,
     in_flight_per_address: PerAddress,
     queue_timeout: Duration,
@@ -132,6 +141,7 @@ impl Guard {
     pub(crate) fn new(bound: SocketAddr, options: &HttpOptions) -> Guard {
         Guard {
             bound,
+            relay_secret: options.relay_secret.clone(),
             hosts: options
                 .hosts
                 .iter()
@@ -219,10 +229,21 @@ pub(crate) fn declared_json(headers: &HeaderMap) -> bool {
 /// The checks, as middleware: host, origin, then a place among the requests at once.
 pub(crate) async fn check(
     State(guard): State<Arc<Guard>>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
-    let mut response = match admit(&guard, &request) {
+    let admitted = match relayed_from(&guard, &request) {
+        Some(Ok(client)) => {
+            // Its host and origin were checked by the web instance that relayed it.
+            request
+                .extensions_mut()
+                .insert(ConnectInfo(SocketAddr::new(client, 0)));
+            Ok(())
+        }
+        Some(Err(e)) => Err(e),
+        None => admit(&guard, &request),
+    };
+    let mut response = match admitted {
         Err(e) => e.into_response(),
         Ok(()) => {
             let ip = request
@@ -256,6 +277,31 @@ pub(crate) async fn check(
     };
     security_headers(response.headers_mut());
     response
+}
+
+/// For a request relayed by a web instance: the client's address it names, if the request
+/// carries the deployment's relay secret (else refused); `None` for any other request.
+fn relayed_from(guard: &Guard, request: &Request) -> Option<Result<IpAddr, ApiError>> {
+    let given = request.headers().get(super::relay_secret::RELAY)?;
+    let refused = |why: &str| {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            "relay_refused",
+            format!("a relayed request {why}"),
+        )
+    };
+    let secret = guard.relay_secret.as_ref();
+    if !secret.is_some_and(|s| s.admits(given.as_bytes())) {
+        return Some(Err(refused("must carry this deployment's relay secret")));
+    }
+    Some(
+        request
+            .headers()
+            .get(super::relay_secret::CLIENT)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<IpAddr>().ok())
+            .ok_or_else(|| refused("must name its client's address")),
+    )
 }
 
 /// Host and origin.
@@ -321,6 +367,50 @@ mod tests {
             ..HttpOptions::default()
         };
         Guard::new(bound.parse().unwrap(), &options)
+    }
+
+    /// A request a web instance relays is taken as its client's only with the deployment's
+    /// secret and the client's address; any other request is no relay at all.
+    #[test]
+    fn relayed_requests_need_the_secret() {
+        let secret = "0123456789abcdef0123456789abcdef";
+        let referee = Guard::new(
+            "127.0.0.1:8080".parse().unwrap(),
+            &HttpOptions {
+                relay_secret: Some(super::super::RelaySecret::new(secret.into())),
+                ..HttpOptions::default()
+            },
+        );
+        let web = guard("127.0.0.1:8080", &[]);
+        let with = |headers: &[(&str, &str)]| {
+            let mut r = Request::new(axum::body::Body::empty());
+            for (k, v) in headers {
+                r.headers_mut().insert(
+                    header::HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                    HeaderValue::from_str(v).unwrap(),
+                );
+            }
+            r
+        };
+        let relayed = with(&[("x-gyoku-relay", secret), ("x-gyoku-client", "192.0.2.7")]);
+        assert_eq!(
+            relayed_from(&referee, &relayed).map(|r| r.ok()),
+            Some(Some("192.0.2.7".parse().unwrap()))
+        );
+        for bad in [
+            with(&[
+                ("x-gyoku-relay", "0123456789abcdef0123456789abcdee"),
+                ("x-gyoku-client", "192.0.2.7"),
+            ]),
+            with(&[("x-gyoku-relay", ""), ("x-gyoku-client", "192.0.2.7")]),
+            with(&[("x-gyoku-relay", secret)]),
+            with(&[("x-gyoku-relay", secret), ("x-gyoku-client", "somewhere")]),
+        ] {
+            assert!(matches!(relayed_from(&referee, &bad), Some(Err(_))));
+        }
+        // A web instance holds no secret: a client naming a relay is refused there.
+        assert!(matches!(relayed_from(&web, &relayed), Some(Err(_))));
+        assert!(relayed_from(&referee, &with(&[("x-gyoku-client", "192.0.2.7")])).is_none());
     }
 
     /// (bound address, --http-host names, Host header, answered)

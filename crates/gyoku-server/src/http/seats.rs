@@ -24,7 +24,7 @@ use super::view::view_of;
 use crate::play::{GameRequest, Opponent, Phase, PlayError, Seat, SeatState};
 
 fn seat_of(api: &Shared, token: &str) -> Result<Arc<Seat>, ApiError> {
-    api.play.seat(token).ok_or_else(|| {
+    api.play()?.seat(token).ok_or_else(|| {
         ApiError::new(
             StatusCode::NOT_FOUND,
             "no_such_seat",
@@ -79,7 +79,7 @@ fn seat_json(seat: &Seat, s: &SeatState) -> Value {
 
 /// `GET /api/play`: what a game may be made with.
 pub(super) async fn options(State(api): State<Shared>) -> Result<Json<Value>, ApiError> {
-    let play = &api.play;
+    let play = api.play()?;
     let mut opponents = play.engine_names();
     opponents.push("person".into());
     Ok(Json(json!({
@@ -119,7 +119,7 @@ pub(super) async fn start(
     headers: HeaderMap,
     body: Body,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let play = &api.play;
+    let play = api.play()?;
     let body = json_body(&api, &headers, body).await?;
     let opponent = match str_field(&body, "opponent")?.unwrap_or("builtin") {
         "person" => Opponent::Person,
@@ -246,7 +246,7 @@ pub(super) async fn join(
     let body = json_body(&api, &headers, body).await?;
     let name = str_field(&body, "name")?.unwrap_or("guest").to_string();
     let (seat, secret) = api
-        .play
+        .play()?
         .join(&invitation, &name, peer.ip())
         .await
         .map_err(|e| play_error(&e))?;

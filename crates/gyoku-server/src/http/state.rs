@@ -23,8 +23,8 @@ pub(super) struct Api {
     pub(super) uploads: Semaphore,
     /// Event streams open at once.
     pub(super) watchers: Arc<Semaphore>,
-    /// The web page's games (`None`: no one plays here, the API only reads).
-    pub(super) play: Arc<Play>,
+    /// The web page's games: `None` on a web instance, which relays them to its referee.
+    pub(super) play: Option<Arc<Play>>,
     /// The rating list and the scheduled games, as last published.
     pub(super) league: Arc<crate::league::League>,
     /// When each game last changed (its clock started, for the countdown).
@@ -38,6 +38,20 @@ pub(super) struct Api {
     pub(super) replays: std::sync::atomic::AtomicU64,
     /// The bounds and time-outs.
     pub(super) options: HttpOptions,
+}
+
+impl Api {
+    /// The web page's games, held here (not on a web instance, whose routes for them relay
+    /// to the referee and never ask).
+    pub(super) fn play(&self) -> Result<&Arc<Play>, ApiError> {
+        self.play.as_ref().ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "not_here",
+                "this instance does not hold the web page's games (its referee does)",
+            )
+        })
+    }
 }
 
 /// Games whose last change time is remembered; beyond it the oldest memory is dropped

@@ -15,6 +15,7 @@
 //!
 //! `docs/server.md` ("Storage") documents the tables.
 
+pub mod notices;
 pub mod port;
 pub mod postgres;
 pub mod schema;
@@ -300,11 +301,53 @@ mod contract {
         let checked = std::panic::catch_unwind(|| {
             contract(&mut PgStore::open(&url).unwrap());
             one_claim_at_a_time(&|| Box::new(PgStore::open(&url).unwrap()));
+            changes_are_announced_when_they_commit(&url);
         });
         let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
         if let Err(e) = checked {
             std::panic::resume_unwind(e);
         }
+    }
+
+    /// Each committed batch announces every game it changed, once, on the changes
+    /// channel; a follower hears them in order, after "everything may have changed" when
+    /// it connects.
+    fn changes_are_announced_when_they_commit(url: &str) {
+        let (changes, mut heard) = tokio::sync::broadcast::channel::<String>(64);
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let follower = {
+            let url = url.to_string();
+            std::thread::spawn(move || notices::follow_changes(&url, &changes, &stopped))
+        };
+        let next = |heard: &mut tokio::sync::broadcast::Receiver<String>| {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            loop {
+                match heard.try_recv() {
+                    Ok(id) => return id,
+                    Err(_) if std::time::Instant::now() < deadline => {
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                    }
+                    Err(e) => panic!("nothing heard: {e}"),
+                }
+            }
+        };
+        assert_eq!(next(&mut heard), notices::EVERYTHING_MAY_HAVE_CHANGED);
+        let mut store = PgStore::open(url).unwrap();
+        store
+            .commit(&[
+                started("announced-1", "2026/11/26 10:00:00"),
+                mv("announced-1", 1, "+7776FU"),
+                started("announced-2", "2026/11/26 10:00:01"),
+            ])
+            .unwrap();
+        assert_eq!(next(&mut heard), "announced-1");
+        assert_eq!(next(&mut heard), "announced-2");
+        stop.send(true).unwrap();
+        follower.join().unwrap();
+        assert!(
+            heard.try_recv().is_err(),
+            "each game is announced once a batch"
+        );
     }
 
     #[test]

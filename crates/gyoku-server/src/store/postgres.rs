@@ -258,6 +258,10 @@ impl Sql for PgStore {
         tx.commit()?;
         Ok(())
     }
+
+    fn announcement(&self) -> Option<&'static str> {
+        Some(super::schema::ANNOUNCE_CHANGE)
+    }
 }
 
 fn connect(url: &str) -> Result<Client, StoreError> {

@@ -81,6 +81,13 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX games_name ON games(name, started_at);",
 ];
 
+/// The PostgreSQL channel on which the referee announces each changed game (its Game_ID
+/// as the payload), heard by the web instances (`gyoku serve --role web`).
+pub const CHANGES_CHANNEL: &str = "gyoku_changes";
+
+/// Announces a changed game on [`CHANGES_CHANNEL`] (PostgreSQL only).
+pub(crate) const ANNOUNCE_CHANGE: &str = "SELECT pg_notify('gyoku_changes', ?1)";
+
 /// A step of [`MIGRATIONS`] in PostgreSQL's words: 64-bit integers, no `WITHOUT ROWID`. One
 /// schema, two dialects; a step that cannot be said this way gets its own text here.
 pub(crate) fn postgres_migration(step: &str) -> String {

@@ -109,6 +109,13 @@ pub(crate) trait Sql: Exec + Send + std::fmt::Debug {
         &mut self,
         work: &mut dyn FnMut(&mut dyn Exec) -> Result<(), StoreError>,
     ) -> Result<(), StoreError>;
+
+    /// The statement that tells other instances on the same database of a changed game, in
+    /// the transaction that changed it (delivered when it commits): PostgreSQL's `NOTIFY`;
+    /// `None` where no other instance can share the database.
+    fn announcement(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 fn int(v: u64) -> Param<'static> {
@@ -334,7 +341,20 @@ fn insert_then_read(
 
 impl<T: Sql> Journal for T {
     fn commit(&mut self, batch: &[Change]) -> Result<(), StoreError> {
-        self.transaction(&mut |tx| batch.iter().try_for_each(|c| keep(tx, c)))
+        let announcement = self.announcement();
+        self.transaction(&mut |tx| {
+            batch.iter().try_for_each(|c| keep(tx, c))?;
+            if let Some(statement) = announcement {
+                let mut told: Vec<&str> = Vec::new();
+                for id in batch.iter().filter_map(Change::game_id) {
+                    if !told.contains(&id) {
+                        told.push(id);
+                        tx.execute(statement, &[Param::Text(id)])?;
+                    }
+                }
+            }
+            Ok(())
+        })
     }
 
     fn suspend_unfinished(&mut self) -> Result<usize, StoreError> {

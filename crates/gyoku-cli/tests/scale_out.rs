@@ -1,0 +1,438 @@
+//! Issue 33: several `gyoku serve` on one PostgreSQL (`GYOKU_TEST_POSTGRES`, as in CI).
+//! One referee instance and two web instances: a game two people play through different
+//! web instances, and one two CSA clients play, watched from all three to their ends; a web
+//! instance killed with -9 in the middle loses no move; PostgreSQL restarted in the middle
+//! (`GYOKU_TEST_POSTGRES_RESTART`) and every instance goes on; a second referee refuses to
+//! start, a standby takes over when the referee is gone.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A `gyoku serve` and what it has said on its standard error so far.
+struct Instance {
+    child: Child,
+    said: Arc<Mutex<Vec<String>>>,
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Instance {
+    fn start(args: &[&str]) -> Instance {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gyoku"))
+            .arg("serve")
+            .args(args)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let said = Arc::new(Mutex::new(Vec::new()));
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        let kept = Arc::clone(&said);
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            while err.read_line(&mut line).is_ok_and(|n| n > 0) {
+                kept.lock().unwrap().push(line.trim_end().to_string());
+                line.clear();
+            }
+        });
+        Instance { child, said }
+    }
+
+    /// The first thing `found` reads in a line it has said (within 30 s).
+    fn says<T>(&self, found: impl Fn(&str) -> Option<T>) -> T {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(t) = self.said.lock().unwrap().iter().find_map(|l| found(l)) {
+                return t;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "never said it: {:?}",
+                self.said.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The address after `prefix` in what it says (`… http://ADDR/…`).
+    fn address(&self, prefix: &str) -> SocketAddr {
+        self.says(|l| {
+            let rest = &l[l.find(prefix)? + prefix.len()..];
+            let end = rest.find(['/', ' ']).unwrap_or(rest.len());
+            rest[..end].parse().ok()
+        })
+    }
+}
+
+/// One HTTP request: the status and the JSON body (`None` when nothing answered).
+fn request(at: SocketAddr, method: &str, path: &str, body: &Value) -> Option<(u16, Value)> {
+    let body = if body.is_null() {
+        String::new()
+    } else {
+        body.to_string()
+    };
+    let mut s = TcpStream::connect(at).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {at}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).ok()?;
+    s.write_all(body.as_bytes()).ok()?;
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).ok()?;
+    let status = answer.get(9..12)?.parse().ok()?;
+    let (_, json) = answer.split_once("\r\n\r\n")?;
+    Some((status, serde_json::from_str(json).unwrap_or(Value::Null)))
+}
+
+/// A request that must be answered with `status` (tried again for a while when nothing or a
+/// 5xx answers: an instance reconnecting to PostgreSQL).
+fn must(at: SocketAddr, method: &str, path: &str, body: &Value, status: u16) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        match request(at, method, path, body) {
+            Some((s, v)) if s == status => return v,
+            Some((s, v)) if s < 500 => panic!("{method} {path}: {s} {v}"),
+            other => assert!(Instant::now() < deadline, "{method} {path}: {other:?}"),
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// An event stream watched on a thread: the last game view it carried.
+struct Watcher {
+    last: Arc<Mutex<Option<Value>>>,
+}
+
+impl Watcher {
+    fn watch(at: SocketAddr, game: &str) -> Watcher {
+        let last = Arc::new(Mutex::new(None));
+        let kept = Arc::clone(&last);
+        let path = format!("/api/games/{}/events", game.replace('+', "%2B"));
+        std::thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(240);
+            while Instant::now() < deadline {
+                let Ok(mut s) = TcpStream::connect(at) else {
+                    std::thread::sleep(Duration::from_millis(100));
+                    continue;
+                };
+                s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+                let head = format!("GET {path} HTTP/1.1\r\nHost: {at}\r\n\r\n");
+                if s.write_all(head.as_bytes()).is_err() {
+                    continue;
+                }
+                for line in BufReader::new(s).lines() {
+                    let Ok(line) = line else { break };
+                    if let Some(data) = line.strip_prefix("data: ")
+                        && let Ok(v) = serde_json::from_str::<Value>(data)
+                    {
+                        let done = v["status"] == "finished";
+                        *kept.lock().unwrap() = Some(v);
+                        if done {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        Watcher { last }
+    }
+
+    /// The view it last carried, once `done` holds of it (within 60 s).
+    fn until(&self, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(v) = self.last.lock().unwrap().as_ref().filter(|v| done(v)) {
+                return v.clone();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{what}: the stream's last view {:?}",
+                self.last.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn moves_of(view: &Value) -> Vec<String> {
+    view["moves"]
+        .as_array()
+        .map(|ms| {
+            ms.iter()
+                .map(|m| m["usi"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A CSA client of the x1 kind: logs in, asks for `game`, agrees, and plays what it is told.
+struct CsaClient {
+    r: BufReader<TcpStream>,
+    w: TcpStream,
+}
+
+impl CsaClient {
+    fn join(at: SocketAddr, name: &str, game: &str, sign: char) -> CsaClient {
+        let s = TcpStream::connect(at).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut w = s.try_clone().unwrap();
+        write!(w, "LOGIN {name} pw x1\n%%GAME {game} {sign}\n").unwrap();
+        CsaClient {
+            r: BufReader::new(s),
+            w,
+        }
+    }
+
+    /// Reads lines until one starts with `prefix`; that line.
+    fn expect(&mut self, prefix: &str) -> String {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(
+                self.r.read_line(&mut line).unwrap() > 0,
+                "closed before {prefix}"
+            );
+            if line.starts_with(prefix) {
+                return line.trim_end().to_string();
+            }
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.w, "{line}").unwrap();
+    }
+}
+
+#[test]
+fn one_referee_and_two_web_instances_on_one_postgresql() {
+    let Ok(admin) = std::env::var("GYOKU_TEST_POSTGRES") else {
+        gyoku_testdata::skipped(
+            "GYOKU_TEST_POSTGRES is not set",
+            "a referee and two web instances on one PostgreSQL",
+        );
+        return;
+    };
+    let name = format!("gyoku_scale_{}", std::process::id());
+    let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
+    c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .unwrap();
+    c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+    let url = format!("{base}/{name}");
+    let dir = std::env::temp_dir().join(format!("gyoku-scale-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let data = |who: &str| dir.join(who).display().to_string();
+    let any = "127.0.0.1:0";
+
+    // A referee on ports of its own choosing, with `extra` options.
+    let a_referee = |who: &str, extra: &[&str]| {
+        let dir = data(who);
+        let mut args = vec!["--db", &url, "--csa", any, "--data-dir", &dir];
+        args.extend(extra);
+        Instance::start(&args)
+    };
+    let referee = a_referee("referee", &["--http", any]);
+    let r_http = referee.address("open http://");
+    let r_csa = referee.address("CSA protocol on ");
+    // A second referee refuses the database.
+    let mut second = a_referee("second", &["--http", "off"]);
+    assert!(!second.child.wait().unwrap().success());
+    second.says(|l| {
+        l.contains("another gyoku serve is using this PostgreSQL")
+            .then_some(())
+    });
+
+    let r = r_http.to_string();
+    let web = |who: &str| {
+        let w = Instance::start(&[
+            "--role",
+            "web",
+            "--referee",
+            &r,
+            "--db",
+            &url,
+            "--http",
+            any,
+            "--data-dir",
+            &data(who),
+        ]);
+        let at = w.address("web instance on http://");
+        (w, at)
+    };
+    let (_w1, w1) = web("web1");
+    let (mut w2_instance, mut w2) = web("web2");
+
+    // Two people, one through each web instance.
+    let a = must(
+        w1,
+        "POST",
+        "/api/play",
+        &json!({"opponent": "person", "color": "black", "rules": "csa", "name": "Taro",
+                "time": {"total": 600, "byoyomi": 30}}),
+        201,
+    );
+    let black = a["token"].as_str().unwrap().to_string();
+    let invite = a["invite"].as_str().unwrap();
+    let b = must(
+        w2,
+        "POST",
+        &format!("/api/seats/{invite}/join"),
+        &json!({"name": "Hanako"}),
+        200,
+    );
+    let white = b["token"].as_str().unwrap().to_string();
+    let seat = |at: SocketAddr, token: &str| {
+        must(at, "GET", &format!("/api/seats/{token}"), &Value::Null, 200)
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let game = loop {
+        let v = seat(w1, &black);
+        if v["seat"]["phase"] == "playing" && v["game"]["id"].is_string() {
+            break v["game"]["id"].as_str().unwrap().to_string();
+        }
+        assert!(Instant::now() < deadline, "{v}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let watchers = [
+        Watcher::watch(r_http, &game),
+        Watcher::watch(w1, &game),
+        Watcher::watch(w2, &game),
+    ];
+    let mut played: Vec<String> = Vec::new();
+    // Each plays the first legal move its own seat's view offers, through its instance.
+    let play = |at: SocketAddr, token: &str, played: &mut Vec<String>| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let v = seat(at, token);
+            let mine = v["seat"]["color"] == v["game"]["turn"];
+            if mine && moves_of(&v["game"]) == *played {
+                let m = v["game"]["legal"][0].as_str().unwrap().to_string();
+                let path = format!("/api/seats/{token}/move");
+                match request(at, "POST", &path, &json!({"move": m})) {
+                    Some((200, _)) => {}
+                    // The database is away (restarting): the referee keeps the move and
+                    // stores and echoes it once it is back. It shows up; it is not sent again.
+                    Some((422, e)) if e.to_string().contains("storage is failing") => {
+                        let mut with = played.clone();
+                        with.push(m.clone());
+                        let deadline = Instant::now() + Duration::from_secs(30);
+                        while moves_of(&seat(at, token)["game"]) != with {
+                            assert!(Instant::now() < deadline, "the kept move {m} was lost");
+                            std::thread::sleep(Duration::from_millis(50));
+                        }
+                    }
+                    other => panic!("{path} {m}: {other:?}"),
+                }
+                played.push(m);
+                return;
+            }
+            assert!(Instant::now() < deadline, "{v}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    for _ in 0..3 {
+        play(w1, &black, &mut played);
+        play(w2, &white, &mut played);
+    }
+    for w in &watchers {
+        w.until("six moves seen", |v| moves_of(v) == played);
+    }
+
+    // The second web instance is killed with -9 and started again: no move is lost.
+    w2_instance.child.kill().unwrap();
+    w2_instance.child.wait().unwrap();
+    (w2_instance, w2) = web("web2-again");
+    let watcher_again = Watcher::watch(w2, &game);
+    play(w1, &black, &mut played);
+    play(w2, &white, &mut played);
+    watcher_again.until("the restarted instance's stream", |v| moves_of(v) == played);
+    for w in &watchers[..2] {
+        w.until("eight moves seen", |v| moves_of(v) == played);
+    }
+
+    // PostgreSQL restarts: every instance connects again and goes on.
+    match std::env::var("GYOKU_TEST_POSTGRES_RESTART") {
+        Ok(restart) => {
+            let status = Command::new("sh").args(["-c", &restart]).status().unwrap();
+            assert!(status.success(), "{restart}: {status}");
+            play(w1, &black, &mut played);
+            play(w2, &white, &mut played);
+            for w in [&watchers[0], &watchers[1], &watcher_again] {
+                w.until("moves after PostgreSQL's restart", |v| {
+                    moves_of(v) == played
+                });
+            }
+        }
+        Err(_) => gyoku_testdata::skipped(
+            "GYOKU_TEST_POSTGRES_RESTART is not set",
+            "the instances through a restart of PostgreSQL",
+        ),
+    }
+
+    // Two CSA clients play on the referee's port; every instance shows their game.
+    let mut cb = CsaClient::join(r_csa, "csa_b", "scale-600-10", '+');
+    let mut cw = CsaClient::join(r_csa, "csa_w", "scale-600-10", '-');
+    let csa_game = cb.expect("Game_ID:")["Game_ID:".len()..].to_string();
+    cb.expect("END Game_Summary");
+    cw.expect("END Game_Summary");
+    cb.send("AGREE");
+    cw.send("AGREE");
+    cb.expect("START:");
+    cw.expect("START:");
+    let csa_watch = [
+        Watcher::watch(r_http, &csa_game),
+        Watcher::watch(w1, &csa_game),
+        Watcher::watch(w2, &csa_game),
+    ];
+    cb.send("+7776FU");
+    cw.expect("+7776FU,T");
+    cw.send("-3334FU");
+    cb.expect("-3334FU,T");
+    cb.send("%TORYO");
+    cw.expect("#WIN");
+    for w in &csa_watch {
+        let v = w.until("the CSA game's end", |v| v["status"] == "finished");
+        assert_eq!(moves_of(&v), ["7g7f", "3c3d"], "{v}");
+        assert_eq!(v["outcome"]["result"], "white", "{v}");
+    }
+
+    // Black resigns through the first web instance: all three streams see the end.
+    must(
+        w1,
+        "POST",
+        &format!("/api/seats/{black}/resign"),
+        &Value::Null,
+        200,
+    );
+    // (The killed instance's first watcher is gone with it.)
+    for w in [&watchers[0], &watchers[1], &watcher_again] {
+        let v = w.until("the people's game's end", |v| v["status"] == "finished");
+        assert_eq!(moves_of(&v), played);
+        assert_eq!(v["outcome"]["result"], "white", "{v}");
+        assert_eq!(v["outcome"]["reason"], "resignation", "{v}");
+    }
+
+    // A standby waits for the referee; the referee is gone: the standby takes over.
+    let standby = a_referee("standby", &["--http", any, "--standby"]);
+    standby.says(|l| l.contains("standing by").then_some(()));
+    drop(referee);
+    standby.says(|l| l.contains("this one takes over").then_some(()));
+    let s_http = standby.address("open http://");
+    let listed = must(s_http, "GET", "/api/games", &Value::Null, 200);
+    assert!(listed.to_string().contains(&game), "{listed}");
+    drop(w2_instance);
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+}

@@ -1,0 +1,115 @@
+//! Requests a web instance (`gyoku serve --role web`) hands to the referee instance: the
+//! ones that act on a game or read what only the referee holds (the web page's seats and
+//! invitations, the events' admin endpoint, the rating list, the rounds and the events).
+//!
+//! An internal HTTP call rather than a queue in PostgreSQL: a seat is a connection to the
+//! referee's lobby, its secret known only there, and a person's action wants the lobby's
+//! answer at once (the move refused, the invitation taken); relayed, the request meets the
+//! referee's own handlers and checks, and its answer comes back unchanged. The web
+//! instance has checked the request's `Host` and `Origin` and holds its place among the
+//! requests at once before relaying it; the referee takes the client's address from the
+//! relay (for its per-address caps) only when the request carries the deployment's relay
+//! secret, which both read from the database they share.
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use http_body_util::{BodyExt, Full, Limited};
+use hyper_util::rt::TokioIo;
+
+use super::body::MAX_UPLOAD;
+use super::error::ApiError;
+use super::relay_secret::{CLIENT, RELAY, RelaySecret};
+use super::state::Shared;
+
+/// How long a relayed request may take, the referee's answer included: longer than the
+/// lobby's own wait for an answer ([`crate::play::ANSWER_WAIT`]).
+pub const RELAY_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The largest answer relayed back (the referee's answers are small JSON).
+const MAX_ANSWER: usize = 8 << 20;
+
+/// Where a web instance relays to, and what it signs with.
+#[derive(Clone, Debug)]
+pub struct Relay {
+    /// The referee instance's HTTP address.
+    pub referee: SocketAddr,
+    /// The deployment's secret.
+    pub secret: RelaySecret,
+}
+
+/// Relays the request to the referee and hands back its answer.
+pub(super) async fn forward(
+    State(api): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    request: Request,
+) -> Response {
+    let Some(relay) = api.options.relay_to.clone() else {
+        return ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint here")
+            .into_response();
+    };
+    match tokio::time::timeout(RELAY_TIMEOUT, send(&relay, peer.ip(), request)).await {
+        Ok(Ok(answer)) => answer,
+        Ok(Err(why)) => ApiError::new(
+            StatusCode::BAD_GATEWAY,
+            "referee_unreachable",
+            format!("the game server's referee did not answer: {why}; try again"),
+        )
+        .into_response(),
+        Err(_) => ApiError::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            "referee_timeout",
+            format!(
+                "the game server's referee did not answer within {} s; try again",
+                RELAY_TIMEOUT.as_secs()
+            ),
+        )
+        .into_response(),
+    }
+}
+
+async fn send(relay: &Relay, client: IpAddr, request: Request) -> Result<Response, String> {
+    let (mut parts, body) = request.into_parts();
+    let body = Limited::new(body, MAX_UPLOAD)
+        .collect()
+        .await
+        .map_err(|e| format!("the request's body: {e}"))?
+        .to_bytes();
+    for hop in [header::CONNECTION, header::TRANSFER_ENCODING, RELAY, CLIENT] {
+        parts.headers.remove(hop);
+    }
+    let secret = HeaderValue::from_str(relay.secret.text()).map_err(|e| e.to_string())?;
+    parts.headers.insert(RELAY, secret);
+    let client = HeaderValue::from_str(&client.to_string()).map_err(|e| e.to_string())?;
+    parts.headers.insert(CLIENT, client);
+    let stream = tokio::net::TcpStream::connect(relay.referee)
+        .await
+        .map_err(|e| format!("{}: {e}", relay.referee))?;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| e.to_string())?;
+    let connection = tokio::spawn(connection);
+    let answered = async {
+        let answer = sender
+            .send_request(hyper::Request::from_parts(parts, Full::new(body)))
+            .await
+            .map_err(|e| e.to_string())?;
+        let (mut parts, body) = answer.into_parts();
+        for hop in [header::CONNECTION, header::TRANSFER_ENCODING] {
+            parts.headers.remove(hop);
+        }
+        let body = Limited::new(body, MAX_ANSWER)
+            .collect()
+            .await
+            .map_err(|e| format!("the answer's body: {e}"))?
+            .to_bytes();
+        Ok(Response::from_parts(parts, Body::from(body)))
+    }
+    .await;
+    connection.abort();
+    answered
+}

@@ -1,0 +1,101 @@
+//! A web instance (`gyoku serve --role web`): the web page, the HTTP API and the event
+//! streams served from the PostgreSQL database a referee instance writes, beside it and as
+//! many others as the watchers need. It holds no lobby and no CSA port: its views are read
+//! from the database, rebuilt when the referee's commits are heard (`LISTEN`), and what
+//! only the referee holds (the web page's seats, the league, the events) is relayed to it
+//! ([`crate::http::Relay`]).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio::sync::{broadcast, watch};
+
+use crate::error::ServeError;
+use crate::http::{HttpOptions, RELAY_SECRET_NAME, Relay, RelaySecret};
+use crate::store::DbUrl;
+use crate::store::notices::follow_changes;
+
+/// How a web instance runs.
+#[derive(Clone, Debug)]
+pub struct WebOptions {
+    /// The database the referee writes: PostgreSQL.
+    pub db: DbUrl,
+    /// The address the web page and API listen on.
+    pub http: SocketAddr,
+    /// The HTTP side's bounds, time-outs and host names.
+    pub http_options: HttpOptions,
+    /// The referee instance's HTTP address.
+    pub referee: SocketAddr,
+}
+
+/// Runs a web instance until `shutdown` completes. `on_start` is told the address it
+/// listens on.
+///
+/// # Errors
+/// [`ServeError`] when the database is not PostgreSQL, cannot be opened, or the address
+/// cannot be listened on.
+pub async fn run_web(
+    options: WebOptions,
+    on_start: impl FnOnce(SocketAddr),
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<(), ServeError> {
+    let DbUrl::Postgres(url) = options.db.clone() else {
+        return Err(ServeError(
+            "--role web serves from the PostgreSQL database its referee writes: give --db \
+             postgres://..."
+                .into(),
+        ));
+    };
+    let db = options.db.clone();
+    let (store, secret) = tokio::task::spawn_blocking(move || {
+        let mut store = crate::store::open(&db)?;
+        let secret = store.secret(RELAY_SECRET_NAME, &crate::tickets::new_secret())?;
+        Ok::<_, crate::store::StoreError>((store, secret))
+    })
+    .await
+    .map_err(|e| ServeError(e.to_string()))?
+    .map_err(|e| ServeError(e.to_string()))?;
+    let listener = tokio::net::TcpListener::bind(options.http)
+        .await
+        .map_err(|e| ServeError(format!("cannot listen on {}: {e}", options.http)))?;
+    let at = listener
+        .local_addr()
+        .map_err(|e| ServeError(e.to_string()))?;
+    let (changes, _) = broadcast::channel::<String>(4096);
+    let (stop_all, stop) = watch::channel(false);
+    let follower = {
+        let changes = changes.clone();
+        let stop = stop.clone();
+        tokio::task::spawn_blocking(move || follow_changes(&url, &changes, &stop))
+    };
+    let mut http_options = options.http_options.clone();
+    http_options.relay_to = Some(Relay {
+        referee: options.referee,
+        secret: RelaySecret::new(secret),
+    });
+    let mut http_stop = stop.clone();
+    let stopped = async move {
+        let _ = http_stop.wait_for(|s| *s).await;
+    };
+    let served = tokio::spawn(crate::http::serve(
+        listener,
+        store,
+        changes,
+        None,
+        Arc::new(crate::league::League::default()),
+        http_options,
+        stopped,
+    ));
+    on_start(at);
+    shutdown.await;
+    let _ = stop_all.send(true);
+    let mut served = served;
+    if tokio::time::timeout(crate::app::HTTP_GRACE, &mut served)
+        .await
+        .is_err()
+    {
+        served.abort();
+    }
+    let _ = follower.await;
+    Ok(())
+}
