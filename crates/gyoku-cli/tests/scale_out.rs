@@ -13,6 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+/// The tests take turns: one restarts PostgreSQL, which would cut the other's connections.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
 /// A `gyoku serve` and what it has said on its standard error so far.
 struct Instance {
     child: Child,
@@ -215,22 +218,34 @@ impl CsaClient {
     }
 }
 
-#[test]
-fn one_referee_and_two_web_instances_on_one_postgresql() {
+/// A database of its own on the PostgreSQL `GYOKU_TEST_POSTGRES` names, made for `what`
+/// (skipped, saying so, when it names none): an admin connection, its name and its URL.
+fn fresh_database(prefix: &str, what: &str) -> Option<(postgres::Client, String, String)> {
     let Ok(admin) = std::env::var("GYOKU_TEST_POSTGRES") else {
-        gyoku_testdata::skipped(
-            "GYOKU_TEST_POSTGRES is not set",
-            "a referee and two web instances on one PostgreSQL",
-        );
-        return;
+        gyoku_testdata::skipped("GYOKU_TEST_POSTGRES is not set", what);
+        return None;
     };
-    let name = format!("gyoku_scale_{}", std::process::id());
+    let name = format!("{prefix}_{}", std::process::id());
     let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
     c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
         .unwrap();
     c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
     let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
     let url = format!("{base}/{name}");
+    Some((c, name, url))
+}
+
+#[test]
+fn one_referee_and_two_web_instances_on_one_postgresql() {
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let Some((mut c, name, url)) = fresh_database(
+        "gyoku_scale",
+        "a referee and two web instances on one PostgreSQL",
+    ) else {
+        return;
+    };
     let dir = std::env::temp_dir().join(format!("gyoku-scale-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let data = |who: &str| dir.join(who).display().to_string();
@@ -433,6 +448,65 @@ fn one_referee_and_two_web_instances_on_one_postgresql() {
     let listed = must(s_http, "GET", "/api/games", &Value::Null, 200);
     assert!(listed.to_string().contains(&game), "{listed}");
     drop(w2_instance);
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+}
+
+/// Issue 33, item 4: every connection to the database is cut while a standby waits. The
+/// referee's connection and claim are made again within a second (or the standby got the
+/// claim first, and the referee, finding it taken, stops): either way exactly one referee
+/// holds the database afterwards, never two.
+#[test]
+fn cut_off_from_the_database_exactly_one_referee_goes_on() {
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let Some((mut c, name, url)) = fresh_database(
+        "gyoku_standby",
+        "a referee and its standby cut off from PostgreSQL",
+    ) else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("gyoku-standby-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let start = |who: &str, extra: &[&str]| {
+        let data = dir.join(who).display().to_string();
+        let mut args = vec!["--db", &url, "--csa", "127.0.0.1:0", "--http", "off"];
+        args.extend(extra);
+        args.extend(["--data-dir", &data]);
+        Instance::start(&args)
+    };
+    for round in 0..3 {
+        let mut referee = start(&format!("referee{round}"), &[]);
+        referee.says(|l| l.contains("CSA protocol on").then_some(()));
+        let standby = start(&format!("standby{round}"), &["--standby"]);
+        standby.says(|l| l.contains("standing by").then_some(()));
+        c.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE datname = $1 AND pid <> pg_backend_pid()",
+            &[&name],
+        )
+        .unwrap();
+        std::thread::sleep(Duration::from_secs(4));
+        let referee_on = referee.child.try_wait().unwrap().is_none();
+        let standby_took = standby
+            .said
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.contains("this one takes over"));
+        assert!(
+            referee_on != standby_took,
+            "round {round}: referee running {referee_on}, standby took over {standby_took}: {:?} {:?}",
+            referee.said.lock().unwrap(),
+            standby.said.lock().unwrap()
+        );
+        if !referee_on {
+            referee.says(|l| l.contains("this one stops").then_some(()));
+        }
+        drop((referee, standby));
+        std::thread::sleep(Duration::from_millis(300));
+    }
     let _ = std::fs::remove_dir_all(&dir);
     let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
 }

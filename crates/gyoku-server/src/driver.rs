@@ -456,6 +456,12 @@ const EVENTS_REFRESH: Duration = Duration::from_secs(5);
 /// How long a commit may take before the games' clocks stop (storage is failing).
 const SLOW_COMMIT: Duration = Duration::from_secs(1);
 
+/// How long storage may go unused before an empty commit asks whether it is still there:
+/// after an outage PostgreSQL's connection, and the referee's claim on the database with
+/// it, are made again within this, not at the next move (a standby cannot take the
+/// database from a referee that is only idle).
+const KEEP_CLAIM: Duration = Duration::from_secs(1);
+
 /// The wait before trying storage again after the `n`th failure in a row.
 fn backoff(failures: u32) -> Duration {
     Duration::from_millis(100u64 << failures.min(6)).min(Duration::from_secs(5))
@@ -497,7 +503,11 @@ pub(crate) async fn drive(
     let mut events_published: (u64, Instant) = (u64::MAX, Instant::now());
     let mut batch: Vec<(Input, Instant)> = Vec::new();
     let mut out = Vec::new();
+    // When the last commit began (an empty one keeps the claim when nothing else does).
+    let mut last_commit = Instant::now();
     loop {
+        let keep_at =
+            (committing.is_none() && retry_at.is_none()).then(|| last_commit + KEEP_CLAIM);
         let deadline = lobby
             .next_deadline()
             .map(|ms| epoch + Duration::from_millis(ms));
@@ -521,6 +531,7 @@ pub(crate) async fn drive(
             () = sleep_until_opt(deadline) => batch.push((Input::Tick, Instant::now())),
             done = wait_commit(&mut committing) => finished = Some(done?),
             () = sleep_until_opt(retry_at) => retry_at = None,
+            () = sleep_until_opt(keep_at) => {}
             () = sleep_until_opt(publish_again) => publish_again = None,
             () = sleep_until_opt(slow_at) => {
                 slow_at = None;
@@ -546,6 +557,12 @@ pub(crate) async fn drive(
                     }
                     failures = 0;
                     stored_now(&stored, unstored, &changes, &files, &mut outbox)?;
+                }
+                Err(e) if e.contains(crate::store::postgres::CLAIM_TAKEN) => {
+                    return Err(ServeError(format!(
+                        "{e}: it took the database while this referee was cut off from it; \
+                         this one stops"
+                    )));
                 }
                 Err(e) => {
                     if failures == 0 {
@@ -613,7 +630,11 @@ pub(crate) async fn drive(
         for id in gone {
             outbox.conns.remove(&id);
         }
-        if committing.is_none() && retry_at.is_none() && !waiting.changes.is_empty() {
+        if committing.is_none()
+            && retry_at.is_none()
+            && (!waiting.changes.is_empty() || last_commit.elapsed() >= KEEP_CLAIM)
+        {
+            last_commit = Instant::now();
             let unstored = std::mem::take(&mut waiting);
             let mut s = store.take().expect("the store is back after each commit");
             let (tx, rx_done) = tokio::sync::oneshot::channel();

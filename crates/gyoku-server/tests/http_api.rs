@@ -100,10 +100,16 @@ impl TestServer {
 
     /// `GET /api/games/{id}/events`, read as it comes.
     fn events(&self, id: &str) -> Events {
+        self.events_after(id, None)
+    }
+
+    /// The same, as a watcher that connects again after the event `last` (`Last-Event-ID`).
+    fn events_after(&self, id: &str, last: Option<&str>) -> Events {
         let mut s = TcpStream::connect(self.http).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let last = last.map_or(String::new(), |l| format!("Last-Event-ID: {l}\r\n"));
         let head = format!(
-            "GET /api/games/{id}/events HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            "GET /api/games/{id}/events HTTP/1.1\r\nHost: {}\r\n{last}Connection: close\r\n\r\n",
             self.http
         );
         s.write_all(head.as_bytes()).unwrap();
@@ -111,11 +117,39 @@ impl TestServer {
         let mut line = String::new();
         reader.read_line(&mut line).unwrap();
         assert!(line.starts_with("HTTP/1.1 200"), "{line}");
-        Events { reader }
+        Events { reader, id: None }
     }
 
     fn get(&self, path: &str) -> (u16, Value) {
         self.request("GET", path, b"")
+    }
+
+    /// A game of `game` (`name-600-10`) between two CSA clients, agreed and started:
+    /// (Black, White, the Game_ID).
+    fn csa_game(&self, game: &str) -> (Csa, Csa, String) {
+        let mut alice = Csa::connect(self.csa);
+        let mut bob = Csa::connect(self.csa);
+        alice.say(&format!("LOGIN alice {game},pw"));
+        alice.until("LOGIN:");
+        bob.say(&format!("LOGIN bob {game},pw"));
+        bob.until("LOGIN:");
+        let summary = alice.until("END Game_Summary");
+        bob.until("END Game_Summary");
+        let id = summary
+            .iter()
+            .find_map(|l| l.strip_prefix("Game_ID:"))
+            .unwrap()
+            .to_string();
+        let (mut black, mut white) = if summary.iter().any(|l| l == "Your_Turn:+") {
+            (alice, bob)
+        } else {
+            (bob, alice)
+        };
+        black.say(&format!("AGREE {id}"));
+        white.say(&format!("AGREE {id}"));
+        black.until("START:");
+        white.until("START:");
+        (black, white, id)
     }
 
     fn post_json(&self, path: &str, body: &Value) -> (u16, Value) {
@@ -155,6 +189,8 @@ fn parse_answer(answer: &[u8]) -> (u16, Value) {
 /// An event stream (chunked; the chunk sizes are skipped, events read by their lines).
 struct Events {
     reader: BufReader<TcpStream>,
+    /// The last event's `id`.
+    id: Option<String>,
 }
 
 impl Events {
@@ -169,6 +205,8 @@ impl Events {
             let line = line.trim_end();
             if let Some(name) = line.strip_prefix("event: ") {
                 event = name.to_string();
+            } else if let Some(id) = line.strip_prefix("id: ") {
+                self.id = Some(id.to_string());
             } else if let Some(data) = line.strip_prefix("data: ")
                 && event == "game"
             {
@@ -231,29 +269,8 @@ fn a_game_played_over_csa_is_seen_over_http_while_played_and_after() {
     let (status, v) = server.get("/api/games");
     assert_eq!((status, &v), (200, &json!({ "games": [] })));
 
-    let mut alice = Csa::connect(server.csa);
-    let mut bob = Csa::connect(server.csa);
-    alice.say("LOGIN alice web-600-10,pw");
-    alice.until("LOGIN:");
-    bob.say("LOGIN bob web-600-10,pw");
-    bob.until("LOGIN:");
-    let summary = alice.until("END Game_Summary");
-    bob.until("END Game_Summary");
-    let id = summary
-        .iter()
-        .find_map(|l| l.strip_prefix("Game_ID:"))
-        .unwrap()
-        .to_string();
-    let alice_black = summary.iter().any(|l| l == "Your_Turn:+");
-    let (black, white) = if alice_black {
-        (&mut alice, &mut bob)
-    } else {
-        (&mut bob, &mut alice)
-    };
-    black.say(&format!("AGREE {id}"));
-    white.say(&format!("AGREE {id}"));
-    black.until("START:");
-    white.until("START:");
+    let (mut black_side, mut white_side, id) = server.csa_game("web-600-10");
+    let (black, white) = (&mut black_side, &mut white_side);
     // A spectator's event stream: the game now, then after every stored change.
     let mut events = server.events(&id);
     let first = events.next_game().unwrap();
@@ -334,6 +351,53 @@ fn a_game_played_over_csa_is_seen_over_http_while_played_and_after() {
         svg.starts_with("<svg") && svg.contains("over 2 moves"),
         "{svg}"
     );
+}
+
+/// Issue 33, item 3: each event names the stored state it shows (`3-playing`); a watcher
+/// that connects again with `Last-Event-ID` is sent the view at once only if it missed a
+/// change, is not sent a state twice, and one that saw the game end is sent nothing.
+#[test]
+fn a_watcher_that_connects_again_resumes_from_the_last_change_it_saw() {
+    let server = TestServer::start("resume");
+    let (mut black_side, mut white_side, id) = server.csa_game("resume-600-10");
+    let (black, white) = (&mut black_side, &mut white_side);
+    let mut events = server.events(&id);
+    events.next_game().unwrap();
+    assert_eq!(events.id.as_deref(), Some("0-playing"));
+    for (mover, m) in [(&mut *black, "+7776FU"), (&mut *white, "-3334FU")] {
+        mover.say(m);
+        mover.until(m);
+    }
+    while events.id.as_deref() != Some("2-playing") {
+        events.next_game().unwrap();
+    }
+    // Behind: the latest view at once.
+    let mut behind = server.events_after(&id, Some("0-playing"));
+    let v = behind.next_game().unwrap();
+    assert_eq!(v["moves"].as_array().unwrap().len(), 2);
+    // Caught up: nothing until the next change, which is the first it is sent.
+    let mut caught_up = server.events_after(&id, Some("2-playing"));
+    black.say("+2726FU");
+    black.until("+2726FU");
+    let v = caught_up.next_game().unwrap();
+    assert_eq!(v["moves"].as_array().unwrap().len(), 3, "{v}");
+    assert_eq!(caught_up.id.as_deref(), Some("3-playing"));
+    white.say("%TORYO");
+    white.until("#LOSE");
+    let v = caught_up.next_game().unwrap();
+    assert_eq!(v["status"], "finished");
+    let end = caught_up.id.clone().unwrap();
+    assert_eq!(end, "3-finished");
+    assert!(
+        caught_up.next_game().is_none(),
+        "the stream ends with the game"
+    );
+    // Back after the end it saw: the stream ends at once, sending nothing.
+    let mut after = server.events_after(&id, Some(&end));
+    assert!(after.next_game().is_none());
+    // Back after an earlier state: the final view.
+    let mut late = server.events_after(&id, Some("2-playing"));
+    assert_eq!(late.next_game().unwrap()["status"], "finished");
 }
 
 #[test]

@@ -56,12 +56,10 @@ fn remember_change(api: &Api, id: &str) {
 /// Builds `id`'s view for its watchers, again while it keeps changing.
 async fn build(api: Arc<Api>, id: String) {
     loop {
-        let shown = view_of(&api, &id).await.ok().map(|v| {
-            Arc::new(Shown {
-                finished: v["status"] == "finished",
-                json: v.to_string(),
-            })
-        });
+        let shown = view_of(&api, &id)
+            .await
+            .ok()
+            .map(|v| Arc::new(Shown::of(&v)));
         if !api.watching.built(&id, shown) {
             return;
         }

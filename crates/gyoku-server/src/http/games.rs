@@ -164,6 +164,9 @@ pub(super) struct Watch {
     next: Option<Arc<Shown>>,
     /// The last view sent was of a finished game: the stream ends.
     done: bool,
+    /// The id of the last view this watcher was sent (or said it saw, `Last-Event-ID`): a
+    /// view of the same stored state is not sent again.
+    seen: Option<String>,
     /// A place among all streams and among this address's.
     _permit: (tokio::sync::OwnedSemaphorePermit, guard::AddressSlot),
 }
@@ -187,12 +190,20 @@ impl Watch {
 
 /// `GET /api/games/{id}/events`: Server-Sent Events, a `game` event with the whole view
 /// (as `GET /api/games/{id}`) at once and after each change the server stores, until the
-/// game is finished.
+/// game is finished. Each event's `id` names the stored state it shows: a watcher that
+/// connects again with `Last-Event-ID` (as a browser's `EventSource` does) is sent the
+/// view at once only when the game changed meanwhile, and a finished game it saw end
+/// sends nothing more.
 pub(super) async fn game_events(
     State(api): State<Shared>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(id): Path<String>,
+    headers: axum::http::HeaderMap,
 ) -> Result<Response, ApiError> {
+    let seen = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.chars().take(64).collect::<String>());
     let slot = api.watchers_per_address.take(peer.ip()).ok_or_else(|| {
         ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
@@ -213,24 +224,31 @@ pub(super) async fn game_events(
     // Subscribed before the first read: no change falls between the two. The first view
     // is this stream's own (its clock read now); each change's is built once for all.
     let views = api.watching.subscribe(&id);
-    let first = view_of(&api, &id).await?;
-    let first = Shown {
-        finished: first["status"] == "finished",
-        json: first.to_string(),
-    };
+    let first = Shown::of(&view_of(&api, &id).await?);
     let watch = Watch {
         views,
+        // A watcher back after seeing the game end is sent nothing.
+        done: first.finished && seen.as_deref() == Some(first.id.as_str()),
         next: Some(Arc::new(first)),
-        done: false,
+        seen,
         _permit: (permit, slot),
     };
     let stream = futures_util::stream::unfold(watch, |mut w| async move {
         if w.done {
             return None;
         }
-        let shown = w.next_view().await?;
+        let shown = loop {
+            let shown = w.next_view().await?;
+            if w.seen.as_deref() != Some(shown.id.as_str()) {
+                break shown;
+            }
+        };
         w.done = shown.finished;
-        let event = SseEvent::default().event("game").data(shown.json.as_str());
+        w.seen = Some(shown.id.clone());
+        let event = SseEvent::default()
+            .event("game")
+            .id(shown.id.as_str())
+            .data(shown.json.as_str());
         Some((Ok::<_, std::convert::Infallible>(event), w))
     });
     Ok(Sse::new(stream)

@@ -8,13 +8,31 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::broadcast;
 
-/// A game's view as its watchers receive it: the JSON text, and whether the game is over.
+/// A game's view as its watchers receive it: the JSON text, whether the game is over, and
+/// the stored state it shows (the event's id).
 #[derive(Debug)]
 pub(super) struct Shown {
     /// The view (as `GET /api/games/{id}` answers), written once.
     pub(super) json: String,
     /// The game is finished: the stream ends after this view.
     pub(super) finished: bool,
+    /// The stored state shown, as the event's `id`: the moves stored and the status
+    /// (`12-playing`). Everything stored of a game changes one of them, so a stream that
+    /// connects again with `Last-Event-ID` is sent a view only when it has missed a change.
+    pub(super) id: String,
+}
+
+impl Shown {
+    /// `view` (as `GET /api/games/{id}` answers) as its watchers receive it.
+    pub(super) fn of(view: &serde_json::Value) -> Shown {
+        let moves = view["moves"].as_array().map_or(0, Vec::len);
+        let status = view["status"].as_str().unwrap_or("unknown");
+        Shown {
+            json: view.to_string(),
+            finished: status == "finished",
+            id: format!("{moves}-{status}"),
+        }
+    }
 }
 
 /// Views a slow stream may fall behind before it skips to the latest.

@@ -9,6 +9,10 @@ use super::schema::{MIGRATIONS, postgres_migration, postgres_text};
 use super::sql::{Exec, Param, Row, Sql, Value};
 use super::url::redact;
 
+/// How an error about the database's claim begins when another referee holds it: a
+/// referee that finds its claim taken (after an outage) stops.
+pub const CLAIM_TAKEN: &str = "another gyoku serve is using";
+
 impl From<postgres::Error> for StoreError {
     fn from(e: postgres::Error) -> StoreError {
         StoreError(e.to_string())
@@ -32,10 +36,8 @@ impl Drop for PgStore {
     /// task of another runtime (it panicked there, on every SIGTERM): it is dropped on a
     /// thread of its own then.
     fn drop(&mut self) {
-        if let Some(client) = self.client.take()
-            && tokio::runtime::Handle::try_current().is_ok()
-        {
-            std::thread::spawn(move || drop(client));
+        if let Some(client) = self.client.take() {
+            let_go(client);
         }
     }
 }
@@ -61,16 +63,23 @@ impl PgStore {
         Ok(store)
     }
 
-    /// The connection, made again if it was lost (and the server's claim taken again).
+    /// The connection, made again if it was lost (and the server's claim taken again on
+    /// it: a new connection on which the claim cannot be taken is let go, and the claim is
+    /// tried again with the next one, so that nothing is ever written unclaimed).
     ///
     /// # Errors
     /// [`StoreError`] when PostgreSQL cannot be reached, or another server took the claim.
     fn client(&mut self) -> Result<&mut Client, StoreError> {
         if self.client.as_ref().is_none_or(Client::is_closed) {
-            self.client = Some(connect(&self.url)?);
-            if self.claimed {
-                self.claimed = false;
-                self.take_claim()?;
+            let mut fresh = connect(&self.url)?;
+            if self.claimed
+                && let Err(e) = take_claim_on(&mut fresh)
+            {
+                let_go(fresh);
+                return Err(e);
+            }
+            if let Some(old) = self.client.replace(fresh) {
+                let_go(old);
             }
         }
         self.client
@@ -79,17 +88,7 @@ impl PgStore {
     }
 
     fn take_claim(&mut self) -> Result<(), StoreError> {
-        let got: bool = self
-            .client()?
-            .query_one("SELECT pg_try_advisory_lock($1)", &[&CLAIM_KEY])?
-            .get(0);
-        if !got {
-            return Err(StoreError(
-                "another gyoku serve is using this PostgreSQL database (it holds the advisory \
-                 lock); stop it first"
-                    .into(),
-            ));
-        }
+        take_claim_on(self.client()?)?;
         self.claimed = true;
         Ok(())
     }
@@ -261,6 +260,30 @@ impl Sql for PgStore {
 
     fn announcement(&self) -> Option<&'static str> {
         Some(super::schema::ANNOUNCE_CHANGE)
+    }
+}
+
+/// Takes the server's advisory lock on `client`'s session.
+fn take_claim_on(client: &mut Client) -> Result<(), StoreError> {
+    let got: bool = client
+        .query_one("SELECT pg_try_advisory_lock($1)", &[&CLAIM_KEY])?
+        .get(0);
+    if got {
+        Ok(())
+    } else {
+        Err(StoreError(format!(
+            "{CLAIM_TAKEN} this PostgreSQL database (it holds the advisory lock); stop it first"
+        )))
+    }
+}
+
+/// Drops a connection: on a thread of its own when inside a runtime (see [`PgStore`]'s
+/// `Drop`).
+fn let_go(client: Client) {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        std::thread::spawn(move || drop(client));
+    } else {
+        drop(client);
     }
 }
 
