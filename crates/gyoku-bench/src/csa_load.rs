@@ -85,7 +85,7 @@ struct Side {
 async fn read_until(
     r: &mut BufReader<tokio::net::tcp::OwnedReadHalf>,
     line: &mut String,
-    want: impl Fn(&str) -> bool,
+    mut want: impl FnMut(&str) -> bool,
 ) -> Option<()> {
     loop {
         line.clear();
@@ -98,6 +98,27 @@ async fn read_until(
         }
         if want(line.trim_end()) {
             return Some(());
+        }
+    }
+}
+
+/// What the players of a run saw, by game: its Game_ID, and when each move's mover read
+/// its echo (for the watchers' delivery latency, [`crate::watch_load`]).
+#[derive(Debug)]
+pub struct Observed {
+    /// Each game's Game_ID, once its summary came.
+    pub ids: Vec<std::sync::Mutex<Option<String>>>,
+    /// Each game's echoes: (ply, when the mover read it).
+    pub echoes: Vec<std::sync::Mutex<Vec<(usize, Instant)>>>,
+}
+
+impl Observed {
+    fn new(games: usize) -> Observed {
+        Observed {
+            ids: (0..games).map(|_| std::sync::Mutex::new(None)).collect(),
+            echoes: (0..games)
+                .map(|_| std::sync::Mutex::new(Vec::new()))
+                .collect(),
         }
     }
 }
@@ -115,9 +136,16 @@ struct Shared {
     /// same millisecond (20,000 SYNs at once overflow any accept queue and the kernel's
     /// retry backoff, not the server, then decides how long the start takes).
     connecting: tokio::sync::Semaphore,
+    observed: Arc<Observed>,
 }
 
-async fn player(shared: Arc<Shared>, name: String, game: String, black: bool, seed: u64) -> Side {
+async fn player(
+    shared: Arc<Shared>,
+    name: String,
+    (game, index): (String, usize),
+    black: bool,
+    seed: u64,
+) -> Side {
     let Shared {
         addr,
         ref script,
@@ -125,6 +153,7 @@ async fn player(shared: Arc<Shared>, name: String, game: String, black: bool, se
         ref go,
         think_ms,
         ref connecting,
+        ref observed,
     } = *shared;
     let mut rng = seed | 1;
     let mut side = Side {
@@ -150,7 +179,19 @@ async fn player(shared: Arc<Shared>, name: String, game: String, black: bool, se
         read_until(&mut r, &mut line, |l| l.starts_with("LOGIN:")).await?;
         drop(slot);
         side.failed = Some("game summary");
-        read_until(&mut r, &mut line, |l| l == "END Game_Summary").await?;
+        let mut id = None;
+        read_until(&mut r, &mut line, |l| {
+            if let Some(g) = l.strip_prefix("Game_ID:") {
+                id = Some(g.to_string());
+            }
+            l == "END Game_Summary"
+        })
+        .await?;
+        if black && let Some(slot) = observed.ids.get(index) {
+            *slot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = id;
+        }
         side.failed = Some("start");
         w.write_all(b"AGREE\n").await.ok()?;
         read_until(&mut r, &mut line, |l| l.starts_with("START:")).await?;
@@ -187,6 +228,12 @@ async fn player(shared: Arc<Shared>, name: String, game: String, black: bool, se
                 return side;
             }
             let us = t0.elapsed().as_micros();
+            if let Some(echoes) = observed.echoes.get(index) {
+                echoes
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push((i + 1, Instant::now()));
+            }
             side.latencies_us
                 .push(u32::try_from(us).unwrap_or(u32::MAX));
             side.moves += 1;
@@ -215,6 +262,26 @@ pub async fn run_load(
     think_ms: u64,
     tag: &str,
 ) -> LoadReport {
+    run_load_observed(addr, games, plies, think_ms, tag, |_| async {})
+        .await
+        .0
+}
+
+/// [`run_load`], with what the players saw; `before_play` runs once every game has
+/// started and before the first move (the watchers of [`crate::watch_load`] connect then).
+pub async fn run_load_observed<F, Fut>(
+    addr: SocketAddr,
+    games: usize,
+    plies: usize,
+    think_ms: u64,
+    tag: &str,
+    before_play: F,
+) -> (LoadReport, Arc<Observed>)
+where
+    F: FnOnce(Arc<Observed>) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let observed = Arc::new(Observed::new(games));
     let shared = Arc::new(Shared {
         addr,
         script: scripted_game(plies),
@@ -222,6 +289,7 @@ pub async fn run_load(
         go: Barrier::new(2 * games + 1),
         think_ms,
         connecting: tokio::sync::Semaphore::new(512),
+        observed: Arc::clone(&observed),
     });
     let t0 = Instant::now();
     let mut tasks = Vec::with_capacity(2 * games);
@@ -231,7 +299,7 @@ pub async fn run_load(
             tasks.push(tokio::spawn(player(
                 Arc::clone(&shared),
                 name,
-                format!("{tag}{g}-600-0"),
+                (format!("{tag}{g}-600-0"), g),
                 black,
                 (g as u64) << 1 | u64::from(black),
             )));
@@ -239,6 +307,7 @@ pub async fn run_load(
     }
     shared.started.wait().await;
     let setup_seconds = t0.elapsed().as_secs_f64();
+    before_play(Arc::clone(&observed)).await;
     let t1 = Instant::now();
     shared.go.wait().await;
     let mut latencies = Vec::with_capacity(games * plies);
@@ -263,14 +332,8 @@ pub async fn run_load(
         eprintln!("  failed clients by stage: {failed_at:?}");
     }
     latencies.sort_unstable();
-    let pct = |p: f64| -> f64 {
-        if latencies.is_empty() {
-            return f64::NAN;
-        }
-        let i = ((latencies.len() as f64 * p).ceil() as usize).clamp(1, latencies.len()) - 1;
-        f64::from(latencies[i]) / 1000.0
-    };
-    LoadReport {
+    let pct = |p: f64| percentile_ms(&latencies, p);
+    let report = LoadReport {
         games,
         plies,
         setup_seconds,
@@ -279,7 +342,17 @@ pub async fn run_load(
         latency_ms: [pct(0.50), pct(0.99), pct(1.0)],
         failures,
         think_ms,
+    };
+    (report, observed)
+}
+
+/// The `p` percentile (0–1) of `sorted` microseconds, in milliseconds (NaN for none).
+pub fn percentile_ms(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
     }
+    let i = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
+    f64::from(sorted[i]) / 1000.0
 }
 
 /// A CSA server under load: `gyoku serve` or shogi-server, started for the run.
@@ -295,14 +368,17 @@ pub struct ServerUnderTest {
     dir: std::path::PathBuf,
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .unwrap_or(4081)
 }
 
-fn wait_for_port(addr: SocketAddr, child: &mut std::process::Child) -> Result<(), String> {
+pub(crate) fn wait_for_port(
+    addr: SocketAddr,
+    child: &mut std::process::Child,
+) -> Result<(), String> {
     for _ in 0..600 {
         if std::net::TcpStream::connect(addr).is_ok() {
             return Ok(());

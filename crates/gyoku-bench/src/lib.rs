@@ -9,6 +9,7 @@
 
 pub mod csa_load;
 pub mod ratings;
+pub mod watch_load;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -8,7 +8,13 @@
 //! cargo run --release -p gyoku-bench -- memory [--games N]
 //! cargo run --release -p gyoku-bench -- ratings [--games N] [--players N] [--mk-rate-limit S]
 //! cargo run --release -p gyoku-bench -- csa-load [--games N] [--plies N] [--peer-games N] [--think MS] [--before PATH] [--attack]
+//! cargo run --release -p gyoku-bench -- watch-load --db postgres://ADMIN@HOST/DB [--games N] [--watchers N] [--plies N] [--think MS]
 //! ```
+//! `watch-load` (issue 33) plays N games at once (1,000 by default) on a referee on
+//! PostgreSQL while WATCHERS event streams (10,000) follow them, first all on the one
+//! instance, then spread over two web instances (`--role web`) beside it, and reports the
+//! movers' echo latency and the watchers' delivery latency side by side. `--db` names a
+//! PostgreSQL user that may create databases; each run gets a database of its own.
 //! `csa-load` plays N games at once (2N CSA clients) on `gyoku serve` (built beside this
 //! one) and, with the same script and PEER-GAMES games, on shogi-server (if `ruby` and
 //! `../shared/peers/shogi-server` are there), and reports games held, moves per second
@@ -52,6 +58,9 @@ fn main() {
     let mut before: Option<std::path::PathBuf> = None;
     let mut attack = false;
     let mut ratings = false;
+    let mut watch_load = false;
+    let mut watchers = 10_000;
+    let mut db: Option<String> = None;
     let mut players = 1000;
     let mut mk_rate_limit = 1800;
     let mut it = args.iter();
@@ -63,6 +72,9 @@ fn main() {
             "referee" => referee = true,
             "memory" => memory = true,
             "csa-load" => load = true,
+            "watch-load" => watch_load = true,
+            "--watchers" => watchers = it.next().and_then(|n| n.parse().ok()).unwrap_or(10_000),
+            "--db" => db = it.next().cloned(),
             "ratings" => ratings = true,
             "--players" => players = it.next().and_then(|n| n.parse().ok()).unwrap_or(1000),
             "--mk-rate-limit" => {
@@ -105,6 +117,21 @@ fn main() {
         for (format, games, us) in gyoku_bench::ratings::tournament_overhead(16, 4) {
             println!("| {format}, 16 engines, 2 games per encounter | {games} | {us:.1} |");
         }
+        return;
+    }
+    if watch_load {
+        let Some(db) = db else {
+            eprintln!(
+                "gyoku-bench: watch-load needs --db postgres://USER@HOST/DB (a user that may create databases)"
+            );
+            std::process::exit(2);
+        };
+        let plies = if args.iter().any(|a| a == "--plies") {
+            plies
+        } else {
+            30
+        };
+        watch_load_runs(&db, games, watchers, plies, think);
         return;
     }
     if load {
@@ -380,6 +407,62 @@ fn csa_load(
 }
 
 /// The `gyoku` binary built beside this one, if it is there.
+/// `watch-load`: the same games and watchers on one instance, then on a referee with two
+/// web instances, side by side.
+fn watch_load_runs(admin: &str, games: usize, watchers: usize, plies: usize, think: u64) {
+    use gyoku_bench::watch_load::{Deployment, run};
+    // This process holds a socket per watcher and two per game; the referee (which
+    // inherits the limit) as many on its side. Raised, never lowered.
+    let want = (2 * games + watchers + 2048) as u64;
+    let limit = rlimit::increase_nofile_limit(want).unwrap_or(0);
+    if limit < want {
+        eprintln!(
+            "gyoku-bench: the open-file limit here is {limit}, below the {want} this load needs"
+        );
+    }
+    let cli = gyoku_required();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    println!(
+        "| deployment | games | watchers (followed to the end) | moves | echo p50 | echo p99 | delivered | delivery p50 | delivery p99 | delivery max |\n|---|---|---|---|---|---|---|---|---|---|"
+    );
+    for (i, web) in [0usize, 2].into_iter().enumerate() {
+        let deployment = match Deployment::start(&cli, admin, web, watchers + 1024, i) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("gyoku-bench: {e}");
+                continue;
+            }
+        };
+        let r = runtime.block_on(run(
+            deployment.csa,
+            deployment.watched.clone(),
+            games,
+            watchers,
+            plies,
+            think,
+            &format!("w{i}x"),
+        ));
+        println!(
+            "| {} | {} | {} ({}) | {} | {:.1} ms | {:.1} ms | {} | {:.1} ms | {:.1} ms | {:.1} ms |",
+            deployment.name,
+            r.load.games,
+            r.watchers,
+            r.followed,
+            r.load.moves,
+            r.load.latency_ms[0],
+            r.load.latency_ms[1],
+            r.delivered,
+            r.delivery_ms[0],
+            r.delivery_ms[1],
+            r.delivery_ms[2],
+        );
+        drop(deployment);
+    }
+}
+
 fn gyoku_beside() -> Option<std::path::PathBuf> {
     std::env::current_exe()
         .ok()

@@ -617,6 +617,13 @@ pub struct ServeArgs {
     /// HTTP connections at once from one address.
     #[arg(long, default_value_t = 128)]
     pub http_max_connections_per_address: usize,
+    /// Event streams (`/api/games/ID/events`) open at once, in all (each is an HTTP
+    /// connection too).
+    #[arg(long, default_value_t = 4_096)]
+    pub http_max_watchers: usize,
+    /// Event streams open at once from one address.
+    #[arg(long, default_value_t = 32)]
+    pub http_max_watchers_per_address: usize,
     /// A USI engine people may play against on the web page: NAME=COMMAND (repeat it).
     /// `builtin` (Gyoku's own greedy engine) is always there unless given another command.
     #[arg(long = "engine", value_name = "NAME=COMMAND")]

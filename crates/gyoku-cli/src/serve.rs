@@ -97,6 +97,8 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         || a.max_connections_per_address == 0
         || a.http_max_connections == 0
         || a.http_max_connections_per_address == 0
+        || a.http_max_watchers == 0
+        || a.http_max_watchers_per_address == 0
     {
         return Err(Failure::Input(
             "connection limits must be at least 1".into(),
@@ -141,6 +143,8 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
             hosts: a.http_hosts.clone(),
             max_connections: a.http_max_connections,
             max_connections_per_address: a.http_max_connections_per_address,
+            max_watchers: a.http_max_watchers,
+            max_watchers_per_address: a.http_max_watchers_per_address,
             admin_token: a.admin_token_file.as_deref().map(admin_token).transpose()?,
             ..gyoku_server::http::HttpOptions::default()
         },

@@ -74,7 +74,7 @@ pub fn router(
         db: Mutex::new(db),
         work: Semaphore::new(2),
         uploads: Semaphore::new(1),
-        watchers: Arc::new(Semaphore::new(MAX_WATCHERS)),
+        watchers: Arc::new(Semaphore::new(options.max_watchers.max(1))),
         play,
         league,
         changed_at,

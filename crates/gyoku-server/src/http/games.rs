@@ -17,7 +17,7 @@ use gyoku_kifu::Format;
 
 use super::error::ApiError;
 use super::guard;
-use super::state::{MAX_WATCHERS, Shared, with_db, work};
+use super::state::{Shared, with_db, work};
 use super::tools::format_named;
 use super::view::{Replayed, detail_of, listed_json, replay_stored, view_of};
 use super::watched::Shown;
@@ -218,7 +218,10 @@ pub(super) async fn game_events(
         ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "too_many_watchers",
-            format!("{MAX_WATCHERS} event streams are open; try again later"),
+            format!(
+                "{} event streams are open; try again later",
+                api.options.max_watchers.max(1)
+            ),
         )
     })?;
     // Subscribed before the first read: no change falls between the two. The first view

@@ -31,6 +31,8 @@ pub struct HttpOptions {
     pub max_in_flight: usize,
     /// Requests being answered at once for one address.
     pub max_in_flight_per_address: usize,
+    /// Event streams open at once, in all.
+    pub max_watchers: usize,
     /// Event streams open at once from one address.
     pub max_watchers_per_address: usize,
     /// How long a request's head may take to arrive, and how long a connection may stay
@@ -45,7 +47,7 @@ pub struct HttpOptions {
     /// The operator's token for events' admin endpoint (`None`: the endpoint is off).
     pub admin_token: Option<super::AdminToken>,
     /// A web instance's referee: the requests that act, and what only the referee holds,
-    /// are relayed to it (`gyoku serve --role web`; see [`super::relay`]).
+    /// are relayed to it (`gyoku serve --role web`; see docs/scale-out.md).
     pub relay_to: Option<super::Relay>,
     /// The deployment's relay secret, on the referee: a request relayed by a web instance
     /// that carries it is taken as the client's (its address as the relay names it).
@@ -60,6 +62,7 @@ impl Default for HttpOptions {
             max_connections_per_address: 128,
             max_in_flight: 256,
             max_in_flight_per_address: 32,
+            max_watchers: super::MAX_WATCHERS,
             max_watchers_per_address: 32,
             header_timeout: Duration::from_secs(15),
             body_timeout: Duration::from_secs(10),

@@ -60,7 +60,8 @@ pub(super) const MAX_REMEMBERED: usize = 65_536;
 
 pub(super) type Shared = Arc<Api>;
 
-/// Event streams (`GET /api/games/{id}/events`) open at once; more are refused (503).
+/// Event streams (`GET /api/games/{id}/events`) open at once by default
+/// ([`super::HttpOptions::max_watchers`]); more are refused (503).
 pub const MAX_WATCHERS: usize = 4096;
 
 /// Runs `f` on the database on a blocking thread.
