@@ -109,6 +109,10 @@ pub struct Config {
     pub quirk: Option<Quirk>,
     /// The first `go` (or `isready`) the quirk applies to.
     pub quirk_from: u32,
+    /// Start every game (`usinewgame`) from the seed again, so that the same game position
+    /// by position is played the same way: a deterministic engine, as a real one searching
+    /// a fixed number of nodes is (also its `ReseedEachGame` option).
+    pub reseed_each_game: bool,
 }
 
 impl Default for Config {
@@ -119,6 +123,7 @@ impl Default for Config {
             seed: 0,
             quirk: None,
             quirk_from: 1,
+            reseed_each_game: false,
         }
     }
 }
@@ -313,6 +318,10 @@ fn id_lines(config: &Config) -> Vec<String> {
             "option name Seed type spin default {} min 0 max 4294967295",
             config.seed
         ),
+        format!(
+            "option name ReseedEachGame type check default {}",
+            config.reseed_each_game
+        ),
         "usiok".to_string(),
     ]
 }
@@ -436,6 +445,7 @@ pub fn run(mut input: impl BufRead, mut output: impl Write, mut config: Config) 
                             rng = Rng::new(s);
                         }
                     }
+                    "ReseedEachGame" => config.reseed_each_game = value == "true",
                     _ => {}
                 }
             }
@@ -499,6 +509,7 @@ pub fn run(mut input: impl BufRead, mut output: impl Write, mut config: Config) 
                 };
                 writeln!(output, "bestmove {answer}")?;
             }
+            Command::UsiNewGame if config.reseed_each_game => rng = Rng::new(config.seed),
             Command::Quit => break,
             _ => {}
         }

@@ -155,6 +155,61 @@ pub struct Engine {
     reading: Reading,
     /// When the process was seen to exit, and how.
     exited: Option<(std::process::ExitStatus, Instant)>,
+    /// Where its traffic is logged, and the name it is logged under.
+    log: Option<(UsiLog, String)>,
+}
+
+/// One game's USI traffic, both engines' lines in the order the referee wrote and read
+/// them, each with the milliseconds since the log began: `12 black-name > go ...`,
+/// `40 black-name < bestmove 7g7f`. Bounded: past its byte limit it keeps only a note that
+/// it was cut.
+#[derive(Clone, Debug)]
+pub struct UsiLog {
+    inner: std::sync::Arc<std::sync::Mutex<LogText>>,
+}
+
+#[derive(Debug)]
+struct LogText {
+    began: Instant,
+    text: String,
+    limit: usize,
+    cut: bool,
+}
+
+impl UsiLog {
+    /// An empty log that keeps at most `limit` bytes.
+    pub fn new(limit: usize) -> UsiLog {
+        UsiLog {
+            inner: std::sync::Arc::new(std::sync::Mutex::new(LogText {
+                began: Instant::now(),
+                text: String::new(),
+                limit,
+                cut: false,
+            })),
+        }
+    }
+
+    /// Adds a line: `who` wrote (`<`) or was sent (`>`) `line`.
+    pub fn add(&self, who: &str, direction: char, line: &str) {
+        let mut log = self.inner.lock().expect("log lock");
+        if log.cut {
+            return;
+        }
+        let ms = log.began.elapsed().as_millis();
+        let entry = format!("{ms} {who} {direction} {}\n", line.trim_end());
+        if log.text.len() + entry.len() > log.limit {
+            log.cut = true;
+            log.text
+                .push_str("(the log is cut here: it reached its size limit)\n");
+        } else {
+            log.text.push_str(&entry);
+        }
+    }
+
+    /// The log so far.
+    pub fn text(&self) -> String {
+        self.inner.lock().expect("log lock").text.clone()
+    }
 }
 
 /// What an engine last said of its search for one move, from its main-line `info` lines:
@@ -298,6 +353,7 @@ impl Engine {
             last_info: None,
             reading: Reading::default(),
             exited: None,
+            log: None,
         };
         engine.send(&Command::Usi).await?;
         let deadline = Instant::now() + engine.limits.handshake;
@@ -339,6 +395,11 @@ impl Engine {
         &self.name
     }
 
+    /// Logs its traffic from now on into `log` under `name` (`None`: no more).
+    pub fn set_log(&mut self, log: Option<(UsiLog, String)>) {
+        self.log = log;
+    }
+
     /// The options it declared.
     pub fn options(&self) -> &[OptionDecl] {
         &self.options
@@ -361,6 +422,9 @@ impl Engine {
     /// [`EngineFailure::Crash`] when its input is closed.
     pub async fn send(&mut self, command: &Command) -> Result<(), EngineFailure> {
         let line = format!("{command}\n");
+        if let Some((log, name)) = &self.log {
+            log.add(name, '>', &line);
+        }
         self.stdin
             .write_all(line.as_bytes())
             .await
@@ -406,6 +470,9 @@ impl Engine {
                 self.limits.max_line
             ))),
             Ok(Some(Line::Text(text))) => {
+                if let Some((log, name)) = &self.log {
+                    log.add(name, '<', &text);
+                }
                 self.lines_this_move += 1;
                 if self.lines_this_move > self.limits.max_lines_per_move {
                     return Err(EngineFailure::Flood(format!(

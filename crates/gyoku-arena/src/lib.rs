@@ -19,6 +19,8 @@ pub mod builtin;
 pub mod csa_bridge;
 pub mod elo;
 pub mod engine;
+pub mod executor;
+pub mod fastchess;
 pub mod openings;
 pub mod ratings;
 pub mod referee;

@@ -37,6 +37,34 @@ impl Opening {
     }
 }
 
+/// Shuffles openings into an order fixed by `seed` (a Fisher–Yates shuffle driven by
+/// SplitMix64): the same seed, the same order, on every machine.
+///
+/// ```
+/// use gyoku_arena::openings::{Opening, shuffle};
+/// let mut a: Vec<u32> = (0..10).collect();
+/// let mut b = a.clone();
+/// shuffle(&mut a, 7);
+/// shuffle(&mut b, 7);
+/// assert_eq!(a, b);
+/// assert_ne!(a, (0..10).collect::<Vec<_>>());
+/// ```
+pub fn shuffle<T>(items: &mut [T], seed: u64) {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for i in (1..items.len()).rev() {
+        // The bias of a modulo is below 2^-50 for any list held in memory.
+        let j = (next() % (i as u64 + 1)) as usize;
+        items.swap(i, j);
+    }
+}
+
 /// Reads openings from a file: any record file Gyoku reads (each game's start and main
 /// line is one opening: a USI file with one `sfen ...`/`position ...` line per opening,
 /// KIF, KI2, CSA, JKF). A bare SFEN line (`<board> <side> <hand> <n>`) is read as

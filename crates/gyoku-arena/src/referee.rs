@@ -27,13 +27,82 @@ pub struct GameSetup {
     pub opening: Vec<Move>,
     /// The rules.
     pub rules: RuleSet,
-    /// The time control.
-    pub time: TimeControl,
+    /// Each side's time control (the same for both unless the engines were given their
+    /// own).
+    pub time: ByColor<TimeControl>,
     /// How much less time than the clock allows each engine is told it has (for engines
     /// that overrun; the clock itself is not changed).
     pub margin: Millis,
+    /// Each side's search limits and the overrun it is forgiven.
+    pub limits: ByColor<SearchLimits>,
     /// Adjudication for engine testing (none by default).
     pub adjudication: Adjudication,
+}
+
+/// How an engine is asked to think beyond its clock, and how late it may answer: the
+/// everyday limits of engine testing (fastchess's `nodes=`, `depth=`, `st=`/`movetime`,
+/// `timemargin=`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchLimits {
+    /// `go ... nodes N`: search this many nodes (sent with the clock's times).
+    pub nodes: Option<u64>,
+    /// `go ... depth N`: search to this depth (sent with the clock's times).
+    pub depth: Option<u32>,
+    /// `go movetime N` instead of the clock's times: the engine's clock is then this many
+    /// milliseconds of byoyomi a move, whatever the run's time control.
+    pub movetime: Option<Millis>,
+    /// A move this many milliseconds late is taken as made at its deadline instead of
+    /// losing on time (fastchess's `timemargin`); a later one loses.
+    pub timemargin: Millis,
+}
+
+impl SearchLimits {
+    /// The clock the engine plays under: `time`, or its move time as byoyomi.
+    ///
+    /// ```
+    /// use gyoku::TimeControl;
+    /// use gyoku_arena::referee::SearchLimits;
+    /// let limits = SearchLimits { movetime: Some(200), ..SearchLimits::default() };
+    /// assert_eq!(limits.clock(TimeControl::sudden_death(60_000)), TimeControl::byoyomi(0, 200));
+    /// ```
+    pub fn clock(&self, time: TimeControl) -> TimeControl {
+        match self.movetime {
+            Some(ms) => TimeControl::byoyomi(0, ms),
+            None => time,
+        }
+    }
+
+    /// As JSON: the limits set.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({});
+        if let Some(n) = self.nodes {
+            v["nodes"] = n.into();
+        }
+        if let Some(d) = self.depth {
+            v["depth"] = d.into();
+        }
+        if let Some(m) = self.movetime {
+            v["movetime"] = m.into();
+        }
+        if self.timemargin > 0 {
+            v["timemargin"] = self.timemargin.into();
+        }
+        v
+    }
+
+    /// The `go` for the side to move under these limits (see [`go_for`]).
+    pub fn go(&self, clock: &Clock, accepts_increment: bool, margin: Millis) -> Go {
+        let mut go = match self.movetime {
+            Some(ms) => Go {
+                movetime: Some(ms.saturating_sub(margin).max(1)),
+                ..Go::default()
+            },
+            None => go_for(clock, accepts_increment, margin),
+        };
+        go.nodes = self.nodes;
+        go.depth = self.depth;
+        go
+    }
 }
 
 /// How a game went.
@@ -96,19 +165,23 @@ pub fn go_for(clock: &Clock, accepts_increment: bool, margin: Millis) -> Go {
 fn go_unmargined(clock: &Clock, accepts_increment: bool) -> Go {
     let tc = clock.control();
     let (b, w) = (clock.remaining(Color::Black), clock.remaining(Color::White));
+    let (binc, winc) = (
+        clock.control_of(Color::Black).increment,
+        clock.control_of(Color::White).increment,
+    );
     if tc.increment > 0 {
         if accepts_increment {
             return Go {
                 btime: Some(b),
                 wtime: Some(w),
-                binc: Some(tc.increment),
-                winc: Some(tc.increment),
+                binc: Some(binc),
+                winc: Some(winc),
                 ..Go::default()
             };
         }
         return Go {
-            btime: Some(b + tc.increment),
-            wtime: Some(w + tc.increment),
+            btime: Some(b + binc),
+            wtime: Some(w + winc),
             byoyomi: Some(0),
             ..Go::default()
         };
@@ -132,6 +205,24 @@ pub fn position_command(game: &Game) -> Command {
     Command::Position {
         start,
         moves: game.plies().iter().map(|p| p.mv).collect(),
+    }
+}
+
+/// The instant a move is charged at: as made, or, when it came after its deadline `due` by
+/// no more than `timemargin`, just before the deadline (it is on time, its main time used
+/// up).
+///
+/// ```
+/// use gyoku_arena::referee::forgiven;
+/// assert_eq!(forgiven(1_030, 0, 1_000, 50), 999); // 30 ms over, 50 forgiven
+/// assert_eq!(forgiven(1_060, 0, 1_000, 50), 1_060); // 60 ms over: late
+/// assert_eq!(forgiven(900, 0, 1_000, 50), 900);
+/// ```
+pub fn forgiven(stopped_at: Millis, start: Millis, due: Millis, timemargin: Millis) -> Millis {
+    if stopped_at >= due && stopped_at - due <= timemargin {
+        due.saturating_sub(1).max(start)
+    } else {
+        stopped_at
     }
 }
 
@@ -167,7 +258,11 @@ pub async fn play(engines: ByColor<&mut Engine>, setup: &GameSetup) -> GameRepor
             *failures.get_mut(color) = Some(f);
         }
     }
-    let mut clock = Clock::new(setup.time, game.turn());
+    let mut clock = Clock::with_controls(
+        setup.limits.black.clock(setup.time.black),
+        setup.limits.white.clock(setup.time.white),
+        game.turn(),
+    );
     let t0 = Instant::now();
     // Each engine move's score from its mover's view, for adjudication.
     let first_mover = game.turn();
@@ -177,20 +272,24 @@ pub async fn play(engines: ByColor<&mut Engine>, setup: &GameSetup) -> GameRepor
         let side = game.turn();
         let work = Instant::now();
         let engine = engines.get_mut(side);
-        let go = go_for(&clock, engine.accepts_increment(), setup.margin);
+        let limits = setup.limits.get(side);
+        let go = limits.go(&clock, engine.accepts_increment(), setup.margin);
         let position = position_command(&game);
         let start = millis_since(t0, Instant::now());
         clock
             .start(start)
             .expect("the referee starts each turn once");
-        let deadline = t0 + Duration::from_millis(clock.deadline().unwrap_or(start));
+        let due = clock.deadline().unwrap_or(start);
+        let deadline = t0 + Duration::from_millis(due + limits.timemargin);
         referee_time += work.elapsed();
         let thought = engine.think(&position, &go, deadline).await;
         let work = Instant::now();
         match thought {
             Ok(Thought::Answer { best, at, .. }) => {
                 let stopped_at = millis_since(t0, at);
-                let on_time = clock.stop(stopped_at).expect("the clock is running");
+                let on_time = clock
+                    .stop(forgiven(stopped_at, start, due, limits.timemargin))
+                    .expect("the clock is running");
                 if on_time.is_err() {
                     let _ = game.time_up(side);
                 } else {
@@ -263,10 +362,11 @@ pub async fn play(engines: ByColor<&mut Engine>, setup: &GameSetup) -> GameRepor
     record.header = vec![
         ("先手".to_string(), engines.black.name().to_string()),
         ("後手".to_string(), engines.white.name().to_string()),
-        (
-            "持ち時間".to_string(),
-            crate::timecontrol::describe(&setup.time),
-        ),
+        ("持ち時間".to_string(), {
+            let [b, w] = [Color::Black, Color::White]
+                .map(|c| crate::timecontrol::describe(clock.control_of(c)));
+            if b == w { b } else { format!("{b} / {w}") }
+        }),
     ];
     referee_time += work.elapsed();
     GameReport {

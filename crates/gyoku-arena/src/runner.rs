@@ -10,26 +10,25 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
-use gyoku::rules::{DeclarationRule, Fouls, OnFail};
-use gyoku::{ByColor, Color, Game, GameResult, Handicap, RuleSet, TimeControl};
+use gyoku::{Color, GameResult, RuleSet, TimeControl};
 use gyoku_kifu::{Format, Record};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
 use crate::elo::{EloEstimate, estimate};
-use crate::engine::{Engine, EngineConfig, EngineFailure};
+use crate::executor::{self, Conditions, Entrant, Finished, Job, Pool};
+pub use crate::executor::{derived_options, match_rules};
 use crate::openings::Opening;
-use crate::referee::{self, GameReport, GameSetup};
+use crate::referee::GameReport;
 use crate::sprt::{Decision, Sprt, Tally};
 
 /// A match to run.
 #[derive(Clone, Debug)]
 pub struct MatchConfig {
-    /// Engine 1 and engine 2.
-    pub engines: [EngineConfig; 2],
+    /// Engine 1 and engine 2: each a command, options, and optionally its name, its own
+    /// time control and search limits.
+    pub engines: [Entrant; 2],
     /// How many games.
     pub games: u32,
     /// The rule-set preset's name (for records and the summary).
@@ -52,6 +51,8 @@ pub struct MatchConfig {
     /// Stop as soon as this test decides (engine 1 the one tested); `games` is then the
     /// most that will be played.
     pub sprt: Option<Sprt>,
+    /// Where each game's USI traffic is written (`game-NNNN.usi.log`), if anywhere.
+    pub log_usi: Option<PathBuf>,
 }
 
 /// Why a match could not be run.
@@ -151,6 +152,19 @@ pub struct Progress {
     pub score: [u32; 3],
     /// Under a test: its ratio and the results it is computed on.
     pub sprt: Option<(f64, Tally)>,
+    /// The game that has just finished (none in the first report, made before any game).
+    pub finished: Option<FinishedGame>,
+}
+
+/// A game that has just finished, as a progress report gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinishedGame {
+    /// As `results.jsonl` keeps it.
+    pub entry: GameEntry,
+    /// Its result by colour (a draw and a no contest told apart).
+    pub result: GameResult,
+    /// Black's and White's names.
+    pub players: [String; 2],
 }
 
 /// Where a match's test stands.
@@ -231,6 +245,8 @@ struct PairBook {
     /// Engine 1's half-points in each finished game, by number.
     half_points: std::collections::HashMap<u32, u8>,
     tally: Tally,
+    /// The pairs scoring 1: a win and a loss, two draws.
+    wl_dd: [u64; 2],
 }
 
 impl PairBook {
@@ -249,6 +265,11 @@ impl PairBook {
         };
         if let Some(&other) = self.half_points.get(&partner) {
             self.tally.add_pair_points(hp + other);
+            match (hp, other) {
+                (1, 1) => self.wl_dd[1] += 1,
+                (0, 2) | (2, 0) => self.wl_dd[0] += 1,
+                _ => {}
+            }
         }
         self.half_points.insert(g.number, hp);
     }
@@ -271,6 +292,8 @@ pub struct MatchSummary {
     pub out: Option<PathBuf>,
     /// The test, when one was run.
     pub sprt: Option<SprtOutcome>,
+    /// What the runner warned of (two engines with one name, made unique).
+    pub warnings: Vec<String>,
 }
 
 impl MatchSummary {
@@ -373,6 +396,26 @@ impl MatchSummary {
         out
     }
 
+    /// fastchess's `Results of` block for engine 1 (see [`crate::fastchess`]): `time` as
+    /// the match's time control is written, `book` the opening suite's file name.
+    pub fn fastchess_results(&self, time: &str, book: &str) -> String {
+        let mut pairs = PairBook::default();
+        for g in &self.games {
+            pairs.add(g);
+        }
+        let heading = crate::fastchess::Heading {
+            names: [&self.names[0], &self.names[1]],
+            time,
+            book,
+        };
+        crate::fastchess::results_block(
+            &heading,
+            &pairs.tally,
+            pairs.wl_dd,
+            self.sprt.as_ref().map(|t| &t.sprt),
+        )
+    }
+
     /// The summary as JSON.
     pub fn to_json(&self) -> Value {
         let [w, d, l] = self.score();
@@ -397,39 +440,15 @@ impl MatchSummary {
             "out": self.out.as_ref().map(|p| p.display().to_string()),
             "results": self.games.iter().map(GameEntry::to_json).collect::<Vec<_>>(),
             "sprt": self.sprt.as_ref().map(SprtOutcome::to_json),
+            "warnings": self.warnings,
         })
     }
-}
-
-/// The options the runner tells each engine that declares them: the entering-king rule in
-/// force (YaneuraOu's `EnteringKingRule`, which the built-in engine also takes) and the
-/// variant (Fairy-Stockfish's `UCI_Variant`).
-pub fn derived_options(rules: &RuleSet) -> Vec<(String, String)> {
-    let rule = match (rules.declaration, rules.try_rule) {
-        (_, Some(_)) => "TryRule",
-        (Some(d), None) if d.rule == DeclarationRule::Points27 => "CSARule27",
-        (Some(_), None) => "CSARule24",
-        (None, None) => "NoEnteringKing",
-    };
-    vec![
-        ("EnteringKingRule".to_string(), rule.to_string()),
-        ("UCI_Variant".to_string(), "shogi".to_string()),
-    ]
-}
-
-/// The rules a match plays under: `rules` with fouls and failed declarations losing.
-pub fn match_rules(mut rules: RuleSet) -> RuleSet {
-    rules.fouls = Fouls::Lose;
-    if let Some(d) = rules.declaration.as_mut() {
-        d.on_fail = OnFail::Lose;
-    }
-    rules
 }
 
 /// What identifies a match in its output directory.
 fn identity(config: &MatchConfig) -> Value {
     json!({
-        "engines": config.engines.iter().map(|e| json!({"command": e.command, "options": e.options})).collect::<Vec<_>>(),
+        "engines": config.engines.iter().map(Entrant::identity).collect::<Vec<_>>(),
         "games": config.games,
         "rules": config.preset,
         "time": crate::timecontrol::describe(&config.time),
@@ -526,14 +545,6 @@ fn prepare_out(dir: &Path, config: &MatchConfig) -> Result<Vec<GameEntry>, Match
     Ok(done)
 }
 
-/// UTC now as `YYYY/MM/DD HH:MM:SS` (for record headers).
-pub(crate) fn now_text() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-    crate::ratings::floodgate::format_time(secs).replace('-', "/")
-}
-
 /// Writes a finished game's records (`game-NNNN.kif` in Shift_JIS, `game-NNNN.csa`),
 /// each atomically, so an interruption never leaves half a record.
 fn write_records(dir: &Path, number: u32, record: &Record) -> Result<(), String> {
@@ -575,159 +586,6 @@ pub(crate) fn append_json_line(dir: &Path, line: &Value) -> Result<(), String> {
     writeln!(f, "{line}").map_err(|e| format!("{}: {e}", path.display()))?;
     f.sync_data()
         .map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// The report of a game an engine lost before it began (it could not be started).
-pub(crate) fn lost_before_start(
-    setup: &GameSetup,
-    color: Color,
-    failure: EngineFailure,
-) -> GameReport {
-    let mut game = Game::new(setup.start.clone(), setup.rules)
-        .with_handicap(Handicap::from_setup(&setup.start.to_setup()));
-    for &m in &setup.opening {
-        // Openings are checked when loaded; one that ends the game stops here.
-        if game.outcome().is_some() || game.play(m).is_err() {
-            break;
-        }
-    }
-    let _ = game.forfeit(color, failure.cause());
-    let record = Record::from_game(&game);
-    let mut failures = ByColor::new(None, None);
-    *failures.get_mut(color) = Some(failure);
-    GameReport {
-        game,
-        record,
-        failures,
-        referee_time: Duration::ZERO,
-        engine_moves: 0,
-        adjudicated: None,
-    }
-}
-
-/// A finished game from a worker.
-struct Finished {
-    number: u32,
-    black: usize,
-    report: GameReport,
-}
-
-/// One worker: a pair of engines, games taken from `queue` until it is empty.
-async fn worker(
-    config: Arc<MatchConfig>,
-    queue: Arc<Mutex<VecDeque<u32>>>,
-    tx: mpsc::Sender<Finished>,
-) {
-    let options = derived_options(&config.rules);
-    let mut engines: [Option<Engine>; 2] = [None, None];
-    loop {
-        let Some(number) = queue.lock().expect("queue lock").pop_front() else {
-            break;
-        };
-        let index = number - 1;
-        let black = (index % 2) as usize;
-        let opening = &config.openings[(index / 2) as usize % config.openings.len()];
-        let setup = GameSetup {
-            start: opening.start.clone(),
-            opening: opening.moves.clone(),
-            rules: config.rules,
-            time: config.time,
-            margin: config.margin,
-            adjudication: config.adjudication,
-        };
-        let mut start_failure = None;
-        for (k, slot) in engines.iter_mut().enumerate() {
-            if slot.is_none() {
-                match Engine::start(&config.engines[k], &options).await {
-                    Ok(e) => *slot = Some(e),
-                    Err(f) => {
-                        start_failure = Some((k, f));
-                        break;
-                    }
-                }
-            }
-        }
-        let color_of = |k: usize| {
-            if k == black {
-                Color::Black
-            } else {
-                Color::White
-            }
-        };
-        let report = match start_failure {
-            Some((k, f)) => lost_before_start(&setup, color_of(k), f),
-            None => {
-                let [e0, e1] = &mut engines;
-                let (e0, e1) = (e0.as_mut().expect("started"), e1.as_mut().expect("started"));
-                let pair = if black == 0 {
-                    ByColor::new(e0, e1)
-                } else {
-                    ByColor::new(e1, e0)
-                };
-                referee::play(pair, &setup).await
-            }
-        };
-        // An engine that failed is restarted for its next game.
-        for (k, slot) in engines.iter_mut().enumerate() {
-            if report.failures.get(color_of(k)).is_some()
-                && let Some(e) = slot.take()
-            {
-                e.kill().await;
-            }
-        }
-        let mut report = report;
-        if report.record.header.is_empty() {
-            // Lost before it began: name the engines by their commands.
-            report.record.header = vec![
-                ("先手".to_string(), config.engines[black].command.clone()),
-                (
-                    "後手".to_string(),
-                    config.engines[1 - black].command.clone(),
-                ),
-            ];
-        }
-        report.record.header.splice(
-            0..0,
-            [
-                ("開始日時".to_string(), now_text()),
-                (
-                    "棋戦".to_string(),
-                    format!("gyoku match, rules {}", config.preset),
-                ),
-            ],
-        );
-        if tx
-            .send(Finished {
-                number,
-                black,
-                report,
-            })
-            .await
-            .is_err()
-        {
-            break;
-        }
-    }
-    for e in engines.into_iter().flatten() {
-        e.quit().await;
-    }
-}
-
-/// Starts each engine once, to check it runs and to learn its name.
-///
-/// # Errors
-/// A message naming the engine that cannot start.
-pub async fn probe(config: &MatchConfig) -> Result<[String; 2], String> {
-    let options = derived_options(&config.rules);
-    let mut names = [String::new(), String::new()];
-    for (k, e) in config.engines.iter().enumerate() {
-        let engine = Engine::start(e, &options)
-            .await
-            .map_err(|f| format!("engine {} ('{}') {f}", k + 1, e.command))?;
-        names[k] = engine.name().to_string();
-        engine.quit().await;
-    }
-    Ok(names)
 }
 
 /// The next delivery of `signal` (never, if it could not be listened to).
@@ -774,7 +632,15 @@ pub async fn run(
         config.openings.push(Opening::startpos());
     }
     // An engine that cannot start at all is the command the user gave: an input error.
-    let names = probe(&config).await.map_err(MatchError::Input)?;
+    let id_names = executor::probe(&config.engines, &config.rules)
+        .await
+        .map_err(MatchError::Input)?;
+    let given = config.engines.clone().map(|e| e.name);
+    let (names, warnings) = executor::unique_names(&given, &id_names);
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    let names: [String; 2] = [names[0].clone(), names[1].clone()];
     let mut games = match &config.out {
         Some(dir) => prepare_out(dir, &config)?,
         None => Vec::new(),
@@ -798,24 +664,44 @@ pub async fn run(
     };
     let mut test = test_of(&book);
     let decided = |t: &Option<SprtOutcome>| t.is_some_and(|t| t.decision.is_some());
-    let pending: VecDeque<u32> = (1..=config.games)
+    // Games 2k+1 and 2k+2 play opening k, engine 1 Black first.
+    let pending: VecDeque<Job> = (1..=config.games)
         .filter(|n| !games.iter().any(|g| g.number == *n))
         .filter(|_| !decided(&test))
+        .map(|number| {
+            let index = number - 1;
+            let black = (index % 2) as usize;
+            Job {
+                number,
+                round: 1,
+                black,
+                white: 1 - black,
+                opening: (index / 2) as usize,
+            }
+        })
         .collect();
     let total = config.games;
-    let workers = config.concurrency.max(1).min(pending.len().max(1));
-    let config = Arc::new(config);
-    let queue = Arc::new(Mutex::new(pending));
-    let (tx, mut rx) = mpsc::channel(16);
-    let mut handles = Vec::new();
-    for _ in 0..workers {
-        handles.push(tokio::spawn(worker(
-            Arc::clone(&config),
-            Arc::clone(&queue),
-            tx.clone(),
-        )));
+    let preset = config.preset.clone();
+    let conditions = Conditions {
+        rules: config.rules,
+        time: config.time,
+        margin: config.margin,
+        openings: config.openings.clone(),
+        adjudication: config.adjudication,
+        log_usi: config.log_usi.clone(),
+    };
+    if let Some(dir) = &conditions.log_usi {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| MatchError::Input(format!("--log-usi {}: {e}", dir.display())))?;
     }
-    drop(tx);
+    let mut pool = Pool::start(
+        config.engines.to_vec(),
+        names.to_vec(),
+        conditions,
+        Arc::new(move |_: &Job| format!("gyoku match, rules {preset}")),
+        pending,
+        config.concurrency,
+    );
     let score = |games: &[GameEntry]| {
         let mut s = [0; 3];
         for g in games {
@@ -832,74 +718,57 @@ pub async fn run(
         total,
         score: score(&games),
         sprt: test.map(|t| (t.llr, t.tally)),
+        finished: None,
     });
     let mut interrupted = false;
     let stop = stop_signal();
     tokio::pin!(stop);
     loop {
         tokio::select! {
-            finished = rx.recv() => {
-                let Some(Finished { number, black, report }) = finished else { break };
+            finished = pool.next() => {
+                let Some(Finished { job, report }) = finished else { break };
+                let entry = entry_of(&job, &report);
                 let (result, reason, ply) = report.ending();
-                let winner = match result {
-                    GameResult::Win(c) => Some(if c == Color::Black { black } else { 1 - black }),
-                    GameResult::Draw | GameResult::NoContest => None,
-                };
-                let entry = GameEntry {
-                    number,
-                    black,
-                    winner,
-                    reason: reason.clone(),
-                    plies: report.game.plies().len() as u32,
-                    engine_moves: report.engine_moves,
-                    referee_us: report.referee_time.as_micros() as u64,
-                };
                 if let Some(dir) = &config.out {
                     let mut record = report.record;
                     record.start_comments.push(format!(
-                        "gyoku match game {number}: {} by {} at ply {}",
+                        "gyoku match game {}: {} by {reason} at ply {ply}",
+                        job.number,
                         match result {
                             GameResult::Win(c) => format!("{c} wins"),
                             GameResult::Draw => "draw".to_string(),
                             GameResult::NoContest => "no contest".to_string(),
                         },
-                        reason,
-                        ply
                     ));
-                    write_records(dir, number, &record)?;
+                    write_records(dir, job.number, &record)?;
                     append_result(dir, &entry, &names)?;
                 }
                 book.add(&entry);
-                games.push(entry);
+                games.push(entry.clone());
                 test = test_of(&book);
                 progress(&Progress {
                     done: games.len() as u32,
                     total,
                     score: score(&games),
                     sprt: test.map(|t| (t.llr, t.tally)),
+                    finished: Some(FinishedGame {
+                        players: [names[entry.black].clone(), names[1 - entry.black].clone()],
+                        result,
+                        entry,
+                    }),
                 });
                 if decided(&test) {
                     // The test has decided: the games under way are not needed.
-                    queue.lock().expect("queue lock").clear();
-                    for h in &handles {
-                        h.abort();
-                    }
                     break;
                 }
             }
             _ = &mut stop => {
                 interrupted = true;
-                queue.lock().expect("queue lock").clear();
-                for h in &handles {
-                    h.abort();
-                }
                 break;
             }
         }
     }
-    for h in handles {
-        let _ = h.await;
-    }
+    pool.abort().await;
     games.sort_by_key(|g| g.number);
     interrupted |= (games.len() as u32) < total && !decided(&test);
     Ok(MatchSummary {
@@ -910,5 +779,25 @@ pub async fn run(
         interrupted,
         out: config.out.clone(),
         sprt: test,
+        warnings,
     })
+}
+
+/// A finished game as `results.jsonl` keeps it.
+fn entry_of(job: &Job, report: &GameReport) -> GameEntry {
+    let (result, reason, _) = report.ending();
+    let winner = match result {
+        GameResult::Win(Color::Black) => Some(job.black),
+        GameResult::Win(Color::White) => Some(job.white),
+        GameResult::Draw | GameResult::NoContest => None,
+    };
+    GameEntry {
+        number: job.number,
+        black: job.black,
+        winner,
+        reason,
+        plies: report.game.plies().len() as u32,
+        engine_moves: report.engine_moves,
+        referee_us: report.referee_time.as_micros() as u64,
+    }
 }

@@ -370,6 +370,56 @@ impl Tally {
     }
 }
 
+impl Tally {
+    /// The first engine's normalized Elo (its mean score's distance from ½ in units of a
+    /// game's standard deviation, times `800 / ln 10`) with the half-width of its 95 %
+    /// interval, from the pairs when there are any (a game's deviation being √2 times a
+    /// pair's), else from the games; `None` before any, or when every result is the same.
+    ///
+    /// ```
+    /// use gyoku_arena::sprt::Tally;
+    /// let tally = Tally { games: [30, 40, 50], pairs: [2, 10, 30, 15, 3] };
+    /// let (nelo, error) = tally.normalized_elo().unwrap();
+    /// assert!(nelo > 0.0 && error > 0.0);
+    /// ```
+    pub fn normalized_elo(&self) -> Option<(f64, f64)> {
+        let (scores, counts, scale): (&[f64], Vec<u64>, f64) = if self.pairs.iter().sum::<u64>() > 0
+        {
+            (
+                &[0.0, 0.25, 0.5, 0.75, 1.0],
+                self.pairs.to_vec(),
+                std::f64::consts::SQRT_2,
+            )
+        } else {
+            (&[0.0, 0.5, 1.0], self.games.to_vec(), 1.0)
+        };
+        let n = counts.iter().sum::<u64>() as f64;
+        if n == 0.0 {
+            return None;
+        }
+        let mean = scores
+            .iter()
+            .zip(&counts)
+            .map(|(a, &c)| a * c as f64)
+            .sum::<f64>()
+            / n;
+        let var = scores
+            .iter()
+            .zip(&counts)
+            .map(|(a, &c)| c as f64 * (a - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        if var <= 0.0 {
+            return None;
+        }
+        let sigma = scale * var.sqrt();
+        Some((
+            (mean - 0.5) / sigma * NORMALIZED_UNIT,
+            1.959_964 / (scale * n.sqrt()) * NORMALIZED_UNIT,
+        ))
+    }
+}
+
 /// The error function (Abramowitz and Stegun 7.1.26, to 1.5e-7).
 fn erf(x: f64) -> f64 {
     let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());

@@ -9,6 +9,7 @@
 
 pub mod csa_load;
 pub mod ratings;
+pub mod runner_cost;
 pub mod watch_load;
 
 use std::path::PathBuf;

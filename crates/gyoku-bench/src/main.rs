@@ -9,7 +9,14 @@
 //! cargo run --release -p gyoku-bench -- ratings [--games N] [--players N] [--mk-rate-limit S]
 //! cargo run --release -p gyoku-bench -- csa-load [--games N] [--plies N] [--peer-games N] [--think MS] [--before PATH] [--attack]
 //! cargo run --release -p gyoku-bench -- watch-load --db postgres://ADMIN@HOST/DB [--games N] [--watchers N] [--plies N] [--think MS]
+//! cargo run --release -p gyoku-bench -- runner [--games N] [--rounds N] [--before PATH] [--shogitest PATH]
 //! ```
+//! `runner` (issue 44) measures the match runner's own cost: `gyoku match` (built beside
+//! this one) plays N games (200) of the built-in engine against itself at 10 ms + 0.1 ms,
+//! two at once, from the shipped opening suite, and so do an older `gyoku` binary
+//! (`--before`) and shogitest (`--shogitest`, a binary you built) in the same run, each
+//! round in turn; it reports games per second, the runner process's own CPU per game and
+//! the games lost on time, with the ratios.
 //! `watch-load` (issue 33) plays N games at once (1,000 by default) on a referee on
 //! PostgreSQL while WATCHERS event streams (10,000) follow them, first all on the one
 //! instance, then spread over two web instances (`--role web`) beside it, and reports the
@@ -59,6 +66,8 @@ fn main() {
     let mut attack = false;
     let mut ratings = false;
     let mut watch_load = false;
+    let mut runner = false;
+    let mut shogitest: Option<std::path::PathBuf> = None;
     let mut watchers = 10_000;
     let mut db: Option<String> = None;
     let mut players = 1000;
@@ -73,6 +82,8 @@ fn main() {
             "memory" => memory = true,
             "csa-load" => load = true,
             "watch-load" => watch_load = true,
+            "runner" => runner = true,
+            "--shogitest" => shogitest = it.next().map(std::path::PathBuf::from),
             "--watchers" => watchers = it.next().and_then(|n| n.parse().ok()).unwrap_or(10_000),
             "--db" => db = it.next().cloned(),
             "ratings" => ratings = true,
@@ -94,6 +105,40 @@ fn main() {
                 std::process::exit(2);
             }
         }
+    }
+    if runner {
+        let n = if args.iter().any(|a| a == "--games") {
+            u32::try_from(games).unwrap_or(u32::MAX)
+        } else {
+            200
+        };
+        let cli = gyoku_required();
+        let book = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../openings/gyoku-4ply.sfen");
+        let mut runners = vec![(
+            "gyoku match".to_string(),
+            gyoku_bench::runner_cost::Runner::Gyoku(cli.clone()),
+        )];
+        if let Some(path) = &before {
+            runners.push((
+                format!("gyoku match before ({})", path.display()),
+                gyoku_bench::runner_cost::Runner::Gyoku(path.clone()),
+            ));
+        }
+        if let Some(path) = &shogitest {
+            runners.push((
+                "shogitest".to_string(),
+                gyoku_bench::runner_cost::Runner::Shogitest(path.clone()),
+            ));
+        }
+        gyoku_bench::runner_cost::run(
+            &runners,
+            &cli,
+            &book,
+            n.max(2),
+            u32::try_from(rounds).unwrap_or(3),
+        );
+        return;
     }
     if ratings {
         let n = if args.iter().any(|a| a == "--games") {

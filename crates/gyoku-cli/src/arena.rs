@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use gyoku_arena::builtin::{self, Style};
 use gyoku_arena::engine::EngineConfig;
+use gyoku_arena::executor::Entrant;
 use gyoku_arena::openings;
 use gyoku_arena::runner::{self, MatchConfig};
 use gyoku_arena::sprt::Sprt;
@@ -13,9 +14,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::Failure;
 use crate::args::RuleArgs;
+use crate::testing::{self, Output};
 
-/// `gyoku engine [--style greedy|random] [--seed N]`.
-pub fn run_engine(style: &str, seed: u64) -> Result<(), Failure> {
+/// `gyoku engine [--style greedy|random] [--seed N] [--reseed-each-game]`.
+pub fn run_engine(style: &str, seed: u64, reseed_each_game: bool) -> Result<(), Failure> {
     let style = match style {
         "greedy" => Style::Greedy,
         "random" => Style::Random,
@@ -28,6 +30,7 @@ pub fn run_engine(style: &str, seed: u64) -> Result<(), Failure> {
     let config = builtin::Config {
         style,
         seed,
+        reseed_each_game,
         ..builtin::Config::default()
     };
     let stdin = std::io::stdin();
@@ -52,10 +55,11 @@ pub struct MatchArgs {
     pub out: Option<PathBuf>,
     pub concurrency: Option<usize>,
     pub options: Vec<String>,
+    pub testing: crate::args::TestingArgs,
     pub json: bool,
 }
 
-/// Splits `--option` values: `NAME=VALUE` for both engines, `1:NAME=VALUE` for one.
+/// Splits `gyoku csa-client`'s `--option` values: `NAME=VALUE`, or `1:NAME=VALUE`.
 fn engine_options(options: &[String]) -> Result<[Vec<(String, String)>; 2], Failure> {
     let mut out = [Vec::new(), Vec::new()];
     for o in options {
@@ -145,19 +149,27 @@ fn conditions(
     })
 }
 
-/// `gyoku match --engine CMD --engine CMD ...`.
+/// `gyoku match --engine [NAME=]CMD --engine [NAME=]CMD ...`.
 pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
-    let [one, two] = args.engines.as_slice() else {
+    if args.engines.len() != 2 {
         return Err(Failure::Input(format!(
             "--engine: give exactly two engines (got {})",
             args.engines.len()
         )));
-    };
+    }
+    let output = testing::output(&args.testing.output, args.json)?;
+    let specs: Vec<(Option<String>, String)> = args
+        .engines
+        .iter()
+        .map(|e| testing::engine_spec(e))
+        .collect();
+    let given: Vec<Option<String>> = specs.iter().map(|(n, _)| n.clone()).collect();
+    testing::check_unique(&given)?;
     let (preset, rules) = args.rules.rule_set()?;
     let Conditions {
         time,
         margin,
-        openings,
+        mut openings,
     } = conditions(
         &rules,
         args.time.as_deref(),
@@ -166,6 +178,7 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
         args.openings.as_deref(),
         args.opening_plies,
     )?;
+    testing::order_openings(&args.testing, &mut openings)?;
     let sprt = args
         .sprt
         .as_deref()
@@ -180,23 +193,32 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
             "--games {games} with --sprt: an even number (the test counts pairs)"
         )));
     }
-    let [o1, o2] = engine_options(&args.options)?;
-    let mut e1 = EngineConfig::new(one.clone());
-    e1.options = o1;
-    let mut e2 = EngineConfig::new(two.clone());
-    e2.options = o2;
+    let mut entrants: Vec<Entrant> = specs
+        .iter()
+        .map(|(name, command)| Entrant {
+            name: name.clone(),
+            ..Entrant::new(EngineConfig::new(command.clone()))
+        })
+        .collect();
+    testing::assign_options(&args.options, &given, &mut entrants)?;
+    testing::apply(&args.testing, &given, &mut entrants)?;
     // Default concurrency: cores / threads per engine (from a Threads, Thread or
     // USI_Threads option the user sets; 1 otherwise).
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = e1
-        .options
+    let threads = entrants
         .iter()
-        .chain(&e2.options)
+        .flat_map(|e| &e.engine.options)
         .filter(|(n, _)| matches!(n.as_str(), "Threads" | "Thread" | "USI_Threads"))
         .filter_map(|(_, v)| v.parse::<usize>().ok())
         .max()
         .unwrap_or(1)
         .max(1);
+    let [e1, e2]: [Entrant; 2] = entrants.try_into().expect("two engines");
+    let book = args.openings.as_ref().map_or("startpos".to_string(), |p| {
+        p.file_name().map_or(p.display().to_string(), |n| {
+            n.to_string_lossy().into_owned()
+        })
+    });
     let config = MatchConfig {
         engines: [e1, e2],
         games,
@@ -212,8 +234,9 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
             args.adjudicate_draw.as_deref(),
         )?,
         sprt,
+        log_usi: args.testing.log_usi.clone(),
     };
-    if !args.json {
+    if output != Output::Json {
         eprintln!(
             "gyoku match: {} games, rules {preset}, {}, {} at once",
             if sprt.is_some() {
@@ -225,7 +248,7 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
             config.concurrency
         );
     }
-    let bar = (std::io::stderr().is_terminal() && !args.json).then(|| {
+    let bar = (std::io::stderr().is_terminal() && output == Output::Text).then(|| {
         let bar = ProgressBar::new(u64::from(games));
         bar.set_style(
             ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  [{elapsed}]")
@@ -239,6 +262,19 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::Run(format!("cannot start the runtime: {e}")))?;
     let summary = runtime
         .block_on(runner::run(config, |p| {
+            if let (Output::Fastchess, Some(g)) = (output, &p.finished) {
+                let [black, white] = &g.players;
+                outln!(
+                    "{}",
+                    gyoku_arena::fastchess::finished_line(
+                        g.entry.number,
+                        black,
+                        white,
+                        g.result,
+                        &g.entry.reason
+                    )
+                );
+            }
             if let Some(bar) = &bar {
                 bar.set_position(u64::from(p.done));
                 let mut message =
@@ -257,7 +293,7 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
                     }
                 }
                 bar.set_message(message);
-            } else if let (Some((llr, tally)), Some(s), false) = (p.sprt, &sprt, args.json) {
+            } else if let (Some((llr, tally)), Some(s), Output::Text) = (p.sprt, &sprt, output) {
                 // Not a terminal: a line per finished pair.
                 if p.done % 2 == 0 && p.done > 0 {
                     let (lower, upper) = s.bounds();
@@ -272,10 +308,10 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    if args.json {
-        outln!("{}", summary.to_json());
-    } else {
-        out!("{}", summary.table());
+    match output {
+        Output::Json => outln!("{}", summary.to_json()),
+        Output::Text => out!("{}", summary.table()),
+        Output::Fastchess => out!("{}", summary.fastchess_results(&describe(&time), &book)),
     }
     if summary.interrupted {
         return Err(Failure::Run("the match was interrupted".into()));
@@ -291,50 +327,41 @@ pub fn run_tournament(args: crate::args::TournamentArgs) -> Result<(), Failure> 
         .format
         .parse()
         .map_err(|e| Failure::Input(format!("--format: {e}")))?;
-    let mut engines: Vec<(String, EngineConfig)> = Vec::new();
-    for spec in &args.engines {
-        let (name, command) = match spec.split_once('=') {
-            Some((name, command)) if !name.is_empty() && !name.contains(char::is_whitespace) => {
-                (name.to_string(), command.to_string())
-            }
-            _ => {
+    let output = testing::output(&args.testing.output, args.json)?;
+    // A bare command is named after its file, as it always was (a tournament's directory
+    // names its engines, and resumes by them).
+    let given: Vec<Option<String>> = args
+        .engines
+        .iter()
+        .map(|spec| match testing::engine_spec(spec) {
+            (Some(name), _) => name,
+            (None, _) => {
                 let first = shell_first_word(spec);
-                let name = std::path::Path::new(&first)
+                std::path::Path::new(&first)
                     .file_name()
-                    .map_or(first.clone(), |n| n.to_string_lossy().into_owned());
-                (name, spec.clone())
+                    .map_or(first.clone(), |n| n.to_string_lossy().into_owned())
             }
-        };
-        if engines.iter().any(|(n, _)| *n == name) {
-            return Err(Failure::Input(format!(
-                "--engine: two engines named '{name}' (name them: NAME=COMMAND)"
-            )));
-        }
-        engines.push((name, EngineConfig::new(command)));
-    }
+        })
+        .map(Some)
+        .collect();
+    testing::check_unique(&given)?;
+    let mut engines: Vec<Entrant> = args
+        .engines
+        .iter()
+        .zip(&given)
+        .map(|(spec, name)| Entrant {
+            name: name.clone(),
+            ..Entrant::new(EngineConfig::new(testing::engine_spec(spec).1))
+        })
+        .collect();
     if engines.len() < 2 {
         return Err(Failure::Input(format!(
             "--engine: give two engines or more (got {})",
             engines.len()
         )));
     }
-    for o in &args.options {
-        let (who, rest) = match o.split_once(':') {
-            Some((who, rest)) if engines.iter().any(|(n, _)| n == who) => (Some(who), rest),
-            _ => (None, o.as_str()),
-        };
-        let (name, value) = rest
-            .split_once('=')
-            .filter(|(n, _)| !n.is_empty() && !n.contains(' '))
-            .ok_or_else(|| {
-                Failure::Input(format!("--option '{o}': NAME=VALUE or ENGINE:NAME=VALUE"))
-            })?;
-        for (n, e) in &mut engines {
-            if who.is_none_or(|w| w == n) {
-                e.options.push((name.to_string(), value.to_string()));
-            }
-        }
-    }
+    testing::assign_options(&args.options, &given, &mut engines)?;
+    testing::apply(&args.testing, &given, &mut engines)?;
     if args.games_per_encounter == 0 {
         return Err(Failure::Input("--games-per-encounter: 1 or more".into()));
     }
@@ -349,7 +376,7 @@ pub fn run_tournament(args: crate::args::TournamentArgs) -> Result<(), Failure> 
     let Conditions {
         time,
         margin,
-        openings,
+        mut openings,
     } = conditions(
         &rules,
         args.time.as_deref(),
@@ -358,6 +385,7 @@ pub fn run_tournament(args: crate::args::TournamentArgs) -> Result<(), Failure> 
         args.openings.as_deref(),
         args.opening_plies,
     )?;
+    testing::order_openings(&args.testing, &mut openings)?;
     let plan = Plan {
         format,
         engines: engines.len(),
@@ -379,9 +407,10 @@ pub fn run_tournament(args: crate::args::TournamentArgs) -> Result<(), Failure> 
             args.adjudicate_resign.as_deref(),
             args.adjudicate_draw.as_deref(),
         )?,
+        log_usi: args.testing.log_usi.clone(),
     };
-    let names: Vec<String> = config.engines.iter().map(|(n, _)| n.clone()).collect();
-    if !args.json {
+    let names: Vec<String> = given.iter().flatten().cloned().collect();
+    if output != Output::Json {
         eprintln!(
             "gyoku tournament: {} of {} engines, {} games{} ({} per encounter), rules {preset}, {}, {} at once",
             format.name(),
@@ -397,7 +426,7 @@ pub fn run_tournament(args: crate::args::TournamentArgs) -> Result<(), Failure> 
             config.concurrency
         );
     }
-    let bar = (std::io::stderr().is_terminal() && !args.json).then(|| {
+    let bar = (std::io::stderr().is_terminal() && output == Output::Text).then(|| {
         let bar = ProgressBar::new(u64::from(plan.total()));
         bar.set_style(
             ProgressStyle::with_template("{bar:30} {pos}/{len} games [{elapsed}]\n{wide_msg}")
@@ -411,6 +440,25 @@ pub fn run_tournament(args: crate::args::TournamentArgs) -> Result<(), Failure> 
         .map_err(|e| Failure::Run(format!("cannot start the runtime: {e}")))?;
     let summary = runtime
         .block_on(tournament::run(config, |p| {
+            if let (Output::Fastchess, Some(g)) = (output, &p.finished) {
+                use gyoku::{Color, GameResult};
+                let result = match g.result.as_str() {
+                    "black" => GameResult::Win(Color::Black),
+                    "white" => GameResult::Win(Color::White),
+                    "draw" => GameResult::Draw,
+                    _ => GameResult::NoContest,
+                };
+                outln!(
+                    "{}",
+                    gyoku_arena::fastchess::finished_line(
+                        g.number,
+                        &names[g.players[0]],
+                        &names[g.players[1]],
+                        result,
+                        &g.reason
+                    )
+                );
+            }
             if let Some(bar) = &bar {
                 bar.set_length(u64::from(p.total.max(p.done)));
                 bar.set_position(u64::from(p.done));
@@ -421,10 +469,9 @@ pub fn run_tournament(args: crate::args::TournamentArgs) -> Result<(), Failure> 
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    if args.json {
-        outln!("{}", summary.to_json());
-    } else {
-        out!("{}", summary.text());
+    match output {
+        Output::Json => outln!("{}", summary.to_json()),
+        Output::Text | Output::Fastchess => out!("{}", summary.text()),
     }
     if summary.interrupted {
         return Err(Failure::Run("the tournament was interrupted".into()));

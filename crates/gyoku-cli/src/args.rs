@@ -157,10 +157,16 @@ pub enum Command {
         /// The seed of its choices (also its `Seed` option).
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// Start every game from the seed again: a deterministic engine, the same moves in
+        /// the same positions game after game (also its `ReseedEachGame` option).
+        #[arg(long)]
+        reseed_each_game: bool,
     },
     /// Play a refereed match between two USI engines.
     Match {
-        /// An engine's command line; give it twice (engine 1, then engine 2).
+        /// An engine: NAME=COMMAND, or a command (named by its `id name`); give it twice
+        /// (engine 1, then engine 2). Records, results.jsonl and the summary carry the
+        /// names, and `gyoku ratings` rates by them.
         #[arg(long = "engine", required = true, num_args = 1)]
         engines: Vec<String>,
         /// How many games (colours alternate): 2 by default; with --sprt, the most that
@@ -212,10 +218,12 @@ pub enum Command {
         #[arg(long)]
         concurrency: Option<usize>,
         /// An engine option, NAME=VALUE for both engines or 1:NAME=VALUE / 2:NAME=VALUE
-        /// for one (repeatable).
+        /// (or ENGINE:NAME=VALUE by its given name) for one (repeatable).
         #[arg(long = "option")]
         options: Vec<String>,
-        /// Print the summary as JSON.
+        #[command(flatten)]
+        testing: TestingArgs,
+        /// Print the summary as JSON (the same as --output json).
         #[arg(long)]
         json: bool,
     },
@@ -287,10 +295,54 @@ pub struct TournamentArgs {
     /// stay within ±SCORE for MOVES moves each (5 unless given): 160:10.
     #[arg(long, value_name = "PLY:SCORE[:MOVES]")]
     pub adjudicate_draw: Option<String>,
+    #[command(flatten)]
+    pub testing: TestingArgs,
 
-    /// Print the summary as JSON.
+    /// Print the summary as JSON (the same as --output json).
     #[arg(long)]
     pub json: bool,
+}
+
+/// The engine-testing options `gyoku match` and `gyoku tournament` share (fastchess's
+/// everyday options, with its names where it has one).
+#[derive(Debug, Args)]
+pub struct TestingArgs {
+    /// Forgive a move this late (fastchess's timemargin): a move made within this much
+    /// after its deadline is taken as on time, a later one loses (50ms; 0 by default).
+    #[arg(long, value_name = "DURATION")]
+    pub timemargin: Option<String>,
+    /// Every engine searches this many nodes a move (`go ... nodes N`, with the clock's
+    /// times).
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Every engine searches to this depth (`go ... depth N`, with the clock's times).
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Every engine thinks this long a move (`go movetime N`; its clock is then this much
+    /// byoyomi a move): 200ms.
+    #[arg(long, value_name = "DURATION")]
+    pub movetime: Option<String>,
+    /// One engine's own setting, ENGINE:KEY=VALUE with ENGINE its name (or 1, 2 in a
+    /// match) and KEY one of tc (its main time and increment, as --time: 60+1s), byoyomi,
+    /// nodes, depth, movetime, timemargin (repeatable). It wins over the setting for all.
+    #[arg(long = "engine-option", value_name = "ENGINE:KEY=VALUE")]
+    pub engine_options: Vec<String>,
+    /// The order openings are taken in: sequential (the file's) or random (shuffled once
+    /// with --seed; each opening is still played twice, colours swapped).
+    #[arg(long, default_value = "sequential", value_name = "ORDER")]
+    pub openings_order: String,
+    /// The seed of --openings-order random: the same seed, the same order.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Write each game's USI traffic, both engines' lines with the milliseconds since the
+    /// game began, to DIR/game-NNNN.usi.log.
+    #[arg(long, value_name = "DIR")]
+    pub log_usi: Option<std::path::PathBuf>,
+    /// How results are printed: text (a table), json, or fastchess (a `Finished game`
+    /// line per game as it ends, and fastchess's `Results of` block at the end, for tools
+    /// that read fastchess's and shogitest's output).
+    #[arg(long, default_value = "text", value_name = "FORM")]
+    pub output: String,
 }
 
 /// `gyoku ratings`' options.

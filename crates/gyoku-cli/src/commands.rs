@@ -70,7 +70,11 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             overrides,
             json,
         } => referee::run_rules(preset.as_deref(), &overrides, json),
-        Command::Engine { style, seed } => arena::run_engine(&style, seed),
+        Command::Engine {
+            style,
+            seed,
+            reseed_each_game,
+        } => arena::run_engine(&style, seed, reseed_each_game),
         Command::Serve(args) => serve::run_serve(args),
         Command::Ratings(args) => ratings::run_ratings(&args),
         Command::Tournament(args) => arena::run_tournament(args),
@@ -90,6 +94,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             out,
             concurrency,
             options,
+            testing,
             json,
         } => arena::run_match(arena::MatchArgs {
             engines,
@@ -106,6 +111,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             out,
             concurrency,
             options,
+            testing,
             json,
         }),
     }

@@ -25,6 +25,7 @@ mod ratings;
 mod records;
 mod referee;
 mod serve;
+mod testing;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -50,6 +50,10 @@ struct Gathered {
     lines: Vec<GameLine>,
     uncounted: usize,
     unreadable: Vec<String>,
+    /// The commands seen behind each name in match and tournament directories (their
+    /// `match.json` or `tournament.json`): a name behind two commands is two engines rated
+    /// as one, and is warned of.
+    commands: std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
 }
 
 impl Gathered {
@@ -174,6 +178,15 @@ fn read_game_results(path: &Path, into: &mut Gathered) -> Result<(), Failure> {
 /// (Black, White), else from the game's record beside it, else `engine1`/`engine2`.
 fn read_results_jsonl(path: &Path, into: &mut Gathered) -> Result<(), Failure> {
     let dir = path.parent().unwrap_or(Path::new("."));
+    let commands = identity_commands(dir);
+    for (name, command) in commands.iter().flatten() {
+        if let Some(name) = name {
+            into.commands
+                .entry(name.clone())
+                .or_default()
+                .insert(command.clone());
+        }
+    }
     each_line(path, |n, line| {
         if line.trim().is_empty() {
             return Ok(());
@@ -221,6 +234,18 @@ fn read_results_jsonl(path: &Path, into: &mut Gathered) -> Result<(), Failure> {
                         let white = if black == 1 { 2 } else { 1 };
                         [format!("engine{black}"), format!("engine{white}")]
                     });
+                // match.json lists engine 1 and engine 2: the command behind each name.
+                if let Some(commands) = &commands {
+                    let white = if black == 1 { 2 } else { 1 };
+                    for (name, k) in [(&names[0], black), (&names[1], white)] {
+                        if let Some((_, command)) = commands.get(k.wrapping_sub(1)) {
+                            into.commands
+                                .entry(name.clone())
+                                .or_default()
+                                .insert(command.clone());
+                        }
+                    }
+                }
                 let score = match &v["winner"] {
                     Value::Null if v["reason"] == "no_contest" => None,
                     Value::Null => Some(Score::Draw),
@@ -240,6 +265,28 @@ fn read_results_jsonl(path: &Path, into: &mut Gathered) -> Result<(), Failure> {
             file: at,
         })
     })
+}
+
+/// The engines of the match or tournament in `dir` (its `match.json` or
+/// `tournament.json`): each one's given name, if any, and command. A tournament's names
+/// are taken as they stand (they are its results' names).
+fn identity_commands(dir: &Path) -> Option<Vec<(Option<String>, String)>> {
+    let path = ["match.json", "tournament.json"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.is_file())?;
+    let bytes = gyoku_kifu::files::read_regular(&path, 1 << 20).ok()?;
+    let v: Value = serde_json::from_slice(&bytes).ok()?;
+    v["engines"]
+        .as_array()?
+        .iter()
+        .map(|e| {
+            Some((
+                e["name"].as_str().map(str::to_string),
+                e["command"].as_str()?.to_string(),
+            ))
+        })
+        .collect()
 }
 
 fn names_from_record(path: &Path) -> Option<[String; 2]> {
@@ -498,6 +545,17 @@ fn mle_list(args: &RatingsArgs, gathered: &Gathered) -> Result<(), Failure> {
 }
 
 fn notes(gathered: &Gathered) {
+    for (name, commands) in &gathered.commands {
+        if commands.len() > 1 {
+            let list: Vec<&str> = commands.iter().map(String::as_str).collect();
+            eprintln!(
+                "warning: '{name}' names {} different engine commands ({}): they are rated as one \
+                 player; name each with --engine NAME=COMMAND",
+                commands.len(),
+                list.join("; ")
+            );
+        }
+    }
     if gathered.uncounted > 0 {
         outln!(
             "{} games not counted (no contest, or not finished)",

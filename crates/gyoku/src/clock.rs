@@ -153,7 +153,8 @@ impl std::error::Error for ClockError {}
 /// A two-sided game clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Clock {
-    control: TimeControl,
+    /// Black's and White's controls (the same unless given apart: [`Clock::with_controls`]).
+    controls: [TimeControl; 2],
     remaining: [Millis; 2],
     turn: Color,
     started_at: Option<Millis>,
@@ -165,9 +166,30 @@ pub struct Clock {
 impl Clock {
     /// A clock with both sides' main time, `turn` to move first, not running.
     pub fn new(control: TimeControl, turn: Color) -> Clock {
+        Clock::with_controls(control, control, turn)
+    }
+
+    /// A clock on which each side plays under its own control (an engine test giving one
+    /// engine more time, a handicap in time), `turn` to move first, not running.
+    ///
+    /// ```
+    /// use gyoku::{Clock, Color, TimeControl};
+    /// let mut clock = Clock::with_controls(
+    ///     TimeControl::sudden_death(60_000),
+    ///     TimeControl::byoyomi(0, 5_000),
+    ///     Color::Black,
+    /// );
+    /// clock.start(0).unwrap();
+    /// assert_eq!(clock.deadline(), Some(60_000));
+    /// clock.stop(10_000).unwrap().unwrap();
+    /// clock.start(10_000).unwrap();
+    /// assert_eq!(clock.deadline(), Some(15_000)); // White's byoyomi
+    /// assert_eq!(clock.control().byoyomi, 5_000);
+    /// ```
+    pub fn with_controls(black: TimeControl, white: TimeControl, turn: Color) -> Clock {
         Clock {
-            control,
-            remaining: [control.main; 2],
+            controls: [black, white],
+            remaining: [black.main, white.main],
             turn,
             started_at: None,
             paused_at: None,
@@ -189,9 +211,15 @@ impl Clock {
         }
     }
 
-    /// The time control.
+    /// The time control of the side to move (both sides' unless the clock was made with
+    /// [`Clock::with_controls`]).
     pub fn control(&self) -> &TimeControl {
-        &self.control
+        self.control_of(self.turn)
+    }
+
+    /// `color`'s time control.
+    pub fn control_of(&self, color: Color) -> &TimeControl {
+        &self.controls[color.index()]
     }
 
     /// The side whose turn the clock is timing (or will time once started).
@@ -266,7 +294,7 @@ impl Clock {
     /// Everything the side to move may use on this move: main time left, the byoyomi
     /// period and the increment.
     fn available(&self) -> Millis {
-        self.remaining[self.turn.index()] + self.control.byoyomi + self.control.increment
+        self.remaining[self.turn.index()] + self.control().byoyomi + self.control().increment
     }
 
     /// The instant at which the side to move runs out of time if it has not moved.
@@ -276,7 +304,7 @@ impl Clock {
         }
         let start = self.started_at?;
         let available = self.available();
-        let extra = match self.control.rounding {
+        let extra = match self.control().rounding {
             Rounding::Exact => available,
             // Flagged once the floored elapsed time reaches the available time.
             Rounding::WholeSeconds | Rounding::FlooredSeconds => available.div_ceil(1000) * 1000,
@@ -294,7 +322,7 @@ impl Clock {
             .effective(now)
             .checked_sub(start)
             .ok_or(ClockError::TimeWentBack)?;
-        let charged = match self.control.rounding {
+        let charged = match self.control().rounding {
             Rounding::Exact => elapsed,
             Rounding::WholeSeconds | Rounding::FlooredSeconds => elapsed / 1000 * 1000,
         };
@@ -316,7 +344,7 @@ impl Clock {
             .effective(now)
             .checked_sub(start)
             .ok_or(ClockError::TimeWentBack)?;
-        let charged = self.control.charge(elapsed);
+        let charged = self.control().charge(elapsed);
         let color = self.turn;
         self.started_at = None;
         self.paused_at = None;
@@ -326,7 +354,7 @@ impl Clock {
             return Ok(Err(flag));
         }
         let i = color.index();
-        self.remaining[i] = (self.remaining[i] + self.control.increment).saturating_sub(charged);
+        self.remaining[i] = (self.remaining[i] + self.control().increment).saturating_sub(charged);
         self.turn = !color;
         Ok(Ok(MoveTime {
             color,
@@ -380,6 +408,32 @@ mod tests {
             assert_eq!(t.charged, charged, "{main} {byo} {paused}");
             assert!(!c.is_paused());
         }
+    }
+
+    /// Each side is charged and flagged under its own control.
+    #[test]
+    fn each_side_plays_under_its_own_control() {
+        // (Black's control, White's control, each move's (instant started, stopped),
+        //  flagged side if any)
+        let fischer = TimeControl::fischer(10_000, 1_000);
+        let byoyomi = TimeControl::byoyomi(0, 2_000);
+        let mut c = Clock::with_controls(fischer, byoyomi, Color::Black);
+        assert_eq!(
+            (c.remaining(Color::Black), c.remaining(Color::White)),
+            (10_000, 0)
+        );
+        c.start(0).unwrap();
+        assert_eq!(c.deadline(), Some(11_000));
+        assert_eq!(c.stop(3_000).unwrap().unwrap().remaining, 8_000);
+        c.start(3_000).unwrap();
+        assert_eq!(c.deadline(), Some(5_000));
+        assert_eq!(c.control_of(Color::Black), &fischer);
+        assert!(c.stop(4_999).unwrap().is_ok());
+        c.start(5_000).unwrap();
+        assert!(c.stop(5_000 + 8_999).unwrap().is_ok()); // 8 s + 1 s increment
+        c.start(20_000).unwrap();
+        let flag = c.stop(22_000).unwrap().unwrap_err();
+        assert_eq!(flag.color, Color::White);
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! A scripted USI engine that misbehaves on purpose, for the match runner's tests:
-//! `fake-usi-engine [QUIRK] [--from N] [--seed N] [--random]` where QUIRK is one of
-//! `illegal`, `declare`, `slow:MS`, `crash`, `hang-ready`, `hang-go`, `garbage`,
-//! `flood:LINES`, `script:MOVE,MOVE,...` (none: it plays like `gyoku engine`).
+//! `fake-usi-engine [QUIRK] [--from N] [--seed N] [--random] [--log FILE]` where QUIRK is
+//! one of `illegal`, `declare`, `slow:MS`, `crash`, `hang-ready`, `hang-go`, `garbage`,
+//! `flood:LINES`, `script:MOVE,MOVE,...` (none: it plays like `gyoku engine`). `--log`
+//! appends every line it is sent to FILE, so a test can read what the runner told it.
 
-use std::io;
+use std::io::{self, BufReader, Read, Write};
 use std::time::Duration;
 
 use gyoku_arena::builtin::{Config, Quirk, Style, run};
@@ -34,8 +35,26 @@ fn quirk(arg: &str) -> Result<Quirk, String> {
     })
 }
 
+/// Standard input, copied to a log file as it is read.
+struct Tee<R> {
+    input: R,
+    log: Option<std::fs::File>,
+}
+
+impl<R: Read> Read for Tee<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.input.read(buf)?;
+        if let Some(log) = &mut self.log {
+            log.write_all(&buf[..n])?;
+            log.flush()?;
+        }
+        Ok(n)
+    }
+}
+
 fn main() {
     let mut config = Config::default();
+    let mut log = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let parsed = match arg.as_str() {
@@ -53,6 +72,17 @@ fn main() {
                 config.style = Style::Random;
                 Ok(())
             }
+            "--log" => args
+                .next()
+                .ok_or_else(|| "--log needs a file".to_string())
+                .and_then(|path| {
+                    std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(&path)
+                        .map(|f| log = Some(f))
+                        .map_err(|e| format!("{path}: {e}"))
+                }),
             q => quirk(q).map(|q| config.quirk = Some(q)),
         };
         if let Err(e) = parsed {
@@ -60,8 +90,11 @@ fn main() {
             std::process::exit(2);
         }
     }
-    let stdin = io::stdin();
-    if let Err(e) = run(stdin.lock(), io::stdout().lock(), config) {
+    let input = BufReader::new(Tee {
+        input: io::stdin().lock(),
+        log,
+    });
+    if let Err(e) = run(input, io::stdout().lock(), config) {
         eprintln!("fake-usi-engine: {e}");
     }
 }

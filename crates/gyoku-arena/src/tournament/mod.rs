@@ -7,17 +7,15 @@ pub mod schedule;
 pub mod standings;
 pub mod swiss;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use gyoku::{ByColor, Color, GameResult, RuleSet, TimeControl};
+use gyoku::{GameResult, RuleSet, TimeControl};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
-use crate::engine::{Engine, EngineConfig};
+use crate::executor::{self, Conditions, Entrant, Finished, Pool};
 use crate::openings::Opening;
-use crate::referee::{self, GameReport, GameSetup};
 use crate::runner::{self, MatchError};
 pub use schedule::Format;
 use schedule::{Job, Plan, Played};
@@ -26,8 +24,9 @@ pub use standings::Standings;
 /// A tournament to run.
 #[derive(Clone, Debug)]
 pub struct TournamentConfig {
-    /// The engines: each a name (as the standings show it) and how to start it.
-    pub engines: Vec<(String, EngineConfig)>,
+    /// The engines: each a name (as the standings show it; none: its `id name`), how to
+    /// start it, and optionally its own time control and search limits.
+    pub engines: Vec<Entrant>,
     /// Its format, rounds and games per encounter.
     pub plan: Plan,
     /// The rule-set preset's name.
@@ -46,6 +45,8 @@ pub struct TournamentConfig {
     pub concurrency: usize,
     /// Adjudication for engine testing (none unless asked).
     pub adjudication: crate::adjudication::Adjudication,
+    /// Where each game's USI traffic is written (`game-NNNN.usi.log`), if anywhere.
+    pub log_usi: Option<PathBuf>,
 }
 
 /// One finished game, as `results.jsonl` keeps it.
@@ -118,6 +119,8 @@ pub struct TournamentProgress {
     pub total: u32,
     /// The standings so far.
     pub standings: Standings,
+    /// The game that has just finished (none in the first report).
+    pub finished: Option<TournamentGame>,
 }
 
 /// How a tournament went.
@@ -186,7 +189,7 @@ impl TournamentSummary {
 /// What identifies a tournament in its output directory.
 fn identity(config: &TournamentConfig) -> Value {
     json!({
-        "engines": config.engines.iter().map(|(n, e)| json!({"name": n, "command": e.command, "options": e.options})).collect::<Vec<_>>(),
+        "engines": config.engines.iter().map(Entrant::identity).collect::<Vec<_>>(),
         "format": config.plan.format.name(),
         "rounds": config.plan.rounds,
         "games_per_encounter": config.plan.games_per_encounter,
@@ -257,134 +260,6 @@ fn prepare_out(
     Ok(games)
 }
 
-/// A finished game from a worker.
-struct Finished {
-    job: Job,
-    report: GameReport,
-}
-
-/// Engines a worker keeps running between games: the two it played last.
-const KEPT_ENGINES: usize = 2;
-
-/// One worker: games from `queue`, each engine started when first needed and kept for
-/// the next game while it is one of the last two used.
-async fn worker(
-    config: Arc<TournamentConfig>,
-    queue: Arc<Mutex<VecDeque<Job>>>,
-    tx: mpsc::Sender<Finished>,
-) {
-    let options = runner::derived_options(&config.rules);
-    let mut running: HashMap<usize, Engine> = HashMap::new();
-    let mut used: VecDeque<usize> = VecDeque::new();
-    loop {
-        let Some(job) = queue.lock().expect("queue lock").pop_front() else {
-            break;
-        };
-        let opening = &config.openings[job.opening % config.openings.len()];
-        let setup = GameSetup {
-            start: opening.start.clone(),
-            opening: opening.moves.clone(),
-            rules: config.rules,
-            time: config.time,
-            margin: config.margin,
-            adjudication: config.adjudication,
-        };
-        // The two engines of this game, started if they are not running.
-        let seats = [job.black, job.white];
-        let mut start_failure = None;
-        for (side, &k) in seats.iter().enumerate() {
-            if let std::collections::hash_map::Entry::Vacant(slot) = running.entry(k) {
-                match Engine::start(&config.engines[k].1, &options).await {
-                    Ok(e) => {
-                        slot.insert(e);
-                    }
-                    Err(f) => {
-                        start_failure = Some((side, f));
-                        break;
-                    }
-                }
-            }
-            used.retain(|&u| u != k);
-            used.push_back(k);
-        }
-        while used.len() > KEPT_ENGINES {
-            if let Some(old) = used.pop_front()
-                && let Some(e) = running.remove(&old)
-            {
-                e.quit().await;
-            }
-        }
-        let report = match start_failure {
-            Some((side, f)) => runner::lost_before_start(
-                &setup,
-                if side == 0 {
-                    Color::Black
-                } else {
-                    Color::White
-                },
-                f,
-            ),
-            None => {
-                let mut black = running.remove(&job.black).expect("started");
-                let mut white = running.remove(&job.white).expect("started");
-                let report = referee::play(ByColor::new(&mut black, &mut white), &setup).await;
-                running.insert(job.black, black);
-                running.insert(job.white, white);
-                report
-            }
-        };
-        // An engine that failed is started afresh for its next game.
-        for (color, k) in [(Color::Black, job.black), (Color::White, job.white)] {
-            if report.failures.get(color).is_some()
-                && let Some(e) = running.remove(&k)
-            {
-                e.kill().await;
-            }
-        }
-        let mut report = report;
-        report
-            .record
-            .header
-            .retain(|(k, _)| k != "先手" && k != "後手");
-        report.record.header.splice(
-            0..0,
-            [
-                ("開始日時".to_string(), runner::now_text()),
-                (
-                    "棋戦".to_string(),
-                    format!(
-                        "gyoku tournament ({}), rules {}, round {}",
-                        config.plan.format.name(),
-                        config.preset,
-                        job.round
-                    ),
-                ),
-                ("先手".to_string(), config.engines[job.black].0.clone()),
-                ("後手".to_string(), config.engines[job.white].0.clone()),
-            ],
-        );
-        if tx.send(Finished { job, report }).await.is_err() {
-            break;
-        }
-    }
-    for (_, e) in running {
-        e.quit().await;
-    }
-}
-
-/// Starts each engine once (it must answer `usi` and `isready`): an engine that cannot
-/// start is the user's input, refused before anything is played.
-async fn probe(config: &TournamentConfig) -> Result<(), String> {
-    let options = runner::derived_options(&config.rules);
-    for (k, (name, e)) in config.engines.iter().enumerate() {
-        let engine = Engine::start(e, &options)
-            .await
-            .map_err(|f| format!("engine {} ({name}: '{}') {f}", k + 1, e.command))?;
-        engine.quit().await;
-    }
-    Ok(())
-}
-
 /// Runs a tournament; `progress` after each game. Ctrl-C, SIGTERM and SIGHUP stop it
 /// cleanly (finished games are kept; the same command resumes).
 ///
@@ -396,7 +271,7 @@ pub async fn run(
     mut progress: impl FnMut(&TournamentProgress),
 ) -> Result<TournamentSummary, MatchError> {
     let mut config = config;
-    config.rules = runner::match_rules(config.rules);
+    config.rules = executor::match_rules(config.rules);
     if config.engines.len() < 2 {
         return Err(MatchError::Input(
             "a tournament needs two engines or more".into(),
@@ -405,21 +280,47 @@ pub async fn run(
     if config.openings.is_empty() {
         config.openings.push(Opening::startpos());
     }
-    let names: Vec<String> = config.engines.iter().map(|(n, _)| n.clone()).collect();
-    probe(&config).await.map_err(MatchError::Input)?;
+    // An engine that cannot start is the user's input, refused before anything is played.
+    let id_names = executor::probe(&config.engines, &config.rules)
+        .await
+        .map_err(MatchError::Input)?;
+    let given: Vec<Option<String>> = config.engines.iter().map(|e| e.name.clone()).collect();
+    let (names, warnings) = executor::unique_names(&given, &id_names);
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
     let mut games = match &config.out {
         Some(dir) => prepare_out(dir, &config, &names)?,
         None => Vec::new(),
     };
+    if let Some(dir) = &config.log_usi {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| MatchError::Input(format!("--log-usi {}: {e}", dir.display())))?;
+    }
     let resumed = games.len() as u32;
     let plan = config.plan;
     let total = plan.total();
-    let config = Arc::new(config);
+    let conditions = Conditions {
+        rules: config.rules,
+        time: config.time,
+        margin: config.margin,
+        openings: config.openings.clone(),
+        adjudication: config.adjudication,
+        log_usi: config.log_usi.clone(),
+    };
+    let (format, preset) = (plan.format.name(), config.preset.clone());
+    let event: executor::EventName = Arc::new(move |job| {
+        format!(
+            "gyoku tournament ({format}), rules {preset}, round {}",
+            job.round
+        )
+    });
     let standings_of = |games: &[TournamentGame]| Standings::new(&plan, games);
     progress(&TournamentProgress {
         done: games.len() as u32,
         total,
         standings: standings_of(&games),
+        finished: None,
     });
     let mut interrupted = false;
     let stop = runner::stop_signal();
@@ -430,16 +331,17 @@ pub async fn run(
         if jobs.is_empty() {
             break;
         }
-        let workers = config.concurrency.max(1).min(jobs.len());
-        let queue = Arc::new(Mutex::new(jobs));
-        let (tx, mut rx) = mpsc::channel(16);
-        let handles: Vec<_> = (0..workers)
-            .map(|_| tokio::spawn(worker(Arc::clone(&config), Arc::clone(&queue), tx.clone())))
-            .collect();
-        drop(tx);
+        let mut pool = Pool::start(
+            config.engines.clone(),
+            names.clone(),
+            conditions.clone(),
+            Arc::clone(&event),
+            jobs,
+            config.concurrency,
+        );
         loop {
             tokio::select! {
-                finished = rx.recv() => {
+                finished = pool.next() => {
                     let Some(Finished { job, report }) = finished else { break };
                     let (result, reason, ply) = report.ending();
                     let game = TournamentGame {
@@ -453,38 +355,33 @@ pub async fn run(
                     if let Some(dir) = &config.out {
                         let mut record = report.record;
                         record.start_comments.push(format!(
-                            "gyoku tournament game {}: {} by {} at ply {}",
+                            "gyoku tournament game {}: {} by {reason} at ply {ply}",
                             job.number,
                             match result {
                                 GameResult::Win(c) => format!("{c} wins"),
                                 GameResult::Draw => "draw".to_string(),
                                 GameResult::NoContest => "no contest".to_string(),
                             },
-                            reason,
-                            ply
                         ));
                         runner::write_record_files(dir, &format!("game-{:04}", job.number), &record)?;
                         runner::append_json_line(dir, &game.to_json(&names))?;
                     }
-                    games.push(game);
-                    progress(&TournamentProgress { done: games.len() as u32, total, standings: standings_of(&games) });
+                    games.push(game.clone());
+                    progress(&TournamentProgress {
+                        done: games.len() as u32,
+                        total,
+                        standings: standings_of(&games),
+                        finished: Some(game),
+                    });
                 }
                 _ = &mut stop => {
                     interrupted = true;
-                    queue.lock().expect("queue lock").clear();
-                    for h in &handles {
-                        h.abort();
-                    }
-                    for h in handles {
-                        let _ = h.await;
-                    }
+                    pool.abort().await;
                     break 'stages;
                 }
             }
         }
-        for h in handles {
-            let _ = h.await;
-        }
+        pool.finish().await;
     }
     games.sort_by_key(|g| g.number);
     let played: Vec<Played> = games.iter().map(TournamentGame::played).collect();

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use gyoku::{Preset, RuleSet, TimeControl};
 use gyoku_arena::engine::EngineConfig;
+use gyoku_arena::executor::Entrant;
 use gyoku_arena::openings::Opening;
 use gyoku_arena::runner::{self, MatchConfig, MatchSummary};
 use gyoku_kifu::{Format, judge::judge, read_bytes};
@@ -25,7 +26,7 @@ pub fn out_dir(name: &str) -> PathBuf {
 
 pub fn config(engines: [EngineConfig; 2], games: u32, preset: Preset, out: &Path) -> MatchConfig {
     MatchConfig {
-        engines,
+        engines: engines.map(Entrant::new),
         games,
         preset: preset.to_string(),
         rules: preset.rules(),
@@ -36,6 +37,7 @@ pub fn config(engines: [EngineConfig; 2], games: u32, preset: Preset, out: &Path
         concurrency: 2,
         sprt: None,
         adjudication: Default::default(),
+        log_usi: None,
     }
 }
 
