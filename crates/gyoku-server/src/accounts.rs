@@ -188,14 +188,16 @@ impl Accounts {
         } else {
             let mut fresh = [0u8; 32];
             getrandom::fill(&mut fresh)
-                .map_err(|e| StoreError(format!("no randomness for a key: {e}")))?;
+                .map_err(|e| StoreError::Internal(format!("no randomness for a key: {e}")))?;
             let kept = store.secret(RATING_KEY, &hex(&fresh))?;
             let mut key = [0u8; 32];
             for (i, byte) in key.iter_mut().enumerate() {
                 *byte = kept
                     .get(2 * i..2 * i + 2)
                     .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .ok_or_else(|| StoreError(format!("the stored {RATING_KEY} does not read")))?;
+                    .ok_or_else(|| {
+                        StoreError::Unreadable(format!("the stored {RATING_KEY} does not read"))
+                    })?;
             }
             RatingIds::Keyed(key)
         };
@@ -226,7 +228,7 @@ impl Accounts {
             (Some(_), true) => Ok(false),
             (None, true) => Ok(true),
             (None, false) => {
-                let hash = hash_password(password).map_err(StoreError)?;
+                let hash = hash_password(password).map_err(StoreError::Internal)?;
                 let bound = self.lock().bind_password(name, &hash, now)?;
                 // Someone may have bound the name between the two statements.
                 Ok(bound == hash || verify_password(password, &bound))

@@ -151,13 +151,15 @@ pub async fn run(
         ))
     })
     .await
-    .map_err(|e| ServeError(e.to_string()))?
-    .map_err(|e| ServeError(e.to_string()))?;
-    let listener = listen(options.csa)
-        .map_err(|e| ServeError(format!("cannot listen on {}: {e}", options.csa)))?;
-    let local = listener
-        .local_addr()
-        .map_err(|e| ServeError(e.to_string()))?;
+    .map_err(|e| ServeError::Task(e.to_string()))??;
+    let listener = listen(options.csa).map_err(|e| ServeError::Listen {
+        addr: options.csa.to_string(),
+        why: e.to_string(),
+    })?;
+    let local = listener.local_addr().map_err(|e| ServeError::Listen {
+        addr: options.csa.to_string(),
+        why: e.to_string(),
+    })?;
     // The HTTP API reads the same storage through a connection of its own.
     // Each committed change's Game_ID, for the API's watchers.
     let (changes, _) = tokio::sync::broadcast::channel::<String>(4096);
@@ -170,12 +172,17 @@ pub async fn run(
             let db = options.db.clone();
             let conn = tokio::task::spawn_blocking(move || crate::store::open(&db))
                 .await
-                .map_err(|e| ServeError(e.to_string()))?
-                .map_err(|e| ServeError(e.to_string()))?;
+                .map_err(|e| ServeError::Task(e.to_string()))??;
             let l = tokio::net::TcpListener::bind(addr)
                 .await
-                .map_err(|e| ServeError(format!("cannot listen on {addr}: {e}")))?;
-            let at = l.local_addr().map_err(|e| ServeError(e.to_string()))?;
+                .map_err(|e| ServeError::Listen {
+                    addr: addr.to_string(),
+                    why: e.to_string(),
+                })?;
+            let at = l.local_addr().map_err(|e| ServeError::Listen {
+                addr: addr.to_string(),
+                why: e.to_string(),
+            })?;
             let watched = changes.clone();
             let play = Some(crate::play::Play::new(
                 driver.clone(),
@@ -212,11 +219,11 @@ pub async fn run(
         hashing: Semaphore::new(2),
         checking: Semaphore::new(crate::csa_port::LOGIN_CHECKS),
         hash_pool: crate::accounts::HashPool::new(2, crate::csa_port::LOGIN_CHECKS)
-            .map_err(|e| ServeError(format!("cannot start the password threads: {e}")))?,
+            .map_err(|e| ServeError::Task(format!("cannot start the password threads: {e}")))?,
         throttle: std::sync::Mutex::default(),
     });
     let (files, writer) = spawn_record_writer(options.records.clone(), driver.records_written())
-        .map_err(|e| ServeError(format!("cannot start the record writer: {e}")))?;
+        .map_err(|e| ServeError::Task(format!("cannot start the record writer: {e}")))?;
     let rating = tokio::spawn(ratings_loop(
         options.db.clone(),
         driver.clone(),
@@ -283,7 +290,7 @@ async fn claim(db: &DbUrl, standby: bool) -> Result<Box<dyn crate::store::Backen
             }
         })
         .await
-        .map_err(|e| ServeError(e.to_string()))?;
+        .map_err(|e| ServeError::Task(e.to_string()))?;
         match tried {
             Ok(claimed) => {
                 if said {
@@ -299,7 +306,7 @@ async fn claim(db: &DbUrl, standby: bool) -> Result<Box<dyn crate::store::Backen
                 store = back;
                 tokio::time::sleep(STANDBY_RETRY).await;
             }
-            Err((e, _)) => return Err(ServeError(e.to_string())),
+            Err((e, _)) => return Err(ServeError::Storage(e)),
         }
     }
 }
@@ -320,14 +327,14 @@ fn take_up_events(
                 .enumerate()
                 .map(|(k, text)| {
                     serde_json::from_str::<crate::event::Entry>(text).map_err(|e| {
-                        StoreError(format!(
+                        StoreError::Unreadable(format!(
                             "event {name}: stored entry {k} cannot be read: {e}"
                         ))
                     })
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             crate::event::Event::replay(file, &entries).map_err(|why| {
-                StoreError(format!(
+                StoreError::Conflict(format!(
                     "event {name}: {why} (the stored event is left as it is; give the file \
                      its first content again, or the event another name)"
                 ))

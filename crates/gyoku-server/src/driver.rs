@@ -18,7 +18,7 @@ use crate::error::ServeError;
 use crate::lobby::{CheckedLogin, ConnId, Input, Lobby, Now, Output};
 use crate::log::note;
 use crate::record_files::RecordJob;
-use crate::store::{Change, Journal};
+use crate::store::{Change, Journal, StoreError};
 
 /// Messages queued for one client before it counts as not reading.
 pub const WRITE_QUEUE: usize = 4096;
@@ -445,7 +445,7 @@ impl Unstored {
 }
 
 /// A commit on its blocking thread: the store and the changes come back with the result.
-type Committed = (Box<dyn Journal>, Vec<Change>, Result<(), String>);
+type Committed = (Box<dyn Journal>, Vec<Change>, Result<(), StoreError>);
 
 /// How often at most the scheduled rounds' view is published for the web page.
 const PUBLISH_EVERY: Duration = Duration::from_millis(250);
@@ -558,12 +558,7 @@ pub(crate) async fn drive(
                     failures = 0;
                     stored_now(&stored, unstored, &changes, &files, &mut outbox)?;
                 }
-                Err(e) if e.contains(crate::store::postgres::CLAIM_TAKEN) => {
-                    return Err(ServeError(format!(
-                        "{e}: it took the database while this referee was cut off from it; \
-                         this one stops"
-                    )));
-                }
+                Err(e @ StoreError::ClaimTaken(_)) => return Err(ServeError::ClaimTaken(e)),
                 Err(e) => {
                     if failures == 0 {
                         note(&format!(
@@ -640,7 +635,7 @@ pub(crate) async fn drive(
             let (tx, rx_done) = tokio::sync::oneshot::channel();
             let batch_changes = unstored.changes.clone();
             tokio::task::spawn_blocking(move || {
-                let result = s.commit(&batch_changes).map_err(|e| e.to_string());
+                let result = s.commit(&batch_changes);
                 let _ = tx.send((s, batch_changes, result));
             });
             committing = Some((unstored, rx_done));
@@ -668,7 +663,7 @@ async fn wait_commit(
     let (unstored, _) = committing.take().expect("a commit was under way");
     result
         .map(|committed| (unstored, committed))
-        .map_err(|_| ServeError("the storage thread failed".into()))
+        .map_err(|_| ServeError::Task("the storage thread failed".into()))
 }
 
 /// What a batch decided: sent at once when it stores nothing (after what is held for the
@@ -765,7 +760,7 @@ fn stored_now(
     }
     for job in unstored.records {
         if files.send(job).is_err() {
-            return Err(ServeError("the record writer stopped".into()));
+            return Err(ServeError::Task("the record writer stopped".into()));
         }
     }
     outbox.release(&unstored.held);

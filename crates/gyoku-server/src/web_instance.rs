@@ -40,7 +40,7 @@ pub async fn run_web(
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<(), ServeError> {
     let DbUrl::Postgres(url) = options.db.clone() else {
-        return Err(ServeError(
+        return Err(ServeError::Config(
             "--role web serves from the PostgreSQL database its referee writes: give --db \
              postgres://..."
                 .into(),
@@ -53,14 +53,17 @@ pub async fn run_web(
         Ok::<_, crate::store::StoreError>((store, secret))
     })
     .await
-    .map_err(|e| ServeError(e.to_string()))?
-    .map_err(|e| ServeError(e.to_string()))?;
+    .map_err(|e| ServeError::Task(e.to_string()))??;
     let listener = tokio::net::TcpListener::bind(options.http)
         .await
-        .map_err(|e| ServeError(format!("cannot listen on {}: {e}", options.http)))?;
-    let at = listener
-        .local_addr()
-        .map_err(|e| ServeError(e.to_string()))?;
+        .map_err(|e| ServeError::Listen {
+            addr: options.http.to_string(),
+            why: e.to_string(),
+        })?;
+    let at = listener.local_addr().map_err(|e| ServeError::Listen {
+        addr: options.http.to_string(),
+        why: e.to_string(),
+    })?;
     let (changes, _) = broadcast::channel::<String>(4096);
     let (stop_all, stop) = watch::channel(false);
     let follower = {

@@ -6,6 +6,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use crate::store::StoreError;
+
 /// An error answer: its status, a stable code, and a message that says what and where.
 #[derive(Debug)]
 pub struct ApiError {
@@ -45,6 +47,27 @@ impl ApiError {
             "storage_unavailable",
             e.to_string(),
         )
+    }
+}
+
+/// Storage's errors, answered by kind: a stored row that does not read is the server's
+/// fault (500), a conflict with what is stored is 409, and anything else — the database
+/// unreachable, taken, failing — is an outage (503). Each carries the kind's code in
+/// `"storage"`.
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        let (status, code) = match &e {
+            StoreError::Unreadable(_) => {
+                (StatusCode::INTERNAL_SERVER_ERROR, "stored_data_unreadable")
+            }
+            StoreError::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
+            StoreError::Unreachable(_)
+            | StoreError::SchemaTooNew { .. }
+            | StoreError::ClaimTaken(_)
+            | StoreError::Sql(_)
+            | StoreError::Internal(_) => (StatusCode::SERVICE_UNAVAILABLE, "storage_unavailable"),
+        };
+        ApiError::new(status, code, e.to_string()).with("storage", json!(e.code()))
     }
 }
 

@@ -80,7 +80,7 @@ pub(super) async fn with_db<T: Send + 'static>(
     })
     .await
     .map_err(ApiError::storage)?
-    .map_err(ApiError::storage)
+    .map_err(ApiError::from)
 }
 
 /// Runs a game view's CPU work on a blocking thread, a bounded number at once.

@@ -79,13 +79,63 @@ pub struct GameDetail {
     pub record: Option<String>,
 }
 
-/// Why storage failed.
-#[derive(Debug)]
-pub struct StoreError(pub String);
+/// Why storage failed, by kind: the referee stops on [`StoreError::ClaimTaken`], the HTTP
+/// API answers a conflict otherwise than an outage, and every kind says what and where.
+/// `Display` writes `storage: ` and the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreError {
+    /// The database cannot be opened or reached (its place, passwords hidden, and why).
+    Unreachable(String),
+    /// The database's schema is newer than this build knows.
+    SchemaTooNew {
+        /// The version stored.
+        found: usize,
+        /// The newest this build knows.
+        known: usize,
+    },
+    /// Another `gyoku serve` holds the database (its lock file, its advisory lock).
+    ClaimTaken(String),
+    /// What was to be written conflicts with what is stored.
+    Conflict(String),
+    /// A stored value does not read as what it should be.
+    Unreadable(String),
+    /// The database failed a statement, or the connection to it broke.
+    Sql(String),
+    /// The store could not do its own work (a thread, randomness, hashing).
+    Internal(String),
+}
+
+impl StoreError {
+    /// A stable code for the kind: `unreachable`, `schema_too_new`, `claim_taken`,
+    /// `conflict`, `unreadable`, `sql`, `internal`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            StoreError::Unreachable(_) => "unreachable",
+            StoreError::SchemaTooNew { .. } => "schema_too_new",
+            StoreError::ClaimTaken(_) => "claim_taken",
+            StoreError::Conflict(_) => "conflict",
+            StoreError::Unreadable(_) => "unreadable",
+            StoreError::Sql(_) => "sql",
+            StoreError::Internal(_) => "internal",
+        }
+    }
+}
 
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "storage: {}", self.0)
+        f.write_str("storage: ")?;
+        match self {
+            StoreError::SchemaTooNew { found, known } => write!(
+                f,
+                "the database has schema version {found}, newer than this gyoku's {known}"
+            ),
+            StoreError::Unreachable(m)
+            | StoreError::ClaimTaken(m)
+            | StoreError::Conflict(m)
+            | StoreError::Unreadable(m)
+            | StoreError::Sql(m)
+            | StoreError::Internal(m) => f.write_str(m),
+        }
     }
 }
 

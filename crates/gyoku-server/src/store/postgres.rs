@@ -9,13 +9,28 @@ use super::schema::{MIGRATIONS, postgres_migration, postgres_text};
 use super::sql::{Exec, Param, Row, Sql, Value};
 use super::url::redact;
 
-/// How an error about the database's claim begins when another referee holds it: a
-/// referee that finds its claim taken (after an outage) stops.
-pub const CLAIM_TAKEN: &str = "another gyoku serve is using";
-
 impl From<postgres::Error> for StoreError {
+    /// The database's own words where it said any (postgres' `Display` alone is often just
+    /// "db error"), the cause otherwise; a closed connection is [`StoreError::Unreachable`],
+    /// a unique key already taken [`StoreError::Conflict`].
     fn from(e: postgres::Error) -> StoreError {
-        StoreError(e.to_string())
+        if let Some(db) = e.as_db_error() {
+            let text = format!("{e}: {} (SQLSTATE {})", db.message(), db.code().code());
+            return if *db.code() == postgres::error::SqlState::UNIQUE_VIOLATION {
+                StoreError::Conflict(text)
+            } else {
+                StoreError::Sql(text)
+            };
+        }
+        let text = match std::error::Error::source(&e) {
+            Some(cause) => format!("{e}: {cause}"),
+            None => e.to_string(),
+        };
+        if e.is_closed() {
+            StoreError::Unreachable(text)
+        } else {
+            StoreError::Sql(text)
+        }
     }
 }
 
@@ -84,7 +99,7 @@ impl PgStore {
         }
         self.client
             .as_mut()
-            .ok_or_else(|| StoreError("the connection is closed".into()))
+            .ok_or_else(|| StoreError::Unreachable("the connection is closed".into()))
     }
 
     fn take_claim(&mut self) -> Result<(), StoreError> {
@@ -109,10 +124,10 @@ impl PgStore {
         };
         let version = usize::try_from(version).unwrap_or(usize::MAX);
         if version > MIGRATIONS.len() {
-            return Err(StoreError(format!(
-                "the database has schema version {version}, newer than this gyoku's {}",
-                MIGRATIONS.len()
-            )));
+            return Err(StoreError::SchemaTooNew {
+                found: version,
+                known: MIGRATIONS.len(),
+            });
         }
         for (i, sql) in MIGRATIONS.iter().enumerate().skip(version) {
             tx.batch_execute(&postgres_migration(sql))?;
@@ -271,9 +286,11 @@ fn take_claim_on(client: &mut Client) -> Result<(), StoreError> {
     if got {
         Ok(())
     } else {
-        Err(StoreError(format!(
-            "{CLAIM_TAKEN} this PostgreSQL database (it holds the advisory lock); stop it first"
-        )))
+        Err(StoreError::ClaimTaken(
+            "another gyoku serve is using this PostgreSQL database (it holds the advisory lock); \
+             stop it first"
+                .into(),
+        ))
     }
 }
 
@@ -289,5 +306,5 @@ fn let_go(client: Client) {
 
 fn connect(url: &str) -> Result<Client, StoreError> {
     Client::connect(url, NoTls)
-        .map_err(|e| StoreError(format!("cannot connect to {}: {e}", redact(url))))
+        .map_err(|e| StoreError::Unreachable(format!("cannot connect to {}: {e}", redact(url))))
 }

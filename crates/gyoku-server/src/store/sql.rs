@@ -45,7 +45,7 @@ impl Row {
     fn text(&mut self, i: usize) -> Result<String, StoreError> {
         match self.take(i) {
             Value::Text(s) => Ok(s),
-            other => Err(StoreError(format!(
+            other => Err(StoreError::Unreadable(format!(
                 "column {i}: text expected, {other:?} read"
             ))),
         }
@@ -55,7 +55,7 @@ impl Row {
         match self.take(i) {
             Value::Null => Ok(None),
             Value::Text(s) => Ok(Some(s)),
-            other => Err(StoreError(format!(
+            other => Err(StoreError::Unreadable(format!(
                 "column {i}: text expected, {other:?} read"
             ))),
         }
@@ -64,7 +64,7 @@ impl Row {
     fn int(&mut self, i: usize) -> Result<i64, StoreError> {
         match self.take(i) {
             Value::Int(v) => Ok(v),
-            other => Err(StoreError(format!(
+            other => Err(StoreError::Unreadable(format!(
                 "column {i}: an integer expected, {other:?} read"
             ))),
         }
@@ -148,7 +148,7 @@ fn keep(tx: &mut dyn Exec, change: &Change) -> Result<(), StoreError> {
             ];
             match kept_otherwise(tx, schema::INSERT_MOVE, schema::MOVE_AT, &params, csa)? {
                 None => Ok(()),
-                Some(stored) => Err(StoreError(format!(
+                Some(stored) => Err(StoreError::Conflict(format!(
                     "game {game_id} has {stored:?} stored at ply {ply}, not {csa}"
                 ))),
             }
@@ -188,7 +188,7 @@ fn keep(tx: &mut dyn Exec, change: &Change) -> Result<(), StoreError> {
             let insert = schema::INSERT_EVENT_ENTRY;
             match kept_otherwise(tx, insert, schema::EVENT_ENTRY_AT, &params, entry)? {
                 None => Ok(()),
-                Some(_) => Err(StoreError(format!(
+                Some(_) => Err(StoreError::Conflict(format!(
                     "event {event} has another entry stored as number {seq}"
                 ))),
             }
@@ -263,7 +263,7 @@ fn keep_start(tx: &mut dyn Exec, g: &StartedGame) -> Result<(), StoreError> {
     if stored.as_ref() == Some(&wanted) {
         Ok(())
     } else {
-        Err(StoreError(format!(
+        Err(StoreError::Conflict(format!(
             "game {} is stored already as another game: {stored:?}",
             g.id
         )))
@@ -537,12 +537,12 @@ impl<T: Sql> Passwords for T {
             schema::PASSWORD_HASH,
             name,
         )?
-        .ok_or_else(|| StoreError(format!("'{name}' was not bound")))
+        .ok_or_else(|| StoreError::Internal(format!("'{name}' was not bound")))
     }
 
     fn secret(&mut self, name: &str, fresh: &str) -> Result<String, StoreError> {
         let insert = [Param::Text(name), Param::Text(fresh)];
         insert_then_read(self, schema::INSERT_SECRET, &insert, schema::SECRET, name)?
-            .ok_or_else(|| StoreError(format!("the secret '{name}' was not kept")))
+            .ok_or_else(|| StoreError::Internal(format!("the secret '{name}' was not kept")))
     }
 }

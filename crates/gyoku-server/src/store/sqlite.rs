@@ -12,7 +12,7 @@ use super::sql::{Exec, Param, Row, Sql, Value};
 
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> StoreError {
-        StoreError(e.to_string())
+        StoreError::Sql(e.to_string())
     }
 }
 
@@ -47,8 +47,8 @@ impl SqliteStore {
     /// # Errors
     /// [`StoreError`] if the file cannot be opened or migrated.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
-        let conn =
-            Connection::open(path).map_err(|e| StoreError(format!("{}: {e}", path.display())))?;
+        let conn = Connection::open(path)
+            .map_err(|e| StoreError::Unreachable(format!("{}: {e}", path.display())))?;
         conn.busy_timeout(std::time::Duration::from_secs(30))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
@@ -81,12 +81,12 @@ impl SqliteStore {
             .conn
             .query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))?
             .try_into()
-            .map_err(|_| StoreError("negative schema version".into()))?;
+            .map_err(|_| StoreError::Unreadable("negative schema version".into()))?;
         if version > MIGRATIONS.len() {
-            return Err(StoreError(format!(
-                "the database has schema version {version}, newer than this gyoku's {}",
-                MIGRATIONS.len()
-            )));
+            return Err(StoreError::SchemaTooNew {
+                found: version,
+                known: MIGRATIONS.len(),
+            });
         }
         for (i, sql) in MIGRATIONS.iter().enumerate().skip(version) {
             let tx = self.conn.transaction()?;
@@ -111,17 +111,19 @@ impl Backend for SqliteStore {
             .truncate(false)
             .write(true)
             .open(&lock_path)
-            .map_err(|e| StoreError(format!("{lock_path}: {e}")))?;
+            .map_err(|e| StoreError::Unreachable(format!("{lock_path}: {e}")))?;
         match file.try_lock() {
             Ok(()) => {
                 self.claimed = Some(file);
                 Ok(())
             }
-            Err(std::fs::TryLockError::WouldBlock) => Err(StoreError(format!(
+            Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::ClaimTaken(format!(
                 "another gyoku serve is using {path} (it holds {lock_path}); stop it first, \
                  or give this one another --data-dir or --db"
             ))),
-            Err(std::fs::TryLockError::Error(e)) => Err(StoreError(format!("{lock_path}: {e}"))),
+            Err(std::fs::TryLockError::Error(e)) => {
+                Err(StoreError::Unreachable(format!("{lock_path}: {e}")))
+            }
         }
     }
 
@@ -159,7 +161,9 @@ impl Backend for SqliteStore {
                     }
                 }
             })
-            .map_err(|e| StoreError(format!("cannot start the checkpoint thread: {e}")))?;
+            .map_err(|e| {
+                StoreError::Internal(format!("cannot start the checkpoint thread: {e}"))
+            })?;
         self.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
         self.checkpointer = Some(stop);
         Ok(())

@@ -1,8 +1,6 @@
 // Words: the page's two languages, the API's codes in words, and the settings the reader
 // chose (language, kanji or letters).
 
-import { main, page } from './page.js';
-
 const I18N = {
   en: {
     games: 'Games', calculator: 'Impasse calculator', judge: 'Judge a record',
@@ -136,7 +134,7 @@ export const VERDICTS = {
 // The API's refusals and errors, in words (the API keeps its codes).
 const ERRORS = {
   not_your_turn: ['It is not your turn.', 'あなたの手番ではありません。'],
-  not_playing: ['This seat is not page.playing a game now.', 'この席は対局中ではありません。'],
+  not_playing: ['This seat is not playing a game now.', 'この席は対局中ではありません。'],
   no_answer: ['The server did not answer in time; try again.', 'サーバーが時間内に応答しませんでした。もう一度お試しください。'],
   refused: ['The server refused it.', 'サーバーが受け付けませんでした。'],
   invitation_taken: ['This invitation was used already.', 'この招待は使用済みです。'],
