@@ -467,6 +467,14 @@ fn prepare_out(dir: &Path, config: &MatchConfig) -> Result<Vec<GameEntry>, Match
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let id_path = dir.join("match.json");
     let id = identity(config);
+    if !id_path.exists() && std::fs::metadata(dir.join("results.jsonl")).is_ok_and(|m| m.len() > 0)
+    {
+        return Err(MatchError::Input(format!(
+            "{} has results.jsonl but no match.json: which match they belong to cannot be \
+             told; use another --out (or put its match.json back)",
+            dir.display()
+        )));
+    }
     let stored = if id_path.exists() {
         let bytes =
             gyoku_kifu::files::read_regular(&id_path, 1 << 20).map_err(MatchError::Input)?;
@@ -509,6 +517,9 @@ fn prepare_out(dir: &Path, config: &MatchConfig) -> Result<Vec<GameEntry>, Match
             .as_ref()
             .and_then(GameEntry::from_json)
             .filter(|e| e.number >= 1 && e.number <= config.games)
+            // Engine 1 has Black in the odd games: a line saying otherwise is no game of
+            // this match.
+            .filter(|e| e.black == ((e.number - 1) % 2) as usize)
             .filter(|e| !done.iter().any(|d| d.number == e.number))
         else {
             eprintln!(

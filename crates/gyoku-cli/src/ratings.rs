@@ -122,7 +122,7 @@ fn is_game_results_file(path: &Path) -> Result<bool, Failure> {
     let mut first = String::new();
     let mut reader = std::io::BufReader::new(file.take(64 * 1024));
     let _ = reader.read_line(&mut first);
-    Ok(GameLine::parse(first.trim_end_matches(['\r', '\n'])).is_ok())
+    Ok(GameLine::looks_like(first.trim_end_matches(['\r', '\n'])))
 }
 
 /// The longest line read from a results file.

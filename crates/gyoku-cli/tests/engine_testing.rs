@@ -388,3 +388,129 @@ fn engine_options_are_checked() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("text, json or fastchess"));
 }
+
+/// A run's directory resumes only its own games (issue 43): a tournament's line edited to
+/// an engine against itself is no game of the schedule and is played again; results
+/// without the file that says whose they are are refused, for a match and a tournament.
+#[test]
+fn a_resume_counts_only_the_scheduled_games_of_its_own_run() {
+    let dir = fresh("forged");
+    let engines = [
+        format!("a={}", engine(1)),
+        format!("b={}", engine(2)),
+        format!("c={}", engine(3)),
+    ];
+    let run = |dir: &Path| {
+        let mut args = vec!["tournament".to_string()];
+        for e in &engines {
+            args.extend(["--engine".to_string(), e.clone()]);
+        }
+        args.extend(
+            [
+                "--byoyomi",
+                "100ms",
+                "--concurrency",
+                "1",
+                "--json",
+                "--out",
+            ]
+            .map(str::to_string),
+        );
+        args.push(dir.to_str().unwrap().to_string());
+        gyoku(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let first: serde_json::Value = serde_json::from_str(&ok(&run(&dir))).unwrap();
+    assert_eq!(first["games"], 6);
+    // Game 1 (a vs b) rewritten as a vs a, a win for Black.
+    let lines: Vec<String> = std::fs::read_to_string(dir.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            if v["game"] == 1 {
+                v["players"] = serde_json::json!(["a", "a"]);
+                v["result"] = serde_json::json!("black");
+            }
+            v.to_string()
+        })
+        .collect();
+    std::fs::write(dir.join("results.jsonl"), lines.join("\n") + "\n").unwrap();
+    let again = run(&dir);
+    let resumed: serde_json::Value = serde_json::from_str(&ok(&again)).unwrap();
+    assert!(
+        text(&again.stderr)
+            .contains("game 1 (a vs a, round 1) is no game of this tournament's schedule"),
+        "{}",
+        text(&again.stderr)
+    );
+    assert_eq!(
+        (resumed["resumed"].as_u64(), resumed["games"].as_u64()),
+        (Some(5), Some(6))
+    );
+    let games: u64 = resumed["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["games"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        games, 12,
+        "each of the six games counted for its two engines once"
+    );
+    // Its tournament.json gone, the directory's results are no one's.
+    std::fs::remove_file(dir.join("tournament.json")).unwrap();
+    let refused = run(&dir);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        text(&refused.stderr).contains("has results.jsonl but no tournament.json"),
+        "{}",
+        text(&refused.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    // The same for a match.
+    let dir = fresh("no-match-json");
+    let (a, b) = (format!("a={}", engine(1)), format!("b={}", engine(2)));
+    let args = [
+        "match",
+        "--engine",
+        &a,
+        "--engine",
+        &b,
+        "--games",
+        "2",
+        "--byoyomi",
+        "100ms",
+        "--out",
+        dir.to_str().unwrap(),
+        "--json",
+    ];
+    ok(&gyoku(&args));
+    std::fs::remove_file(dir.join("match.json")).unwrap();
+    let refused = gyoku(&args);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused.stderr).contains("has results.jsonl but no match.json"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Floodgate's result lines with a bad date on the first line are a results file with an
+/// error at that line (issue 43), not a file of no games.
+#[test]
+fn a_results_file_with_a_bad_first_date_is_an_error_at_its_line() {
+    let dir = fresh("bad-date");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("results.txt");
+    std::fs::write(
+        &file,
+        "2026/13/45 10:00:00\ttoryo\twin\ta+1\tb+2\tlose\tx.csa\t80\n\
+         2026/11/20 10:00:00\ttoryo\twin\ta+1\tb+2\tlose\ty.csa\t80\n",
+    )
+    .unwrap();
+    let out = gyoku(&["ratings", "--floodgate", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("results.txt:1:"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

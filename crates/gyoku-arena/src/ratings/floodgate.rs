@@ -83,6 +83,22 @@ pub struct GameLine {
 }
 
 impl GameLine {
+    /// Whether `line` has the shape of an `mk_game_results` line (seven or eight fields
+    /// separated by tabs, the third and sixth `win`, `lose` or `draw`), whether or not its
+    /// fields then read: a file whose first line has this shape is a results file, and a
+    /// bad date in it is an error at its line, not a file of no games.
+    ///
+    /// ```
+    /// use gyoku_arena::ratings::floodgate::GameLine;
+    /// assert!(GameLine::looks_like("2026/13/45 10:00:00\ttoryo\twin\ta+1\tb+2\tlose\tx.csa"));
+    /// assert!(!GameLine::looks_like("N+black"));
+    /// ```
+    pub fn looks_like(line: &str) -> bool {
+        let f: Vec<&str> = line.split('\t').collect();
+        let mark = |m: &str| matches!(m, "win" | "lose" | "draw");
+        (7..=8).contains(&f.len()) && mark(f[2]) && mark(f[5])
+    }
+
     /// Reads one `mk_game_results` line.
     ///
     /// ```

@@ -214,6 +214,14 @@ fn prepare_out(
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let id_path = dir.join("tournament.json");
     let id = identity(config);
+    let path = dir.join("results.jsonl");
+    if !id_path.exists() && std::fs::metadata(&path).is_ok_and(|m| m.len() > 0) {
+        return Err(MatchError::Input(format!(
+            "{} has results.jsonl but no tournament.json: which tournament they belong to \
+             cannot be told; use another --out (or put its tournament.json back)",
+            dir.display()
+        )));
+    }
     if id_path.exists() {
         let bytes =
             gyoku_kifu::files::read_regular(&id_path, 1 << 20).map_err(MatchError::Input)?;
@@ -229,7 +237,6 @@ fn prepare_out(
     } else {
         gyoku_kifu::files::write_atomic(&id_path, format!("{id:#}\n").as_bytes())?;
     }
-    let path = dir.join("results.jsonl");
     let mut games: Vec<TournamentGame> = Vec::new();
     if path.exists() {
         let bytes = gyoku_kifu::files::read_regular(&path, 1 << 30).map_err(MatchError::Input)?;
@@ -250,6 +257,15 @@ fn prepare_out(
                 ),
             }
         }
+        let (kept, strays) = scheduled(&config.plan, games);
+        for g in strays {
+            eprintln!(
+                "results.jsonl: game {} ({} vs {}, round {}) is no game of this tournament's \
+                 schedule: dropped (the scheduled game is played)",
+                g.number, names[g.players[0]], names[g.players[1]], g.round
+            );
+        }
+        games = kept;
         // What is kept, written back whole.
         let kept: String = games
             .iter()
@@ -396,6 +412,36 @@ pub async fn run(
         out: config.out.clone(),
         standings,
     })
+}
+
+/// Splits stored games into those the schedule plays and the rest: a game is kept when it
+/// is a job the plan gives once the games kept before it are counted (the same number,
+/// round, Black and White), so that a line edited or written by something else (an
+/// engine against itself, a game of another tournament) never counts.
+fn scheduled(
+    plan: &Plan,
+    stored: Vec<TournamentGame>,
+) -> (Vec<TournamentGame>, Vec<TournamentGame>) {
+    let mut kept: Vec<TournamentGame> = Vec::new();
+    let mut rest = stored;
+    loop {
+        let played: Vec<Played> = kept.iter().map(TournamentGame::played).collect();
+        let jobs = plan.next(&played);
+        let before = kept.len();
+        rest.retain(|g| {
+            let is_job = jobs.iter().any(|j| {
+                (j.number, j.round, j.black, j.white)
+                    == (g.number, g.round, g.players[0], g.players[1])
+            });
+            if is_job {
+                kept.push(g.clone());
+            }
+            !is_job
+        });
+        if kept.len() == before {
+            return (kept, rest);
+        }
+    }
 }
 
 /// Games by number, for the standings.
