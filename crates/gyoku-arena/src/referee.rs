@@ -51,8 +51,8 @@ pub struct SearchLimits {
     /// `go movetime N` instead of the clock's times: the engine's clock is then this many
     /// milliseconds of byoyomi a move, whatever the run's time control.
     pub movetime: Option<Millis>,
-    /// A move this many milliseconds late is taken as made at its deadline instead of
-    /// losing on time (fastchess's `timemargin`); a later one loses.
+    /// A move less than this many milliseconds late is taken as made at its deadline
+    /// instead of losing on time (fastchess's `timemargin`); a later one loses.
     pub timemargin: Millis,
 }
 
@@ -208,18 +208,19 @@ pub fn position_command(game: &Game) -> Command {
     }
 }
 
-/// The instant a move is charged at: as made, or, when it came after its deadline `due` by
-/// no more than `timemargin`, just before the deadline (it is on time, its main time used
-/// up).
+/// The instant a move is charged at: as made, or, when it came less than `timemargin`
+/// after its deadline `due` (the clock's first instant of lateness), just before the
+/// deadline: it is on time, its main time used up. With no margin nothing is forgiven.
 ///
 /// ```
 /// use gyoku_arena::referee::forgiven;
 /// assert_eq!(forgiven(1_030, 0, 1_000, 50), 999); // 30 ms over, 50 forgiven
 /// assert_eq!(forgiven(1_060, 0, 1_000, 50), 1_060); // 60 ms over: late
+/// assert_eq!(forgiven(1_000, 0, 1_000, 0), 1_000); // at the deadline, no margin: late
 /// assert_eq!(forgiven(900, 0, 1_000, 50), 900);
 /// ```
 pub fn forgiven(stopped_at: Millis, start: Millis, due: Millis, timemargin: Millis) -> Millis {
-    if stopped_at >= due && stopped_at - due <= timemargin {
+    if stopped_at >= due && stopped_at - due < timemargin {
         due.saturating_sub(1).max(start)
     } else {
         stopped_at

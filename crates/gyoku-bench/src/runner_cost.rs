@@ -31,6 +31,9 @@ pub struct Measured {
     pub cpu: Duration,
     /// Games lost on time.
     pub time_losses: u32,
+    /// Plies played in all (games lost on time are shorter: the runners are compared by
+    /// ply as well as by game).
+    pub plies: u64,
 }
 
 /// The runner's CPU time so far: `utime + stime` of `/proc/PID/stat`, in clock ticks of
@@ -82,6 +85,9 @@ pub fn measure(
     book: &Path,
     games: u32,
 ) -> Result<Measured, String> {
+    let pgn =
+        std::env::temp_dir().join(format!("gyoku-bench-shogitest-{}.pgn", std::process::id()));
+    let _ = std::fs::remove_file(&pgn);
     let start = Instant::now();
     let child = match runner {
         Runner::Gyoku(bin) => Command::new(bin)
@@ -103,10 +109,12 @@ pub fn measure(
             .arg("-engine")
             .arg(format!("cmd={}", engines[1].display()))
             .arg("name=two")
+            // This shogitest counts `-games` in pairs of one opening (its `-rounds`, 2 by
+            // default, is the games of a pair), whatever its README says.
             .args([
                 "-each",
                 "tc=0.01+0.0001",
-                "-rounds",
+                "-games",
                 &(games / 2).to_string(),
             ])
             .args([
@@ -119,6 +127,9 @@ pub fn measure(
             ])
             .arg("-openings")
             .arg(format!("file={}", book.display()))
+            // Its plies are in its PGN only.
+            .arg("-pgnout")
+            .arg(format!("file={}", pgn.display()))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn(),
@@ -126,15 +137,19 @@ pub fn measure(
     .map_err(|e| format!("{runner:?}: {e}"))?;
     let (out, cpu) = wait_measuring(child);
     let wall = start.elapsed();
-    let (games, time_losses) = match runner {
+    let (games, time_losses, plies) = match runner {
         Runner::Gyoku(_) => {
             let v: serde_json::Value = serde_json::from_str(&out)
                 .map_err(|e| format!("gyoku match said no JSON ({e}): {out}"))?;
             let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0) as u32;
             let time = &v["by_reason"]["time_up"];
+            let plies = v["results"].as_array().map_or(0, |r| {
+                r.iter().map(|g| g["plies"].as_u64().unwrap_or(0)).sum()
+            });
             (
                 n(&v["games"]),
                 n(&time["engine1"]) + n(&time["engine2"]) + n(&time["draws"]),
+                plies,
             )
         }
         Runner::Shogitest(_) => {
@@ -146,7 +161,14 @@ pub fn measure(
                 .iter()
                 .filter(|l| l.to_ascii_lowercase().contains("time"))
                 .count();
-            (finished.len() as u32, on_time as u32)
+            let plies = std::fs::read_to_string(&pgn)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| l.strip_prefix("[PlyCount \""))
+                .filter_map(|l| l.trim_end_matches("\"]").parse::<u64>().ok())
+                .sum();
+            let _ = std::fs::remove_file(&pgn);
+            (finished.len() as u32, on_time as u32, plies)
         }
     };
     Ok(Measured {
@@ -154,6 +176,7 @@ pub fn measure(
         wall,
         cpu,
         time_losses,
+        plies,
     })
 }
 
@@ -179,8 +202,8 @@ pub fn engine_scripts(gyoku: &Path, dir: &Path) -> Result<[PathBuf; 2], String> 
     Ok(out)
 }
 
-/// Runs every runner `rounds` times in turn and prints a table of the best round of each,
-/// with the ratios to the first runner.
+/// Runs every runner `rounds` times in turn and prints a table of the best round of each
+/// (by plies per second), with the ratios to the first runner.
 pub fn run(runners: &[(String, Runner)], gyoku: &Path, book: &Path, games: u32, rounds: u32) {
     let dir = std::env::temp_dir().join(format!("gyoku-bench-runner-{}", std::process::id()));
     let engines = match engine_scripts(gyoku, &dir) {
@@ -202,10 +225,8 @@ pub fn run(runners: &[(String, Runner)], gyoku: &Path, book: &Path, games: u32, 
                         m.cpu.as_secs_f64(),
                         m.time_losses
                     );
-                    let better = best[k].as_ref().is_none_or(|b| {
-                        m.wall.as_secs_f64() / f64::from(m.games.max(1))
-                            < b.wall.as_secs_f64() / f64::from(b.games.max(1))
-                    });
+                    let rate = |m: &Measured| m.plies as f64 / m.wall.as_secs_f64();
+                    let better = best[k].as_ref().is_none_or(|b| rate(&m) > rate(b));
                     if better {
                         best[k] = Some(m);
                     }
@@ -216,19 +237,24 @@ pub fn run(runners: &[(String, Runner)], gyoku: &Path, book: &Path, games: u32, 
     }
     let _ = std::fs::remove_dir_all(&dir);
     println!(
-        "\n| runner | games | wall s | games/s | runner CPU ms/game | lost on time |\n|---|---|---|---|---|---|"
+        "\n| runner | games | plies | lost on time | wall s | games/s | plies/s | runner CPU ms/game | runner CPU µs/ply |\n|---|---|---|---|---|---|---|---|---|"
     );
     let per_second = |m: &Measured| f64::from(m.games) / m.wall.as_secs_f64();
+    let plies_per_second = |m: &Measured| m.plies as f64 / m.wall.as_secs_f64();
     let cpu_per_game = |m: &Measured| m.cpu.as_secs_f64() * 1000.0 / f64::from(m.games.max(1));
+    let cpu_per_ply = |m: &Measured| m.cpu.as_secs_f64() * 1e6 / m.plies.max(1) as f64;
     for ((label, _), m) in runners.iter().zip(&best) {
         if let Some(m) = m {
             println!(
-                "| {label} | {} | {:.2} | {:.1} | {:.2} | {} |",
+                "| {label} | {} | {} | {} | {:.2} | {:.1} | {:.0} | {:.2} | {:.1} |",
                 m.games,
+                m.plies,
+                m.time_losses,
                 m.wall.as_secs_f64(),
                 per_second(m),
+                plies_per_second(m),
                 cpu_per_game(m),
-                m.time_losses
+                cpu_per_ply(m)
             );
         }
     }
@@ -236,10 +262,13 @@ pub fn run(runners: &[(String, Runner)], gyoku: &Path, book: &Path, games: u32, 
         for ((label, _), m) in runners.iter().zip(&best).skip(1) {
             if let Some(m) = m {
                 println!(
-                    "\n{}: {:.2}× the games per second of {label}, {:.2}× its CPU per game",
+                    "\n{} against {label}: {:.2}× its games per second, {:.2}× its plies per second, \
+                     {:.2}× its CPU per game, {:.2}× its CPU per ply",
                     runners[0].0,
                     per_second(first) / per_second(m),
-                    cpu_per_game(first) / cpu_per_game(m).max(1e-9)
+                    plies_per_second(first) / plies_per_second(m),
+                    cpu_per_game(first) / cpu_per_game(m).max(1e-9),
+                    cpu_per_ply(first) / cpu_per_ply(m).max(1e-9)
                 );
             }
         }

@@ -307,7 +307,7 @@ pub struct TournamentArgs {
 /// everyday options, with its names where it has one).
 #[derive(Debug, Args)]
 pub struct TestingArgs {
-    /// Forgive a move this late (fastchess's timemargin): a move made within this much
+    /// Forgive a move this late (fastchess's timemargin): a move made less than this much
     /// after its deadline is taken as on time, a later one loses (50ms; 0 by default).
     #[arg(long, value_name = "DURATION")]
     pub timemargin: Option<String>,
