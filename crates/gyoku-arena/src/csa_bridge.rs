@@ -204,6 +204,8 @@ enum ConnError {
     Io(String),
     /// The server said nothing for longer than the clocks allow.
     Silent,
+    /// It began a `Game_Summary` and did not end it in time.
+    SlowSummary,
     Garbage(String),
 }
 
@@ -213,6 +215,11 @@ impl std::fmt::Display for ConnError {
             ConnError::Closed => f.write_str("the server closed the connection"),
             ConnError::Io(e) => f.write_str(e),
             ConnError::Silent => f.write_str("the server stopped answering"),
+            ConnError::SlowSummary => write!(
+                f,
+                "the server's Game_Summary did not arrive whole within {} s",
+                SUMMARY_TIME.as_secs()
+            ),
             ConnError::Garbage(e) => write!(f, "the server sent what cannot be read: {e}"),
         }
     }
@@ -274,24 +281,35 @@ impl Conn {
         Ok(text)
     }
 
-    /// The next event, sending keep-alives while waiting, until `deadline`.
+    /// The next event, sending keep-alives while waiting, until `deadline`. A
+    /// `Game_Summary` begun must end within [`SUMMARY_TIME`] (a server writes it at once):
+    /// one dripped a line at a time is the server not answering, however far `deadline`.
     async fn event(
         &mut self,
         session: &mut ClientSession,
         keepalive: Duration,
         deadline: Instant,
     ) -> Result<Event, ConnError> {
+        let mut summary_by: Option<Instant> = None;
         loop {
+            let limit = summary_by.map_or(deadline, |t| t.min(deadline));
             let ping = self.last_write + keepalive;
-            let wake = ping.min(deadline);
+            let wake = ping.min(limit);
             match timeout_at(wake, self.line()).await {
-                Err(_) if wake == deadline => return Err(ConnError::Silent),
+                Err(_) if wake == limit && summary_by.is_some_and(|t| t <= deadline) => {
+                    return Err(ConnError::SlowSummary);
+                }
+                Err(_) if wake == limit => return Err(ConnError::Silent),
                 Err(_) => self.send("").await?,
                 Ok(line) => {
                     let line = line?;
                     match session.read(&line) {
                         Ok(Some(ev)) => return Ok(ev),
-                        Ok(None) => {}
+                        Ok(None) => {
+                            if session.in_summary() {
+                                summary_by.get_or_insert_with(|| Instant::now() + SUMMARY_TIME);
+                            }
+                        }
                         Err(e) => return Err(ConnError::Garbage(e.to_string())),
                     }
                 }
@@ -299,6 +317,9 @@ impl Conn {
         }
     }
 }
+
+/// How long a `Game_Summary`'s lines may take from its first to its last.
+pub const SUMMARY_TIME: Duration = Duration::from_secs(10);
 
 /// A game as the summary sets it up.
 struct Setup {

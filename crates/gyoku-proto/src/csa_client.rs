@@ -60,6 +60,11 @@ impl ClientSession {
         ClientSession::default()
     }
 
+    /// Whether it is in the middle of a `Game_Summary` (its first line read, not its last).
+    pub fn in_summary(&self) -> bool {
+        self.summary.is_some()
+    }
+
     /// Reads the next line; `Ok(None)` when it completes nothing yet (a summary line, a
     /// reason waiting for its result, a keep-alive).
     ///
