@@ -42,15 +42,20 @@ unsafe fn run(slf: *mut ffi::PyObject, arg: *mut ffi::PyObject, body: Body) -> *
     let arg = (!arg.is_null()).then(|| unsafe { Borrowed::from_ptr(py, arg) });
     match catch_unwind(AssertUnwindSafe(|| body(py, board.get(), arg.as_deref()))) {
         Ok(Ok(object)) => object,
-        Ok(Err(err)) => {
-            err.restore(py);
-            null_mut()
-        }
-        Err(payload) => {
-            PanicException::new_err(panic_message(payload.as_ref())).restore(py);
-            null_mut()
-        }
+        Ok(Err(err)) => failed(err),
+        Err(payload) => failed(PanicException::new_err(panic_message(payload.as_ref()))),
     }
+}
+
+/// Sets `err` as the Python exception and returns NULL. Raising makes objects (the
+/// exception's type and arguments) whose references PyO3 gives back when they drop; a
+/// reference dropped while PyO3 does not count the GIL as held (`assume_gil_acquired`
+/// does not count it) waits in PyO3's pool until some PyO3 method runs, so a loop of
+/// failing calls held memory without bound (2 M calls: 193 MiB, issue 43). Under
+/// `with_gil` (cheap: the GIL is held, PyO3 only counts it) they go at once.
+fn failed(err: PyErr) -> *mut ffi::PyObject {
+    Python::with_gil(|py| err.restore(py));
+    null_mut()
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {

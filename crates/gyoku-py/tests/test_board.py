@@ -223,3 +223,35 @@ def test_methods_keep_their_signatures():
         method = getattr(gyoku.Board, name)
         assert method.__doc__ and name in repr(method)
         assert list(inspect.signature(method).parameters)[1:] == params, name
+
+
+def resident_kib():
+    """This process's resident memory now (Linux), KiB."""
+    with open("/proc/self/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def test_failing_fast_calls_give_back_what_they_made():
+    """Issue 43: a `pop()` on an empty board or a `push` of the wrong type, called in a
+    loop with no other method between, held each raised exception's objects until another
+    method ran (2,000,000 calls: 193 MiB). They are given back at once."""
+    b = gyoku.Board()
+
+    def fail(n):
+        for _ in range(n):
+            try:
+                b.pop()
+            except IndexError:
+                pass
+            try:
+                b.push(1.5)
+            except TypeError:
+                pass
+
+    fail(10_000)  # warm up: allocator and interpreter state settle
+    start = resident_kib()
+    fail(500_000)
+    grown = resident_kib() - start
+    print(f"1,000,000 failing calls: resident memory grew {grown} KiB")
+    assert grown < 8 * 1024, grown
