@@ -122,6 +122,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
     );
     // Said only to whoever asked for more: the default quietly fits the limit.
     let lowered = lowered.filter(|_| a.max_connections.is_some());
+    let events = event_files(&a.event_files)?;
     let options = Options {
         csa: a.csa,
         db: db.clone(),
@@ -132,7 +133,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
             max_moves: a.max_moves,
             least_time_per_move: a.least_time_per_move,
             strict_csa_server: a.strict_csa_server,
-            schedules: schedules(&a.schedules)?,
+            schedules: schedules_apart_from_events(schedules(&a.schedules)?, &events)?,
             events: Vec::new(),
         },
         ratings_every: std::time::Duration::from_secs(a.ratings_every.max(1)),
@@ -150,7 +151,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         },
         md5_rating_ids: a.md5_rating_ids,
         engines,
-        events: event_files(&a.event_files)?,
+        events,
         standby: a.standby,
     };
     if a.role == Role::Web {
@@ -391,6 +392,31 @@ fn admin_token(path: &std::path::Path) -> Result<gyoku_server::http::AdminToken,
     let text = String::from_utf8_lossy(&bytes);
     gyoku_server::http::AdminToken::new(text.trim().to_string())
         .map_err(|e| Failure::Input(format!("--admin-token-file {shown}: {e}")))
+}
+
+/// Refuses a `--schedule` for an organised event's game (its rounds are the event's: no
+/// one would be waiting for the scheduled ones) and two for one game (the second would
+/// silently replace the first): issue 43.
+fn schedules_apart_from_events(
+    schedules: Vec<(String, gyoku_server::lobby::Schedule)>,
+    events: &[gyoku_server::event::EventFile],
+) -> Result<Vec<(String, gyoku_server::lobby::Schedule)>, Failure> {
+    for (k, (game, _)) in schedules.iter().enumerate() {
+        if schedules[..k].iter().any(|(g, _)| g == game) {
+            return Err(Failure::Input(format!(
+                "--schedule {game}: given twice; put every time in one --schedule \
+                 ({game}=:00,:30)"
+            )));
+        }
+        if let Some(e) = events.iter().find(|e| e.game == *game) {
+            return Err(Failure::Input(format!(
+                "--schedule {game}: that is the game of the event {} (--event-file), whose \
+                 rounds the event file sets",
+                e.name
+            )));
+        }
+    }
+    Ok(schedules)
 }
 
 /// `--schedule GAME=TIMES` or `GAME=@FILE`.

@@ -577,6 +577,27 @@ fn the_admin_endpoint_answers_to_its_token_only_and_a_missing_player_forfeits() 
     let wrong = format!("Bearer {}", "0".repeat(64));
     let (status, _) = request(http, "POST", admin, &[("Authorization", &wrong)], &pause);
     assert_eq!(status, 401);
+    // Issue 43: wrong tokens from one address are slowed as wrong passwords are: with the
+    // two above, three more are refused as wrong (five free tries), then one comes too soon
+    // (429, with the seconds to wait).
+    let mut statuses = Vec::new();
+    let mut retry_after = None;
+    for _ in 0..12 {
+        let (status, v) = request(http, "POST", admin, &[("Authorization", &wrong)], &pause);
+        statuses.push(status);
+        if status == 429 {
+            assert_eq!(v["error"]["code"], "slow_down", "{v}");
+            retry_after = v["error"]["retry_after"].as_f64();
+            break;
+        }
+    }
+    assert!(
+        statuses.len() >= 4 && statuses[..statuses.len() - 1].iter().all(|s| *s == 401),
+        "{statuses:?}"
+    );
+    // After the wait the address is heard again: the token's pause below is answered.
+    let wait = retry_after.expect("slowed down within twelve tries");
+    std::thread::sleep(Duration::from_secs_f64(wait) + Duration::from_millis(100));
     let foreign = [
         ("Authorization", bearer.as_str()),
         ("Origin", "http://evil.example"),
@@ -626,7 +647,9 @@ fn the_admin_endpoint_answers_to_its_token_only_and_a_missing_player_forfeits() 
         (json!("cat"), json!("black"))
     );
 
-    // With the token: pause (twice is refused), adjust a result, resume.
+    // With the token (the scheme's name in any case): pause (twice is refused), adjust a
+    // result, resume.
+    let bearer = bearer.replacen("Bearer", "bearer", 1);
     let ok = [("Authorization", bearer.as_str())];
     let (status, v) = request(http, "POST", admin, &ok, &pause);
     assert_eq!((status, v["status"].clone()), (200, json!("paused")), "{v}");
@@ -721,5 +744,50 @@ fn the_admin_endpoint_answers_to_its_token_only_and_a_missing_player_forfeits() 
             "{err}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 43: a `--schedule` for an event's game got no waiters, and a second `--schedule`
+/// for one game silently replaced the first: both are refused before the server starts.
+#[test]
+fn schedules_that_could_not_work_are_refused() {
+    let dir = std::env::temp_dir().join(format!("gyoku-event-schedules-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = event_file(
+        &dir,
+        "name = \"cup\"\ngame = \"cup-600-10\"\nformat = \"swiss\"\nrounds = 3\n\
+         participants = [\"ann\", \"bob\", \"cat\", \"dan\"]\n",
+    );
+    let serve = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_gyoku"))
+            .args([
+                "serve",
+                "--csa",
+                "127.0.0.1:0",
+                "--http",
+                "off",
+                "--data-dir",
+            ])
+            .arg(&dir)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let twice = serve(&["--schedule", "club-60-0=:00", "--schedule", "club-60-0=:30"]);
+    assert_eq!(twice.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&twice.stderr).contains("--schedule club-60-0: given twice"),
+        "{}",
+        String::from_utf8_lossy(&twice.stderr)
+    );
+    let file = file.to_str().unwrap().to_string();
+    let event = serve(&["--event-file", &file, "--schedule", "cup-600-10=:00"]);
+    assert_eq!(event.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&event.stderr).contains("that is the game of the event cup"),
+        "{}",
+        String::from_utf8_lossy(&event.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,7 +4,7 @@
 
 use gyoku::{Color, Hand, Move, Piece, Position, Role, Setup, Square};
 
-use crate::{Format, ReadError, Record, Terminal};
+use crate::{Format, ReadError, ReadErrorKind, Record, Terminal};
 
 const CODES: [(&str, Role); 14] = [
     ("FU", Role::Pawn),
@@ -74,12 +74,15 @@ struct Reader {
 }
 
 fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
-    ReadError {
-        format: Format::Csa,
-        line,
-        column,
-        message: message.into(),
-    }
+    ReadError::new(Format::Csa, ReadErrorKind::Syntax, line, column, message)
+}
+
+fn position_err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
+    ReadError::new(Format::Csa, ReadErrorKind::Position, line, column, message)
+}
+
+fn move_err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
+    ReadError::new(Format::Csa, ReadErrorKind::Move, line, column, message)
 }
 
 /// Whether `text` has a CSA move's shape (`+2726FU`).
@@ -269,7 +272,7 @@ impl Reader {
         setup.turn = turn;
         let position = Position::from_setup(setup)
             .or_else(|e| e.ignore_all_safe())
-            .map_err(|e| err(line, 1, e.to_string()))?;
+            .map_err(|e| position_err(line, 1, e.to_string()))?;
         let mut record = Record::new(position.clone());
         // A move line is at least 7 bytes and, with its time line, about 12: reserve for
         // this game's own size, never the file's.
@@ -310,17 +313,18 @@ impl Reader {
                 b' ' => i += 1,
                 b'*' => {
                     if file == 0 {
-                        return Err(err(line, i + 1, "more than nine squares"));
+                        return Err(position_err(line, i + 1, "more than nine squares"));
                     }
                     file -= 1;
                     i += 1;
                 }
                 sign @ (b'+' | b'-') => {
                     let code = text.get(i + 1..i + 3).unwrap_or("");
-                    let role = role_of(code)
-                        .ok_or_else(|| err(line, i + 2, format!("unknown piece '{code}'")))?;
+                    let role = role_of(code).ok_or_else(|| {
+                        position_err(line, i + 2, format!("unknown piece '{code}'"))
+                    })?;
                     if file == 0 {
-                        return Err(err(line, i + 1, "more than nine squares"));
+                        return Err(position_err(line, i + 1, "more than nine squares"));
                     }
                     let color = if sign == b'+' {
                         Color::Black
@@ -333,7 +337,7 @@ impl Reader {
                     i += 3;
                 }
                 _ => {
-                    return Err(err(
+                    return Err(position_err(
                         line,
                         i + 1,
                         format!("unexpected '{}'", char::from(bytes[i])),
@@ -342,7 +346,7 @@ impl Reader {
             }
         }
         if file != 0 {
-            return Err(err(
+            return Err(position_err(
                 line,
                 1,
                 format!("rank {rank} has {} squares instead of 9", 9 - file),
@@ -379,26 +383,26 @@ impl Reader {
                         role,
                         (now + missing).min(u32::from(Hand::capacity(role))) as u8,
                     )
-                    .map_err(|e| err(line, i + 1, e.to_string()))?;
+                    .map_err(|e| position_err(line, i + 1, e.to_string()))?;
                 }
                 i += 4;
                 continue;
             }
-            let role =
-                role_of(code).ok_or_else(|| err(line, i + 3, format!("unknown piece '{code}'")))?;
+            let role = role_of(code)
+                .ok_or_else(|| position_err(line, i + 3, format!("unknown piece '{code}'")))?;
             if sq == b"00" {
                 let hand = self.setup().hands.get_mut(color);
                 let n = hand.count(role);
                 hand.set(role, n.saturating_add(1))
-                    .map_err(|e| err(line, i + 3, e.to_string()))?;
+                    .map_err(|e| position_err(line, i + 3, e.to_string()))?;
             } else {
-                let sq = square(sq).ok_or_else(|| err(line, i + 1, "bad square"))?;
+                let sq = square(sq).ok_or_else(|| position_err(line, i + 1, "bad square"))?;
                 self.setup().board.set(sq, Some(Piece::new(color, role)));
             }
             i += 4;
         }
         if i != bytes.len() {
-            return Err(err(line, i + 1, "incomplete piece"));
+            return Err(position_err(line, i + 1, "incomplete piece"));
         }
         Ok(())
     }
@@ -408,13 +412,15 @@ impl Reader {
         let bytes = text.as_bytes();
         let mut i = 2;
         while i + 4 <= bytes.len() {
-            let sq = square(&bytes[i..i + 2]).ok_or_else(|| err(line, i + 1, "bad square"))?;
-            role_of(&text[i + 2..i + 4]).ok_or_else(|| err(line, i + 3, "unknown piece"))?;
+            let sq =
+                square(&bytes[i..i + 2]).ok_or_else(|| position_err(line, i + 1, "bad square"))?;
+            role_of(&text[i + 2..i + 4])
+                .ok_or_else(|| position_err(line, i + 3, "unknown piece"))?;
             setup.board.set(sq, None);
             i += 4;
         }
         if i != bytes.len() {
-            return Err(err(line, i + 1, "incomplete piece"));
+            return Err(position_err(line, i + 1, "incomplete piece"));
         }
         self.setup = Some(setup);
         Ok(())
@@ -422,7 +428,7 @@ impl Reader {
 
     fn game_move(&mut self, line: usize, col: usize, text: &str) -> Result<(), ReadError> {
         let (Some(record), Some(pos)) = (self.record.as_mut(), self.position.as_mut()) else {
-            return Err(err(
+            return Err(move_err(
                 line,
                 col,
                 "a move before the side to move ('+' or '-')",
@@ -433,7 +439,7 @@ impl Reader {
             return Ok(());
         }
         let (mover, mv) =
-            parse_move(text, pos).map_err(|(at, message)| err(line, col + at, message))?;
+            parse_move(text, pos).map_err(|(at, message)| move_err(line, col + at, message))?;
         if record.foul.is_some() {
             if let Some(f) = record.foul.as_mut() {
                 f.rest.push(text.to_string());
@@ -483,7 +489,7 @@ impl Reader {
                 b'+' => self.pieces(line, Color::Black, text)?,
                 b'-' => self.pieces(line, Color::White, text)?,
                 _ => {
-                    return Err(err(
+                    return Err(position_err(
                         line,
                         col + 1,
                         format!("unknown position line '{text}'"),

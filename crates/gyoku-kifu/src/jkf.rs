@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::csa::role_code;
-use crate::{Format, ReadError, Record, RecordMove, Terminal, Variation};
+use crate::{Format, ReadError, ReadErrorKind, Record, RecordMove, Terminal, Variation};
 
 const PRESETS: [(&str, Option<Handicap>); 16] = [
     ("HIRATE", None),
@@ -45,13 +45,9 @@ const SPECIALS: [(&str, Terminal); 12] = [
     ("MAX_MOVES", Terminal::MaxMoves),
 ];
 
+/// A fault of the start (`initial`), reported at the top of the file.
 fn err(message: impl Into<String>) -> ReadError {
-    ReadError {
-        format: Format::Jkf,
-        line: 1,
-        column: 1,
-        message: message.into(),
-    }
+    ReadError::new(Format::Jkf, ReadErrorKind::Position, 1, 1, message)
 }
 
 fn role(code: &str) -> Option<Role> {
@@ -224,12 +220,7 @@ impl<'t> Entries<'t> {
             Some((l, c)) => (line + l - 1, c),
             None => (line, column),
         };
-        ReadError {
-            format: Format::Jkf,
-            line,
-            column,
-            message,
-        }
+        ReadError::new(Format::Jkf, ReadErrorKind::Move, line, column, message)
     }
 
     fn entry<'r>(&self, raw: &'r RawValue) -> Result<Entry<'r>, ReadError> {
@@ -398,36 +389,41 @@ fn special(entry: &Entry) -> Option<Terminal> {
 /// # Errors
 /// [`ReadError`] with the line and column of the fault: the JSON's, or the move's entry.
 pub fn read(text: &str) -> Result<Record, ReadError> {
-    let json_error = |e: serde_json::Error| ReadError {
-        format: Format::Jkf,
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
+    let json_error = |e: serde_json::Error| {
+        ReadError::new(
+            Format::Jkf,
+            ReadErrorKind::Syntax,
+            e.line(),
+            e.column(),
+            e.to_string(),
+        )
     };
     // Each level of forks is three levels of JSON (the forks, a fork, an entry): a document
     // nested deeper than the forks may be is refused in one pass, before any parsing.
     let max_json_depth = 3 * crate::MAX_VARIATION_DEPTH + 16;
     if let Some(offset) = nesting_exceeds(text.as_bytes(), max_json_depth) {
         let (line, column) = line_column(text, offset);
-        return Err(ReadError {
-            format: Format::Jkf,
+        return Err(ReadError::new(
+            Format::Jkf,
+            ReadErrorKind::Variation,
             line,
             column,
-            message: format!(
+            format!(
                 "nested deeper than {max_json_depth} levels (forks nest at most {} levels)",
                 crate::MAX_VARIATION_DEPTH
             ),
-        });
+        ));
     }
     let root: Root = serde_json::from_str(text).map_err(json_error)?;
     // A JKF record is an object with at least one of its keys; other JSON is not one.
     if root.header.is_none() && root.initial.is_none() && root.moves.is_none() {
-        return Err(ReadError {
-            format: Format::Jkf,
-            line: 1,
-            column: 1,
-            message: "not a JKF record (no \"header\", \"initial\" or \"moves\")".to_string(),
-        });
+        return Err(ReadError::new(
+            Format::Jkf,
+            ReadErrorKind::Syntax,
+            1,
+            1,
+            "not a JKF record (no \"header\", \"initial\" or \"moves\")",
+        ));
     }
     let (start_pos, handicap) = start(root.initial.as_ref())?;
     let mut record = Record::new(start_pos.clone());

@@ -23,15 +23,18 @@
 use gyoku::{Color, Move, Position, Role, Square};
 
 use crate::kakinoki::{self, MARKS, is_move_line, summary};
-use crate::{Format, Foul, ReadError, Record, RecordMove, Terminal, Variation};
+use crate::{Format, Foul, ReadError, ReadErrorKind, Record, RecordMove, Terminal, Variation};
 
 fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
-    ReadError {
-        format: Format::Ki2,
-        line,
-        column,
-        message: message.into(),
-    }
+    ReadError::new(Format::Ki2, ReadErrorKind::Syntax, line, column, message)
+}
+
+fn move_err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
+    ReadError::new(Format::Ki2, ReadErrorKind::Move, line, column, message)
+}
+
+fn variation_err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
+    ReadError::new(Format::Ki2, ReadErrorKind::Variation, line, column, message)
 }
 
 /// The qualifiers of a KI2 move, as read.
@@ -599,7 +602,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
                 .trim()
                 .parse()
                 .ok()
-                .ok_or_else(|| err(line_no, 4, format!("bad variation '{trimmed}'")))?;
+                .ok_or_else(|| variation_err(line_no, 4, format!("bad variation '{trimmed}'")))?;
             if let Some(v) = variation.take() {
                 record.variations.push(v);
             }
@@ -642,7 +645,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
                 .and_then(|w| resolve(&line.pos, &w, line.previous_to, token));
             match variation.as_mut() {
                 None => {
-                    let mv = resolved.map_err(|m| err(line_no, column, m))?;
+                    let mv = resolved.map_err(|m| move_err(line_no, column, m))?;
                     line.previous_to = Some(mv.to());
                     record.push_move(&mut line.pos, mv, None);
                 }

@@ -4,15 +4,18 @@
 use gyoku::{Color, Handicap, Move, Piece, Position, Role, Setup, Square};
 
 use crate::kakinoki::{self, NAMES, destination_and_piece, variation_header};
-use crate::{Format, ReadError, Record, RecordMove, Terminal, Variation};
+use crate::{Format, ReadError, ReadErrorKind, Record, RecordMove, Terminal, Variation};
 
-fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
-    ReadError {
-        format: Format::Kif,
-        line,
-        column,
-        message: message.into(),
-    }
+fn position_err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
+    ReadError::new(Format::Kif, ReadErrorKind::Position, line, column, message)
+}
+
+fn move_err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
+    ReadError::new(Format::Kif, ReadErrorKind::Move, line, column, message)
+}
+
+fn variation_err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
+    ReadError::new(Format::Kif, ReadErrorKind::Variation, line, column, message)
 }
 
 const SPECIALS: [(&str, Terminal); 13] = [
@@ -214,7 +217,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         }
         Position::from_setup(s)
             .or_else(|e| e.ignore_all_safe())
-            .map_err(|e| err(line, 1, e.to_string()))
+            .map_err(|e| position_err(line, 1, e.to_string()))
     };
 
     for (n, raw) in text.lines().enumerate() {
@@ -244,7 +247,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         if let Some(rest) = variation_header(trimmed) {
             let ply: u32 = rest.trim_end_matches('手').trim().parse().map_err(|_| {
                 let indent = line.chars().count() - trimmed.chars().count();
-                err(line_no, indent + 4, format!("bad variation '{trimmed}'"))
+                variation_err(line_no, indent + 4, format!("bad variation '{trimmed}'"))
             })?;
             if let (Some(v), Some(r)) = (variation.take(), record.as_mut()) {
                 r.variations.push(v);
@@ -281,7 +284,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
                 rank += 1;
                 let s = setup.get_or_insert_with(Setup::empty);
                 board_row(s, rank, row)
-                    .ok_or_else(|| err(line_no, 1, format!("bad board row '{line}'")))?;
+                    .ok_or_else(|| position_err(line_no, 1, format!("bad board row '{line}'")))?;
                 continue;
             }
             if line.starts_with("  ９") || line.starts_with("+---") || line.starts_with("+－") {
@@ -319,7 +322,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
                         };
                         let s = setup.get_or_insert_with(Setup::empty);
                         hand_text(s, color, &value).ok_or_else(|| {
-                            err(
+                            position_err(
                                 line_no,
                                 key.chars().count() + 2,
                                 format!("bad hand '{value}'"),
@@ -331,7 +334,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
                 continue;
             }
             if move_line(line).is_none() {
-                return Err(err(
+                return Err(move_err(
                     line_no,
                     1,
                     format!(
@@ -370,7 +373,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
                 continue;
             }
             let mv = parse_move(ml.text, last_to)
-                .map_err(|m| err(line_no, column_of(line, ml.text), m))?;
+                .map_err(|m| move_err(line_no, column_of(line, ml.text), m))?;
             last_to = Some(mv.to());
             v.moves.push(RecordMove {
                 mv,
@@ -388,8 +391,8 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             f.rest.push(line.trim().to_string());
             continue;
         }
-        let mv =
-            parse_move(ml.text, last_to).map_err(|m| err(line_no, column_of(line, ml.text), m))?;
+        let mv = parse_move(ml.text, last_to)
+            .map_err(|m| move_err(line_no, column_of(line, ml.text), m))?;
         last_to = Some(mv.to());
         r.push_move(p, mv, ml.time_ms);
     }

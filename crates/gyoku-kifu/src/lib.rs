@@ -561,7 +561,8 @@ pub(crate) fn turn_after(start: gyoku::Color, plies: usize) -> gyoku::Color {
     }
 }
 
-/// A record that could not be read: where, and what.
+/// A record that could not be read: where, what, and what kind of fault (for a program
+/// to branch on; the message is for people).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadError {
     /// The format being read.
@@ -572,6 +573,66 @@ pub struct ReadError {
     pub column: usize,
     /// What was wrong.
     pub message: String,
+    /// The kind of fault.
+    pub kind: ReadErrorKind,
+}
+
+/// The kind of fault a record has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ReadErrorKind {
+    /// Text that is not the format's: a line that reads as nothing, bad JSON.
+    Syntax,
+    /// The start does not read or is no position: a board row, a hand, a SFEN.
+    Position,
+    /// A move does not read, or cannot be played where it stands.
+    Move,
+    /// A variation that does not read, or nests too deep.
+    Variation,
+    /// Nothing to read: an empty file, no game in it.
+    Empty,
+    /// The format cannot be told.
+    Format,
+}
+
+impl ReadErrorKind {
+    /// The stable code: `syntax`, `position`, `move`, `variation`, `empty`, `format`.
+    ///
+    /// ```
+    /// use gyoku_kifu::{Format, ReadErrorKind, read_str};
+    /// let e = read_str("P1-KY-KE\n", Format::Csa).unwrap_err();
+    /// assert_eq!((e.kind, e.kind.code()), (ReadErrorKind::Position, "position"));
+    /// assert_eq!(read_str(" \n", Format::Kif).unwrap_err().kind.code(), "empty");
+    /// ```
+    pub const fn code(self) -> &'static str {
+        match self {
+            ReadErrorKind::Syntax => "syntax",
+            ReadErrorKind::Position => "position",
+            ReadErrorKind::Move => "move",
+            ReadErrorKind::Variation => "variation",
+            ReadErrorKind::Empty => "empty",
+            ReadErrorKind::Format => "format",
+        }
+    }
+}
+
+impl ReadError {
+    /// An error of `kind` at `line`, `column`.
+    pub(crate) fn new(
+        format: Format,
+        kind: ReadErrorKind,
+        line: usize,
+        column: usize,
+        message: impl Into<String>,
+    ) -> ReadError {
+        ReadError {
+            format,
+            line,
+            column,
+            message: message.into(),
+            kind,
+        }
+    }
 }
 
 impl fmt::Display for ReadError {
@@ -627,12 +688,13 @@ pub fn read_str(text: &str, format: Format) -> Result<Vec<Record>, ReadError> {
 /// `count` records read from a whole file: none is an error ("no game in the file").
 pub(crate) fn at_least_one(count: usize, format: Format) -> Result<usize, ReadError> {
     if count == 0 {
-        return Err(ReadError {
+        return Err(ReadError::new(
             format,
-            line: 1,
-            column: 1,
-            message: "no game in the file".to_string(),
-        });
+            ReadErrorKind::Empty,
+            1,
+            1,
+            "no game in the file",
+        ));
     }
     Ok(count)
 }
@@ -646,12 +708,13 @@ pub(crate) fn check_nesting(
     line: usize,
 ) -> Result<(), ReadError> {
     match parent {
-        Some(i) if record.variation_depth(i) >= MAX_VARIATION_DEPTH => Err(ReadError {
+        Some(i) if record.variation_depth(i) >= MAX_VARIATION_DEPTH => Err(ReadError::new(
             format,
+            ReadErrorKind::Variation,
             line,
-            column: 1,
-            message: format!("variations nest deeper than {MAX_VARIATION_DEPTH} levels"),
-        }),
+            1,
+            format!("variations nest deeper than {MAX_VARIATION_DEPTH} levels"),
+        )),
         _ => Ok(()),
     }
 }
@@ -680,12 +743,13 @@ pub fn read_str_each(
     // One rule for every format: a file with nothing but white space holds no game (a KIF
     // reader would otherwise make it a game of no moves from the even start).
     if text.trim().is_empty() {
-        return Err(ReadError {
+        return Err(ReadError::new(
             format,
-            line: 1,
-            column: 1,
-            message: "empty file: no game in it".to_string(),
-        });
+            ReadErrorKind::Empty,
+            1,
+            1,
+            "empty file: no game in it",
+        ));
     }
     let one = |r: Result<Record, ReadError>, each: &mut dyn FnMut(Record)| {
         each(r?);
@@ -758,12 +822,13 @@ pub fn read_bytes_each(
     let format = match format.or_else(|| Format::sniff(&text)) {
         Some(f) => f,
         None => {
-            return Err(ReadError {
-                format: Format::Usi,
-                line: 1,
-                column: 1,
-                message: "unknown record format (expected CSA, KIF, KI2, JKF or USI)".to_string(),
-            });
+            return Err(ReadError::new(
+                Format::Usi,
+                ReadErrorKind::Format,
+                1,
+                1,
+                "unknown record format (expected CSA, KIF, KI2, JKF or USI)",
+            ));
         }
     };
     read_str_each(&text, format, each)

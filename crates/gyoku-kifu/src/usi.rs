@@ -5,15 +5,14 @@
 
 use gyoku::{Move, Position};
 
-use crate::{Format, ReadError, Record, Terminal};
+use crate::{Format, ReadError, ReadErrorKind, Record, Terminal};
 
-fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
-    ReadError {
-        format: Format::Usi,
-        line,
-        column,
-        message: message.into(),
-    }
+fn position_err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
+    ReadError::new(Format::Usi, ReadErrorKind::Position, line, column, message)
+}
+
+fn move_err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
+    ReadError::new(Format::Usi, ReadErrorKind::Move, line, column, message)
 }
 
 fn terminal(token: &str) -> Option<Terminal> {
@@ -82,10 +81,11 @@ pub(crate) fn read_part(text: &str, each: &mut dyn FnMut(Record)) -> Result<usiz
             None => ("startpos", body),
         };
         let start = Position::from_setup(
-            gyoku::Setup::from_sfen(start_text).map_err(|e| err(line, 1, e.to_string()))?,
+            gyoku::Setup::from_sfen(start_text)
+                .map_err(|e| position_err(line, 1, e.to_string()))?,
         )
         .or_else(|e| e.ignore_all_safe())
-        .map_err(|e| err(line, 1, e.to_string()))?;
+        .map_err(|e| position_err(line, 1, e.to_string()))?;
         let mut record = Record::new(start.clone());
         let mut pos = start;
         let offset = raw.len() - raw.trim_start().len() + (trimmed.len() - moves_text.len());
@@ -103,7 +103,7 @@ pub(crate) fn read_part(text: &str, each: &mut dyn FnMut(Record)) -> Result<usiz
                 let mv: Move = match token.parse() {
                     Ok(mv) => mv,
                     Err(e) => {
-                        unusual_drop(token).ok_or_else(|| err(line, column, e.to_string()))?
+                        unusual_drop(token).ok_or_else(|| move_err(line, column, e.to_string()))?
                     }
                 };
                 record.push_move(&mut pos, mv, None);

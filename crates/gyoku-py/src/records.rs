@@ -54,13 +54,14 @@ impl From<SourceError> for PyErr {
 impl SourceError {
     /// The error as `gyoku.judge(..., errors="yield")` gives it: `{"kind", "file",
     /// "line", "column", "message"}` (`kind`: `io`, `read`, `type`, `python`; `file`,
-    /// `line`, `column` null where unknown).
+    /// `line`, `column` null where unknown), and for `read` the fault's `read_kind`
+    /// (`syntax`, `position`, `move`, `variation`, `empty`, `format`).
     fn value(&self) -> Value {
         match self {
             SourceError::Io(file, m) => json!({"kind": "io", "file": file, "line": null,
                 "column": null, "message": m}),
             SourceError::Read { file, error } => json!({"kind": "read", "file": file,
-                "line": error.line, "column": error.column,
+                "line": error.line, "column": error.column, "read_kind": error.kind.code(),
                 "message": format!("{} ({})", error.message, error.format.name())}),
             SourceError::Type(m) => json!({"kind": "type", "file": null, "line": null,
                 "column": null, "message": m}),

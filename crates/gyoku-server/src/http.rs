@@ -83,6 +83,7 @@ pub fn router(
         reads: std::sync::atomic::AtomicU64::new(0),
         replays: std::sync::atomic::AtomicU64::new(0),
         options: options.clone(),
+        admin_tries: std::sync::Mutex::default(),
     });
     tokio::spawn(follow::follow(Arc::downgrade(&api), heard));
     let guard = Arc::new(guard::Guard::new(bound, options));

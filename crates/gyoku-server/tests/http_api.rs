@@ -570,6 +570,14 @@ fn bad_input_gets_its_documented_error_never_a_500() {
         );
         assert!(!v["error"]["message"].as_str().unwrap().is_empty(), "{v}");
     }
+    // A record that does not read says where and what kind of fault (issue 40).
+    let (got, v) = server.request_with("POST", "/api/judge?format=csa", "", b"V2.2\nPX\n");
+    assert_eq!(got, 400, "{v}");
+    assert_eq!(
+        (&v["error"]["read_kind"], &v["error"]["line"]),
+        (&json!("position"), &json!(2)),
+        "{v}"
+    );
     // The illegal move names its kind and ply, as the CLI does.
     let (_, v) = server.post_json("/api/impasse", &json!({ "moves": "7g7f P*5e" }));
     assert_eq!(v["error"]["kind"], "not_in_hand", "{v}");

@@ -4,11 +4,12 @@
 //! the admin token given at start (`gyoku serve --admin-token-file`), sent as
 //! `Authorization: Bearer <token>`, from no other site's page.
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::Json;
 use axum::body::Body;
-use axum::extract::{Path, State};
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use blake2::{Blake2b512, Digest};
 use serde_json::{Value, json};
@@ -25,19 +26,31 @@ const ADMIN_ANSWER: Duration = Duration::from_secs(10);
 /// The most bytes of an operator's reason kept.
 pub const MAX_REASON: usize = 500;
 
+/// The fewest different characters an admin token may have.
+pub const MIN_DISTINCT: usize = 10;
+
 /// The operator's token: compared in constant time, never shown (`Debug` hides it).
 #[derive(Clone)]
 pub struct AdminToken(String);
 
 impl AdminToken {
-    /// A token; at least 32 characters (an unguessable one: `gyoku serve` makes 64 hex
-    /// digits from the system's random source).
+    /// A token; at least 32 characters, of at least [`MIN_DISTINCT`] different ones (an
+    /// unguessable one: `gyoku serve` makes 64 hex digits from the system's random source;
+    /// 32 `a`s are refused).
     ///
     /// # Errors
-    /// When it is shorter.
+    /// When it is shorter, or made of too few characters.
     pub fn new(token: String) -> Result<AdminToken, String> {
         if token.chars().count() < 32 {
             return Err("an admin token has at least 32 characters".into());
+        }
+        let distinct: std::collections::BTreeSet<char> = token.chars().collect();
+        if distinct.len() < MIN_DISTINCT {
+            return Err(format!(
+                "an admin token of {} different characters is guessable: use at least \
+                 {MIN_DISTINCT} (delete the file and gyoku serve makes one)",
+                distinct.len()
+            ));
         }
         Ok(AdminToken(token))
     }
@@ -118,6 +131,7 @@ pub(super) async fn event(
 /// another site's page, 409 `refused` when the event cannot do it now.
 pub(super) async fn admin(
     State(api): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(name): Path<String>,
     headers: HeaderMap,
     body: Body,
@@ -129,18 +143,35 @@ pub(super) async fn admin(
             "the server was started without an admin token (gyoku serve --admin-token-file FILE)",
         ));
     };
+    // Wrong tokens from one address are slowed as wrong passwords are (after five, each
+    // try waits longer, doubling to 30 s): refused at once while the wait lasts.
+    let who = format!("admin endpoint from {}", peer.ip());
+    let now = tokio::time::Instant::now();
+    let wait = lock(&api.admin_tries).wait(peer.ip(), &who, now);
+    if !wait.is_zero() {
+        let seconds = wait.as_secs_f64().ceil().max(1.0);
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "slow_down",
+            format!("too many wrong admin tokens from this address: try again in {seconds} s"),
+        )
+        .with("retry_after", json!(seconds)));
+    }
     let given = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
+        .and_then(bearer);
     if !given.is_some_and(|g| token.admits(g)) {
+        if let Some(said) = lock(&api.admin_tries).failed(peer.ip(), &who, now) {
+            crate::log::note(&said);
+        }
         return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
             "send the admin token as Authorization: Bearer <token>",
         ));
     }
+    lock(&api.admin_tries).succeeded(peer.ip(), &who);
     let body = json_body(&api, &headers, body).await?;
     let action = action_of(&body)?;
     if !api
@@ -220,17 +251,50 @@ fn action_of(body: &Value) -> Result<EventAction, ApiError> {
     }
 }
 
+/// The token of an `Authorization` header's value: the `Bearer` scheme (its name in any
+/// case, as HTTP's schemes are), then the token.
+fn bearer(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
+    fn a_token_of_few_characters_is_refused_and_the_scheme_read_in_any_case() {
+        assert!(AdminToken::new("a".repeat(32)).is_err());
+        assert!(AdminToken::new("ab".repeat(20)).is_err());
+        assert!(AdminToken::new(AdminToken::random_text().unwrap()).is_ok());
+        assert!(AdminToken::new("0123456789".repeat(4)).is_ok());
+        for (value, token) in [
+            ("Bearer abc", Some("abc")),
+            ("bearer abc", Some("abc")),
+            ("BEARER  abc ", Some("abc")),
+            ("Basic abc", None),
+            ("Bearer", None),
+            ("Bearer ", None),
+        ] {
+            assert_eq!(bearer(value), token, "{value:?}");
+        }
+    }
+
+    #[test]
     fn the_token_admits_itself_only_and_is_never_shown() {
-        let t = AdminToken::new("a".repeat(40)).unwrap();
-        assert!(t.admits(&"a".repeat(40)));
-        assert!(!t.admits(&"a".repeat(39)));
+        let text = "0123456789abcdef".repeat(3);
+        let t = AdminToken::new(text.clone()).unwrap();
+        assert!(t.admits(&text));
+        assert!(!t.admits(&text[1..]));
         assert!(!t.admits(""));
-        assert!(!format!("{t:?}").contains("aaaa"));
+        assert!(!format!("{t:?}").contains("0123"));
         assert!(AdminToken::new("short".into()).is_err());
     }
 

@@ -38,6 +38,8 @@ pub(super) struct Api {
     pub(super) replays: std::sync::atomic::AtomicU64,
     /// The bounds and time-outs.
     pub(super) options: HttpOptions,
+    /// Wrong admin tokens, by address (slowed as wrong passwords are).
+    pub(super) admin_tries: std::sync::Mutex<crate::csa_port::throttle::LoginThrottle>,
 }
 
 impl Api {

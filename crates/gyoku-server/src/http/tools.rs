@@ -139,8 +139,12 @@ pub(super) fn read_upload(
         .get("format")
         .map(|f| format_named(f, "format"))
         .transpose()?;
-    let records = gyoku_kifu::read_bytes(bytes, format)
-        .map_err(|e| ApiError::input("invalid_record", format!("record: {e}")))?;
+    let records = gyoku_kifu::read_bytes(bytes, format).map_err(|e| {
+        ApiError::input("invalid_record", format!("record: {e}"))
+            .with("line", json!(e.line))
+            .with("column", json!(e.column))
+            .with("read_kind", json!(e.kind.code()))
+    })?;
     if records.is_empty() {
         return Err(ApiError::input("invalid_record", "record: no game in it"));
     }
