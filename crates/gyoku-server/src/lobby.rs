@@ -98,6 +98,8 @@ pub struct Lobby {
     events: events::Events,
     /// Changed whenever an event is.
     events_changed: u64,
+    /// Buoy games set from each address since the server started.
+    buoys_by_address: HashMap<std::net::IpAddr, usize>,
 }
 
 impl Lobby {
@@ -143,6 +145,7 @@ impl Lobby {
             rng: seed,
             setups: VecDeque::new(),
             storage_failing: false,
+            buoys_by_address: HashMap::new(),
             rounds,
             last_scheduled: HashMap::new(),
             ratings: rounds::Ratings::new(),

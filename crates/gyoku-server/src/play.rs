@@ -732,6 +732,7 @@ impl Play {
                 rating_id: None,
                 game: Some((seat.game.clone(), Some(color))),
                 web: true,
+                address: None,
             })
             .await
             .ok_or(PlayError::Stopped)?;

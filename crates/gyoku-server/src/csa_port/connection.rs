@@ -217,6 +217,7 @@ pub(crate) async fn connection(
         name: login.name,
         x1: login.x1,
         web,
+        address: Some(address),
     };
     let conn = ConnHandle {
         out: tx.clone(),

@@ -6,7 +6,10 @@ use gyoku_proto::csa_line::{ServerLine, X1Tag};
 
 use super::Lobby;
 use super::change::{Change, StoredBuoy};
-use super::io::{ConnId, MAX_BUOYS, MAX_BUOYS_PER_PLAYER, Now, Output, ok, tell, tell_lines};
+use super::io::{
+    ConnId, MAX_BUOYS, MAX_BUOYS_PER_ADDRESS, MAX_BUOYS_PER_PLAYER, Now, Output, ok, tell,
+    tell_lines,
+};
 use super::names::is_buoy_name;
 use super::spec::{play_moves, split_moves};
 
@@ -119,15 +122,19 @@ impl Lobby {
             return;
         }
         let owner = &self.conns[&conn].name;
+        let address = self.conns[&conn].address;
+        let from_address =
+            address.map_or(0, |a| self.buoys_by_address.get(&a).copied().unwrap_or(0));
         if self.buoys.len() >= MAX_BUOYS
             || self.buoys.values().filter(|b| b.owner == *owner).count() >= MAX_BUOYS_PER_PLAYER
+            || from_address >= MAX_BUOYS_PER_ADDRESS
         {
             tell(
                 out,
                 conn,
                 ServerLine::Error(format!(
                     "too many buoy games: at most {MAX_BUOYS_PER_PLAYER} a player, \
-                     {MAX_BUOYS} in all"
+                     {MAX_BUOYS_PER_ADDRESS} from one address, {MAX_BUOYS} in all"
                 )),
             );
             return;
@@ -156,6 +163,9 @@ impl Lobby {
             count,
         }));
         self.buoys.insert(name.to_string(), buoy);
+        if let Some(a) = address {
+            *self.buoys_by_address.entry(a).or_default() += 1;
+        }
         tell(out, conn, ok(X1Tag::SetBuoy));
         // Two players already waiting for it start now.
         let waiting: Vec<ConnId> = self.waiting.for_game(name).collect();

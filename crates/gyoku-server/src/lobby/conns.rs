@@ -58,6 +58,8 @@ pub(super) struct Conn {
     pub(super) monitoring: Vec<u64>,
     /// When it was last answered a listing of everyone (`%%WHO`, `%%LIST`).
     pub(super) listed_at: Option<Millis>,
+    /// Where it connected from (none: inside the server).
+    pub(super) address: Option<std::net::IpAddr>,
 }
 
 impl Lobby {
@@ -110,6 +112,7 @@ impl Lobby {
                 deferred: VecDeque::new(),
                 monitoring: Vec::new(),
                 listed_at: None,
+                address: login.address,
             },
         );
         if let Some((game, turn)) = login.game {

@@ -19,6 +19,10 @@ pub const MAX_BUOYS_PER_PLAYER: usize = 100;
 /// Buoy games on the server at once.
 pub const MAX_BUOYS: usize = 10_000;
 
+/// Buoy games one address may set while the server runs (one person with many names
+/// filled the server's 10,000 in 4.3 s: issue 43).
+pub const MAX_BUOYS_PER_ADDRESS: usize = 200;
+
 /// How long players may take to agree to a proposed game (shogi-server's 120 s).
 pub const AGREE_TIMEOUT_MS: Millis = 120_000;
 
@@ -89,6 +93,9 @@ pub struct CheckedLogin {
     /// port with the seat's ticket. Only these may join a game made on the page
     /// ([`GameSetup::web_only`]).
     pub web: bool,
+    /// Where it connected from (`None`: from inside the server, a web seat): what one
+    /// address may make is bounded (buoys).
+    pub address: Option<std::net::IpAddr>,
 }
 
 /// What happened.

@@ -215,6 +215,7 @@ fn play(e: &Ending) -> (Option<String>, String, String) {
             rating_id: None,
             game: None,
             web: false,
+            address: None,
         };
         input(&mut lobby, Input::LoggedIn(id, login), now, &mut out);
     }

@@ -6,7 +6,8 @@ use gyoku::rules::Fouls;
 use super::Lobby;
 use super::change::Change;
 use super::io::{
-    CheckedLogin, Config, ConnId, GameSetup, Input, MAX_BUOYS_PER_PLAYER, Now, Output,
+    CheckedLogin, Config, ConnId, GameSetup, Input, MAX_BUOYS_PER_ADDRESS, MAX_BUOYS_PER_PLAYER,
+    Now, Output,
 };
 
 pub(super) fn at(s: &str) -> Now {
@@ -49,6 +50,7 @@ impl Transcript {
                 rating_id: None,
                 game: None,
                 web: false,
+                address: None,
             },
         ));
     }
@@ -186,6 +188,58 @@ fn buoys_are_bounded_per_player() {
     // Another player may still set one.
     let sent = t.line(2, "%%SETBUOY buoy_bob-600-10 +7776FU 1");
     assert_eq!(sent, [(2, "##[SETBUOY] +OK\n".to_string())]);
+}
+
+/// Issue 43: one person with 100 names from one address filled the server's 10,000 buoys
+/// in 4.3 s. An address sets at most `MAX_BUOYS_PER_ADDRESS`, whatever names it uses;
+/// another address still may.
+#[test]
+fn buoys_are_bounded_per_address() {
+    let mut t = Transcript::new();
+    let home: std::net::IpAddr = [192, 0, 2, 7].into();
+    let names = MAX_BUOYS_PER_ADDRESS.div_ceil(MAX_BUOYS_PER_PLAYER) + 1;
+    for n in 0..names {
+        let login = CheckedLogin {
+            name: format!("name{n}"),
+            x1: true,
+            rating_id: None,
+            game: None,
+            web: false,
+            address: Some(home),
+        };
+        t.input(Input::LoggedIn(n as ConnId + 1, login));
+    }
+    let mut set = 0;
+    'names: for n in 0..names {
+        for i in 0..MAX_BUOYS_PER_PLAYER {
+            let sent = t.line(
+                n as ConnId + 1,
+                &format!("%%SETBUOY buoy_{n}_{i}-600-10 +7776FU 1"),
+            );
+            if sent[0].1 != "##[SETBUOY] +OK\n" {
+                assert!(
+                    sent[0]
+                        .1
+                        .contains(&format!("{MAX_BUOYS_PER_ADDRESS} from one address")),
+                    "{sent:?}"
+                );
+                break 'names;
+            }
+            set += 1;
+        }
+    }
+    assert_eq!(set, MAX_BUOYS_PER_ADDRESS);
+    let other = CheckedLogin {
+        name: "elsewhere".into(),
+        x1: true,
+        rating_id: None,
+        game: None,
+        web: false,
+        address: Some([198, 51, 100, 1].into()),
+    };
+    t.input(Input::LoggedIn(1000, other));
+    let sent = t.line(1000, "%%SETBUOY buoy_else-600-10 +7776FU 1");
+    assert_eq!(sent, [(1000, "##[SETBUOY] +OK\n".to_string())]);
 }
 
 #[test]
