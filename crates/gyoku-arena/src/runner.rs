@@ -38,7 +38,7 @@ pub struct MatchConfig {
     pub rules: RuleSet,
     /// The time control.
     pub time: TimeControl,
-    /// Time each engine is told it has less than it has (see [`GameSetup::margin`]).
+    /// Time each engine is told it has less than it has (see [`crate::referee::GameSetup::margin`]).
     pub margin: gyoku::Millis,
     /// Openings, used in turn; game `2k` and `2k+1` play opening `k` with colours swapped.
     pub openings: Vec<Opening>,

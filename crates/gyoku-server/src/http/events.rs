@@ -34,7 +34,7 @@ pub const MIN_DISTINCT: usize = 10;
 pub struct AdminToken(String);
 
 impl AdminToken {
-    /// A token; at least 32 characters, of at least [`MIN_DISTINCT`] different ones (an
+    /// A token; at least 32 characters, of at least 10 different ones (an
     /// unguessable one: `gyoku serve` makes 64 hex digits from the system's random source;
     /// 32 `a`s are refused).
     ///
