@@ -46,6 +46,40 @@ pub const MAX_ENGINE_GAMES: usize = 16;
 /// Engine games one address may play at once.
 pub const MAX_ENGINE_GAMES_PER_ADDRESS: usize = 4;
 
+/// The most main time of a game against an engine, in seconds: an engine game holds one
+/// of [`MAX_ENGINE_GAMES`] places while it lasts, and sixteen games of 999,999 s held every
+/// place for 11.6 days (issue 43).
+pub const MAX_ENGINE_GAME_TOTAL: u32 = 3600;
+
+/// The most byoyomi or increment of a game against an engine, in seconds.
+pub const MAX_ENGINE_GAME_PERIOD: u32 = 60;
+
+/// Whether a game's `[total, byoyomi, increment]` (seconds) may be played: some time, a
+/// byoyomi or an increment but not both, at most 999,999 s each; against an engine at most
+/// [`MAX_ENGINE_GAME_TOTAL`] of main time and [`MAX_ENGINE_GAME_PERIOD`] a move.
+fn check_time(time: [u32; 3], engine: bool) -> Result<(), PlayError> {
+    let [total, byoyomi, increment] = time;
+    if byoyomi > 0 && increment > 0 {
+        return Err(PlayError::BadTime(
+            "a game has a byoyomi or an increment, not both".into(),
+        ));
+    }
+    if total == 0 && byoyomi == 0 && increment == 0 {
+        return Err(PlayError::BadTime("a game needs some time".into()));
+    }
+    if time.iter().any(|&t| t > 999_999) {
+        return Err(PlayError::BadTime("at most 999,999 seconds".into()));
+    }
+    if engine && (total > MAX_ENGINE_GAME_TOTAL || byoyomi.max(increment) > MAX_ENGINE_GAME_PERIOD)
+    {
+        return Err(PlayError::BadTime(format!(
+            "a game against an engine has at most {MAX_ENGINE_GAME_TOTAL} s of main time and \
+             {MAX_ENGINE_GAME_PERIOD} s of byoyomi or increment"
+        )));
+    }
+    Ok(())
+}
+
 /// How long an invitation waits to be opened; then it and its game are let go.
 pub const INVITATION_LIFE: Duration = Duration::from_secs(3600);
 
@@ -595,18 +629,8 @@ impl Play {
             ),
             Opponent::Person => None,
         };
+        check_time(req.time, engine.is_some())?;
         let [total, byoyomi, increment] = req.time;
-        if byoyomi > 0 && increment > 0 {
-            return Err(PlayError::BadTime(
-                "a game has a byoyomi or an increment, not both".into(),
-            ));
-        }
-        if total == 0 && byoyomi == 0 && increment == 0 {
-            return Err(PlayError::BadTime("a game needs some time".into()));
-        }
-        if [total, byoyomi, increment].iter().any(|&t| t > 999_999) {
-            return Err(PlayError::BadTime("at most 999,999 seconds".into()));
-        }
         let n = self.serial.fetch_add(1, Ordering::Relaxed);
         let second = if increment > 0 {
             format!("{increment}F")
@@ -876,6 +900,30 @@ mod tests {
         assert_eq!(s.phase, Phase::Playing);
         read(&mut s, "#WIN");
         assert_eq!((s.phase, s.result.as_deref()), (Phase::Ended, Some("#WIN")));
+    }
+
+    /// Issue 43: games against an engine are bounded in time (each holds an engine place
+    /// while it lasts); games between people are not, beyond 999,999 s.
+    #[test]
+    fn engine_games_have_a_bounded_clock() {
+        for (time, engine, ok) in [
+            ([600, 10, 0], true, true),
+            ([3600, 60, 0], true, true),
+            ([3601, 0, 0], true, false),
+            ([0, 61, 0], true, false),
+            ([60, 0, 61], true, false),
+            ([999_999, 0, 0], true, false),
+            ([999_999, 0, 0], false, true),
+            ([1_000_000, 0, 0], false, false),
+            ([60, 5, 2], false, false),
+            ([0, 0, 0], false, false),
+        ] {
+            assert_eq!(
+                check_time(time, engine).is_ok(),
+                ok,
+                "{time:?} engine {engine}"
+            );
+        }
     }
 
     /// Issue 28, item 14: unopened invitations never expired. After [`INVITATION_LIFE`] the
