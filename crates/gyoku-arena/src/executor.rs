@@ -352,8 +352,19 @@ pub fn unique_names(given: &[Option<String>], id_names: &[String]) -> (Vec<Strin
 }
 
 /// The options the runner tells each engine that declares them: the entering-king rule in
-/// force (YaneuraOu's `EnteringKingRule`, which the built-in engine also takes) and the
-/// variant (Fairy-Stockfish's `UCI_Variant`).
+/// force (YaneuraOu's `EnteringKingRule`, which the built-in engine also takes), the move
+/// limit (YaneuraOu's `MaxMovesToDraw`: the game ends after that many plies, a mate on the
+/// last one counting; 0 for none) and the variant (Fairy-Stockfish's `UCI_Variant`).
+///
+/// ```
+/// use gyoku::Preset;
+/// use gyoku_arena::executor::derived_options;
+/// let options = derived_options(&Preset::Csa.rules());
+/// assert!(options.contains(&("MaxMovesToDraw".to_string(), "256".to_string())));
+/// assert!(options.contains(&("EnteringKingRule".to_string(), "CSARule27".to_string())));
+/// let none = derived_options(&Preset::Plain.rules());
+/// assert!(none.contains(&("MaxMovesToDraw".to_string(), "0".to_string())));
+/// ```
 pub fn derived_options(rules: &RuleSet) -> Vec<(String, String)> {
     let rule = match (rules.declaration, rules.try_rule) {
         (_, Some(_)) => "TryRule",
@@ -361,8 +372,10 @@ pub fn derived_options(rules: &RuleSet) -> Vec<(String, String)> {
         (Some(_), None) => "CSARule24",
         (None, None) => "NoEnteringKing",
     };
+    let max_moves = rules.move_limit.map_or(0, |l| l.plies);
     vec![
         ("EnteringKingRule".to_string(), rule.to_string()),
+        ("MaxMovesToDraw".to_string(), max_moves.to_string()),
         ("UCI_Variant".to_string(), "shogi".to_string()),
     ]
 }

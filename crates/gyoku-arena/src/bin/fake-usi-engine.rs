@@ -1,8 +1,10 @@
 //! A scripted USI engine that misbehaves on purpose, for the match runner's tests:
-//! `fake-usi-engine [QUIRK] [--from N] [--seed N] [--random] [--log FILE]` where QUIRK is
-//! one of `illegal`, `declare`, `slow:MS`, `crash`, `hang-ready`, `hang-go`, `garbage`,
-//! `flood:LINES`, `script:MOVE,MOVE,...` (none: it plays like `gyoku engine`). `--log`
-//! appends every line it is sent to FILE, so a test can read what the runner told it.
+//! `fake-usi-engine [QUIRK] [--from N] [--seed N] [--random] [--log FILE] [--declare NAME]`
+//! where QUIRK is one of `illegal`, `declare`, `slow:MS`, `crash`, `hang-ready`, `hang-go`,
+//! `garbage`, `flood:LINES`, `script:MOVE,MOVE,...` (none: it plays like `gyoku engine`).
+//! `--log` appends every line it is sent to FILE, so a test can read what the runner told
+//! it; `--declare NAME` (repeatable) declares one more spin option, as engines that offer
+//! YaneuraOu's `MaxMovesToDraw` do.
 
 use std::io::{self, BufReader, Read, Write};
 use std::time::Duration;
@@ -52,9 +54,44 @@ impl<R: Read> Read for Tee<R> {
     }
 }
 
+/// Standard output, with option lines added before `usiok`.
+struct Declaring<W> {
+    output: W,
+    options: Vec<String>,
+    line: Vec<u8>,
+}
+
+impl<W: Write> Write for Declaring<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        for &b in buf {
+            self.line.push(b);
+            if b == b'\n' {
+                if self.line == b"usiok\n" {
+                    for name in &self.options {
+                        writeln!(
+                            self.output,
+                            "option name {name} type spin default 0 min 0 max 100000"
+                        )?;
+                    }
+                }
+                self.output.write_all(&self.line)?;
+                self.line.clear();
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.output.write_all(&self.line)?;
+        self.line.clear();
+        self.output.flush()
+    }
+}
+
 fn main() {
     let mut config = Config::default();
     let mut log = None;
+    let mut declared = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let parsed = match arg.as_str() {
@@ -72,6 +109,10 @@ fn main() {
                 config.style = Style::Random;
                 Ok(())
             }
+            "--declare" => args
+                .next()
+                .map(|name| declared.push(name))
+                .ok_or_else(|| "--declare needs an option name".to_string()),
             "--log" => args
                 .next()
                 .ok_or_else(|| "--log needs a file".to_string())
@@ -94,7 +135,12 @@ fn main() {
         input: io::stdin().lock(),
         log,
     });
-    if let Err(e) = run(input, io::stdout().lock(), config) {
+    let output = Declaring {
+        output: io::stdout().lock(),
+        options: declared,
+        line: Vec::new(),
+    };
+    if let Err(e) = run(input, output, config) {
         eprintln!("fake-usi-engine: {e}");
     }
 }
