@@ -219,16 +219,33 @@ pub(super) fn estimated_output(records: &[Record], format: Format) -> usize {
         Format::Csa => 24,
         Format::Usi => 8,
     };
+    let moves = |moves: &[gyoku_kifu::RecordMove], per_move: usize| -> usize {
+        let comments: usize = moves
+            .iter()
+            .flat_map(|m| &m.comments)
+            .map(|c| c.len() * 2 + 8)
+            .sum();
+        moves.len() * per_move + comments
+    };
+    // A variation's moves carry no times: about half a main-line move in JKF.
+    let per_variation_move = per_move.min(80);
     records
         .iter()
         .map(|r| {
-            let comments: usize = r
-                .moves
+            // The variations too: a record of few main-line moves and many variations was
+            // let through and written as 48.8 MB of JKF (issue 43).
+            let header: usize = r
+                .header
                 .iter()
-                .flat_map(|m| &m.comments)
-                .map(|c| c.len() * 2 + 8)
+                .map(|(k, v)| k.len() + v.len() * 2 + 8)
                 .sum();
-            512 + r.moves.len() * per_move + comments
+            let starts: usize = r.start_comments.iter().map(|c| c.len() * 2 + 8).sum();
+            let variations: usize = r
+                .variations
+                .iter()
+                .map(|v| 64 + moves(&v.moves, per_variation_move))
+                .sum();
+            512 + header + starts + moves(&r.moves, per_move) + variations
         })
         .sum()
 }
@@ -268,6 +285,20 @@ pub(super) async fn convert(
         }
         let text = gyoku_kifu::write_all(&records, format)
             .map_err(|e| ApiError::input("too_many_games", e))?;
+        // The estimate is an estimate: what was written is held to the limit too.
+        if text.len() > MAX_OUTPUT {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "output_too_large",
+                format!(
+                    "the {} is {} MiB, over the {} MiB this server writes",
+                    format.name(),
+                    text.len() >> 20,
+                    MAX_OUTPUT >> 20
+                ),
+            )
+            .with("limit", json!(MAX_OUTPUT)));
+        }
         let ext = format.name();
         let mut response = text.into_response();
         let headers = response.headers_mut();
@@ -281,4 +312,35 @@ pub(super) async fn convert(
         Ok(response)
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 43: a KIF of one main-line move and many variations was estimated by its main
+    /// line alone, let through, and written as 48.8 MB of JKF (2.0 GiB at its peak). Its
+    /// variations count now.
+    #[test]
+    fn variations_count_in_the_estimated_output() {
+        let kif = "手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 ３四歩(33)\n\n\
+                   変化：2手\n   2 ８四歩(83)\n   3 ２六歩(27)\n";
+        let mut records = gyoku_kifu::read_str(kif, Format::Kif).unwrap();
+        assert_eq!(records[0].variations.len(), 1);
+        let one = records[0].variations[0].clone();
+        let small = estimated_output(&records, Format::Jkf);
+        assert!(small < 4096, "{small}");
+        // What 2,000 variations write is near what is estimated for them (within 2x either
+        // way): the estimate neither cries wolf nor lets a large one through.
+        records[0].variations = vec![one.clone(); 2_000];
+        let estimated = estimated_output(&records, Format::Jkf);
+        let written = gyoku_kifu::write_all(&records, Format::Jkf).unwrap().len();
+        assert!(
+            written * 2 > estimated && estimated * 2 > written,
+            "written {written}, estimated {estimated}"
+        );
+        records[0].variations = vec![one; 150_000];
+        let large = estimated_output(&records, Format::Jkf);
+        assert!(large > MAX_OUTPUT, "{large}");
+    }
 }
