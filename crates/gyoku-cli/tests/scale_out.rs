@@ -289,6 +289,16 @@ fn one_referee_and_two_web_instances_on_one_postgresql() {
     let (_w1, w1) = web("web1");
     let (mut w2_instance, mut w2) = web("web2");
 
+    // Issue 43: a relayed route takes what the referee takes: a body over 64 KiB is
+    // refused at the web instance (413), not held and relayed (it was 502 at 16 MiB).
+    let big = json!({"opponent": "person", "name": "x".repeat(100_000)});
+    let (status, v) = request(w1, "POST", "/api/play", &big).expect("an answer");
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (413, Some("too_large")),
+        "{v}"
+    );
+
     // Two people, one through each web instance.
     let a = must(
         w1,

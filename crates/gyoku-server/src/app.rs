@@ -271,11 +271,17 @@ pub async fn run(
 /// How long a standby waits between its tries at the database's claim.
 const STANDBY_RETRY: Duration = Duration::from_secs(1);
 
+/// How long a referee started right after another was killed waits for the claim the dead
+/// one held: PostgreSQL lets an advisory lock go when it notices the connection closed,
+/// a moment after the process died (a restart within that moment found the claim taken).
+const CLAIM_GRACE: Duration = Duration::from_secs(3);
+
 /// Storage, claimed for this referee: at once, or (`standby`) once the referee holding it
 /// lets go or is gone (its connection closed: PostgreSQL frees its advisory lock then).
 async fn claim(db: &DbUrl, standby: bool) -> Result<Box<dyn crate::store::Backend>, ServeError> {
     let mut said = false;
     let mut store = None;
+    let began = tokio::time::Instant::now();
     loop {
         let db = db.clone();
         let held = store.take();
@@ -305,6 +311,12 @@ async fn claim(db: &DbUrl, standby: bool) -> Result<Box<dyn crate::store::Backen
                 }
                 store = back;
                 tokio::time::sleep(STANDBY_RETRY).await;
+            }
+            Err((crate::store::StoreError::ClaimTaken(_), back))
+                if began.elapsed() < CLAIM_GRACE =>
+            {
+                store = back;
+                tokio::time::sleep(Duration::from_millis(100)).await;
             }
             Err((e, _)) => return Err(ServeError::Storage(e)),
         }

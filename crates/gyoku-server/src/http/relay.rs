@@ -21,7 +21,7 @@ use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper_util::rt::TokioIo;
 
-use super::body::MAX_UPLOAD;
+use super::body::MAX_JSON;
 use super::error::ApiError;
 use super::relay_secret::{CLIENT, RELAY, RelaySecret};
 use super::state::Shared;
@@ -32,6 +32,33 @@ pub const RELAY_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The largest answer relayed back (the referee's answers are small JSON).
 const MAX_ANSWER: usize = 8 << 20;
+
+/// The largest body relayed: what the referee takes on every route it is relayed (JSON
+/// bodies). A web instance held bodies of up to 16 MiB the referee would refuse (256 at
+/// once: 1.2 GiB, most answered 502 instead of 413: issue 43).
+const MAX_RELAYED_BODY: usize = MAX_JSON;
+
+/// Headers that belong to one connection (RFC 9110 §7.6.1), never relayed, besides those
+/// the `Connection` header names.
+const HOP_BY_HOP: [&str; 8] = [
+    "connection",
+    "keep-alive",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "proxy-authorization",
+    "proxy-authenticate",
+];
+
+fn too_large() -> Response {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "too_large",
+        format!("a body of at most {MAX_RELAYED_BODY} bytes"),
+    )
+    .into_response()
+}
 
 /// Where a web instance relays to, and what it signs with.
 #[derive(Clone, Debug)]
@@ -74,13 +101,42 @@ pub(super) async fn forward(
 
 async fn send(relay: &Relay, client: IpAddr, request: Request) -> Result<Response, String> {
     let (mut parts, body) = request.into_parts();
-    let body = Limited::new(body, MAX_UPLOAD)
-        .collect()
-        .await
-        .map_err(|e| format!("the request's body: {e}"))?
-        .to_bytes();
-    for hop in [header::CONNECTION, header::TRANSFER_ENCODING, RELAY, CLIENT] {
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_RELAYED_BODY as u64) {
+        return Ok(too_large());
+    }
+    let body = match Limited::new(body, MAX_RELAYED_BODY).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e)
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some() =>
+        {
+            return Ok(too_large());
+        }
+        Err(e) => return Err(format!("the request's body: {e}")),
+    };
+    // Hop-by-hop headers, and those the request's `Connection` names, stay here.
+    let named: Vec<String> = parts
+        .headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(',').map(|h| h.trim().to_ascii_lowercase()))
+        .filter(|h| !h.is_empty())
+        .collect();
+    for hop in HOP_BY_HOP
+        .iter()
+        .copied()
+        .chain(named.iter().map(String::as_str))
+    {
         parts.headers.remove(hop);
+    }
+    for ours in [RELAY, CLIENT] {
+        parts.headers.remove(ours);
     }
     let secret = HeaderValue::from_str(relay.secret.text()).map_err(|e| e.to_string())?;
     parts.headers.insert(RELAY, secret);
