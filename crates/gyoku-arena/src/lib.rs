@@ -1,8 +1,11 @@
 //! # gyoku-arena: refereed USI engine matches
 //!
 //! Runs USI engines as child processes ([`engine`]), plays games between them with the
-//! rules core's [`gyoku::Game`] and [`gyoku::Clock`] as the referee ([`referee`]), and runs
-//! matches of many games with openings, concurrency, records and a summary ([`runner`]).
+//! rules core's [`gyoku::Game`] and [`gyoku::Clock`] as the referee ([`referee`]), plays
+//! many games at once with one pool of workers ([`executor`]) for matches of many games
+//! with openings, records and a summary ([`runner`]) and for tournaments
+//! ([`tournament`]), and writes results as fastchess does for the tools that read it
+//! ([`fastchess`]).
 //! [`builtin`] is a small USI engine (random or one-ply greedy, declaring when it can) for
 //! demos and tests that need nothing installed.
 //!
