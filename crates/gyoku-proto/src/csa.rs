@@ -270,6 +270,11 @@ pub enum ClientMessage {
     Declare,
     /// `%CHUDAN`: ask to suspend.
     Chudan,
+    /// `CHALLENGE`: CSA's official test server's command (answered `CHALLENGE ACCEPTED`).
+    Challenge,
+    /// `%%IMPASSE`: Gyoku's word in a game, on either turn: propose an impasse count
+    /// (持将棋), or accept the opponent's proposal.
+    Impasse,
     /// An empty line (or shogi-server's single space): keep-alive.
     KeepAlive,
     /// An x1 command.
@@ -364,6 +369,8 @@ impl ClientMessage {
             "%TORYO" => ClientMessage::Resign,
             "%KACHI" => ClientMessage::Declare,
             "%CHUDAN" => ClientMessage::Chudan,
+            "CHALLENGE" if words.len() == 1 => ClientMessage::Challenge,
+            "%%IMPASSE" if words.len() == 1 => ClientMessage::Impasse,
             w if w.starts_with("%%") => ClientMessage::X1(Self::x1(&words, line)?),
             _ => return Err(CsaError::Unknown(line.to_string())),
         })
@@ -450,6 +457,8 @@ impl fmt::Display for ClientMessage {
             ClientMessage::Resign => f.write_str("%TORYO"),
             ClientMessage::Declare => f.write_str("%KACHI"),
             ClientMessage::Chudan => f.write_str("%CHUDAN"),
+            ClientMessage::Challenge => f.write_str("CHALLENGE"),
+            ClientMessage::Impasse => f.write_str("%%IMPASSE"),
             ClientMessage::KeepAlive | ClientMessage::Ignored => Ok(()),
             ClientMessage::X1(c) => write!(f, "{c}"),
         }
@@ -972,7 +981,25 @@ impl GameSummary {
         sign(self.field("Your_Turn")?)
     }
 
-    /// `To_Move`.
+    /// How many moves the position block has already played (a resumed game's).
+    ///
+    /// ```
+    /// use gyoku_proto::csa::GameSummary;
+    /// let summary = GameSummary {
+    ///     position: vec!["PI".into(), "+".into(), "+7776FU,T3".into(), "-3334FU".into()],
+    ///     ..GameSummary::default()
+    /// };
+    /// assert_eq!(summary.moves_played(), 2);
+    /// ```
+    pub fn moves_played(&self) -> usize {
+        self.position
+            .iter()
+            .filter(|line| move_shaped(line.split(',').next().unwrap_or_default()))
+            .count()
+    }
+
+    /// `To_Move`: the side to move at the start of the position block (before the moves
+    /// it has already played).
     pub fn to_move(&self) -> Option<Color> {
         sign(self.field("To_Move")?)
     }

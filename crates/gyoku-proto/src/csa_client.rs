@@ -20,7 +20,13 @@ pub enum Event {
     /// The proposal was withdrawn (`REJECT:<Game_ID> by <who>`): who withdrew it.
     Rejected(String),
     /// `##[ERROR] …`: a command or move refused; the game goes on.
-    Refused(String),
+    Refused {
+        /// What the server said, after `##[ERROR] `.
+        what: String,
+        /// The rules' refusal it is, when it is one ([`ServerLine::Refused`]): an illegal
+        /// move's kind under refused fouls, a declaration refused …
+        rule: Option<gyoku::GameError>,
+    },
     /// `##[IMPASSE] proposed by …`: who proposed an impasse count.
     ImpasseProposed(gyoku::Color),
     /// A move was echoed (one's own or the opponent's).
@@ -60,6 +66,13 @@ impl ClientSession {
         ClientSession::default()
     }
 
+    /// A `Game_Summary` received whole, as a value: the game it proposes (a block read
+    /// halfway is dropped).
+    pub fn read_summary(&mut self, summary: GameSummary) -> Event {
+        self.summary = None;
+        Event::Proposed(Box::new(summary))
+    }
+
     /// Whether it is in the middle of a `Game_Summary` (its first line read, not its last).
     pub fn in_summary(&self) -> bool {
         self.summary.is_some()
@@ -88,7 +101,32 @@ impl ClientSession {
             let summary = GameSummary::parse(lines.iter().map(String::as_str))?;
             return Ok(Some(Event::Proposed(Box::new(summary))));
         }
-        Ok(match ServerLine::parse(line) {
+        self.read_line(ServerLine::parse(line))
+    }
+
+    /// Reads the next line as a value (a server in the same process sends values, not
+    /// text); what [`ClientSession::read`] does with its text.
+    ///
+    /// ```
+    /// use gyoku_proto::csa_client::{ClientSession, Event, ServerLine};
+    /// let mut session = ClientSession::new();
+    /// let refusal = gyoku::GameError::IllegalMove(gyoku::IllegalMoveKind::Nifu);
+    /// assert_eq!(
+    ///     session.read_line(ServerLine::Refused(refusal)).unwrap(),
+    ///     Some(Event::Refused {
+    ///         what: refusal.to_string(),
+    ///         rule: Some(refusal),
+    ///     })
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    /// As [`ClientSession::read`], inside a `Game_Summary` read as text.
+    pub fn read_line(&mut self, line: ServerLine) -> Result<Option<Event>, SummaryError> {
+        if self.summary.is_some() {
+            return self.read(&line.to_string());
+        }
+        Ok(match line {
             ServerLine::SummaryBegin => {
                 self.summary = Some(vec!["BEGIN Game_Summary".into()]);
                 None
@@ -98,7 +136,11 @@ impl ClientSession {
             ServerLine::LogoutCompleted => Some(Event::LoggedOut),
             ServerLine::Start(id) => Some(Event::Started(id)),
             ServerLine::Reject { by, .. } => Some(Event::Rejected(by)),
-            ServerLine::Error(what) => Some(Event::Refused(what)),
+            ServerLine::Error(what) => Some(Event::Refused { what, rule: None }),
+            ServerLine::Refused(why) => Some(Event::Refused {
+                what: why.to_string(),
+                rule: Some(why),
+            }),
             ServerLine::ImpasseProposed(by) => Some(Event::ImpasseProposed(by)),
             ServerLine::Move(m) => Some(Event::Moved(m)),
             ServerLine::Special { text, ms } => Some(Event::Special { text, ms }),

@@ -58,6 +58,11 @@ pub enum ServerLine {
     Result(EndResult),
     /// `##[ERROR] <what>`: a command or move refused, the game going on.
     Error(String),
+    /// `##[ERROR] illegal move refused: nifu (two pawns on a file)`: a move or action the
+    /// rules refuse (an illegal move under refused fouls, a failed declaration that is
+    /// refused, an impasse count not yet allowed), the game going on. Its text is the
+    /// refusal's own, so a client reads the kind back exactly.
+    Refused(gyoku::GameError),
     /// `##[IMPASSE] proposed by +` (or `-`): Gyoku's impasse count proposed in a game.
     ImpasseProposed(Color),
     /// An x1 command's answer line, `##[WHO] …`; a reply ends with `+OK`.
@@ -268,6 +273,7 @@ impl fmt::Display for ServerLine {
             ServerLine::Reason(r) => f.write_str(r.line()),
             ServerLine::Result(r) => f.write_str(r.line()),
             ServerLine::Error(what) => write!(f, "##[ERROR] {what}"),
+            ServerLine::Refused(why) => write!(f, "##[ERROR] {why}"),
             ServerLine::ImpasseProposed(by) => write!(f, "##[IMPASSE] proposed by {}", sign(*by)),
             ServerLine::X1 { tag, text } => write!(f, "##[{}] {text}", tag.word()),
             ServerLine::ForkName(name) => write!(f, "##[FORK]: new buoy game name: {name}"),
@@ -373,6 +379,10 @@ impl ServerLine {
     /// A `##[…]` line, after its `##[`.
     fn bracketed(rest: &str) -> Option<ServerLine> {
         if let Some(what) = rest.strip_prefix("ERROR] ") {
+            // A refusal's text, exactly: read back as its value.
+            if let Some(why) = gyoku::GameError::all().find(|e| e.to_string() == what) {
+                return Some(ServerLine::Refused(why));
+            }
             return Some(ServerLine::Error(what.to_string()));
         }
         if rest == "LOGIN] +OK x1" {
@@ -461,7 +471,12 @@ mod tests {
                 .prop_map(|l| ServerLine::Reason(Reason::Unknown(l))),
             prop::sample::select(vec![EndResult::Win, EndResult::Lose, EndResult::Draw])
                 .prop_map(ServerLine::Result),
-            text().prop_map(ServerLine::Error),
+            text()
+                .prop_filter("not a refusal's text", |t| gyoku::GameError::all()
+                    .all(|e| e.to_string() != *t))
+                .prop_map(ServerLine::Error),
+            prop::sample::select(gyoku::GameError::all().collect::<Vec<_>>())
+                .prop_map(ServerLine::Refused),
             prop::sample::select(vec![Color::Black, Color::White])
                 .prop_map(ServerLine::ImpasseProposed),
             (prop::sample::select(X1Tag::ALL.to_vec()), text())
@@ -539,6 +554,17 @@ mod tests {
             (
                 "##[ERROR] illegal move refused: nifu",
                 ServerLine::Error("illegal move refused: nifu".into()),
+            ),
+            (
+                "##[ERROR] illegal move refused: nifu (a pawn dropped on a file with the mover's \
+                 unpromoted pawn)",
+                ServerLine::Refused(gyoku::GameError::IllegalMove(gyoku::IllegalMoveKind::Nifu)),
+            ),
+            (
+                "##[ERROR] declaration refused: condition 'points' not met",
+                ServerLine::Refused(gyoku::GameError::DeclarationRefused(
+                    gyoku::impasse::DeclarationFailure::Points,
+                )),
             ),
             (
                 "##[IMPASSE] proposed by -",

@@ -15,7 +15,10 @@ use tokio::sync::{Notify, mpsc};
 use tokio::time::Instant;
 
 use crate::error::ServeError;
-use crate::lobby::{CheckedLogin, ConnId, Input, Lobby, Now, Output};
+use gyoku_proto::csa::{ClientMessage, GameSummary};
+use gyoku_proto::csa_line::ServerLine;
+
+use crate::lobby::{CheckedLogin, ConnId, Input, Lobby, Now, Output, Reply};
 use crate::log::note;
 use crate::record_files::RecordJob;
 use crate::store::{Change, Journal, StoreError};
@@ -31,14 +34,14 @@ pub const WRITE_QUEUE_BYTES: usize = 4 << 20;
 /// bytes ([`WRITE_QUEUE_BYTES`]).
 #[derive(Clone, Debug)]
 pub(crate) struct Outgoing {
-    tx: mpsc::Sender<WriterMsg>,
+    tx: mpsc::Sender<Weighed>,
     bytes: Arc<AtomicUsize>,
 }
 
 /// The receiving half: the connection's writer.
 #[derive(Debug)]
 pub(crate) struct Incoming {
-    rx: mpsc::Receiver<WriterMsg>,
+    rx: mpsc::Receiver<Weighed>,
     bytes: Arc<AtomicUsize>,
 }
 
@@ -56,12 +59,21 @@ pub(crate) fn queue() -> (Outgoing, Incoming) {
 }
 
 impl Outgoing {
-    /// Queues `text`; `false` (nothing queued) when the queue is full in messages or would
+    /// Queues `msg`; `false` (nothing queued) when the queue is full in messages or would
     /// pass its bytes, or the writer is gone.
-    pub(crate) fn push(&self, text: String) -> bool {
-        let len = text.len();
+    pub(crate) fn push(&self, msg: WriterMsg) -> bool {
+        self.push_weighed(Weighed::new(msg))
+    }
+
+    /// Queues lines, as one write.
+    pub(crate) fn push_lines(&self, lines: Vec<ServerLine>) -> bool {
+        self.push(WriterMsg::Lines(lines))
+    }
+
+    fn push_weighed(&self, w: Weighed) -> bool {
+        let len = w.bytes;
         let queued = self.bytes.fetch_add(len, Ordering::Relaxed);
-        if queued + len > WRITE_QUEUE_BYTES || self.tx.try_send(WriterMsg::Text(text)).is_err() {
+        if queued + len > WRITE_QUEUE_BYTES || self.tx.try_send(w).is_err() {
             self.bytes.fetch_sub(len, Ordering::Relaxed);
             return false;
         }
@@ -70,27 +82,97 @@ impl Outgoing {
 
     /// Tells the writer to close the connection once what is queued is sent.
     pub(crate) fn close(&self) {
-        let _ = self.tx.try_send(WriterMsg::Close);
+        let _ = self.tx.try_send(Weighed::new(WriterMsg::Close));
     }
 }
 
 impl Incoming {
     /// The next message; `None` when every sender is gone.
     pub(crate) async fn recv(&mut self) -> Option<WriterMsg> {
-        let msg = self.rx.recv().await;
-        if let Some(WriterMsg::Text(t)) = &msg {
-            self.bytes.fetch_sub(t.len(), Ordering::Relaxed);
-        }
-        msg
+        let w = self.rx.recv().await?;
+        self.bytes.fetch_sub(w.bytes, Ordering::Relaxed);
+        Some(w.msg)
     }
 }
 
-/// What goes to a connection's writer.
+/// What goes to a connection's writer: values, formatted as text only by a socket's
+/// writer ([`WriterMsg::write_to`]).
+#[derive(Debug)]
 pub(crate) enum WriterMsg {
-    /// Text to send as it is.
-    Text(String),
+    /// Lines, written in one go.
+    Lines(Vec<ServerLine>),
+    /// A player's `Game_Summary` block.
+    Summary(Box<GameSummary>),
+    /// The answer to a request, on a connection made for it.
+    Reply(Reply),
     /// Close the connection.
     Close,
+}
+
+impl WriterMsg {
+    /// The text a client reads, appended to `text` (each line with its line end; an
+    /// answer to a request, which no socket receives, is nothing).
+    pub(crate) fn write_to(&self, text: &mut String) {
+        self.write_into(text);
+    }
+
+    fn write_into(&self, w: &mut impl std::fmt::Write) {
+        match self {
+            WriterMsg::Lines(lines) => {
+                for line in lines {
+                    let _ = writeln!(w, "{line}");
+                }
+            }
+            WriterMsg::Summary(summary) => {
+                let _ = write!(w, "{summary}");
+            }
+            WriterMsg::Reply(_) | WriterMsg::Close => {}
+        }
+    }
+
+    /// What it takes in a queue: the bytes of its text, counted without writing it (an
+    /// answer to a request counts as 64).
+    fn weight(&self) -> usize {
+        /// Counts what would be written.
+        struct Count(usize);
+        impl std::fmt::Write for Count {
+            fn write_str(&mut self, s: &str) -> std::fmt::Result {
+                self.0 += s.len();
+                Ok(())
+            }
+        }
+        if let WriterMsg::Reply(_) = self {
+            return 64;
+        }
+        let mut n = Count(0);
+        self.write_into(&mut n);
+        n.0
+    }
+}
+
+/// A message with its weight, counted once.
+#[derive(Debug)]
+struct Weighed {
+    msg: WriterMsg,
+    bytes: usize,
+}
+
+impl Weighed {
+    fn new(msg: WriterMsg) -> Weighed {
+        let bytes = msg.weight();
+        Weighed { msg, bytes }
+    }
+}
+
+/// What a connection inside the server hears: the lobby's values as they are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Heard {
+    /// A line.
+    Line(ServerLine),
+    /// Its `Game_Summary` for a game proposed to it.
+    Summary(Box<GameSummary>),
+    /// The answer to its request.
+    Reply(Reply),
 }
 
 /// How the driver reaches a connection: its writer's queue, and a way to close it.
@@ -213,7 +295,7 @@ impl Handle {
         &self,
         event: String,
         action: crate::lobby::EventAction,
-    ) -> Option<String> {
+    ) -> Option<Reply> {
         let mut answer = self.register_conn().await?;
         let input = Input::EventAdmin {
             reply: answer.id,
@@ -223,7 +305,11 @@ impl Handle {
         if !self.input(input).await {
             return None;
         }
-        answer.recv().await
+        loop {
+            if let Heard::Reply(reply) = answer.recv().await? {
+                return Some(reply);
+            }
+        }
     }
 
     /// Games named `game` are set up so (see [`Input::Setup`]).
@@ -286,41 +372,43 @@ pub struct Conn {
     events: mpsc::Sender<Event>,
     rx: Incoming,
     closed: Arc<Notify>,
-    pending: std::collections::VecDeque<String>,
-}
-
-impl std::fmt::Debug for WriterMsg {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("WriterMsg")
-    }
+    pending: std::collections::VecDeque<Heard>,
 }
 
 impl Conn {
-    /// Sends a line, as a client would (without its newline); `false` once the server has
+    /// Sends a message, as a client would send its line; `false` once the server has
     /// stopped.
-    pub async fn send(&self, line: &str) -> bool {
-        let input = Input::Line(self.id, line.to_string());
+    pub async fn send(&self, message: ClientMessage) -> bool {
+        let input = Input::Message(self.id, message);
         self.events
             .send(Event::Lobby(input, Instant::now()))
             .await
             .is_ok()
     }
 
-    /// The next line the server sends (without its newline); `None` once the server has
-    /// closed the connection.
-    pub async fn recv(&mut self) -> Option<String> {
+    /// Plays a move, as a value ([`Input::Play`]); `false` once the server has stopped.
+    pub async fn play(&self, mv: gyoku::Move) -> bool {
+        let input = Input::Play(self.id, mv);
+        self.events
+            .send(Event::Lobby(input, Instant::now()))
+            .await
+            .is_ok()
+    }
+
+    /// The next thing the server sends; `None` once the server has closed the connection.
+    pub async fn recv(&mut self) -> Option<Heard> {
         loop {
-            if let Some(line) = self.pending.pop_front() {
-                return Some(line);
+            if let Some(heard) = self.pending.pop_front() {
+                return Some(heard);
             }
             let msg = tokio::select! {
                 m = self.rx.recv() => m,
                 () = self.closed.notified() => None,
             };
             match msg? {
-                WriterMsg::Text(text) => {
-                    self.pending.extend(text.lines().map(str::to_string));
-                }
+                WriterMsg::Lines(lines) => self.pending.extend(lines.into_iter().map(Heard::Line)),
+                WriterMsg::Summary(summary) => return Some(Heard::Summary(summary)),
+                WriterMsg::Reply(reply) => return Some(Heard::Reply(reply)),
                 WriterMsg::Close => return None,
             }
         }
@@ -345,7 +433,7 @@ impl Drop for Conn {
 struct Held {
     /// What it waits for: record batches not yet written, batches not yet stored.
     holds: usize,
-    queue: Vec<WriterMsg>,
+    queue: Vec<Weighed>,
     /// The text queued, in bytes.
     bytes: usize,
 }
@@ -364,10 +452,12 @@ struct Outbox {
 impl Outbox {
     /// Sends (or holds) a message, in order.
     fn deliver(&mut self, id: ConnId, msg: WriterMsg) {
+        self.deliver_weighed(id, Weighed::new(msg));
+    }
+
+    fn deliver_weighed(&mut self, id: ConnId, msg: Weighed) {
         if let Some(h) = self.held.get_mut(&id) {
-            if let WriterMsg::Text(text) = &msg {
-                h.bytes += text.len();
-            }
+            h.bytes += msg.bytes;
             h.queue.push(msg);
             if h.bytes > MAX_HELD_BYTES {
                 // It keeps asking while its messages wait: disconnected.
@@ -382,20 +472,20 @@ impl Outbox {
     }
 
     /// Sends a message ahead of anything held for the connection (a notice).
-    fn deliver_now(&mut self, id: ConnId, msg: WriterMsg) {
-        match msg {
-            WriterMsg::Text(text) => {
+    fn deliver_now(&mut self, id: ConnId, msg: Weighed) {
+        match msg.msg {
+            WriterMsg::Close => {
+                if let Some(h) = self.conns.remove(&id) {
+                    h.out.close();
+                }
+            }
+            _ => {
                 if let Some(h) = self.conns.get(&id)
-                    && !h.out.push(text)
+                    && !h.out.push_weighed(msg)
                 {
                     // Not reading: disconnected (the reader reports it closed).
                     h.closed.notify_one();
                     self.conns.remove(&id);
-                }
-            }
-            WriterMsg::Close => {
-                if let Some(h) = self.conns.remove(&id) {
-                    h.out.close();
                 }
             }
         }
@@ -418,7 +508,7 @@ impl Outbox {
                 let queue = std::mem::take(&mut h.queue);
                 self.held.remove(id);
                 for msg in queue {
-                    self.deliver(*id, msg);
+                    self.deliver_weighed(*id, msg);
                 }
             }
         }
@@ -678,10 +768,8 @@ fn dispatch(out: &mut Vec<Output>, outbox: &mut Outbox, waiting: &mut Unstored) 
         .collect();
     if changes.is_empty() {
         for o in out.drain(..) {
-            match o {
-                Output::Send(id, text) => outbox.deliver(id, WriterMsg::Text(text)),
-                Output::Close(id) => outbox.deliver(id, WriterMsg::Close),
-                Output::Store(_) | Output::WriteRecord { .. } => {}
+            if let Some((id, msg)) = to_writer(o) {
+                outbox.deliver(id, msg);
             }
         }
         return;
@@ -715,10 +803,8 @@ fn dispatch(out: &mut Vec<Output>, outbox: &mut Outbox, waiting: &mut Unstored) 
         unstored.records.push(job);
     }
     for o in out.drain(..) {
-        let (id, msg) = match o {
-            Output::Send(id, text) => (id, WriterMsg::Text(text)),
-            Output::Close(id) => (id, WriterMsg::Close),
-            Output::Store(_) | Output::WriteRecord { .. } => continue,
+        let Some((id, msg)) = to_writer(o) else {
+            continue;
         };
         if !unstored.held.contains(&id) {
             outbox.hold(id);
@@ -734,11 +820,22 @@ fn dispatch(out: &mut Vec<Output>, outbox: &mut Outbox, waiting: &mut Unstored) 
 /// is held.
 fn notify(outbox: &mut Outbox, out: &mut Vec<Output>) {
     for o in out.drain(..) {
-        match o {
-            Output::Send(id, text) => outbox.deliver_now(id, WriterMsg::Text(text)),
-            Output::Close(id) => outbox.deliver(id, WriterMsg::Close),
-            Output::Store(_) | Output::WriteRecord { .. } => {}
+        match to_writer(o) {
+            Some((id, WriterMsg::Close)) => outbox.deliver(id, WriterMsg::Close),
+            Some((id, msg)) => outbox.deliver_now(id, Weighed::new(msg)),
+            None => {}
         }
+    }
+}
+
+/// What goes to a connection's writer, if anything does.
+fn to_writer(o: Output) -> Option<(ConnId, WriterMsg)> {
+    match o {
+        Output::Send(id, lines) => Some((id, WriterMsg::Lines(lines))),
+        Output::Summary(id, summary) => Some((id, WriterMsg::Summary(summary))),
+        Output::Reply(id, reply) => Some((id, WriterMsg::Reply(reply))),
+        Output::Close(id) => Some((id, WriterMsg::Close)),
+        Output::Store(_) | Output::WriteRecord { .. } => None,
     }
 }
 

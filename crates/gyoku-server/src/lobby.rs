@@ -49,7 +49,7 @@ use conns::Conn;
 pub use events::EventAction;
 pub use io::{
     AGREE_TIMEOUT_MS, CheckedLogin, Config, ConnId, GameSetup, IMPASSE_LINE, Input, MAX_BUOYS,
-    MAX_BUOYS_PER_PLAYER, MAX_DEFERRED, MAX_SETUPS, Millis, Now, Output,
+    MAX_BUOYS_PER_PLAYER, MAX_DEFERRED, MAX_SETUPS, Millis, Now, Output, Reply,
 };
 pub use names::{NamedRules, rules_of_name};
 use room::Room;
@@ -217,6 +217,8 @@ impl Lobby {
             Input::Ratings(ratings) => self.ratings = ratings,
             Input::LoggedIn(conn, login) => self.logged_in(conn, login, now, out),
             Input::Line(conn, line) => self.line(conn, &line, now, out),
+            Input::Message(conn, message) => self.message(conn, message, now, out),
+            Input::Play(conn, mv) => self.play_value(conn, mv, now, out),
             Input::Closed(conn) => self.closed(conn, now, out),
             Input::Tick => self.tick(now, out),
             Input::StorageFailing => self.storage_failing(now, out),

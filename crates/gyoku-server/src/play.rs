@@ -23,14 +23,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use gyoku::rules::Fouls;
-use gyoku::{Color, Position, Preset};
+use gyoku::{Color, GameError, Move, Position, Preset};
 use gyoku_arena::csa_bridge::{self, BridgeConfig};
 use gyoku_arena::engine::EngineConfig;
-use gyoku_proto::csa::GameSummary;
+use gyoku_proto::csa::{ClientMessage, GameSummary};
 use gyoku_proto::csa_client::{ClientSession, Event};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 
-use crate::driver::{Conn, Handle};
+use crate::driver::{Conn, Handle, Heard};
 use crate::lobby::{CheckedLogin, GameSetup};
 use crate::tickets::{SecretDigest, digest, new_secret, same_digest};
 
@@ -169,9 +169,10 @@ pub struct SeatState {
     /// Every game this seat has played, in order (a no-contest is replayed); the last is
     /// the one being played or last played ([`SeatState::game_id`]).
     pub games: Vec<String>,
-    /// The position of the game proposed or being played, as the echoes have moved it.
-    pub position: Option<Position>,
-    /// Moves played in that game.
+    /// Who was to move at the start of the game proposed or being played (its
+    /// `Game_Summary`'s `To_Move`); with [`SeatState::played`], whose turn it is.
+    pub start_turn: Option<Color>,
+    /// Moves played in that game (a resumed game's already played included).
     pub played: usize,
     /// The last move echoed (`+7776FU,T3`).
     pub last_echo: String,
@@ -179,6 +180,9 @@ pub struct SeatState {
     pub echoes: u64,
     /// The lobby's last `##[ERROR]` to this seat.
     pub error: Option<String>,
+    /// The rules' refusal it was, if it was one (an illegal move's kind under refused
+    /// fouls, a declaration refused …), as the lobby sent it: a value, not its text.
+    pub refusal: Option<GameError>,
     /// How many errors were heard.
     pub errors: u64,
     /// The result line (`#WIN`, `#LOSE`, `#DRAW`, `#CENSORED`, `#CHUDAN`) of the last game.
@@ -198,11 +202,12 @@ impl SeatState {
             phase,
             color,
             games: Vec::new(),
-            position: None,
+            start_turn: None,
             played: 0,
             last_echo: String::new(),
             echoes: 0,
             error: None,
+            refusal: None,
             errors: 0,
             result: None,
             login: None,
@@ -216,26 +221,25 @@ impl SeatState {
         self.games.last().map(String::as_str)
     }
 
-    /// The side to move in the game being played.
+    /// The side to move in the game being played: turns alternate from the start's.
     pub fn to_move(&self) -> Option<Color> {
-        self.position.as_ref().map(Position::turn)
+        let start = self.start_turn?;
+        Some(if self.played.is_multiple_of(2) {
+            start
+        } else {
+            start.opposite()
+        })
     }
 
-    /// A game is proposed: the colour and position it gives.
+    /// A game is proposed: the colour, the side to move at its start and the moves already
+    /// played, as its summary gives them.
     fn proposed(&mut self, summary: &GameSummary) {
         self.phase = Phase::Agreeing;
         if let Some(me) = summary.your_turn() {
             self.color = me;
         }
-        let record = csa_bridge::summary_record(summary).ok();
-        self.position = record.as_ref().and_then(|r| {
-            let mut pos = r.start.clone();
-            r.moves
-                .iter()
-                .all(|m| pos.play(m.mv).is_ok())
-                .then_some(pos)
-        });
-        self.played = record.map_or(0, |r| r.moves.len());
+        self.start_turn = summary.to_move();
+        self.played = summary.moves_played();
         self.proposal = None;
     }
 
@@ -253,13 +257,6 @@ impl SeatState {
                 self.result.get_or_insert_with(|| "#REJECT".into());
             }
             Event::Moved(m) => {
-                if let Some(pos) = &mut self.position {
-                    match gyoku_kifu::csa::parse_move(&m.text, pos) {
-                        Ok((_, mv)) if pos.play(mv).is_ok() => {}
-                        // A move this seat cannot follow: it no longer knows the position.
-                        _ => self.position = None,
-                    }
-                }
                 self.played += 1;
                 self.last_echo = match m.ms {
                     Some(ms) => format!("{},T{}", m.text, ms / 1000),
@@ -276,8 +273,9 @@ impl SeatState {
                     (None, None) => "#CHUDAN".to_string(),
                 });
             }
-            Event::Refused(e) => {
-                self.error = Some(e);
+            Event::Refused { what, rule } => {
+                self.error = Some(what);
+                self.refusal = rule;
                 self.errors += 1;
             }
             Event::ImpasseProposed(by) => {
@@ -295,6 +293,15 @@ impl SeatState {
             self.proposal = None;
         }
     }
+}
+
+/// What a seat sends to the lobby: values, as a client's lines are read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Said {
+    /// A message (`AGREE`, `%TORYO`, `%KACHI`, `%%IMPASSE` …).
+    Message(ClientMessage),
+    /// A move, on the seat's turn.
+    Move(Move),
 }
 
 /// What an invitation says: who invites, under which rules and time.
@@ -331,8 +338,8 @@ pub struct Seat {
     engine: Option<String>,
     /// For an invitation: the seat made when it was used.
     joined: Mutex<Option<Arc<Seat>>>,
-    /// Lines to send, once the seat is connected.
-    lines: Mutex<Option<mpsc::Sender<String>>>,
+    /// What to send, once the seat is connected.
+    lines: Mutex<Option<mpsc::Sender<Said>>>,
     state: watch::Sender<SeatState>,
     created: Instant,
 }
@@ -374,12 +381,12 @@ impl Seat {
             .clone()
     }
 
-    /// Sends `line` and waits (at most [`ANSWER_WAIT`]) until `answered` says the state
+    /// Sends `said` and waits (at most [`ANSWER_WAIT`]) until `answered` says the state
     /// holds the lobby's answer; the state then, or `None` if the seat is not connected or
     /// no answer came.
     pub async fn send_and_wait(
         &self,
-        line: &str,
+        said: Said,
         answered: impl Fn(&SeatState, &SeatState) -> bool,
     ) -> Option<SeatState> {
         let sender = self
@@ -389,7 +396,7 @@ impl Seat {
             .clone()?;
         let mut rx = self.state.subscribe();
         let before = rx.borrow_and_update().clone();
-        sender.send(line.to_string()).await.ok()?;
+        sender.send(said).await.ok()?;
         let wait = rx.wait_for(|now| answered(&before, now) || now.phase == Phase::Closed);
         let now = tokio::time::timeout(ANSWER_WAIT, wait)
             .await
@@ -805,21 +812,21 @@ impl Play {
 
 /// A seat's connection: a CSA client session that agrees to every game proposed to it,
 /// sends what the page asks, and keeps what it reads in the seat's state.
-async fn run_seat(
-    seat: Arc<Seat>,
-    mut conn: Conn,
-    mut lines: mpsc::Receiver<String>,
-    local: Handle,
-) {
+async fn run_seat(seat: Arc<Seat>, mut conn: Conn, mut lines: mpsc::Receiver<Said>, local: Handle) {
     let mut session = ClientSession::new();
     loop {
         tokio::select! {
-            line = conn.recv() => {
-                let Some(line) = line else { break };
-                match session.read(&line) {
+            heard = conn.recv() => {
+                let event = match heard {
+                    None => break,
+                    Some(Heard::Summary(summary)) => Ok(Some(session.read_summary(*summary))),
+                    Some(Heard::Line(line)) => session.read_line(line),
+                    Some(Heard::Reply(_)) => Ok(None),
+                };
+                match event {
                     Ok(Some(Event::Proposed(summary))) => {
                         seat.update(|s| s.proposed(&summary));
-                        if !conn.send("AGREE").await {
+                        if !conn.send(ClientMessage::Agree(None)).await {
                             break;
                         }
                     }
@@ -827,15 +834,19 @@ async fn run_seat(
                     Ok(None) => {}
                     Err(e) => {
                         crate::log::note(&format!("seat {}: {e}", seat.login));
-                        if !conn.send("REJECT").await {
+                        if !conn.send(ClientMessage::Reject(None)).await {
                             break;
                         }
                     }
                 }
             }
-            line = lines.recv() => {
-                let Some(line) = line else { break };
-                if !conn.send(&line).await {
+            said = lines.recv() => {
+                let sent = match said {
+                    None => break,
+                    Some(Said::Message(m)) => conn.send(m).await,
+                    Some(Said::Move(mv)) => conn.play(mv).await,
+                };
+                if !sent {
                     break;
                 }
             }
@@ -886,11 +897,10 @@ mod tests {
         read(&mut s, "+7776FU,T3");
         assert_eq!((s.echoes, s.last_echo.as_str()), (1, "+7776FU,T3"));
         assert_eq!((s.to_move(), s.played), (Some(Color::White), 1));
-        read(
-            &mut s,
-            "##[ERROR] illegal move refused: nifu (two pawns on a file)",
-        );
+        let nifu = GameError::IllegalMove(gyoku::IllegalMoveKind::Nifu);
+        read(&mut s, &format!("##[ERROR] {nifu}"));
         assert_eq!(s.errors, 1);
+        assert_eq!(s.refusal, Some(nifu), "the kind, read back as a value");
         read(&mut s, "##[IMPASSE] proposed by +");
         assert_eq!(s.proposal, Some(Color::Black));
         read(&mut s, "-3334FU,T1");

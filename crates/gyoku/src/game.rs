@@ -77,6 +77,33 @@ pub enum GameError {
 }
 
 impl GameError {
+    /// Every refusal there is: each illegal move's kind, each declaration failure, and the
+    /// refusals without a cause.
+    ///
+    /// ```
+    /// use gyoku::GameError;
+    /// let all: Vec<GameError> = GameError::all().collect();
+    /// assert_eq!(all.len(), 21);
+    /// assert!(all.contains(&GameError::NoProposal));
+    /// ```
+    pub fn all() -> impl Iterator<Item = GameError> {
+        crate::IllegalMoveKind::ALL
+            .into_iter()
+            .map(GameError::IllegalMove)
+            .chain(
+                crate::impasse::DeclarationFailure::ALL
+                    .into_iter()
+                    .map(GameError::DeclarationRefused),
+            )
+            .chain([
+                GameError::GameOver,
+                GameError::NoDeclarationRule,
+                GameError::NoAgreementRule,
+                GameError::AgreementNotAllowed,
+                GameError::NoProposal,
+            ])
+    }
+
     /// A stable code.
     pub fn code(&self) -> &'static str {
         match self {

@@ -107,6 +107,17 @@ pub enum DeclarationFailure {
 }
 
 impl DeclarationFailure {
+    /// Every failure, in the order of the checks.
+    pub const ALL: [DeclarationFailure; 7] = [
+        DeclarationFailure::KingNotEntered,
+        DeclarationFailure::ZoneCount,
+        DeclarationFailure::InCheck,
+        DeclarationFailure::Points,
+        DeclarationFailure::AfterMoveLimit,
+        DeclarationFailure::NoTime,
+        DeclarationFailure::NoRule,
+    ];
+
     /// The stable code.
     pub const fn code(self) -> &'static str {
         match self {

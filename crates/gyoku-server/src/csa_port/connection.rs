@@ -65,15 +65,17 @@ pub(crate) async fn connection(
     let closed = Arc::new(Notify::new());
     let writer_closed = Arc::clone(&closed);
     let writer = tokio::spawn(async move {
+        // The one place the lobby's values become the protocol's text.
+        let mut text = String::new();
         while let Some(msg) = rx.recv().await {
-            match msg {
-                WriterMsg::Text(t) => {
-                    let w = tokio::time::timeout(WRITE_TIMEOUT, write_half.write_all(t.as_bytes()));
-                    if !matches!(w.await, Ok(Ok(()))) {
-                        break;
-                    }
-                }
-                WriterMsg::Close => break,
+            if matches!(msg, WriterMsg::Close) {
+                break;
+            }
+            text.clear();
+            msg.write_to(&mut text);
+            let w = tokio::time::timeout(WRITE_TIMEOUT, write_half.write_all(text.as_bytes()));
+            if !matches!(w.await, Ok(Ok(()))) {
+                break;
             }
         }
         let _ = write_half.shutdown().await;
@@ -82,7 +84,7 @@ pub(crate) async fn connection(
     let mut reader = BufReader::new(read_half);
     let mut buf = Vec::new();
     let say = |line: ServerLine| {
-        let _ = tx.push(format!("{line}\n"));
+        let _ = tx.push_lines(vec![line]);
     };
     // Log in.
     let deadline = Instant::now() + LOGIN_TIME;

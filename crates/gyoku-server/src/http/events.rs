@@ -196,15 +196,10 @@ pub(super) async fn admin(
             "the server did not answer in time; look at the event before trying again",
         )
     })?;
-    let answer: Value = serde_json::from_str(answer.trim()).unwrap_or(Value::Null);
-    if answer["ok"] == true {
-        Ok(Json(answer))
-    } else {
-        Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "refused",
-            answer["error"].as_str().unwrap_or("refused").to_string(),
-        ))
+    let crate::lobby::Reply::EventAdmin(answer) = answer;
+    match answer {
+        Ok(status) => Ok(Json(json!({"ok": true, "status": status}))),
+        Err(why) => Err(ApiError::new(StatusCode::CONFLICT, "refused", why)),
     }
 }
 

@@ -1,8 +1,8 @@
 //! Playing from the page: `POST /api/play` makes a game, `/api/seats/{token}/…` acts in
 //! it. The seat knows its colour, its game and whose turn it is from the server's lines,
-//! so acting reads no storage first: a move is sent, and the lobby (the one referee)
-//! echoes it, ends the game on it (lost fouls), or refuses it (refused fouls), which is
-//! answered `illegal_move` (422) with its kind. Only the answer's view of the game is read
+//! so acting reads no storage first: a move is sent as a value, and the lobby (the one
+//! referee) echoes it, ends the game on it (lost fouls), or refuses it (refused fouls)
+//! with its refusal as a value, answered `illegal_move` (422) with its kind. Only the answer's view of the game is read
 //! from storage: one read and one replay per action.
 
 use std::sync::Arc;
@@ -14,14 +14,15 @@ use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 
 use gyoku::rules::Fouls;
-use gyoku::{Color, IllegalMoveKind, Move, Preset};
+use gyoku::{Color, GameError, Move, Preset};
+use gyoku_proto::csa::ClientMessage;
 
 use super::body::{json_body, str_field};
 use super::error::ApiError;
 use super::state::Shared;
 use super::tools::read_position;
 use super::view::view_of;
-use crate::play::{GameRequest, Opponent, Phase, PlayError, Seat, SeatState};
+use crate::play::{GameRequest, Opponent, Phase, PlayError, Said, Seat, SeatState};
 
 fn seat_of(api: &Shared, token: &str) -> Result<Arc<Seat>, ApiError> {
     api.play()?.seat(token).ok_or_else(|| {
@@ -306,13 +307,6 @@ fn refused(before: &SeatState, after: &SeatState) -> Option<ApiError> {
     })
 }
 
-/// The kind of an illegal move the lobby refused, from its `##[ERROR]` line
-/// (`illegal move refused: nifu (two pawns on a file)`).
-fn refused_kind(error: &str) -> Option<IllegalMoveKind> {
-    let rest = error.strip_prefix("illegal move refused: ")?;
-    IllegalMoveKind::from_code(rest.split_whitespace().next()?)
-}
-
 /// `POST /api/seats/{token}/move` with `{"move": "7g7f"}` (USI).
 pub(super) async fn play_move(
     State(api): State<Shared>,
@@ -331,19 +325,16 @@ pub(super) async fn play_move(
     })?;
     let before = playing(&seat)?;
     your_turn(&before)?;
-    let pos = before.position.as_ref().expect("known: your_turn");
-    let csa = gyoku_kifu::csa::move_text(pos, mv, before.color);
+    // On the seat's turn the next echo is its own move: the lobby played it.
     let after = seat
-        .send_and_wait(&csa, |b, n| {
-            n.errors > b.errors
-                || n.phase != Phase::Playing
-                || (n.echoes > b.echoes && n.last_echo.starts_with(&csa))
+        .send_and_wait(Said::Move(mv), |b, n| {
+            n.errors > b.errors || n.phase != Phase::Playing || n.echoes > b.echoes
         })
         .await
         .ok_or_else(no_answer)?;
     if after.errors > before.errors
         && after.phase == Phase::Playing
-        && let Some(kind) = after.error.as_deref().and_then(refused_kind)
+        && let Some(GameError::IllegalMove(kind)) = after.refusal
     {
         return Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -365,12 +356,16 @@ pub(super) async fn play_move(
 }
 
 /// Sends an action that ends the game (`%TORYO`, `%KACHI`) and answers with the result.
-async fn ending_action(api: &Shared, token: &str, line: &str) -> Result<Json<Value>, ApiError> {
+async fn ending_action(
+    api: &Shared,
+    token: &str,
+    action: ClientMessage,
+) -> Result<Json<Value>, ApiError> {
     let seat = seat_of(api, token)?;
     let before = playing(&seat)?;
     your_turn(&before)?;
     let after = seat
-        .send_and_wait(line, |b, n| {
+        .send_and_wait(Said::Message(action), |b, n| {
             n.errors > b.errors || n.phase != Phase::Playing
         })
         .await
@@ -386,7 +381,7 @@ pub(super) async fn resign(
     State(api): State<Shared>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    ending_action(&api, &token, "%TORYO").await
+    ending_action(&api, &token, ClientMessage::Resign).await
 }
 
 /// `POST /api/seats/{token}/impasse`: proposes an impasse count (持将棋), or accepts the
@@ -398,7 +393,7 @@ pub(super) async fn impasse(
     let seat = seat_of(&api, &token)?;
     let before = playing(&seat)?;
     let after = seat
-        .send_and_wait(crate::lobby::IMPASSE_LINE, |b, n| {
+        .send_and_wait(Said::Message(ClientMessage::Impasse), |b, n| {
             n.errors > b.errors || n.phase != Phase::Playing || n.proposals > b.proposals
         })
         .await
@@ -414,5 +409,5 @@ pub(super) async fn declare(
     State(api): State<Shared>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    ending_action(&api, &token, "%KACHI").await
+    ending_action(&api, &token, ClientMessage::Declare).await
 }

@@ -9,7 +9,7 @@ use gyoku_proto::csa_line::ServerLine;
 
 use super::Lobby;
 use super::ending::Ending;
-use super::io::{CheckedLogin, ConnId, IMPASSE_LINE, Millis, Now, Output, tell};
+use super::io::{CheckedLogin, ConnId, Millis, Now, Output, tell};
 use super::room::{GameLine, Phase};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,15 +130,16 @@ impl Lobby {
             return;
         };
         let raw = line.trim_end_matches(['\r', '\n']);
-        if raw == "CHALLENGE" {
-            // CSA's official test server's command: accepted and meaningless here.
-            tell(out, conn, ServerLine::ChallengeAccepted);
-            return;
-        }
-        if raw == IMPASSE_LINE && c.status == Status::Game {
-            return self.impasse_line(conn, now, out);
-        }
         let msg = match ClientMessage::parse(raw) {
+            Ok(ClientMessage::KeepAlive) => {
+                // Answered with an empty line (a single space gets nothing, as in
+                // shogi-server). Time-ups need no keep-alive here: the server's timer
+                // flags them.
+                if raw.is_empty() {
+                    tell(out, conn, ServerLine::Empty);
+                }
+                return;
+            }
             Ok(m) => m,
             Err(e) => {
                 if c.status == Status::Game && raw.starts_with(['+', '-']) {
@@ -149,6 +150,21 @@ impl Lobby {
                 }
                 return;
             }
+        };
+        self.message(conn, msg, now, out);
+    }
+
+    /// A message from a logged-in connection: read from its line, or sent as a value by a
+    /// connection inside the server.
+    pub(super) fn message(
+        &mut self,
+        conn: ConnId,
+        msg: ClientMessage,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
         };
         match msg {
             ClientMessage::Login(_) => {
@@ -161,15 +177,19 @@ impl Lobby {
             }
             ClientMessage::Agree(_) => self.agree(conn, now, out),
             ClientMessage::Reject(_) => self.reject(conn, out),
-            ClientMessage::KeepAlive => {
-                // Answered with an empty line (a single space gets nothing, as in
-                // shogi-server). Time-ups need no keep-alive here: the server's timer
-                // flags them.
-                if raw.is_empty() {
-                    tell(out, conn, ServerLine::Empty);
-                }
+            ClientMessage::Challenge => {
+                // CSA's official test server's command: accepted and meaningless here.
+                tell(out, conn, ServerLine::ChallengeAccepted);
             }
-            ClientMessage::Ignored => {}
+            ClientMessage::Impasse if c.status == Status::Game => {
+                self.impasse_line(conn, now, out);
+            }
+            ClientMessage::Impasse => {
+                // Out of a game, what it is to shogi-server: an x1 command it does not know.
+                let unknown = gyoku_proto::csa::X1Command::Unknown(msg.to_string());
+                self.x1(conn, unknown, now, out);
+            }
+            ClientMessage::KeepAlive | ClientMessage::Ignored => {}
             ClientMessage::Move { ref text, .. } => {
                 if c.status != Status::Game {
                     return;

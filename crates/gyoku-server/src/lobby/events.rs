@@ -8,11 +8,10 @@
 use std::collections::BTreeMap;
 
 use gyoku_proto::csa_line::ServerLine;
-use serde_json::json;
 
 use super::Lobby;
 use super::conns::Status;
-use super::io::{ConnId, Millis, Now, Output, tell};
+use super::io::{ConnId, Millis, Now, Output, Reply, tell};
 use crate::event::{BoardResult, Entry, Event};
 
 /// An operator's action on an event (the admin endpoint).
@@ -327,11 +326,10 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let answer = match self.event_action(event, action, now, out) {
-            Ok(ev) => json!({"ok": true, "status": crate::event::view::status(ev)}),
-            Err(why) => json!({"ok": false, "error": why}),
-        };
-        out.push(Output::Send(reply, format!("{answer}\n")));
+        let answer = self
+            .event_action(event, action, now, out)
+            .map(crate::event::view::status);
+        out.push(Output::Reply(reply, Reply::EventAdmin(answer)));
         out.push(Output::Close(reply));
     }
 

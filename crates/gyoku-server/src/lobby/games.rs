@@ -127,6 +127,32 @@ impl Lobby {
         self.after(key, step, now, out);
     }
 
+    /// A move sent as a value by a player in a game (a web seat's): played on its turn,
+    /// refused out of it (a value is chosen for the position it was chosen in, so it is
+    /// not kept for later as a line is).
+    pub(super) fn play_value(
+        &mut self,
+        conn: ConnId,
+        mv: gyoku::Move,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let Some((_, room)) = self.room_of(conn) else {
+            return;
+        };
+        if !room.is_turn_of(room.color_of(conn)) {
+            tell(out, conn, ServerLine::Error("not your turn".into()));
+            return;
+        }
+        self.game_line(conn, GameLine::Play(mv), now, out);
+    }
+
+    /// The game `conn` plays in, and its key.
+    fn room_of(&self, conn: ConnId) -> Option<(u64, &Room)> {
+        let key = self.conns.get(&conn)?.game?;
+        Some((key, self.games.get(&key)?))
+    }
+
     /// A move or `%…` from a player in a game: kept if it is not its turn.
     pub(super) fn game_line(
         &mut self,
@@ -135,10 +161,7 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let Some(key) = self.conns.get(&conn).and_then(|c| c.game) else {
-            return;
-        };
-        let Some(room) = self.games.get(&key) else {
+        let Some((key, room)) = self.room_of(conn) else {
             return;
         };
         let color = room.color_of(conn);

@@ -3,6 +3,7 @@
 
 use gyoku::rules::Fouls;
 use gyoku::{Color, Position, Preset};
+use gyoku_proto::csa::{ClientMessage, GameSummary};
 use gyoku_proto::csa_line::{ServerLine, X1Tag};
 
 use super::change::Change;
@@ -105,6 +106,12 @@ pub enum Input {
     LoggedIn(ConnId, CheckedLogin),
     /// A logged-in connection sent a line.
     Line(ConnId, String),
+    /// A logged-in connection inside the server sent a message, as a value (what a line
+    /// is read as; a keep-alive gets no answer).
+    Message(ConnId, ClientMessage),
+    /// A player inside the server (a web seat) plays a move, as a value: on its turn
+    /// only (out of it: `##[ERROR] not your turn`).
+    Play(ConnId, gyoku::Move),
     /// A connection closed (or its client sent `LOGOUT`, answered already).
     Closed(ConnId),
     /// Time passed: check clocks and agreement deadlines.
@@ -163,8 +170,13 @@ pub const MAX_SETUPS: usize = 4096;
 /// What to do, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Output {
-    /// Write text to a connection.
-    Send(ConnId, String),
+    /// Send lines to a connection, in one write (formatted as text only by a socket's
+    /// writer: a connection inside the server reads the values).
+    Send(ConnId, Vec<ServerLine>),
+    /// Send a game's `Game_Summary` block to a connection (its player's own).
+    Summary(ConnId, Box<GameSummary>),
+    /// Answer a request on the connection made for it ([`Input::EventAdmin`]).
+    Reply(ConnId, Reply),
     /// Close a connection once what was sent to it has been written.
     Close(ConnId),
     /// Commit a change to storage (before any `Send` of the same batch).
@@ -183,9 +195,17 @@ pub enum Output {
     },
 }
 
+/// The lobby's answer to a request, as a value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// An operator's action on an event ([`Input::EventAdmin`]): the event's status after
+    /// it (`running`, `paused` …), or why it was refused.
+    EventAdmin(Result<&'static str, String>),
+}
+
 /// Sends one line.
 pub(super) fn tell(out: &mut Vec<Output>, conn: ConnId, line: ServerLine) {
-    out.push(Output::Send(conn, format!("{line}\n")));
+    out.push(Output::Send(conn, vec![line]));
 }
 
 /// Sends lines in one write.
@@ -194,12 +214,7 @@ pub(super) fn tell_lines(
     conn: ConnId,
     lines: impl IntoIterator<Item = ServerLine>,
 ) {
-    let mut text = String::new();
-    for line in lines {
-        text.push_str(&line.to_string());
-        text.push('\n');
-    }
-    out.push(Output::Send(conn, text));
+    out.push(Output::Send(conn, lines.into_iter().collect()));
 }
 
 /// The line that ends an x1 command's reply (`##[WHO] +OK`).

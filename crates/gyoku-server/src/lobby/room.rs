@@ -35,6 +35,8 @@ pub(super) enum GameLine {
     Said(ClientMessage),
     /// A line shaped like a move that is none (`+77`): a foul on the player's turn.
     Garbage(String),
+    /// A move sent as a value (a web seat's): resolved by nothing but the referee.
+    Play(gyoku::Move),
 }
 
 impl GameLine {
@@ -43,6 +45,7 @@ impl GameLine {
         match self {
             GameLine::Said(m) => m.to_string(),
             GameLine::Garbage(raw) => raw.clone(),
+            GameLine::Play(mv) => mv.to_string(),
         }
     }
 }
@@ -186,8 +189,8 @@ impl Room {
             (Color::Black, self.players[0]),
             (Color::White, self.players[1]),
         ] {
-            // The Game_Summary block, written by its own type.
-            out.push(Output::Send(conn, self.summary(Some(color)).to_string()));
+            // The Game_Summary block, as its own type.
+            out.push(Output::Summary(conn, Box::new(self.summary(Some(color)))));
         }
     }
 
@@ -269,12 +272,12 @@ impl Room {
             Err(gyoku::GameError::NoProposal) => match self.referee.propose_impasse(color) {
                 Ok(()) => false,
                 Err(e) => {
-                    tell(out, conn, ServerLine::Error(e.to_string()));
+                    tell(out, conn, ServerLine::Refused(e));
                     return Step::Unchanged;
                 }
             },
             Err(e) => {
-                tell(out, conn, ServerLine::Error(e.to_string()));
+                tell(out, conn, ServerLine::Refused(e));
                 return Step::Unchanged;
             }
         };
@@ -296,6 +299,14 @@ impl Room {
         out: &mut Vec<Output>,
     ) -> Step {
         if self.mated {
+            let line = match line {
+                // As the CSA text it stands for, which the record keeps.
+                GameLine::Play(mv) => GameLine::Said(ClientMessage::Move {
+                    text: gyoku_kifu::csa::move_text(self.referee.position(), mv, color),
+                    comment: None,
+                }),
+                line => line,
+            };
             return Step::Ends(self.after_unseen_mate(color, Some(line), now));
         }
         if self.referee.outcome().is_some() {
@@ -313,7 +324,7 @@ impl Room {
             GameLine::Said(ClientMessage::Declare) => {
                 if let Err(e) = self.referee.declare() {
                     if e != gyoku::GameError::NoDeclarationRule {
-                        tell(out, conn, ServerLine::Error(e.to_string()));
+                        tell(out, conn, ServerLine::Refused(e));
                         return Step::Unchanged;
                     }
                     // No declaration under these rules: a declaration that fails.
@@ -325,7 +336,12 @@ impl Room {
                 return Step::Ends(Ending::Suspended);
             }
             GameLine::Said(ClientMessage::Move { text, comment }) => {
-                return self.play_move(color, text, comment, now, out);
+                let parsed = gyoku_kifu::csa::parse_move(&text, self.referee.position()).ok();
+                return self.play_move(color, (text, parsed), comment, now, out);
+            }
+            GameLine::Play(mv) => {
+                let text = gyoku_kifu::csa::move_text(self.referee.position(), mv, color);
+                return self.play_move(color, (text, Some((color, mv))), None, now, out);
             }
             // %CHUDAN under --strict-csa-server, or anything else: an illegal move.
             other => {
@@ -339,29 +355,25 @@ impl Room {
         }
     }
 
-    /// A move from `color` on its turn: refused (refused fouls), a foul that ends the
-    /// game, or played, stored and echoed with the seconds it was charged.
+    /// A move from `color` on its turn, as its CSA text and what the text resolves to (by
+    /// whom, which move; `None`: it resolves to none): refused (refused fouls), a foul
+    /// that ends the game, or played, stored and echoed with the seconds it was charged.
     fn play_move(
         &mut self,
         color: Color,
-        text: String,
+        (text, parsed): (String, Option<(Color, gyoku::Move)>),
         comment: Option<String>,
         now: Now,
         out: &mut Vec<Output>,
     ) -> Step {
-        let parsed = gyoku_kifu::csa::parse_move(&text, self.referee.position());
         let result = match parsed {
-            Ok((mover, mv)) if mover == color => self.referee.play(mv),
-            Ok((_, mv)) => self.referee.play_as_other_side(mv),
-            Err(_) => self.referee.forfeit(color, gyoku::ForfeitCause::Garbage),
+            Some((mover, mv)) if mover == color => self.referee.play(mv),
+            Some((_, mv)) => self.referee.play_as_other_side(mv),
+            None => self.referee.forfeit(color, gyoku::ForfeitCause::Garbage),
         };
         if let Err(e) = result {
             // Refused under `fouls = refuse`: the player may try again.
-            tell(
-                out,
-                self.players[color.index()],
-                ServerLine::Error(e.to_string()),
-            );
+            tell(out, self.players[color.index()], ServerLine::Refused(e));
             return Step::Unchanged;
         }
         let legal = self.referee.outcome().is_none_or(|o| {

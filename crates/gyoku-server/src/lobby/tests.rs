@@ -66,7 +66,8 @@ impl Transcript {
 pub(super) fn sent(out: Vec<Output>) -> Vec<(ConnId, String)> {
     out.into_iter()
         .filter_map(|o| match o {
-            Output::Send(to, text) => Some((to, text)),
+            Output::Send(to, lines) => Some((to, lines.iter().map(|l| format!("{l}\n")).collect())),
+            Output::Summary(to, summary) => Some((to, summary.to_string())),
             _ => None,
         })
         .collect()
@@ -302,4 +303,84 @@ fn listings_of_everyone_are_paced() {
     assert!(t.line(2, "%%LIST")[0].1.ends_with("##[LIST] +OK\n"));
     t.now.mono += crate::lobby::LISTING_INTERVAL_MS;
     assert!(t.line(1, "%%LIST")[0].1.ends_with("##[LIST] +OK\n"));
+}
+
+/// Issue 40, step 1: the lobby speaks values. A refusal leaves it as the rules' refusal
+/// (its kind a value, its text written only by a socket's writer); the summary as a
+/// `GameSummary`; a move sent as a value is played on its player's turn and refused out
+/// of it; `CHALLENGE` and `%%IMPASSE` are messages, read once.
+#[test]
+fn the_lobby_sends_values_and_takes_them() {
+    use gyoku::{GameError, IllegalMoveKind, Move};
+    use gyoku_proto::csa::ClientMessage;
+    use gyoku_proto::csa_line::ServerLine;
+    let mut t = Transcript::new();
+    t.input(Input::Setup {
+        game: "values-600-10".into(),
+        setup: Box::new(GameSetup {
+            preset: Some(Preset::Jsa),
+            fouls: Some(Fouls::Refuse),
+            ..GameSetup::default()
+        }),
+    });
+    t.login_x1(1, "a");
+    t.login_x1(2, "b");
+    t.line(1, "%%GAME values-600-10 +");
+    let proposed = t.input(Input::Line(2, "%%GAME values-600-10 -".into()));
+    let summaries: Vec<_> = proposed
+        .iter()
+        .filter_map(|o| match o {
+            Output::Summary(to, s) => Some((*to, s.your_turn())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        summaries,
+        [
+            (1, Some(gyoku::Color::Black)),
+            (2, Some(gyoku::Color::White))
+        ]
+    );
+    t.line(1, "AGREE");
+    t.line(2, "AGREE");
+    let lines = |out: Vec<Output>| -> Vec<(ConnId, Vec<ServerLine>)> {
+        out.into_iter()
+            .filter_map(|o| match o {
+                Output::Send(to, lines) => Some((to, lines)),
+                _ => None,
+            })
+            .collect()
+    };
+    // Out of turn, a value is refused, not kept for later.
+    let early = t.input(Input::Play(2, "3c3d".parse::<Move>().unwrap()));
+    assert_eq!(
+        lines(early),
+        [(2, vec![ServerLine::Error("not your turn".into())])]
+    );
+    // An illegal move under refused fouls: its kind travels as a value.
+    let refused = t.input(Input::Play(1, "7g7e".parse::<Move>().unwrap()));
+    let kind = IllegalMoveKind::BadMovement;
+    assert_eq!(
+        lines(refused),
+        [(1, vec![ServerLine::Refused(GameError::IllegalMove(kind))])]
+    );
+    // On its turn, a value is played and echoed to both as the CSA move it is.
+    let played = lines(t.input(Input::Play(1, "7g7f".parse::<Move>().unwrap())));
+    assert_eq!(played.len(), 2, "{played:?}");
+    assert!(
+        played.iter().all(|(_, l)| l[0].to_string() == "+7776FU,T0"),
+        "{played:?}"
+    );
+    // CHALLENGE and %%IMPASSE are messages, whether read from a line or sent as values.
+    let challenge = t.input(Input::Message(1, ClientMessage::Challenge));
+    assert_eq!(lines(challenge), [(1, vec![ServerLine::ChallengeAccepted])]);
+    assert_eq!(
+        t.line(1, "CHALLENGE"),
+        [(1, "CHALLENGE ACCEPTED\n".to_string())]
+    );
+    let impasse = t.input(Input::Message(2, ClientMessage::Impasse));
+    assert_eq!(
+        lines(impasse),
+        [(2, vec![ServerLine::Refused(GameError::AgreementNotAllowed)])]
+    );
 }
