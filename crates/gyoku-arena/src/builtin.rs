@@ -21,7 +21,7 @@
 use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
-use gyoku::impasse::{DeclarationVerdict, judge_declaration};
+use gyoku::impasse::{DeclarationVerdict, judge_declaration, missing_points};
 use gyoku::rules::DeclarationRule;
 use gyoku::{Color, ImpasseCount, Move, Position, Role, Square};
 use gyoku_proto::{Command, PositionStart};
@@ -44,27 +44,36 @@ pub enum EnteringKingRule {
     Csa24,
     /// `CSARule27`: 28 points for Black, 27 for White (CSA, Floodgate).
     Csa27,
+    /// `CSARule24H`: `CSARule24`, White credited what the game lacks of the full set.
+    Csa24H,
+    /// `CSARule27H`: `CSARule27`, White credited what the game lacks of the full set.
+    Csa27H,
     /// `TryRule`: moves its king to the opponent king's start square when it can.
     Try,
 }
 
 impl EnteringKingRule {
-    /// The option value: `NoEnteringKing`, `CSARule24`, `CSARule27`, `TryRule`.
+    /// The option value: `NoEnteringKing`, `CSARule24`, `CSARule27`, `CSARule24H`,
+    /// `CSARule27H`, `TryRule`.
     pub const fn name(self) -> &'static str {
         match self {
             EnteringKingRule::None => "NoEnteringKing",
             EnteringKingRule::Csa24 => "CSARule24",
             EnteringKingRule::Csa27 => "CSARule27",
+            EnteringKingRule::Csa24H => "CSARule24H",
+            EnteringKingRule::Csa27H => "CSARule27H",
             EnteringKingRule::Try => "TryRule",
         }
     }
 
-    /// Reads an option value (YaneuraOu's handicap variants `CSARule24H`/`CSARule27H` too).
+    /// Reads an option value.
     pub fn from_name(name: &str) -> Option<EnteringKingRule> {
         Some(match name {
             "NoEnteringKing" => EnteringKingRule::None,
-            "CSARule24" | "CSARule24H" => EnteringKingRule::Csa24,
-            "CSARule27" | "CSARule27H" => EnteringKingRule::Csa27,
+            "CSARule24" => EnteringKingRule::Csa24,
+            "CSARule27" => EnteringKingRule::Csa27,
+            "CSARule24H" => EnteringKingRule::Csa24H,
+            "CSARule27H" => EnteringKingRule::Csa27H,
             "TryRule" => EnteringKingRule::Try,
             _ => return None,
         })
@@ -165,13 +174,17 @@ fn value(role: Role) -> i32 {
 fn choose(pos: &Position, config: &Config, rng: &mut Rng) -> String {
     let us = pos.turn();
     let legal = pos.legal_moves();
-    let declaration = match config.rule {
-        EnteringKingRule::Csa24 => Some(DeclarationRule::Jsa24),
-        EnteringKingRule::Csa27 => Some(DeclarationRule::Points27),
-        _ => None,
+    // The H rules credit White with what the game lacks (YaneuraOu's handicap rules).
+    let (declaration, credit) = match config.rule {
+        EnteringKingRule::Csa24 => (Some(DeclarationRule::Points31), 0),
+        EnteringKingRule::Csa27 => (Some(DeclarationRule::Points27), 0),
+        EnteringKingRule::Csa24H => (Some(DeclarationRule::Points31), missing_points(pos)),
+        EnteringKingRule::Csa27H => (Some(DeclarationRule::Points27), missing_points(pos)),
+        EnteringKingRule::None | EnteringKingRule::Try => (None, 0),
     };
     if let Some(rule) = declaration
-        && judge_declaration(rule, &ImpasseCount::of(pos, us, 0), us) == DeclarationVerdict::Win
+        && judge_declaration(rule, &ImpasseCount::of(pos, us, credit), us)
+            == DeclarationVerdict::Win
     {
         return "win".to_string();
     }
@@ -311,7 +324,7 @@ fn id_lines(config: &Config) -> Vec<String> {
         "id author the Gyoku developers".to_string(),
         format!("option name Style type combo default {style} var random var greedy"),
         format!(
-            "option name EnteringKingRule type combo default {} var NoEnteringKing var CSARule24 var CSARule27 var TryRule",
+            "option name EnteringKingRule type combo default {} var NoEnteringKing var CSARule24 var CSARule24H var CSARule27 var CSARule27H var TryRule",
             config.rule.name()
         ),
         format!(

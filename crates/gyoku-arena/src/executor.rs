@@ -368,8 +368,12 @@ pub fn unique_names(given: &[Option<String>], id_names: &[String]) -> (Vec<Strin
 pub fn derived_options(rules: &RuleSet) -> Vec<(String, String)> {
     let rule = match (rules.declaration, rules.try_rule) {
         (_, Some(_)) => "TryRule",
-        (Some(d), None) if d.rule == DeclarationRule::Points27 => "CSARule27",
-        (Some(_), None) => "CSARule24",
+        (Some(d), None) => match (d.rule, rules.missing_points_credit) {
+            (DeclarationRule::Points27, false) => "CSARule27",
+            (DeclarationRule::Points27, true) => "CSARule27H",
+            (DeclarationRule::Jsa24 | DeclarationRule::Points31, false) => "CSARule24",
+            (DeclarationRule::Jsa24 | DeclarationRule::Points31, true) => "CSARule24H",
+        },
         (None, None) => "NoEnteringKing",
     };
     let max_moves = rules.move_limit.map_or(0, |l| l.plies);

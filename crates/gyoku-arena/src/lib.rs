@@ -27,6 +27,7 @@ pub mod fastchess;
 pub mod openings;
 pub mod ratings;
 pub mod referee;
+pub mod rules_digest;
 pub mod runner;
 pub mod sprt;
 pub mod timecontrol;

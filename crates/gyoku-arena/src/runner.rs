@@ -294,6 +294,10 @@ pub struct MatchSummary {
     pub sprt: Option<SprtOutcome>,
     /// What the runner warned of (two engines with one name, made unique).
     pub warnings: Vec<String>,
+    /// The rules' preset name.
+    pub rules: String,
+    /// The digest of the rules played under ([`crate::rules_digest::of_match`]).
+    pub rules_digest: String,
 }
 
 impl MatchSummary {
@@ -345,8 +349,8 @@ impl MatchSummary {
     pub fn table(&self) -> String {
         let [w, d, l] = self.score();
         let mut out = format!(
-            "engine 1: {}\nengine 2: {}\n\n| reason | engine 1 wins | draws | engine 2 wins |\n|---|---|---|---|\n",
-            self.names[0], self.names[1]
+            "engine 1: {}\nengine 2: {}\nrules: {} (digest {})\n\n| reason | engine 1 wins | draws | engine 2 wins |\n|---|---|---|---|\n",
+            self.names[0], self.names[1], self.rules, self.rules_digest
         );
         for (reason, [a, b, c]) in self.by_reason() {
             out.push_str(&format!("| {reason} | {a} | {b} | {c} |\n"));
@@ -441,6 +445,8 @@ impl MatchSummary {
             "results": self.games.iter().map(GameEntry::to_json).collect::<Vec<_>>(),
             "sprt": self.sprt.as_ref().map(SprtOutcome::to_json),
             "warnings": self.warnings,
+            "rules": self.rules,
+            "rules_digest": self.rules_digest,
         })
     }
 }
@@ -791,6 +797,8 @@ pub async fn run(
         out: config.out.clone(),
         sprt: test,
         warnings,
+        rules: config.preset.clone(),
+        rules_digest: crate::rules_digest::of_match(&config.preset, &config.rules, &config.time),
     })
 }
 

@@ -83,7 +83,18 @@ pub fn parse_time_control(
     })
 }
 
-/// The time control written back (`60s+1s`, `10s, byoyomi 1s`), for summaries and records.
+/// The time control written back (`60s+1s`, `10s, byoyomi 1s`; `, 3 periods`,
+/// `, 10x60s units`, `, floored minutes` where given), for summaries and records.
+///
+/// ```
+/// use gyoku::{Rounding, TimeControl};
+/// use gyoku_arena::timecontrol::describe;
+/// assert_eq!(describe(&TimeControl::fischer(60_000, 1_000)), "60s+1s");
+/// let nhk = TimeControl::byoyomi(600_000, 30_000).with_thinking_units(10, 60_000);
+/// assert_eq!(describe(&nhk), "600s, byoyomi 30s, 10x60s units");
+/// let jsa = TimeControl::byoyomi(3_600_000, 60_000).with_rounding(Rounding::FlooredMinutes);
+/// assert_eq!(describe(&jsa), "3600s, byoyomi 60s, floored minutes");
+/// ```
 pub fn describe(tc: &TimeControl) -> String {
     let d = |ms: Millis| {
         if ms.is_multiple_of(1000) {
@@ -92,9 +103,23 @@ pub fn describe(tc: &TimeControl) -> String {
             format!("{ms}ms")
         }
     };
-    match (tc.increment, tc.byoyomi) {
+    let mut text = match (tc.increment, tc.byoyomi) {
         (0, 0) => d(tc.main),
         (inc, 0) => format!("{}+{}", d(tc.main), d(inc)),
         (_, b) => format!("{}, byoyomi {}", d(tc.main), d(b)),
+    };
+    if tc.period_count() > 1 {
+        text.push_str(&format!(", {} periods", tc.period_count()));
     }
+    if tc.thinking_units.count > 0 {
+        let u = tc.thinking_units;
+        text.push_str(&format!(", {}x{} units", u.count, d(u.unit)));
+    }
+    match tc.rounding {
+        gyoku::Rounding::FlooredMinutes => text.push_str(", floored minutes"),
+        gyoku::Rounding::FlooredSeconds => text.push_str(", floored seconds"),
+        gyoku::Rounding::WholeSeconds => text.push_str(", whole seconds"),
+        gyoku::Rounding::Exact => {}
+    }
+    text
 }

@@ -217,26 +217,43 @@ async fn a_late_move_within_the_timemargin_is_no_loss() {
     }
 }
 
-/// Issue 41, item 6 (the match runner's part): an engine that offers YaneuraOu's
-/// `MaxMovesToDraw` is told the rules' move limit; one that does not offer it is not sent
-/// it. (No limit is told as 0: `derived_options`' own test.)
+/// Issue 41, items 5 and 6 (the match runner's part): an engine that offers YaneuraOu's
+/// `MaxMovesToDraw` and `EnteringKingRule` is told the rules' move limit and entering-king
+/// rule, as docs/matches.md's table says; one that does not offer `MaxMovesToDraw` is not
+/// sent it. (No limit is told as 0: `derived_options`' own test.)
 #[tokio::test(flavor = "multi_thread")]
 async fn an_engine_that_offers_max_moves_to_draw_is_told_the_limit() {
-    for (preset, limit) in [(Preset::Csa, 256), (Preset::Jsa, 500)] {
+    for (preset, limit, rule) in [
+        (Preset::Csa, 256, "CSARule27"),
+        (Preset::Jsa, 500, "CSARule24"),
+        (Preset::Csa24, 256, "CSARule24"),
+        (Preset::Csa24H, 256, "CSARule24H"),
+        (Preset::Csa27H, 256, "CSARule27H"),
+        (Preset::Wcsc, 320, "CSARule27"),
+        (Preset::Denryu, 512, "CSARule27"),
+        (Preset::Floodgate, 256, "CSARule27"),
+    ] {
         let dir = out_dir(&format!("max-moves-{preset}"));
         std::fs::create_dir_all(&dir).unwrap();
         let logs = [dir.join("offers.log"), dir.join("plain.log")];
         let mut c = config([fake(""), fake("")], 2, preset, &dir.join("out"));
-        c.engines[0] = logged("--declare MaxMovesToDraw", &logs[0]);
+        c.engines[0] = logged(
+            "--declare MaxMovesToDraw --declare EnteringKingRule",
+            &logs[0],
+        );
         c.engines[1] = logged("", &logs[1]);
         play(c).await;
         let sent = |log: &Path| std::fs::read_to_string(log).unwrap_or_default();
-        let told = format!("setoption name MaxMovesToDraw value {limit}");
-        assert!(
-            sent(&logs[0]).lines().any(|l| l == told),
-            "{preset}: {}",
-            sent(&logs[0])
-        );
+        for told in [
+            format!("setoption name MaxMovesToDraw value {limit}"),
+            format!("setoption name EnteringKingRule value {rule}"),
+        ] {
+            assert!(
+                sent(&logs[0]).lines().any(|l| l == told),
+                "{preset}: {told} in {}",
+                sent(&logs[0])
+            );
+        }
         assert!(
             !sent(&logs[1]).contains("MaxMovesToDraw"),
             "{preset}: sent to an engine that does not offer it"

@@ -49,6 +49,7 @@ pub struct MatchArgs {
     pub rules: RuleArgs,
     pub time: Option<String>,
     pub byoyomi: Option<String>,
+    pub clock: crate::args::ClockArgs,
     pub margin: Option<String>,
     pub openings: Option<PathBuf>,
     pub opening_plies: Option<usize>,
@@ -122,17 +123,21 @@ struct Conditions {
     openings: Vec<gyoku_arena::openings::Opening>,
 }
 
-/// Reads `--time`, `--byoyomi`, `--margin`, `--openings` and `--opening-plies`.
+/// Reads `--time`, `--byoyomi`, `--margin`, `--openings` and `--opening-plies`; with no
+/// time given, an event preset's (`wcsc`, `denryu`, `floodgate`) own clock.
 fn conditions(
-    rules: &gyoku::RuleSet,
-    time: Option<&str>,
-    byoyomi: Option<&str>,
+    (preset, rules): (gyoku::Preset, &gyoku::RuleSet),
+    (time, byoyomi, clock): (Option<&str>, Option<&str>, &crate::args::ClockArgs),
     margin: Option<&str>,
     openings: Option<&std::path::Path>,
     opening_plies: Option<usize>,
 ) -> Result<Conditions, Failure> {
-    let time = parse_time_control(time, byoyomi)
-        .map_err(|e| Failure::Input(format!("time control: {e}")))?;
+    let time = match (time, byoyomi, preset.event()) {
+        (None, None, Some(event)) => event.clock,
+        _ => parse_time_control(time, byoyomi)
+            .map_err(|e| Failure::Input(format!("time control: {e}")))?,
+    };
+    let time = clock.apply(time)?;
     let margin = match margin {
         Some(m) => parse_duration(m).map_err(|e| Failure::Input(format!("--margin: {e}")))?,
         None => 0,
@@ -171,9 +176,8 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
         margin,
         mut openings,
     } = conditions(
-        &rules,
-        args.time.as_deref(),
-        args.byoyomi.as_deref(),
+        (preset, &rules),
+        (args.time.as_deref(), args.byoyomi.as_deref(), &args.clock),
         args.margin.as_deref(),
         args.openings.as_deref(),
         args.opening_plies,
@@ -378,9 +382,8 @@ pub fn run_tournament(args: crate::args::TournamentArgs) -> Result<(), Failure> 
         margin,
         mut openings,
     } = conditions(
-        &rules,
-        args.time.as_deref(),
-        args.byoyomi.as_deref(),
+        (preset, &rules),
+        (args.time.as_deref(), args.byoyomi.as_deref(), &args.clock),
         args.margin.as_deref(),
         args.openings.as_deref(),
         args.opening_plies,

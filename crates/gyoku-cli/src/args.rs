@@ -198,6 +198,8 @@ pub enum Command {
         /// --time is given).
         #[arg(long)]
         byoyomi: Option<String>,
+        #[command(flatten)]
+        clock: ClockArgs,
         /// Tell each engine it has this much less time than its clock allows (for engines
         /// that overrun: 300ms).
         #[arg(long)]
@@ -266,6 +268,8 @@ pub struct TournamentArgs {
     /// Byoyomi per move after the main time (1s when no --time is given).
     #[arg(long)]
     pub byoyomi: Option<String>,
+    #[command(flatten)]
+    pub clock: ClockArgs,
     /// Tell each engine it has this much less time than its clock allows.
     #[arg(long)]
     pub margin: Option<String>,
@@ -458,6 +462,77 @@ pub struct CsaClientArgs {
     /// ponder: `go ponder` without clocks, `ponderhit` with them). Implies --ponder.
     #[arg(long)]
     pub early_ponder: bool,
+}
+
+/// How the clock reads beyond its main time, byoyomi and increment (issue 41).
+#[derive(Debug, Args, Clone, Default)]
+pub struct ClockArgs {
+    /// Byoyomi periods: a move that outlasts the byoyomi uses one up, and the side flags
+    /// when a move outlasts the last (lishogi's 1-5; 1, the default, is plain byoyomi).
+    #[arg(long, value_name = "N")]
+    pub periods: Option<u32>,
+    /// Thinking-time units beside the byoyomi, COUNTxDURATION: 10x60s (the NHK Cup's
+    /// 考慮時間: a move in byoyomi that outlasts it uses a unit for each one it begins).
+    #[arg(long, value_name = "COUNTxDURATION")]
+    pub thinking_units: Option<String>,
+    /// How a move's time is charged: exact (the default), floored-seconds (CSA servers)
+    /// or floored-minutes (the JSA's stopwatch, 1分未満切り捨て: a move within the minute
+    /// costs nothing of the main time).
+    #[arg(long, value_name = "ROUNDING")]
+    pub rounding: Option<String>,
+}
+
+impl ClockArgs {
+    /// `time` with these options.
+    ///
+    /// # Errors
+    /// A value that cannot be read, or periods or units without a byoyomi.
+    pub fn apply(&self, mut time: gyoku::TimeControl) -> Result<gyoku::TimeControl, Failure> {
+        let needs_byoyomi = |what: &str| {
+            Failure::Input(format!(
+                "{what}: only with a byoyomi (--byoyomi), which it extends"
+            ))
+        };
+        if let Some(n) = self.periods {
+            if !(1..=100).contains(&n) {
+                return Err(Failure::Input(format!("--periods {n}: 1 to 100")));
+            }
+            if time.byoyomi == 0 {
+                return Err(needs_byoyomi("--periods"));
+            }
+            time = time.with_periods(n);
+        }
+        if let Some(text) = &self.thinking_units {
+            let bad = || {
+                Failure::Input(format!(
+                    "--thinking-units '{text}': COUNTxDURATION, such as 10x60s (1 to 1,000 units)"
+                ))
+            };
+            let (count, unit) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+            let count: u32 = count.trim().parse().map_err(|_| bad())?;
+            let unit = gyoku_arena::timecontrol::parse_duration(unit.trim()).map_err(|_| bad())?;
+            if !(1..=1000).contains(&count) || unit == 0 {
+                return Err(bad());
+            }
+            if time.byoyomi == 0 {
+                return Err(needs_byoyomi("--thinking-units"));
+            }
+            time = time.with_thinking_units(count, unit);
+        }
+        if let Some(r) = &self.rounding {
+            time = time.with_rounding(match r.as_str() {
+                "exact" => gyoku::Rounding::Exact,
+                "floored-seconds" => gyoku::Rounding::FlooredSeconds,
+                "floored-minutes" => gyoku::Rounding::FlooredMinutes,
+                other => {
+                    return Err(Failure::Input(format!(
+                        "--rounding '{other}': exact, floored-seconds or floored-minutes"
+                    )));
+                }
+            });
+        }
+        Ok(time)
+    }
 }
 
 /// The rule set: a preset and single-field overrides.

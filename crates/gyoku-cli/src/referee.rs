@@ -151,7 +151,12 @@ pub fn run_rules(
         if json {
             let list: Vec<Value> = Preset::ALL
                 .iter()
-                .map(|p| json!({ "name": p.name(), "description": p.description() }))
+                .map(|&p| {
+                    let mut v = preset_json(p, &p.rules());
+                    v["name"] = json!(p.name());
+                    v["description"] = json!(p.description());
+                    v
+                })
                 .collect();
             outln!("{}", json!({ "presets": list }));
         } else {
@@ -166,18 +171,50 @@ pub fn run_rules(
         .map_err(|e: gyoku::ParsePresetError| Failure::Input(e.to_string()))?;
     let mut rules: RuleSet = preset.rules();
     overrides.apply(&mut rules)?;
-    let fields = rules.fields();
     if json {
-        let map: serde_json::Map<String, Value> = fields
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), Value::String(v)))
-            .collect();
-        outln!("{}", json!({ "preset": preset.name(), "fields": map }));
+        let mut v = preset_json(preset, &rules);
+        v["preset"] = json!(preset.name());
+        outln!("{v}");
     } else {
         outln!("{preset}: {}", preset.description());
-        for (k, v) in fields {
+        for (k, v) in rules.fields() {
             outln!("  {k:<18} {v}");
         }
+        if let Some(event) = preset.event() {
+            outln!(
+                "  {:<18} {}",
+                "clock",
+                gyoku_arena::timecontrol::describe(&event.clock)
+            );
+            outln!("  {:<18} {}", "since", event.since);
+        }
+        let digest = gyoku_arena::rules_digest::of_rules(
+            preset.name(),
+            &rules,
+            preset.event().map(|e| e.clock).as_ref(),
+        );
+        outln!("  {:<18} {digest}", "digest");
     }
     Ok(())
+}
+
+/// A preset's rules (as `rules` may have changed them) as `gyoku rules --json` shows
+/// them: every field as text (`fields`) and as data (`rules`), an event's clock and since
+/// when (`clock`, `since`; `null` for a rule set alone), and the `digest` that pins them.
+fn preset_json(preset: Preset, rules: &RuleSet) -> Value {
+    let clock = preset.event().map(|e| e.clock);
+    let canonical = gyoku::rules::canonical_json(preset.name(), rules, clock.as_ref());
+    let data: Value = serde_json::from_str(&canonical).unwrap_or(Value::Null);
+    let fields: serde_json::Map<String, Value> = rules
+        .fields()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), Value::String(v)))
+        .collect();
+    json!({
+        "fields": fields,
+        "rules": data["rules"],
+        "clock": data["clock"],
+        "since": preset.event().map(|e| e.since),
+        "digest": gyoku_arena::rules_digest::of_rules(preset.name(), rules, clock.as_ref()),
+    })
 }

@@ -287,7 +287,7 @@ fn impasse_calculator_json() {
     assert_eq!(v["verdicts"]["try"]["declaration"], "lose");
     assert_eq!(v["verdicts"]["try"]["declaration_failure"], "no_rule");
     assert_eq!(v["moves_counted"], 0);
-    assert_eq!(v["verdicts"].as_object().unwrap().len(), 10);
+    assert_eq!(v["verdicts"].as_object().unwrap().len(), 16);
     // Handicap credit from --initial.
     let sfen = "9/9/9/9/9/9/3p1lllg/+P+P2kssgg/K+P4ssg w r 2";
     let v = json(&gyoku(&[
@@ -325,9 +325,44 @@ fn rules_lists_and_prints_presets() {
         "saw",
         "friendly",
         "none",
+        "csa24",
+        "csa24h",
+        "csa27h",
+        "wcsc",
+        "denryu",
+        "floodgate",
     ] {
         assert!(text.lines().any(|l| l.starts_with(name)), "{name}");
     }
+    // Issue 41, item 5: every preset as data with its digest, each its own.
+    let all = json(&gyoku(&["rules", "--json"]));
+    let presets = all["presets"].as_array().unwrap();
+    assert!(presets.len() >= 16, "{}", presets.len());
+    let mut digests: Vec<&str> = presets
+        .iter()
+        .map(|p| {
+            assert!(
+                p["rules"]["fouls"].is_string() && p["fields"].is_object(),
+                "{p}"
+            );
+            let d = p["digest"].as_str().unwrap();
+            assert!(
+                d.len() == 64 && d.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{d}"
+            );
+            d
+        })
+        .collect();
+    digests.sort_unstable();
+    digests.dedup();
+    assert_eq!(digests.len(), presets.len());
+    let wcsc = presets.iter().find(|p| p["name"] == "wcsc").unwrap();
+    assert_eq!(wcsc["clock"]["main_ms"], 900_000);
+    assert_eq!(wcsc["rules"]["move_limit"]["plies"], 320);
+    // One preset's digest is the list's, and an override changes it.
+    let csa = json(&gyoku(&["rules", "csa", "--json"]));
+    let listed = presets.iter().find(|p| p["name"] == "csa").unwrap();
+    assert_eq!(csa["digest"], listed["digest"]);
     let v = json(&gyoku(&["rules", "csa", "--max-moves", "320", "--json"]));
     assert!(
         v["fields"]["move_limit"]
@@ -335,7 +370,8 @@ fn rules_lists_and_prints_presets() {
             .unwrap()
             .starts_with("320 plies")
     );
-    assert_eq!(v["fields"].as_object().unwrap().len(), 10);
+    assert_eq!(v["fields"].as_object().unwrap().len(), 11);
+    assert_ne!(v["digest"], csa["digest"], "--max-moves 320 is other rules");
     assert_eq!(gyoku(&["rules", "fide"]).status.code(), Some(2));
 }
 
@@ -1073,4 +1109,29 @@ fn judge_under_the_rules_each_record_names() {
         text.contains("[rules csa: its event names Floodgate (wdoor+floodgate-600-10F"),
         "{text}"
     );
+}
+
+/// Issue 41, item 5: `gyoku impasse --json` has a verdict under every new preset: under
+/// `csa24` (YaneuraOu's `CSARule24`) a 31-point declaration wins and a 30-point one loses;
+/// under `csa27h` White is credited what the game lacks.
+#[test]
+fn the_calculator_judges_under_the_engine_rule_sets() {
+    let verdict = |sfen: &str, preset: &str| {
+        let v = json(&gyoku(&["impasse", "--json", "--sfen", sfen]));
+        v["verdicts"][preset]["declaration"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let black = |pawns: u32| format!("RRBBK4/PPPPPP3/9/9/9/9/9/9/8k b {pawns}P 1");
+    assert_eq!(verdict(&black(5), "csa24"), "win");
+    assert_eq!(verdict(&black(4), "csa24"), "lose");
+    assert_eq!(verdict(&black(4), "jsa"), "no_contest");
+    let white = "K8/RRBB5/9/PPPPPPP2/9/9/nnss5/gggg1ss2/4k4 w 7p 1";
+    assert_eq!(verdict(white, "csa27h"), "win");
+    assert_eq!(verdict(white, "csa"), "lose");
+    let v = json(&gyoku(&["impasse", "--json", "--sfen", white]));
+    for preset in ["csa24", "csa24h", "csa27h", "wcsc", "denryu", "floodgate"] {
+        assert!(v["verdicts"][preset].is_object(), "{preset}");
+    }
 }

@@ -514,3 +514,77 @@ fn a_results_file_with_a_bad_first_date_is_an_error_at_its_line() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 41, items 4 and 5: a match under an event preset plays the event's clock and
+/// prints the digest `gyoku rules` gives it; byoyomi periods, thinking units and floored
+/// minutes are taken and shown; periods without a byoyomi are refused, saying why.
+#[test]
+fn a_match_names_its_rules_digest_and_its_clock() {
+    let (a, b) = (format!("a={}", engine(1)), format!("b={}", engine(2)));
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "match", "--engine", &a, "--engine", &b, "--games", "2", "--json",
+        ];
+        args.extend_from_slice(extra);
+        let v: serde_json::Value = serde_json::from_str(&ok(&gyoku(&args))).unwrap();
+        v
+    };
+    let listed: serde_json::Value =
+        serde_json::from_str(&ok(&gyoku(&["rules", "floodgate", "--json"]))).unwrap();
+    let floodgate = run(&["--rules", "floodgate", "--max-moves", "24"]);
+    assert_eq!(floodgate["rules"], "floodgate");
+    assert_eq!(floodgate["rules_digest"].as_str().unwrap().len(), 64);
+    // --max-moves made other rules: not the preset's digest; as it is, the preset's.
+    assert_ne!(floodgate["rules_digest"], listed["digest"]);
+    let plain = run(&["--rules", "floodgate"]);
+    assert_eq!(
+        plain["rules_digest"], listed["digest"],
+        "the event's own clock"
+    );
+    let timed = run(&[
+        "--rules",
+        "csa",
+        "--max-moves",
+        "12",
+        "--time",
+        "60s",
+        "--byoyomi",
+        "10s",
+        "--periods",
+        "3",
+        "--thinking-units",
+        "10x60s",
+        "--rounding",
+        "floored-minutes",
+        "--out",
+        fresh("clock-extras").to_str().unwrap(),
+    ]);
+    assert_eq!(timed["games"], 2, "{timed}");
+    let identity = std::fs::read_to_string(fresh_path("clock-extras").join("match.json")).unwrap();
+    assert!(
+        identity.contains("60s, byoyomi 10s, 3 periods, 10x60s units, floored minutes"),
+        "{identity}"
+    );
+    let refused = gyoku(&[
+        "match",
+        "--engine",
+        &a,
+        "--engine",
+        &b,
+        "--time",
+        "60+1s",
+        "--periods",
+        "3",
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        text(&refused.stderr).contains("--periods: only with a byoyomi"),
+        "{}",
+        text(&refused.stderr)
+    );
+}
+
+/// The directory `fresh(name)` made, without clearing it.
+fn fresh_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("gyoku-cli-{name}-{}", std::process::id()))
+}

@@ -431,6 +431,7 @@ fn a_servers_database_is_rated_by_its_rating_ids() {
                 started_at: format!("2026/11/20 10:{k:02}:00"),
                 replay_of: None,
                 rating_ids: ids.map(|i| i.map(str::to_string)),
+                rules_digest: None,
             })),
             Change::GameEnded {
                 game_id: id,

@@ -1071,6 +1071,7 @@ fn ratings_from_the_stored_games_and_scheduled_rounds_are_told() {
                         started_at: ended.clone(),
                         replay_of: None,
                         rating_ids: [Some("alice+a".into()), Some("bob+b".into())],
+                        rules_digest: None,
                     })),
                     Change::GameEnded {
                         game_id: id,

@@ -320,6 +320,13 @@ fn a_game_played_over_csa_is_seen_over_http_while_played_and_after() {
         g["time"],
         json!({ "total": 600, "byoyomi": 10, "increment": 0 })
     );
+    // Issue 41: the digest of the rules it is played under, stored with it: here the csa
+    // preset as it is, which `gyoku rules csa --json` gives.
+    assert_eq!(
+        g["rules_digest"],
+        gyoku_arena::rules_digest::of_preset(gyoku::Preset::Csa).as_str(),
+        "{g}"
+    );
 
     black.say("%TORYO");
     black.until("#LOSE");

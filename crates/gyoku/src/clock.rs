@@ -2,9 +2,10 @@
 //! chooses), never reading the time itself, so they can be tested without sleeping and
 //! stored and restored with a game.
 //!
-//! Sudden death (切れ負け), byoyomi (秒読み), Fischer increment and their combinations, with
-//! an optional least time per move and CSA-server rounding (elapsed time floored to whole
-//! seconds, at least one second).
+//! Sudden death (切れ負け), byoyomi (秒読み) with one or more periods, Fischer increment,
+//! thinking-time units (考慮時間) and their combinations, with an optional least time per
+//! move and the roundings in use: CSA servers' (elapsed time floored to whole seconds) and
+//! the JSA's stopwatch (1分未満切り捨て: floored to whole minutes).
 
 use std::fmt;
 
@@ -24,6 +25,32 @@ pub enum Rounding {
     /// As CSA servers of protocol 1.2 do (shogi-server's `Least_Time_Per_Move:0`): floored
     /// to whole seconds, so a move made within the first second costs nothing.
     FlooredSeconds,
+    /// As the JSA's stopwatch timing (1分未満切り捨て: its long games, the Denou-sen):
+    /// floored to whole minutes, so a move made within the minute costs nothing of the
+    /// main time. Byoyomi (the 1分将棋 after it) is the time actually taken.
+    FlooredMinutes,
+}
+
+impl Rounding {
+    /// The step a move's time is floored to (1 for exact timing).
+    const fn step(self) -> Millis {
+        match self {
+            Rounding::Exact => 1,
+            Rounding::WholeSeconds | Rounding::FlooredSeconds => 1000,
+            Rounding::FlooredMinutes => 60_000,
+        }
+    }
+}
+
+/// Thinking-time units (考慮時間), as the NHK Cup plays them: once a move in byoyomi outlasts
+/// the byoyomi, a unit of `unit` begins, then the next; the side flags when it outlasts the
+/// last. `count` 0: none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ThinkingUnits {
+    /// How many units each side has for the game.
+    pub count: u32,
+    /// How long each lasts.
+    pub unit: Millis,
 }
 
 /// A time control.
@@ -49,6 +76,12 @@ pub struct TimeControl {
     pub least_time_per_move: Millis,
     /// How elapsed time is charged.
     pub rounding: Rounding,
+    /// Byoyomi periods (lishogi offers 1–5; 0 reads as 1): a move that outlasts the byoyomi
+    /// uses up a period and the next begins, and the side flags when a move outlasts the
+    /// last one it has. 1 is plain byoyomi.
+    pub periods: u32,
+    /// Thinking-time units beside the byoyomi.
+    pub thinking_units: ThinkingUnits,
 }
 
 impl TimeControl {
@@ -60,6 +93,8 @@ impl TimeControl {
             increment: 0,
             least_time_per_move: 0,
             rounding: Rounding::Exact,
+            periods: 1,
+            thinking_units: ThinkingUnits { count: 0, unit: 0 },
         }
     }
 
@@ -86,6 +121,25 @@ impl TimeControl {
         self
     }
 
+    /// The same control with `periods` byoyomi periods (0 reads as 1).
+    #[must_use]
+    pub const fn with_periods(mut self, periods: u32) -> TimeControl {
+        self.periods = periods;
+        self
+    }
+
+    /// The same control with `count` thinking-time units of `unit` each.
+    #[must_use]
+    pub const fn with_thinking_units(mut self, count: u32, unit: Millis) -> TimeControl {
+        self.thinking_units = ThinkingUnits { count, unit };
+        self
+    }
+
+    /// The byoyomi periods each side starts with (at least 1).
+    pub const fn period_count(&self) -> u32 {
+        if self.periods == 0 { 1 } else { self.periods }
+    }
+
     /// The same control with a least time per move.
     #[must_use]
     pub const fn with_least_time(mut self, least: Millis) -> TimeControl {
@@ -95,10 +149,10 @@ impl TimeControl {
 
     /// The time charged for a move that took `elapsed`.
     pub fn charge(&self, elapsed: Millis) -> Millis {
+        let step = self.rounding.step();
         let rounded = match self.rounding {
-            Rounding::Exact => elapsed,
-            Rounding::WholeSeconds => (elapsed / 1000 * 1000).max(1000),
-            Rounding::FlooredSeconds => elapsed / 1000 * 1000,
+            Rounding::WholeSeconds => (elapsed / step * step).max(step),
+            _ => elapsed / step * step,
         };
         rounded.max(self.least_time_per_move)
     }
@@ -156,6 +210,10 @@ pub struct Clock {
     /// Black's and White's controls (the same unless given apart: [`Clock::with_controls`]).
     controls: [TimeControl; 2],
     remaining: [Millis; 2],
+    /// Byoyomi periods each side has left.
+    periods: [u32; 2],
+    /// Thinking-time units each side has left.
+    units: [u32; 2],
     turn: Color,
     started_at: Option<Millis>,
     /// Stopped from this instant, its turn's time frozen ([`Clock::pause`]).
@@ -190,6 +248,8 @@ impl Clock {
         Clock {
             controls: [black, white],
             remaining: [black.main, white.main],
+            periods: [black.period_count(), white.period_count()],
+            units: [black.thinking_units.count, white.thinking_units.count],
             turn,
             started_at: None,
             paused_at: None,
@@ -230,6 +290,16 @@ impl Clock {
     /// `color`'s main time left (not counting the current turn's elapsed time).
     pub fn remaining(&self, color: Color) -> Millis {
         self.remaining[color.index()]
+    }
+
+    /// `color`'s byoyomi periods left.
+    pub fn periods_left(&self, color: Color) -> u32 {
+        self.periods[color.index()]
+    }
+
+    /// `color`'s thinking-time units left.
+    pub fn units_left(&self, color: Color) -> u32 {
+        self.units[color.index()]
     }
 
     /// The side that ran out of time, if one has.
@@ -291,10 +361,17 @@ impl Clock {
         self.paused_at.map_or(now, |at| at.min(now))
     }
 
-    /// Everything the side to move may use on this move: main time left, the byoyomi
-    /// period and the increment.
+    /// Everything the side to move may use on this move: main time left, its byoyomi
+    /// periods, its thinking-time units and the increment.
     fn available(&self) -> Millis {
-        self.remaining[self.turn.index()] + self.control().byoyomi + self.control().increment
+        let i = self.turn.index();
+        let c = self.control();
+        let units = if c.byoyomi > 0 {
+            u64::from(self.units[i]) * c.thinking_units.unit
+        } else {
+            0
+        };
+        self.remaining[i] + u64::from(self.periods[i]) * c.byoyomi + units + c.increment
     }
 
     /// The instant at which the side to move runs out of time if it has not moved.
@@ -303,13 +380,13 @@ impl Clock {
             return None;
         }
         let start = self.started_at?;
-        let available = self.available();
-        let extra = match self.control().rounding {
-            Rounding::Exact => available,
-            // Flagged once the floored elapsed time reaches the available time.
-            Rounding::WholeSeconds | Rounding::FlooredSeconds => available.div_ceil(1000) * 1000,
+        // Flagged once the charged time reaches the available time: past the main time,
+        // floored minutes charge what is taken.
+        let step = match self.control().rounding {
+            Rounding::FlooredMinutes => 1,
+            r => r.step(),
         };
-        Some(start + extra)
+        Some(start + self.available().div_ceil(step) * step)
     }
 
     /// Whether the side to move has run out of time by `now` (without stopping the clock).
@@ -322,14 +399,27 @@ impl Clock {
             .effective(now)
             .checked_sub(start)
             .ok_or(ClockError::TimeWentBack)?;
+        // A running turn flags on its floored time, the least time per move aside.
         let charged = match self.control().rounding {
-            Rounding::Exact => elapsed,
-            Rounding::WholeSeconds | Rounding::FlooredSeconds => elapsed / 1000 * 1000,
+            Rounding::FlooredMinutes => self.charged_for(elapsed),
+            r => elapsed / r.step() * r.step(),
         };
         Ok((charged >= self.available()).then_some(Flagged {
             color: self.turn,
             at: now,
         }))
+    }
+
+    /// What a move of the side to move that took `elapsed` is charged: as its control
+    /// rounds it, but under floored minutes, once the main time is outlasted, the time
+    /// actually taken (the byoyomi is read in seconds).
+    fn charged_for(&self, elapsed: Millis) -> Millis {
+        let control = self.control();
+        let main = self.remaining[self.turn.index()] + control.increment;
+        match control.rounding {
+            Rounding::FlooredMinutes if elapsed >= main => elapsed,
+            _ => control.charge(elapsed),
+        }
     }
 
     /// The side to move has moved at `now`: charge its time and hand the turn over (the
@@ -344,7 +434,7 @@ impl Clock {
             .effective(now)
             .checked_sub(start)
             .ok_or(ClockError::TimeWentBack)?;
-        let charged = self.control().charge(elapsed);
+        let charged = self.charged_for(elapsed);
         let color = self.turn;
         self.started_at = None;
         self.paused_at = None;
@@ -354,7 +444,26 @@ impl Clock {
             return Ok(Err(flag));
         }
         let i = color.index();
-        self.remaining[i] = (self.remaining[i] + self.control().increment).saturating_sub(charged);
+        let control = *self.control();
+        let main = self.remaining[i] + control.increment;
+        // Past the main time: the periods, then the thinking-time units.
+        let over = charged.saturating_sub(main);
+        if over > 0 && control.byoyomi > 0 {
+            let periods = u64::from(self.periods[i]);
+            let in_periods = periods * control.byoyomi;
+            if over < in_periods {
+                let used = over / control.byoyomi;
+                self.periods[i] -= u32::try_from(used).unwrap_or(0);
+            } else {
+                // Every period but the last outlasted, then units: one for each begun.
+                let beyond = over - in_periods;
+                let used = beyond / control.thinking_units.unit.max(1) + 1;
+                self.units[i] =
+                    self.units[i].saturating_sub(u32::try_from(used).unwrap_or(u32::MAX));
+                self.periods[i] = 1;
+            }
+        }
+        self.remaining[i] = main.saturating_sub(charged);
         self.turn = !color;
         Ok(Ok(MoveTime {
             color,
@@ -395,6 +504,7 @@ mod tests {
                 increment: 0,
                 least_time_per_move: 0,
                 rounding: Rounding::FlooredSeconds,
+                ..TimeControl::sudden_death(0)
             };
             let mut c = Clock::new(control, Color::Black);
             c.start(0).unwrap();
@@ -524,6 +634,7 @@ mod tests {
                 increment: inc * 1000,
                 least_time_per_move: 0,
                 rounding: Rounding::FlooredSeconds,
+                ..TimeControl::sudden_death(0)
             };
             let mut c = Clock::with_remaining(tc, Color::Black, before * 1000, main * 1000);
             c.start(0).unwrap();
@@ -538,6 +649,117 @@ mod tests {
                 "{main}-{byo}-{inc}F remaining {before} after {elapsed} ms"
             );
             assert_eq!(flagged_by_check, want.is_none());
+        }
+    }
+
+    /// Issue 41, item 4: byoyomi periods, as lishogi offers them (1–5 periods of t
+    /// seconds): a move that outlasts the byoyomi uses up a period, and the side flags when
+    /// a move outlasts the last one it has. Three periods of 10 s.
+    #[test]
+    fn byoyomi_periods_are_used_up_one_by_one() {
+        let tc = TimeControl::byoyomi(5_000, 10_000).with_periods(3);
+        // (move's elapsed ms, periods left after it, or None: flagged)
+        let moves: [(u64, Option<u32>); 6] = [
+            (4_000, Some(3)),  // within the main time: 1 s of it left
+            (12_000, Some(2)), // 1 s of main, 10 s of the first period, 1 s into the next
+            (9_999, Some(2)),  // within a period: none used
+            (10_000, Some(1)), // a whole period outlasted
+            (5_000, Some(1)),
+            (10_000, None), // the last period outlasted
+        ];
+        let mut c = Clock::new(tc, Color::Black);
+        let mut now = 0;
+        for (n, (elapsed, left)) in moves.into_iter().enumerate() {
+            // Black moves as the row says; White answers at once.
+            c.start(now).unwrap();
+            let flagged_by_check = c.check(now + elapsed).unwrap().is_some();
+            let done = c.stop(now + elapsed).unwrap();
+            assert_eq!(done.is_err(), left.is_none(), "move {n}");
+            assert_eq!(flagged_by_check, left.is_none(), "move {n}");
+            if let Some(left) = left {
+                assert_eq!(c.periods_left(Color::Black), left, "move {n}");
+                now += elapsed;
+                c.start(now).unwrap();
+                c.stop(now).unwrap().unwrap();
+            }
+        }
+        // The deadline counts the periods left.
+        let mut fresh = Clock::new(
+            TimeControl::byoyomi(0, 10_000).with_periods(3),
+            Color::White,
+        );
+        fresh.start(100).unwrap();
+        assert_eq!(fresh.deadline(), Some(30_100));
+        assert_eq!(TimeControl::byoyomi(0, 1).with_periods(0).period_count(), 1);
+    }
+
+    /// Issue 41, item 4: the NHK Cup's thinking-time units (考慮時間: 30 s byoyomi, then ten
+    /// 1-minute units). A move of 45 s in byoyomi uses one unit; of 90 s, two; within the
+    /// 30 s, none; with no unit left, the 30 s flags.
+    #[test]
+    fn thinking_units_as_the_nhk_cup() {
+        let nhk = TimeControl::byoyomi(0, 30_000).with_thinking_units(10, 60_000);
+        // (elapsed ms, units left after, or None: flagged)
+        let moves: [(u64, Option<u32>); 7] = [
+            (29_999, Some(10)),
+            (45_000, Some(9)),
+            (30_000, Some(8)), // the byoyomi outlasted: a unit begins
+            (90_000, Some(6)), // 30 s + a whole unit: the second begins
+            (89_999, Some(5)),
+            (30_000 + 5 * 60_000 - 1, Some(0)),
+            (30_000, None),
+        ];
+        let mut c = Clock::new(nhk, Color::Black);
+        let mut now = 0;
+        for (n, (elapsed, left)) in moves.into_iter().enumerate() {
+            c.start(now).unwrap();
+            assert_eq!(
+                c.deadline(),
+                Some(now + 30_000 + u64::from(c.units_left(Color::Black)) * 60_000),
+                "move {n}"
+            );
+            let done = c.stop(now + elapsed).unwrap();
+            assert_eq!(done.is_err(), left.is_none(), "move {n}");
+            if let Some(left) = left {
+                assert_eq!(c.units_left(Color::Black), left, "move {n}");
+                assert_eq!(c.periods_left(Color::Black), 1, "the byoyomi comes back");
+                now += elapsed;
+                c.start(now).unwrap();
+                c.stop(now).unwrap().unwrap();
+            }
+        }
+    }
+
+    /// Issue 41, item 4: minute-floored stopwatch timing (1分未満切り捨て, the JSA's long
+    /// games): a move within the minute costs nothing of the main time, 1:59 costs one
+    /// minute; past the main time, the 1-minute byoyomi is read in seconds.
+    #[test]
+    fn floored_minutes_as_the_jsa_stopwatch() {
+        let tc = TimeControl::byoyomi(3 * 60_000, 60_000).with_rounding(Rounding::FlooredMinutes);
+        // (remaining before, elapsed, Some((charged, remaining after)) or None: flagged)
+        type Row = (u64, u64, Option<(u64, u64)>);
+        let rows: [Row; 7] = [
+            (180_000, 59_999, Some((0, 180_000))),
+            (180_000, 119_999, Some((60_000, 120_000))),
+            (180_000, 180_000, Some((180_000, 0))), // the main time used up: 1分将棋 next
+            (60_000, 119_999, Some((119_999, 0))),  // 1 min of main, 59.999 s of byoyomi
+            (60_000, 120_000, None),
+            (0, 59_999, Some((59_999, 0))),
+            (0, 60_000, None),
+        ];
+        for (before, elapsed, want) in rows {
+            let mut c = Clock::with_remaining(tc, Color::Black, before, 180_000);
+            c.start(0).unwrap();
+            assert_eq!(c.check(elapsed).unwrap().is_some(), want.is_none());
+            if want.is_none() {
+                assert_eq!(c.deadline(), Some(before + 60_000));
+            }
+            let got = c
+                .stop(elapsed)
+                .unwrap()
+                .ok()
+                .map(|t| (t.charged, t.remaining));
+            assert_eq!(got, want, "{before} ms left, a move of {elapsed} ms");
         }
     }
 }

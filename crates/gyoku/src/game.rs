@@ -189,11 +189,7 @@ impl Game {
     /// from `initial` when it is a recognised handicap start. The initial position may
     /// already be decided (no legal move, an automatic impasse).
     pub fn new(initial: Position, rules: RuleSet) -> Game {
-        let credit = if rules.handicap_credit {
-            impasse::handicap_credit(&initial.to_setup())
-        } else {
-            0
-        };
+        let credit = impasse::credit_under(&rules, &initial);
         let mut occurrences = Occurrences::with_capacity_and_hasher(512, Default::default());
         occurrences.insert(initial.hash(), 1);
         let mut game = Game {
@@ -216,6 +212,8 @@ impl Game {
     #[must_use]
     pub fn with_handicap(mut self, handicap: Option<crate::Handicap>) -> Game {
         self.credit = match handicap {
+            // What the game lacks is in its pieces, whatever start it is said to have had.
+            _ if self.rules.missing_points_credit => impasse::missing_points(&self.position),
             Some(h) if self.rules.handicap_credit => h.removed_points(),
             _ => 0,
         };

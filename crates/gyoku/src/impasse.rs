@@ -87,6 +87,41 @@ pub fn handicap_credit(initial: &Setup) -> u32 {
     Handicap::from_setup(initial).map_or(0, Handicap::removed_points)
 }
 
+/// What a game lacks of the full set of pieces, in points, as YaneuraOu's handicap rules
+/// count it (`CSARule24H`, `CSARule27H`: `update_entering_point` in its
+/// `source/position.cpp`): the full set is 56, each king and small piece 1, each rook and
+/// bishop 5, promoted or not, on the board or in hand. 0 for a full set, 10 for a two-piece
+/// handicap; pieces never leave a game, so every position of a game has its start's.
+///
+/// ```
+/// use gyoku::{impasse::missing_points, Handicap, Position};
+/// assert_eq!(missing_points(&Position::startpos()), 0);
+/// let two = Position::from_setup(Handicap::TwoPiece.setup()).unwrap();
+/// assert_eq!(missing_points(&two), 10);
+/// ```
+pub fn missing_points(pos: &Position) -> u32 {
+    let points = |c: Color| ImpasseCount::of(pos, c, 0).total_points;
+    let kings = Color::ALL
+        .into_iter()
+        .filter(|&c| pos.king(c).is_some())
+        .count();
+    let kings = u32::try_from(kings).unwrap_or(2);
+    56u32.saturating_sub(points(Color::Black) + points(Color::White) + kings)
+}
+
+/// The credit White's figures get under `rules` in a game that started from `initial`:
+/// what the game lacks of the full set ([`missing_points`]) where the rules say so, else
+/// the recognised handicap's removed points ([`handicap_credit`]) where they give credit.
+pub fn credit_under(rules: &crate::RuleSet, initial: &Position) -> u32 {
+    if rules.missing_points_credit {
+        missing_points(initial)
+    } else if rules.handicap_credit {
+        handicap_credit(&initial.to_setup())
+    } else {
+        0
+    }
+}
+
 /// Why a declaration fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DeclarationFailure {
@@ -144,12 +179,13 @@ pub enum DeclarationVerdict {
 }
 
 /// The points a declaration under `rule` needs from `color` to win (before handicap
-/// credit, which is already in the counted points): 28/27, or 31 for the JSA rule.
+/// credit, which is already in the counted points): 28/27, or 31 for the JSA rule and
+/// the 31-point one.
 pub const fn declaration_threshold(rule: DeclarationRule, color: Color) -> u32 {
     match (rule, color) {
         (DeclarationRule::Points27, Color::Black) => 28,
         (DeclarationRule::Points27, Color::White) => 27,
-        (DeclarationRule::Jsa24, _) => 31,
+        (DeclarationRule::Jsa24 | DeclarationRule::Points31, _) => 31,
     }
 }
 
@@ -378,12 +414,15 @@ impl ImpasseReport {
         };
         let counts = counts_with(credit);
         let plain = counts_with(0);
+        let lacking = counts_with(missing_points(pos));
         let moves_counted = pos.move_number().saturating_sub(1);
         let verdicts = Preset::ALL
             .into_iter()
             .map(|preset| {
                 let rules = preset.rules();
-                let c = if rules.handicap_credit {
+                let c = if rules.missing_points_credit {
+                    &lacking
+                } else if rules.handicap_credit {
                     &counts
                 } else {
                     &plain

@@ -33,6 +33,10 @@ pub enum DeclarationRule {
     Points27,
     /// The JSA professional declaration: 31 or more wins, 24–30 is no contest, fewer loses.
     Jsa24,
+    /// YaneuraOu's `CSARule24` (`EKR_24_POINT`, "24点法(31点以上で宣言勝ち)",
+    /// `source/types.h`): the CSA declaration's conditions with 31 points for either side;
+    /// anything less, as any unmet condition, loses (CSA: the declarer loses).
+    Points31,
 }
 
 /// What a declaration that fails its conditions does.
@@ -200,6 +204,11 @@ pub struct RuleSet {
     pub move_limit: Option<MoveLimit>,
     /// Credit the pieces a recognised handicap start removes to the giver (White).
     pub handicap_credit: bool,
+    /// YaneuraOu's handicap rules (`CSARule24H`, `CSARule27H`; `update_entering_point` in
+    /// `source/position.cpp`): White's declaration is credited with whatever points the
+    /// game lacks of the full set (56, small pieces and kings 1, rook and bishop 5), from any
+    /// start, a recognised handicap or not.
+    pub missing_points_credit: bool,
     /// JSA: a foul nobody pointed out does not decide the game if the fouler's opponent
     /// later resigned; the resignation stands (used when judging records).
     pub unnoticed_foul_resignation_stands: bool,
@@ -228,6 +237,18 @@ pub enum Preset {
     Friendly,
     /// `none`: no impasse rule at all.
     Plain,
+    /// `csa24`: YaneuraOu's `CSARule24`: CSA rules with a 31-point declaration.
+    Csa24,
+    /// `csa24h`: YaneuraOu's `CSARule24H`: `csa24`, White credited what the game lacks.
+    Csa24H,
+    /// `csa27h`: YaneuraOu's `CSARule27H`: `csa`, White credited what the game lacks.
+    Csa27H,
+    /// `wcsc`: the World Computer Shogi Championship (WCSC32–): 320 moves, 15 min + 5 s.
+    Wcsc,
+    /// `denryu`: the Denryu-sen: 512 moves, 10 min + 2 s.
+    Denryu,
+    /// `floodgate`: Floodgate's own games: 256 moves, 5 min + 10 s.
+    Floodgate,
 }
 
 /// The JSA 24-point count with one king entered (both at 24 or more: no contest).
@@ -248,6 +269,7 @@ const BASE: RuleSet = RuleSet {
     fairbairn_count: false,
     move_limit: None,
     handicap_credit: false,
+    missing_points_credit: false,
     unnoticed_foul_resignation_stands: false,
 };
 
@@ -256,9 +278,41 @@ const DECLARE_27: Option<Declaration> = Some(Declaration {
     on_fail: OnFail::Lose,
 });
 
+const DECLARE_31: Option<Declaration> = Some(Declaration {
+    rule: DeclarationRule::Points31,
+    on_fail: OnFail::Lose,
+});
+
+/// A drawn limit of `plies` moves, a mate on the last one counting.
+const fn limit(plies: u32) -> Option<MoveLimit> {
+    Some(MoveLimit {
+        plies,
+        check_extension: false,
+        result: Resolution::Draw,
+        strict_csa_server: false,
+    })
+}
+
+/// The CSA rules every computer event and engine rule set builds on: fouls lose,
+/// sennichite draws, the 27-point `%KACHI`, 256 moves.
+const CSA: RuleSet = RuleSet {
+    declaration: DECLARE_27,
+    move_limit: limit(256),
+    ..BASE
+};
+
+/// What an event publishes beside its rules: its clock and where the rules are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EventTerms {
+    /// The clock every game is played with.
+    pub clock: crate::TimeControl,
+    /// Since when the event plays so, and where that is written.
+    pub since: &'static str,
+}
+
 impl Preset {
     /// Every preset.
-    pub const ALL: [Preset; 10] = [
+    pub const ALL: [Preset; 16] = [
         Preset::Jsa,
         Preset::JsaAmateur,
         Preset::Csa,
@@ -269,10 +323,17 @@ impl Preset {
         Preset::Saw,
         Preset::Friendly,
         Preset::Plain,
+        Preset::Csa24,
+        Preset::Csa24H,
+        Preset::Csa27H,
+        Preset::Wcsc,
+        Preset::Denryu,
+        Preset::Floodgate,
     ];
 
     /// The stable name (`jsa`, `jsa-amateur`, `csa`, `81dojo`, `lishogi`, `shogi-wars`,
-    /// `try`, `saw`, `friendly`, `none`).
+    /// `try`, `saw`, `friendly`, `none`, `csa24`, `csa24h`, `csa27h`, `wcsc`, `denryu`,
+    /// `floodgate`).
     pub const fn name(self) -> &'static str {
         match self {
             Preset::Jsa => "jsa",
@@ -285,6 +346,12 @@ impl Preset {
             Preset::Saw => "saw",
             Preset::Friendly => "friendly",
             Preset::Plain => "none",
+            Preset::Csa24 => "csa24",
+            Preset::Csa24H => "csa24h",
+            Preset::Csa27H => "csa27h",
+            Preset::Wcsc => "wcsc",
+            Preset::Denryu => "denryu",
+            Preset::Floodgate => "floodgate",
         }
     }
 
@@ -307,6 +374,44 @@ impl Preset {
             Preset::Saw => "Fairbairn / SAW: forced 24-point count once a side is all in its zone",
             Preset::Friendly => "friendly play: illegal moves refused, agreement 24",
             Preset::Plain => "no impasse rule",
+            Preset::Csa24 => "YaneuraOu CSARule24: CSA rules, 31-point declaration, 256 moves",
+            Preset::Csa24H => "YaneuraOu CSARule24H: csa24, White credited what the game lacks",
+            Preset::Csa27H => "YaneuraOu CSARule27H: csa, White credited what the game lacks",
+            Preset::Wcsc => "WCSC (WCSC32-): CSA rules, 320 moves, 15 min + 5 s increment",
+            Preset::Denryu => "Denryu-sen: CSA rules, 512 moves, 10 min + 2 s increment",
+            Preset::Floodgate => "Floodgate: CSA rules, 256 moves, 5 min + 10 s increment",
+        }
+    }
+
+    /// What an event preset bundles beside its rules (its clock, and since when), or
+    /// `None` for a rule set alone.
+    ///
+    /// ```
+    /// use gyoku::Preset;
+    /// let wcsc = Preset::Wcsc.event().unwrap();
+    /// assert_eq!((wcsc.clock.main, wcsc.clock.increment), (900_000, 5_000));
+    /// assert_eq!(Preset::Wcsc.rules().move_limit.unwrap().plies, 320);
+    /// assert!(Preset::Csa.event().is_none());
+    /// ```
+    pub const fn event(self) -> Option<EventTerms> {
+        use crate::TimeControl;
+        match self {
+            Preset::Wcsc => Some(EventTerms {
+                clock: TimeControl::fischer(900_000, 5_000),
+                since: "WCSC32 (2022): 320 moves, 15 min + 5 s; from WCSC25 (2015) the game \
+                        ended at move 256 with a mate on it counting, 10 s byoyomi that year \
+                        (rules spec R12: blog.computer-shogi.org, 2014/12)",
+            }),
+            Preset::Denryu => Some(EventTerms {
+                clock: TimeControl::fischer(600_000, 2_000),
+                since: "the Denryu-sen's rules: 512 moves, 10 min + 2 s (rules spec R12)",
+            }),
+            Preset::Floodgate => Some(EventTerms {
+                clock: TimeControl::fischer(300_000, 10_000),
+                since: "Floodgate's floodgate-300-10F: 256 moves, 5 min + 10 s, the 27-point \
+                        %KACHI (rules spec R12; shogi-server)",
+            }),
+            _ => None,
         }
     }
 
@@ -342,15 +447,27 @@ impl Preset {
                 unnoticed_foul_resignation_stands: true,
                 ..BASE
             },
-            Preset::Csa => RuleSet {
-                declaration: DECLARE_27,
-                move_limit: Some(MoveLimit {
-                    plies: 256,
-                    check_extension: false,
-                    result: Resolution::Draw,
-                    strict_csa_server: false,
-                }),
-                ..BASE
+            Preset::Csa | Preset::Floodgate => CSA,
+            Preset::Csa24 => RuleSet {
+                declaration: DECLARE_31,
+                ..CSA
+            },
+            Preset::Csa24H => RuleSet {
+                declaration: DECLARE_31,
+                missing_points_credit: true,
+                ..CSA
+            },
+            Preset::Csa27H => RuleSet {
+                missing_points_credit: true,
+                ..CSA
+            },
+            Preset::Wcsc => RuleSet {
+                move_limit: limit(320),
+                ..CSA
+            },
+            Preset::Denryu => RuleSet {
+                move_limit: limit(512),
+                ..CSA
             },
             Preset::Dojo81 => RuleSet {
                 declaration: DECLARE_27,
@@ -400,6 +517,53 @@ impl Preset {
             Preset::Plain => BASE,
         }
     }
+}
+
+impl Preset {
+    /// The preset as data, in one canonical JSON text: its name, every field of its rules
+    /// and, for an event, its clock (`null` otherwise), keys sorted, no blanks. Two presets
+    /// that decide every game alike and time it alike differ only in their name; a test
+    /// or a framework that pins this text's SHA-256 (`gyoku rules --json`'s `digest`)
+    /// notices any change to the rules it ran under.
+    ///
+    /// ```
+    /// use gyoku::Preset;
+    /// let csa = Preset::Csa.canonical_json();
+    /// assert!(csa.starts_with(r#"{"clock":null,"name":"csa","rules":{"agreement":null,"#));
+    /// assert!(csa.contains(r#""move_limit":{"check_extension":false,"plies":256,"#));
+    /// assert!(Preset::Floodgate.canonical_json().contains(r#""increment_ms":10000"#));
+    /// ```
+    pub fn canonical_json(self) -> String {
+        canonical_json(
+            self.name(),
+            &self.rules(),
+            self.event().map(|e| e.clock).as_ref(),
+        )
+    }
+}
+
+/// Rules named `name` (a preset's name, or what a caller calls rules it changed), with a
+/// clock or none, as one canonical JSON text: what [`Preset::canonical_json`] writes for a
+/// preset as it is.
+pub fn canonical_json(name: &str, rules: &RuleSet, clock: Option<&crate::TimeControl>) -> String {
+    let clock = clock.map_or("null".to_string(), |c| {
+        format!(
+            r#"{{"byoyomi_ms":{},"increment_ms":{},"least_time_per_move_ms":{},"main_ms":{}}}"#,
+            c.byoyomi, c.increment, c.least_time_per_move, c.main
+        )
+    });
+    let name: String = name
+        .chars()
+        .flat_map(|c| match c {
+            '"' | '\\' => vec!['\\', c],
+            c if c.is_control() => format!("\\u{:04x}", u32::from(c)).chars().collect(),
+            c => vec![c],
+        })
+        .collect();
+    format!(
+        r#"{{"clock":{clock},"name":"{name}","rules":{}}}"#,
+        rules.canonical_json()
+    )
 }
 
 impl fmt::Display for Preset {
@@ -465,6 +629,78 @@ impl RuleSet {
         limit.plies = plies;
     }
 
+    /// Every field as one canonical JSON object (keys sorted, no blanks; absent rules
+    /// `null`): what [`Preset::canonical_json`] pins.
+    pub fn canonical_json(&self) -> String {
+        let resolution = |r: Resolution| match r {
+            Resolution::Draw => "\"draw\"",
+            Resolution::NoContest => "\"no_contest\"",
+        };
+        let agreement = self.agreement.map_or("null".to_string(), |a| {
+            format!(
+                r#"{{"both_reach":{},"count":"{}","require_both_entered":{},"tie":"{}"}}"#,
+                resolution(a.both_reach),
+                match a.count {
+                    CountRule::Points24 => "points24",
+                    CountRule::Points27 => "points27",
+                },
+                a.require_both_entered,
+                match a.tie {
+                    Tie::WhiteWins => "white_wins",
+                    Tie::NoContest => "no_contest",
+                }
+            )
+        });
+        let declaration = self.declaration.map_or("null".to_string(), |d| {
+            format!(
+                r#"{{"on_fail":"{}","rule":"{}"}}"#,
+                match d.on_fail {
+                    OnFail::Lose => "lose",
+                    OnFail::Refuse => "refuse",
+                },
+                match d.rule {
+                    DeclarationRule::Points27 => "points27",
+                    DeclarationRule::Jsa24 => "jsa24",
+                    DeclarationRule::Points31 => "points31",
+                }
+            )
+        });
+        let move_limit = self.move_limit.map_or("null".to_string(), |m| {
+            format!(
+                r#"{{"check_extension":{},"plies":{},"result":{},"strict_csa_server":{}}}"#,
+                m.check_extension,
+                m.plies,
+                resolution(m.result),
+                m.strict_csa_server
+            )
+        });
+        let try_rule = self.try_rule.map_or("null".to_string(), |t| {
+            format!(r#"{{"require_both_entered":{}}}"#, t.require_both_entered)
+        });
+        format!(
+            concat!(
+                r#"{{"agreement":{},"automatic_impasse":{},"declaration":{},"#,
+                r#""fairbairn_count":{},"fouls":"{}","handicap_credit":{},"#,
+                r#""missing_points_credit":{},"move_limit":{},"sennichite":{},"#,
+                r#""try_rule":{},"unnoticed_foul_resignation_stands":{}}}"#
+            ),
+            agreement,
+            self.automatic_impasse,
+            declaration,
+            self.fairbairn_count,
+            match self.fouls {
+                Fouls::Lose => "lose",
+                Fouls::Refuse => "refuse",
+            },
+            self.handicap_credit,
+            self.missing_points_credit,
+            move_limit,
+            resolution(self.sennichite),
+            try_rule,
+            self.unnoticed_foul_resignation_stands
+        )
+    }
+
     /// Every field as `(name, value)` text, for `gyoku rules PRESET`.
     pub fn fields(&self) -> Vec<(&'static str, String)> {
         let resolution = |r: Resolution| match r {
@@ -491,6 +727,7 @@ impl RuleSet {
                     match d.rule {
                         DeclarationRule::Points27 => "27-point: Black 28, White 27",
                         DeclarationRule::Jsa24 => "JSA 24-point: 31 wins, 24-30 no_contest",
+                        DeclarationRule::Points31 => "31-point: 31 wins, fewer fails",
                     },
                     match d.on_fail {
                         OnFail::Lose => "lose",
@@ -544,6 +781,10 @@ impl RuleSet {
         ));
         out.push(("handicap_credit", self.handicap_credit.to_string()));
         out.push((
+            "missing_points_credit",
+            self.missing_points_credit.to_string(),
+        ));
+        out.push((
             "unnoticed_foul_resignation_stands",
             self.unnoticed_foul_resignation_stands.to_string(),
         ));
@@ -577,7 +818,12 @@ mod tests {
         assert_eq!(Preset::Plain.rules(), RuleSet::default());
         for p in Preset::ALL {
             assert_eq!(p.name().parse(), Ok(p));
-            assert_eq!(p.rules().fields().len(), 10);
+            assert_eq!(p.rules().fields().len(), 11);
+            // Every field of the text form is in the canonical JSON too.
+            let json = p.canonical_json();
+            for (name, _) in p.rules().fields() {
+                assert!(json.contains(&format!("\"{name}\":")), "{p}: {name}");
+            }
         }
     }
 

@@ -4,7 +4,7 @@
 use gyoku::{Action, Color, Game, Handicap, Position, Preset};
 use proptest::prelude::*;
 
-const PRESETS: [Preset; 10] = Preset::ALL;
+const PRESETS: [Preset; 16] = Preset::ALL;
 
 /// Turns bytes into actions: mostly legal moves, sometimes a pseudo-random (often illegal)
 /// move, a resignation, a declaration, an agreement, a proposal or a time-out.

@@ -140,6 +140,10 @@ pub struct TournamentSummary {
     pub out: Option<PathBuf>,
     /// The standings.
     pub standings: Standings,
+    /// The rules' preset name.
+    pub rules: String,
+    /// The digest of the rules played under ([`crate::rules_digest::of_match`]).
+    pub rules_digest: String,
 }
 
 impl TournamentSummary {
@@ -160,6 +164,10 @@ impl TournamentSummary {
                 ""
             }
         ));
+        out.push_str(&format!(
+            "rules: {} (digest {})\n",
+            self.rules, self.rules_digest
+        ));
         if let Some(dir) = &self.out {
             out.push_str(&format!("records: {}\n", dir.display()));
         }
@@ -176,6 +184,8 @@ impl TournamentSummary {
         v["resumed"] = json!(self.resumed);
         v["interrupted"] = json!(self.interrupted);
         v["out"] = json!(self.out.as_ref().map(|p| p.display().to_string()));
+        v["rules"] = json!(self.rules);
+        v["rules_digest"] = json!(self.rules_digest);
         v["results"] = json!(
             self.games
                 .iter()
@@ -411,6 +421,8 @@ pub async fn run(
         interrupted,
         out: config.out.clone(),
         standings,
+        rules: config.preset.clone(),
+        rules_digest: crate::rules_digest::of_match(&config.preset, &config.rules, &config.time),
     })
 }
 

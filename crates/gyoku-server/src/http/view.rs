@@ -221,6 +221,9 @@ pub(super) fn game_view(
         gyoku::rules::Fouls::Lose => "lose",
         gyoku::rules::Fouls::Refuse => "refuse",
     });
+    // The digest of the rules it is played under (`gyoku rules --json`), none for games
+    // stored before it was kept.
+    v["rules_digest"] = json!(d.game.rules_digest);
     v["allows"] = json!({
         "declaration": rules.declaration.is_some(),
         "impasse_count": rules.agreement.is_some(),

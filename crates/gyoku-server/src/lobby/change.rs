@@ -38,6 +38,9 @@ pub struct StartedGame {
     /// passwords; empty: without one). `None` in games stored before it was kept. A
     /// suspended game resumes only for players who log in the same way.
     pub rating_ids: [Option<String>; 2],
+    /// The digest of the rules it is played under
+    /// ([`gyoku_arena::rules_digest::of_game`]); `None` in games stored before it was kept.
+    pub rules_digest: Option<String>,
 }
 
 /// One change to the stored state.

@@ -122,6 +122,7 @@ impl Room {
             increment: u64::from(spec.increment) * 1000,
             least_time_per_move: u64::from(config.least_time_per_move) * 1000,
             rounding: Rounding::FlooredSeconds,
+            ..TimeControl::sudden_death(0)
         };
         let mut referee = Game::new(spec.start.clone(), rules);
         let mut remaining = [control.main; 2];
@@ -225,6 +226,7 @@ impl Room {
                 started_at: self.started_at.clone(),
                 replay_of: self.replay_of.clone(),
                 rating_ids: self.rating_ids.each_ref().map(|r| login_proof(r.as_ref())),
+                rules_digest: Some(self.rules_digest()),
             }))));
         }
         for p in self.players {
@@ -621,6 +623,19 @@ impl Room {
             .get(..10)
             .unwrap_or("0000/00/00")
             .to_string()
+    }
+
+    /// The digest of the rules as this game plays them, with its clock for an event's
+    /// preset.
+    pub(super) fn rules_digest(&self) -> String {
+        let s = |secs: u32| u64::from(secs) * 1000;
+        let clock = gyoku::TimeControl {
+            byoyomi: s(self.byoyomi),
+            increment: s(self.increment),
+            least_time_per_move: s(self.least_time_per_move),
+            ..gyoku::TimeControl::sudden_death(s(self.total))
+        };
+        gyoku_arena::rules_digest::of_game(self.preset.name(), self.referee.rules(), &clock)
     }
 
     /// The Game_Summary for a player (`Some(colour)`) or a monitor (`None`, with the

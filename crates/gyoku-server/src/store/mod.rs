@@ -67,6 +67,7 @@ mod contract {
             started_at: at.into(),
             replay_of: None,
             rating_ids: [None, Some("b-key".into())],
+            rules_digest: Some("d".repeat(64)),
         }))
     }
 

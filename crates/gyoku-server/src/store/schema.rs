@@ -79,6 +79,8 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX games_black ON games(black, started_at);
     CREATE INDEX games_white ON games(white, started_at);
     CREATE INDEX games_name ON games(name, started_at);",
+    // 8: the digest of the rules each game is played under (issue 41).
+    "ALTER TABLE games ADD COLUMN rules_digest TEXT;",
 ];
 
 /// The PostgreSQL channel on which the referee announces each changed game (its Game_ID
@@ -104,8 +106,9 @@ pub(crate) fn postgres_text(statement: &str) -> String {
 /// was stored but whose answer was lost is committed again (see [`GAME_STARTED_AS`]).
 pub(crate) const INSERT_GAME: &str = "INSERT INTO games (id, name, black, white, rules, max_moves,
      least_time_per_move, total_time, byoyomi, increment, start_sfen, initial_moves, status,
-     started_at, replay_of, fouls, black_rating_id, white_rating_id)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'playing', ?13, ?14, ?15, ?16, ?17)
+     started_at, replay_of, fouls, black_rating_id, white_rating_id, rules_digest)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'playing', ?13, ?14, ?15, ?16, ?17,
+     ?18)
      ON CONFLICT (id) DO NOTHING";
 
 /// What a stored game was started as: its name, players and start time.
@@ -140,12 +143,12 @@ pub(crate) const DELETE_BUOY: &str = "DELETE FROM buoys WHERE name = ?1";
 pub(crate) const SUSPEND_UNFINISHED: &str =
     "UPDATE games SET status = 'suspended' WHERE status = 'playing'";
 
-/// [`crate::lobby::change::StartedGame`]'s columns, in its order (17).
+/// [`crate::lobby::change::StartedGame`]'s columns, in its order (18).
 macro_rules! started_columns {
     () => {
         "g.id, g.name, g.black, g.white, g.rules, g.max_moves, g.least_time_per_move,
          g.total_time, g.byoyomi, g.increment, g.start_sfen, g.initial_moves, g.started_at,
-         g.replay_of, g.fouls, g.black_rating_id, g.white_rating_id"
+         g.replay_of, g.fouls, g.black_rating_id, g.white_rating_id, g.rules_digest"
     };
 }
 
@@ -161,7 +164,7 @@ macro_rules! listed_columns {
 pub(crate) const LISTED_COLUMNS: usize = 11;
 
 /// How many columns [`started_columns`] has; [`GAME`]'s record follows them.
-pub(crate) const STARTED_COLUMNS: usize = 17;
+pub(crate) const STARTED_COLUMNS: usize = 18;
 
 /// Every suspended game, oldest first: the started game's columns.
 pub(crate) const SUSPENDED_GAMES: &str = concat!(

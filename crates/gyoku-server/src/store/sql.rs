@@ -250,6 +250,7 @@ fn keep_start(tx: &mut dyn Exec, g: &StartedGame) -> Result<(), StoreError> {
         OptText(g.fouls.as_deref()),
         OptText(g.rating_ids[0].as_deref()),
         OptText(g.rating_ids[1].as_deref()),
+        OptText(g.rules_digest.as_deref()),
     ];
     if tx.execute(schema::INSERT_GAME, &params)? > 0 {
         return Ok(());
@@ -270,7 +271,7 @@ fn keep_start(tx: &mut dyn Exec, g: &StartedGame) -> Result<(), StoreError> {
     }
 }
 
-/// A started game from `row`'s columns `at..at + 14`.
+/// A started game from `row`'s columns `at..at + 18`.
 fn started_of(row: &mut Row, at: usize) -> Result<StartedGame, StoreError> {
     Ok(StartedGame {
         id: row.text(at)?,
@@ -289,6 +290,7 @@ fn started_of(row: &mut Row, at: usize) -> Result<StartedGame, StoreError> {
         replay_of: row.opt_text(at + 13)?,
         fouls: row.opt_text(at + 14)?,
         rating_ids: [row.opt_text(at + 15)?, row.opt_text(at + 16)?],
+        rules_digest: row.opt_text(at + 17)?,
     })
 }
 

@@ -7,7 +7,7 @@ import { impasseEl } from './impasse.js';
 import { main } from './page.js';
 import { applyUsi, parseSfen, START_SFEN, toSfen } from './position.js';
 
-const PRESETS = ['csa', 'jsa', 'jsa-amateur', '81dojo', 'lishogi', 'friendly', 'try', 'shogi-wars', 'saw', 'none'];
+const PRESETS = ['csa', 'jsa', 'jsa-amateur', '81dojo', 'lishogi', 'friendly', 'try', 'shogi-wars', 'saw', 'none', 'csa24', 'csa24h', 'csa27h', 'wcsc', 'denryu', 'floodgate'];
 
 export function showCalculator() {
   const q = new URLSearchParams(location.hash.split('?')[1] || '');
