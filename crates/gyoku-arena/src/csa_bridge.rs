@@ -632,20 +632,25 @@ async fn session(
     }
 }
 
-/// Starts the engine if needed and prepares it for a game.
+/// Starts the engine if needed and prepares it for a game under `rules` (the summary's):
+/// it is told the entering-king rule and the move limit it plays under, where it offers
+/// them (issue 41, item 6), before its `isready`.
 async fn ready_engine<'a>(
     config: &BridgeConfig,
     engine: &'a mut Option<Engine>,
+    rules: &gyoku::RuleSet,
 ) -> Result<&'a mut Engine, EngineFailure> {
+    let derived = crate::executor::derived_options(rules);
     if engine.is_none() {
         // `usi`, the options, `isready` → `readyok`: ready for `usinewgame` at once.
-        let mut e = Engine::start(&config.engine, &[]).await?;
+        let mut e = Engine::start(&config.engine, &derived).await?;
         log(&format!("engine {} started", e.name()));
         e.send(&Command::UsiNewGame).await?;
         *engine = Some(e);
         return Ok(engine.as_mut().expect("just started"));
     }
     let e = engine.as_mut().expect("started");
+    e.set_derived(&derived, &config.engine.options).await?;
     e.new_game().await?;
     Ok(e)
 }
@@ -706,7 +711,7 @@ async fn game(
         clocks.charge(color, ms.unwrap_or(0));
         times.push(*ms);
     }
-    let engine = match ready_engine(config, engine_slot).await {
+    let engine = match ready_engine(config, engine_slot, &setup.rules).await {
         Ok(e) => e,
         Err(e) => {
             log(&format!("engine: {e}; rejecting {}", setup.game_id));

@@ -368,17 +368,7 @@ impl Engine {
                 _ => {}
             }
         }
-        // Options the runner derives (the entering-king rule, the variant) go only to an
-        // engine that declares them, and give way to the user's; the user's are all sent.
-        for (name, value) in options {
-            if engine.has_option(name) && !config.options.iter().any(|(n, _)| n == name) {
-                let command = Command::SetOption {
-                    name: name.clone(),
-                    value: Some(value.clone()),
-                };
-                engine.send(&command).await?;
-            }
-        }
+        engine.set_derived(options, &config.options).await?;
         for (name, value) in &config.options {
             let command = Command::SetOption {
                 name: name.clone(),
@@ -388,6 +378,30 @@ impl Engine {
         }
         engine.ready().await?;
         Ok(engine)
+    }
+
+    /// Sends the options the runner derives from the rules (the entering-king rule, the
+    /// move limit, the variant: [`crate::executor::derived_options`]) that the engine
+    /// declares and `user` does not set: the user's options win. Between games, before
+    /// `isready` ([`Engine::new_game`]), for a game under other rules.
+    ///
+    /// # Errors
+    /// [`EngineFailure::Crash`] when its input is closed.
+    pub async fn set_derived(
+        &mut self,
+        options: &[(String, String)],
+        user: &[(String, String)],
+    ) -> Result<(), EngineFailure> {
+        for (name, value) in options {
+            if self.has_option(name) && !user.iter().any(|(n, _)| n == name) {
+                let command = Command::SetOption {
+                    name: name.clone(),
+                    value: Some(value.clone()),
+                };
+                self.send(&command).await?;
+            }
+        }
+        Ok(())
     }
 
     /// The engine's `id name` (the program's name if it gave none).

@@ -492,6 +492,15 @@ impl ServerUnderTest {
         })
     }
 
+    /// How the server ended, if it has (`None` while it runs).
+    pub fn exited(&mut self) -> Option<String> {
+        self.child
+            .try_wait()
+            .ok()
+            .flatten()
+            .map(|status| status.to_string())
+    }
+
     /// The server's peak resident memory so far (`VmHWM`), bytes.
     pub fn peak_rss(&self) -> u64 {
         std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
@@ -535,13 +544,7 @@ pub async fn attack(
         return 0;
     };
     let (r, mut w) = stream.into_split();
-    let drain = tokio::spawn(async move {
-        let mut r = BufReader::new(r);
-        let mut sink = Vec::new();
-        while r.read_until(b'\n', &mut sink).await.is_ok_and(|n| n > 0) {
-            sink.clear();
-        }
-    });
+    let drain = tokio::spawn(drain(r));
     if w.write_all(b"LOGIN attacker pw x1\n").await.is_err() {
         return 0;
     }
@@ -563,6 +566,15 @@ pub async fn attack(
         s.abort();
     }
     lines
+}
+
+/// Reads and drops what the server sends until it closes the connection.
+pub(crate) async fn drain(r: tokio::net::tcp::OwnedReadHalf) {
+    let mut r = BufReader::new(r);
+    let mut sink = Vec::new();
+    while r.read_until(b'\n', &mut sink).await.is_ok_and(|n| n > 0) {
+        sink.clear();
+    }
 }
 
 /// A move request to a seat that does not exist whose body never ends: a byte a second,

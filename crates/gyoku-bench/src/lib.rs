@@ -7,6 +7,7 @@
 //! Python; run as a subprocess that times itself in-process, if `python3 -c 'import cshogi'`
 //! works).
 
+pub mod chat_flood;
 pub mod csa_load;
 pub mod ratings;
 pub mod runner_cost;

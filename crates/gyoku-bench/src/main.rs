@@ -8,6 +8,7 @@
 //! cargo run --release -p gyoku-bench -- memory [--games N]
 //! cargo run --release -p gyoku-bench -- ratings [--games N] [--players N] [--mk-rate-limit S]
 //! cargo run --release -p gyoku-bench -- csa-load [--games N] [--plies N] [--peer-games N] [--think MS] [--before PATH] [--attack]
+//! cargo run --release -p gyoku-bench -- chat-flood [--listeners N] [--seconds S] [--memory-limit BYTES] [--before PATH]
 //! cargo run --release -p gyoku-bench -- watch-load --db postgres://ADMIN@HOST/DB [--games N] [--watchers N] [--plies N] [--think MS]
 //! cargo run --release -p gyoku-bench -- runner [--games N] [--rounds N] [--before PATH] [--shogitest PATH]
 //! ```
@@ -33,6 +34,10 @@
 //! (`%%WHO`, `%%LIST`, `%%VERSION`, `%%CHAT`) as fast as the server takes them and keeps
 //! 256 slow request bodies open on the HTTP port, and reports the players' echo latency
 //! beside the run without it.
+//! `chat-flood` (issue 43) logs in LISTENERS x1 clients (200) that never read and one
+//! that writes `%%CHAT` lines of 16,000 bytes for S seconds (20), on `gyoku serve` started
+//! under an address-space limit (4 GiB), and on `--before`'s build after it: the lines
+//! written, the listeners the server dropped, its peak RSS and whether it still runs.
 //! `ratings` writes N games (1,000,000 by default) among PLAYERS players (1,000) as
 //! Floodgate's `mk_game_results` lines and rates them with `gyoku ratings --floodgate`
 //! (built beside this one) and with shogi-server's `mk_rate` (stopped after S seconds,
@@ -72,6 +77,10 @@ fn main() {
     let mut db: Option<String> = None;
     let mut players = 1000;
     let mut mk_rate_limit = 1800;
+    let mut chat_flood = false;
+    let mut listeners = 200;
+    let mut seconds = 20;
+    let mut memory_limit: u64 = 4 << 30;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -81,6 +90,12 @@ fn main() {
             "referee" => referee = true,
             "memory" => memory = true,
             "csa-load" => load = true,
+            "chat-flood" => chat_flood = true,
+            "--listeners" => listeners = it.next().and_then(|n| n.parse().ok()).unwrap_or(200),
+            "--seconds" => seconds = it.next().and_then(|n| n.parse().ok()).unwrap_or(20),
+            "--memory-limit" => {
+                memory_limit = it.next().and_then(|n| n.parse().ok()).unwrap_or(4 << 30);
+            }
             "watch-load" => watch_load = true,
             "runner" => runner = true,
             "--shogitest" => shogitest = it.next().map(std::path::PathBuf::from),
@@ -177,6 +192,10 @@ fn main() {
             30
         };
         watch_load_runs(&db, games, watchers, plies, think);
+        return;
+    }
+    if chat_flood {
+        run_chat_flood(listeners, seconds, memory_limit, before.as_deref());
         return;
     }
     if load {
@@ -295,6 +314,59 @@ fn main() {
     }
     let rows = perft_matrix(&cells, &libraries, rounds, |line| eprintln!("{line}"));
     println!("{}", markdown(&rows));
+}
+
+/// `chat-flood`: one chatter against `listeners` silent x1 listeners for `seconds`, on
+/// this build's `gyoku serve` and (`--before`) an older one, each started under an
+/// address-space limit of `limit` bytes.
+fn run_chat_flood(listeners: usize, seconds: u64, limit: u64, before: Option<&std::path::Path>) {
+    use gyoku_bench::csa_load::ServerUnderTest;
+    let want = (2 * listeners + 1024) as u64;
+    let _ = rlimit::increase_nofile_limit(want);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let mut builds = vec![("gyoku serve", gyoku_required())];
+    if let Some(path) = before {
+        builds.push(("gyoku serve (before)", path.to_path_buf()));
+    }
+    println!(
+        "| server | listeners | memory limit | chat lines written | seconds | listeners dropped | server peak RSS | server at the end |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for (name, binary) in builds {
+        // The server inherits this process's soft address-space limit; this process gets
+        // its own back once the server runs.
+        let (soft, hard) = rlimit::getrlimit(rlimit::Resource::AS).unwrap_or((u64::MAX, u64::MAX));
+        let _ = rlimit::setrlimit(rlimit::Resource::AS, limit.min(hard), hard);
+        let started = ServerUnderTest::gyoku(&binary);
+        let _ = rlimit::setrlimit(rlimit::Resource::AS, soft, hard);
+        let mut server = match started {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("gyoku-bench: {name}: {e}");
+                continue;
+            }
+        };
+        eprintln!("{name}: {listeners} silent listeners, one chatter, {seconds} s…");
+        let r = runtime.block_on(gyoku_bench::chat_flood::flood(
+            server.addr,
+            listeners,
+            seconds,
+        ));
+        let rss = server.peak_rss();
+        let end = server.exited().unwrap_or_else(|| "running".to_string());
+        println!(
+            "| {name} | {} | {:.1} GiB | {} | {:.1} | {} | {:.1} MiB | {end} |",
+            r.listeners,
+            limit as f64 / f64::from(1u32 << 30),
+            r.lines,
+            r.seconds,
+            r.dropped,
+            rss as f64 / f64::from(1u32 << 20),
+        );
+    }
 }
 
 fn csa_load(

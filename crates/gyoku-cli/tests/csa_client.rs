@@ -1,5 +1,6 @@
 //! `gyoku csa-client` end to end: two of them put Gyoku's built-in engine on `gyoku serve`
-//! (loopback), play a game, and write records that judge to what the server said.
+//! (loopback), play a game, and write records that judge to what the server said; the
+//! engine is told the rules of the game the server proposes (issue 41, item 6).
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -54,13 +55,23 @@ fn two_engines_play_a_game_on_gyoku_serve_and_the_records_agree() {
             sink.clear();
         }
     });
+    // Alice's engine has what it is sent logged (a tee in front of it).
+    std::fs::create_dir_all(&dir).unwrap();
+    let told = dir.join("alice-engine.log");
     let client = |name: &str, style: &str| {
+        let engine = format!("{} engine --style {style}", gyoku());
+        let engine = if name == "alice" {
+            format!("sh -c \"tee -a '{}' | {engine}\"", told.display())
+        } else {
+            engine
+        };
         Killed(
             Command::new(gyoku())
                 .args(["csa-client", "--engine"])
-                .arg(format!("{} engine --style {style}", gyoku()))
+                .arg(engine)
                 .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-                .args(["--id", name, "--password", "pw", "--game", "bridge-60-1"])
+                .args(["--id", name, "--password", "pw"])
+                .args(["--game", "rules_csa24h_bridge-60-1"])
                 .arg("--out")
                 .arg(dir.join(name))
                 .stderr(Stdio::null())
@@ -83,6 +94,13 @@ fn two_engines_play_a_game_on_gyoku_serve_and_the_records_agree() {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
+    // The game is played under csa24h (its name says so, its Game_Summary's Declaration
+    // too): the engine, which offers YaneuraOu's option, is told CSARule24H before the game.
+    let sent = std::fs::read_to_string(&told).unwrap();
+    let option = "setoption name EnteringKingRule value CSARule24H";
+    let at = |needle: &str| sent.lines().position(|l| l == needle);
+    assert!(at(option).is_some(), "{sent}");
+    assert!(at(option) < at("usinewgame"), "before the game: {sent}");
     for name in ["alice", "bob"] {
         let out = dir.join(name);
         let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap();

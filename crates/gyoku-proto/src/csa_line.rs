@@ -85,8 +85,9 @@ pub enum ServerLine {
     Chat {
         /// Who said it.
         from: String,
-        /// What (control bytes escaped by the server).
-        message: String,
+        /// What (control bytes escaped by the server): shared, so that a server that sends
+        /// one message to every listener keeps one copy of it however many queues hold it.
+        message: std::sync::Arc<str>,
     },
     /// An empty line (a keep-alive).
     Empty,
@@ -409,7 +410,7 @@ impl ServerLine {
             let (from, message) = rest.split_once("] ")?;
             return Some(ServerLine::Chat {
                 from: from.to_string(),
-                message: message.to_string(),
+                message: message.into(),
             });
         }
         let (word, text) = rest.split_once("] ")?;
@@ -483,7 +484,10 @@ mod tests {
                 .prop_map(|(tag, text)| ServerLine::X1 { tag, text }),
             word().prop_map(ServerLine::ForkName),
             (word(), text()).prop_map(|(game_id, text)| ServerLine::Monitor { game_id, text }),
-            (word(), text()).prop_map(|(from, message)| ServerLine::Chat { from, message }),
+            (word(), text()).prop_map(|(from, message)| ServerLine::Chat {
+                from,
+                message: message.into()
+            }),
             Just(ServerLine::Empty),
         ]
     }

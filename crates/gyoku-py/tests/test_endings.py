@@ -249,7 +249,7 @@ def test_impasse_calculator_of_the_cli():
                                     "agreement": "not_available", "ended": None}
     assert r["verdicts"]["jsa"]["declaration"] == "no_contest"
     assert r["verdicts"]["try"]["declaration_failure"] == "no_rule"
-    assert r["moves_counted"] == 0 and len(r["verdicts"]) == 10
+    assert r["moves_counted"] == 0 and len(r["verdicts"]) == len(gyoku.presets()) == 16
     assert set(gyoku.presets()) == set(r["verdicts"])
     r = gyoku.impasse("9/9/9/9/9/9/3p1lllg/+P+P2kssgg/K+P4ssg w r 2", initial="2-piece", lenient=True)
     assert (r["white"]["declaration_points"], r["handicap_credit"]) == (27, 10)

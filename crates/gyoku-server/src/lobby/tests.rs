@@ -384,3 +384,30 @@ fn the_lobby_sends_values_and_takes_them() {
         [(2, vec![ServerLine::Refused(GameError::AgreementNotAllowed)])]
     );
 }
+
+/// Issue 43: a chat line goes to every x1 listener as one shared copy, so a flood of long
+/// lines to many listeners that never read costs one copy per line, not one per listener
+/// (a batch of such lines to 200 listeners took gigabytes before).
+#[test]
+fn a_chat_line_is_one_copy_for_every_listener() {
+    use gyoku_proto::csa_line::ServerLine;
+    let mut t = Transcript::new();
+    for (id, name) in [(1, "talker"), (2, "a"), (3, "b"), (4, "c")] {
+        t.login_x1(id, name);
+    }
+    let long = "x".repeat(16_000);
+    let out = t.input(Input::Line(1, format!("%%CHAT {long}")));
+    let shared: Vec<std::sync::Arc<str>> = out
+        .iter()
+        .filter_map(|o| match o {
+            Output::Send(_, lines) => match &lines[..] {
+                [ServerLine::Chat { message, .. }] => Some(std::sync::Arc::clone(message)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shared.len(), 4, "every x1 connection hears it");
+    assert!(shared.iter().all(|m| std::sync::Arc::ptr_eq(m, &shared[0])));
+    assert_eq!(&*shared[0], long.as_str());
+}

@@ -124,12 +124,15 @@ impl Lobby {
                 let from = self.conns[&conn].name.clone();
                 // Control bytes (ESC, BEL, BS, NUL…) reach every x1 client's terminal:
                 // shown escaped (`\x1b`), never sent.
-                let message = gyoku_kifu::escape_controls(&message);
+                // One copy of the message, however many listeners' queues hold it (issue 43:
+                // a 16 KB line to 200 listeners that never read was 200 copies, and a batch
+                // of such lines took gigabytes before a queue's bound could drop anyone).
+                let message: std::sync::Arc<str> = gyoku_kifu::escape_controls(&message).into();
                 for (&id, c) in &self.conns {
                     if c.x1 {
                         let chat = ServerLine::Chat {
                             from: from.clone(),
-                            message: message.to_string(),
+                            message: std::sync::Arc::clone(&message),
                         };
                         tell(out, id, chat);
                     }
