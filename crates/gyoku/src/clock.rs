@@ -158,6 +158,103 @@ impl TimeControl {
     }
 }
 
+/// How a replay's clocks start after a no contest (sennichite, a declaration of 24–30
+/// points, the impasse count, the move limit), each player keeping or not what they had
+/// left in the game replayed.
+///
+/// ```
+/// use gyoku::ReplayClock;
+/// let hour = 3_600_000;
+/// // The JSA's professional rules: a 3-hour game replayed with 2:59:00 and 0:40:00 left.
+/// let jsa = ReplayClock::TopUp(hour);
+/// assert_eq!(jsa.main_times(3 * hour, [10_740_000, 2_400_000]), [3 * hour, hour]);
+/// assert_eq!("top-up:10m".parse::<ReplayClock>(), Ok(ReplayClock::TopUp(600_000)));
+/// assert_eq!(ReplayClock::TopUp(600_000).to_string(), "top-up:10m");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReplayClock {
+    /// Both start again with the game's main time (CSA servers', and Gyoku's until now).
+    Fresh,
+    /// Each keeps the main time they had left.
+    Remaining,
+    /// Each keeps what they had left; if either has less than this, both get the same
+    /// addition so that the shorter has it, each never more than the game's main time: the
+    /// JSA's 対局規定 第6条 with one hour ("少ない方の対局者の持時間が1時間になるように、両対
+    /// 局者に同じ持時間を加える。ただし、初めの持時間を越えて加算することはない", as
+    /// ja.wikipedia's 千日手 page quotes it), or an amateur event's 10 minutes.
+    TopUp(Millis),
+    /// No main time: byoyomi only.
+    ByoyomiOnly,
+}
+
+impl ReplayClock {
+    /// Each player's main time for the replay, from the game's main time `initial` and
+    /// what each had `left` at its end (in the same order: by player, so the caller gives
+    /// each their own whatever colour the replay gives them).
+    pub fn main_times(self, initial: Millis, left: [Millis; 2]) -> [Millis; 2] {
+        match self {
+            ReplayClock::Fresh => [initial; 2],
+            ReplayClock::Remaining => left,
+            ReplayClock::ByoyomiOnly => [0; 2],
+            ReplayClock::TopUp(floor) => {
+                let shorter = left[0].min(left[1]);
+                let add = floor.saturating_sub(shorter);
+                left.map(|t| (t + add).min(initial.max(t)))
+            }
+        }
+    }
+}
+
+impl fmt::Display for ReplayClock {
+    /// `fresh`, `remaining`, `top-up:1h`, `top-up:10m`, `top-up:90s`, `byoyomi-only`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ReplayClock::Fresh => f.write_str("fresh"),
+            ReplayClock::Remaining => f.write_str("remaining"),
+            ReplayClock::ByoyomiOnly => f.write_str("byoyomi-only"),
+            ReplayClock::TopUp(ms) if ms % 3_600_000 == 0 => {
+                write!(f, "top-up:{}h", ms / 3_600_000)
+            }
+            ReplayClock::TopUp(ms) if ms % 60_000 == 0 => write!(f, "top-up:{}m", ms / 60_000),
+            ReplayClock::TopUp(ms) if ms % 1000 == 0 => write!(f, "top-up:{}s", ms / 1000),
+            ReplayClock::TopUp(ms) => write!(f, "top-up:{ms}ms"),
+        }
+    }
+}
+
+impl std::str::FromStr for ReplayClock {
+    type Err = String;
+
+    /// As [`ReplayClock`]'s `Display` writes it (`top-up:` takes h, m, s or ms).
+    fn from_str(s: &str) -> Result<ReplayClock, String> {
+        let bad = || {
+            format!(
+                "replay clock '{s}': fresh, remaining, byoyomi-only or top-up:DURATION (1h, 10m)"
+            )
+        };
+        Ok(match s {
+            "fresh" => ReplayClock::Fresh,
+            "remaining" => ReplayClock::Remaining,
+            "byoyomi-only" => ReplayClock::ByoyomiOnly,
+            _ => {
+                let d = s.strip_prefix("top-up:").ok_or_else(bad)?;
+                let (number, unit) =
+                    d.split_at(d.find(|c: char| !c.is_ascii_digit()).unwrap_or(d.len()));
+                let n: Millis = number.parse().map_err(|_| bad())?;
+                let scale = match unit {
+                    "h" => 3_600_000,
+                    "m" => 60_000,
+                    "s" => 1000,
+                    "ms" => 1,
+                    _ => return Err(bad()),
+                };
+                let ms = n.checked_mul(scale).filter(|&ms| ms > 0).ok_or_else(bad)?;
+                ReplayClock::TopUp(ms)
+            }
+        })
+    }
+}
+
 /// A side ran out of time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Flagged {
@@ -760,6 +857,69 @@ mod tests {
                 .ok()
                 .map(|t| (t.charged, t.remaining));
             assert_eq!(got, want, "{before} ms left, a move of {elapsed} ms");
+        }
+    }
+
+    /// Issue 41, item 3: the replay's clocks, one row per rule with its source. The JSA's
+    /// professional rules (対局規定 第6条): a 3-hour game replayed with 2:59:00 and 0:40:00
+    /// left gives both +20 min, capped at 3:00:00; both above the hour keep theirs; a
+    /// 10-minute game gets its 10 minutes back. An amateur event's 10-minute top-up;
+    /// remaining; byoyomi only; fresh.
+    #[test]
+    fn replay_clocks_as_the_rules_say() {
+        const H: Millis = 3_600_000;
+        const M: Millis = 60_000;
+        let rows: [(ReplayClock, Millis, [Millis; 2], [Millis; 2]); 8] = [
+            (
+                ReplayClock::TopUp(H),
+                3 * H,
+                [2 * H + 59 * M, 40 * M],
+                [3 * H, H],
+            ),
+            (
+                ReplayClock::TopUp(H),
+                3 * H,
+                [2 * H, 90 * M],
+                [2 * H, 90 * M],
+            ),
+            (
+                ReplayClock::TopUp(H),
+                10 * M,
+                [5 * M, 3 * M],
+                [10 * M, 10 * M],
+            ),
+            (
+                ReplayClock::TopUp(10 * M),
+                25 * M,
+                [12 * M, 4 * M],
+                [18 * M, 10 * M],
+            ),
+            (
+                ReplayClock::TopUp(10 * M),
+                25 * M,
+                [25 * M, 0],
+                [25 * M, 10 * M],
+            ),
+            (
+                ReplayClock::Remaining,
+                25 * M,
+                [12 * M, 4 * M],
+                [12 * M, 4 * M],
+            ),
+            (ReplayClock::ByoyomiOnly, 25 * M, [12 * M, 4 * M], [0, 0]),
+            (
+                ReplayClock::Fresh,
+                25 * M,
+                [12 * M, 4 * M],
+                [25 * M, 25 * M],
+            ),
+        ];
+        for (policy, initial, left, want) in rows {
+            assert_eq!(policy.main_times(initial, left), want, "{policy} {left:?}");
+            assert_eq!(policy.to_string().parse::<ReplayClock>(), Ok(policy));
+        }
+        for bad in ["top-up:", "top-up:0m", "top-up:5x", "later"] {
+            assert!(bad.parse::<ReplayClock>().is_err(), "{bad}");
         }
     }
 }

@@ -54,7 +54,9 @@ pub mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use board::Board;
-pub use clock::{Clock, ClockError, Flagged, Millis, MoveTime, Rounding, TimeControl};
+pub use clock::{
+    Clock, ClockError, Flagged, Millis, MoveTime, ReplayClock, Rounding, ThinkingUnits, TimeControl,
+};
 pub use color::{ByColor, Color};
 pub use game::{Action, Game, GameError, PlyRecord};
 pub use hand::{Hand, HandError};
