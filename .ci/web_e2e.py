@@ -97,7 +97,10 @@ def no_cjk_font(base, shots):
 
 
 def wait(driver, what, seconds=30):
-    return WebDriverWait(driver, seconds, poll_frequency=0.1).until(what)
+    # The page re-renders what it shows as the server publishes (every 250 ms for the
+    # rounds): an element found may be replaced before its text is read; try again then.
+    return WebDriverWait(driver, seconds, poll_frequency=0.1,
+                         ignored_exceptions=[StaleElementReferenceException]).until(what)
 
 
 PLAY_PLIES = 24
