@@ -541,6 +541,7 @@ fn a_match_names_its_rules_digest_and_its_clock() {
         plain["rules_digest"], listed["digest"],
         "the event's own clock"
     );
+    let out = fresh("clock-extras");
     let timed = run(&[
         "--rules",
         "csa",
@@ -557,10 +558,10 @@ fn a_match_names_its_rules_digest_and_its_clock() {
         "--rounding",
         "floored-minutes",
         "--out",
-        fresh("clock-extras").to_str().unwrap(),
+        out.to_str().unwrap(),
     ]);
     assert_eq!(timed["games"], 2, "{timed}");
-    let identity = std::fs::read_to_string(fresh_path("clock-extras").join("match.json")).unwrap();
+    let identity = std::fs::read_to_string(out.join("match.json")).unwrap();
     assert!(
         identity.contains("60s, byoyomi 10s, 3 periods, 10x60s units, floored minutes"),
         "{identity}"
@@ -582,9 +583,4 @@ fn a_match_names_its_rules_digest_and_its_clock() {
         "{}",
         text(&refused.stderr)
     );
-}
-
-/// The directory `fresh(name)` made, without clearing it.
-fn fresh_path(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("gyoku-cli-{name}-{}", std::process::id()))
 }

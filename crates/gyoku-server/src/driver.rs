@@ -112,11 +112,7 @@ pub(crate) enum WriterMsg {
 impl WriterMsg {
     /// The text a client reads, appended to `text` (each line with its line end; an
     /// answer to a request, which no socket receives, is nothing).
-    pub(crate) fn write_to(&self, text: &mut String) {
-        self.write_into(text);
-    }
-
-    fn write_into(&self, w: &mut impl std::fmt::Write) {
+    pub(crate) fn write_to(&self, w: &mut impl std::fmt::Write) {
         match self {
             WriterMsg::Lines(lines) => {
                 for line in lines {
@@ -145,7 +141,7 @@ impl WriterMsg {
             return 64;
         }
         let mut n = Count(0);
-        self.write_into(&mut n);
+        self.write_to(&mut n);
         n.0
     }
 }

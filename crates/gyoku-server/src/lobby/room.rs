@@ -628,14 +628,8 @@ impl Room {
     /// The digest of the rules as this game plays them, with its clock for an event's
     /// preset.
     pub(super) fn rules_digest(&self) -> String {
-        let s = |secs: u32| u64::from(secs) * 1000;
-        let clock = gyoku::TimeControl {
-            byoyomi: s(self.byoyomi),
-            increment: s(self.increment),
-            least_time_per_move: s(self.least_time_per_move),
-            ..gyoku::TimeControl::sudden_death(s(self.total))
-        };
-        gyoku_arena::rules_digest::of_game(self.preset.name(), self.referee.rules(), &clock)
+        let clock = self.clock.control_of(Color::Black);
+        gyoku_arena::rules_digest::of_game(self.preset.name(), self.referee.rules(), clock)
     }
 
     /// The Game_Summary for a player (`Some(colour)`) or a monitor (`None`, with the
