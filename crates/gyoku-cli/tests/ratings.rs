@@ -432,6 +432,7 @@ fn a_servers_database_is_rated_by_its_rating_ids() {
                 replay_of: None,
                 rating_ids: ids.map(|i| i.map(str::to_string)),
                 rules_digest: None,
+                kinds: [gyoku_server::identity::PlayerKind::Csa; 2],
             })),
             Change::GameEnded {
                 game_id: id,

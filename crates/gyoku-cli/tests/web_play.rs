@@ -146,8 +146,11 @@ fn a_person_plays_the_builtin_engine_to_the_end_over_http() {
     };
     let view = &game["game"];
     let moves = view["moves"].as_array().unwrap();
-    assert_eq!(view["black"], "Taro@web1b");
-    assert_eq!(view["white"], "builtin@web1w");
+    // Who played is said beside the names, not inside them (issue 40).
+    assert_eq!(view["black"], "Taro");
+    assert_eq!(view["white"], "builtin");
+    assert_eq!(view["black_kind"], "web");
+    assert_eq!(view["white_kind"], "engine");
     assert!(moves.len() >= 2, "the engine answered: {moves:?}");
     let outcome = &view["outcome"];
     if moves.len() == 12 {

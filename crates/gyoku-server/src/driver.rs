@@ -18,6 +18,7 @@ use crate::error::ServeError;
 use gyoku_proto::csa::{ClientMessage, GameSummary};
 use gyoku_proto::csa_line::ServerLine;
 
+use crate::identity::Identity;
 use crate::lobby::{CheckedLogin, ConnId, Input, Lobby, Now, Output, Reply};
 use crate::log::note;
 use crate::record_files::RecordJob;
@@ -322,29 +323,29 @@ impl Handle {
             .is_ok()
     }
 
-    /// A ticket for a web player's name (`builtin@web12w`): the password with which an
-    /// engine the page puts on the CSA port logs in as that name ([`Handle::admits`]).
-    pub fn issue_ticket(&self, name: &str) -> String {
+    /// A ticket for `who` (the engine a seat chose): the password with which it logs in
+    /// on the CSA port as that player ([`Handle::ticket`]).
+    pub fn issue_ticket(&self, who: Identity) -> String {
         self.tickets
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .issue(name, std::time::Instant::now())
+            .issue(who, std::time::Instant::now())
     }
 
-    /// Whether `password` is `name`'s ticket.
-    pub fn admits(&self, name: &str, password: &str) -> bool {
+    /// The player whose ticket `password` is, logging in as `name`; `None` if it is none.
+    pub fn ticket(&self, name: &str, password: &str) -> Option<Identity> {
         self.tickets
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .admits(name, password, std::time::Instant::now())
     }
 
-    /// `name`'s ticket is no longer good (its game is over).
-    pub fn revoke_ticket(&self, name: &str) {
+    /// `who`'s ticket is no longer good (its game is over).
+    pub fn revoke_ticket(&self, who: &Identity) {
         self.tickets
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .revoke(name);
+            .revoke(who);
     }
 
     /// The CSA port's address, as a client on this machine reaches it.

@@ -19,8 +19,10 @@
 //! - [`accounts`]: names bound to argon2-hashed passwords.
 //! - [`http`]: the HTTP API and the web page; [`play`]: the page's seats and games.
 //! - `record_files`: the record writer and the restore at start.
-//! - [`tickets`]: secrets kept as digests, and the tickets of engines the page puts on the
-//!   CSA port under a web player's name.
+//! - [`identity`]: who plays, as values ([`identity::Identity`]: a CSA client, a person at
+//!   a web seat, the engine a page chose), never read out of a name.
+//! - [`tickets`]: secrets kept as digests (a seat's [`tickets::SeatToken`]), and the
+//!   tickets with which the engines the page puts on the CSA port log in as its players.
 
 pub mod accounts;
 pub mod app;
@@ -29,6 +31,7 @@ pub mod driver;
 mod error;
 pub mod event;
 pub mod http;
+pub mod identity;
 pub mod league;
 pub mod lobby;
 mod log;

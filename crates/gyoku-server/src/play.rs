@@ -31,8 +31,9 @@ use gyoku_proto::csa_client::{ClientSession, Event};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 
 use crate::driver::{Conn, Handle, Heard};
+use crate::identity::{GameName, Identity, SeatId};
 use crate::lobby::{CheckedLogin, GameSetup};
-use crate::tickets::{SecretDigest, digest, new_secret, same_digest};
+use crate::tickets::{SeatToken, SecretDigest, digest, new_secret, same_digest};
 
 /// Seats kept at once; when full, the seats of ended games go first, oldest first.
 pub const MAX_SEATS: usize = 1024;
@@ -326,16 +327,16 @@ pub struct Seat {
     pub terms: Option<Terms>,
     /// The digest of the secret that reaches it.
     key: SecretDigest,
-    /// The login name it was made with (the one it logged in with is in its state).
-    pub login: String,
+    /// Who plays at it: a person on the page, at one side of one of its games.
+    pub who: Identity,
     /// The game name.
-    pub game: String,
+    pub game: GameName,
     /// The invitation's code (on the creator's seat of a game between two people only).
-    pub invite: Option<String>,
+    pub invite: Option<SeatToken>,
     /// The address that made it.
     host: IpAddr,
-    /// The engine's login, for a game against an engine.
-    engine: Option<String>,
+    /// The engine it plays, for a game against an engine.
+    engine: Option<Identity>,
     /// For an invitation: the seat made when it was used.
     joined: Mutex<Option<Arc<Seat>>>,
     /// What to send, once the seat is connected.
@@ -345,19 +346,13 @@ pub struct Seat {
 }
 
 impl Seat {
-    fn new(
-        secret: &str,
-        login: String,
-        game: &str,
-        color: Color,
-        phase: Phase,
-        host: IpAddr,
-    ) -> Seat {
+    fn new(token: &SeatToken, who: Identity, game: &GameName, phase: Phase, host: IpAddr) -> Seat {
+        let color = who.seat().map_or(Color::Black, |s| s.color);
         Seat {
             terms: None,
-            key: digest(secret),
-            login,
-            game: game.to_string(),
+            key: token.digest(),
+            who,
+            game: game.clone(),
             invite: None,
             host,
             engine: None,
@@ -472,17 +467,10 @@ pub struct Play {
     engine_games: Arc<Semaphore>,
 }
 
-/// The login of a page's game `n` for the side `color`: `Taro@web12b` (unique whatever
-/// names the players give: two guests may play each other). Names with `@web` are the
-/// web page's: the CSA port refuses them without a ticket.
-fn login_name(name: &str, n: u64, color: Color) -> String {
-    let side = if color == Color::Black { 'b' } else { 'w' };
-    format!("{}@web{n}{side}", login_base(name))
-}
-
-/// A name as a CSA login may carry it: letters, digits and `_`, at most 24, `guest` if
-/// nothing is left.
-fn login_base(name: &str) -> String {
+/// A name as a CSA record and an engine's Game_Summary may carry it: letters, digits and
+/// `_`, at most 24, `guest` if nothing is left. Two people may have the same one: who they
+/// are is their [`Identity`], not their name.
+fn shown_name(name: &str) -> String {
     let base: String = name
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -539,7 +527,7 @@ impl Play {
     /// Lets go of invitations nobody opened in [`INVITATION_LIFE`]: the invitation goes,
     /// and its creator's seat leaves the game (its page says the invitation expired).
     fn expire_invitations(seats: &mut HashMap<SecretDigest, Arc<Seat>>, now: Instant) {
-        let expired: Vec<(SecretDigest, String)> = seats
+        let expired: Vec<(SecretDigest, GameName)> = seats
             .iter()
             .filter(|(_, s)| {
                 s.state.borrow().phase == Phase::Invited
@@ -625,7 +613,7 @@ impl Play {
         &self,
         req: GameRequest,
         host: IpAddr,
-    ) -> Result<(Arc<Seat>, String), PlayError> {
+    ) -> Result<(Arc<Seat>, SeatToken), PlayError> {
         let engine = match &req.opponent {
             Opponent::Engine(name) => Some(
                 self.engines
@@ -644,22 +632,23 @@ impl Play {
         } else {
             byoyomi.to_string()
         };
-        let game = format!("web{n}x{}-{total}-{second}", &new_secret()[..8]);
+        let game = GameName::from(format!("web{n}x{}-{total}-{second}", &new_secret()[..8]));
         let color = req
             .color
             .unwrap_or_else(|| if coin() { Color::Black } else { Color::White });
-        let token = new_secret();
-        let mut seat = Seat::new(
-            &token,
-            login_name(&req.name, n, color),
-            &game,
-            color,
-            Phase::Waiting,
-            host,
-        );
-        let engine_login = engine.as_ref().map(|e| login_name(&e.name, n, !color));
-        seat.engine.clone_from(&engine_login);
-        let invite = (req.opponent == Opponent::Person).then(new_secret);
+        let token = SeatToken::new();
+        let side = |color| SeatId { game: n, color };
+        let who = Identity::Web {
+            seat: side(color),
+            shown: shown_name(&req.name),
+        };
+        let mut seat = Seat::new(&token, who, &game, Phase::Waiting, host);
+        let engine_who = engine.as_ref().map(|e| Identity::Engine {
+            seat: side(!color),
+            engine: shown_name(&e.name),
+        });
+        seat.engine.clone_from(&engine_who);
+        let invite = (req.opponent == Opponent::Person).then(SeatToken::new);
         seat.invite.clone_from(&invite);
         let seat = Arc::new(seat);
         let engine_permit = {
@@ -671,16 +660,13 @@ impl Play {
             };
             seats.insert(seat.key, Arc::clone(&seat));
             if let Some(code) = &invite {
-                let mut invitation = Seat::new(
-                    code,
-                    login_name("guest", n, !color),
-                    &game,
-                    !color,
-                    Phase::Invited,
-                    host,
-                );
+                let guest = Identity::Web {
+                    seat: side(!color),
+                    shown: shown_name(""),
+                };
+                let mut invitation = Seat::new(code, guest, &game, Phase::Invited, host);
                 invitation.terms = Some(Terms {
-                    from: login_base(&req.name),
+                    from: shown_name(&req.name),
                     preset: req.preset,
                     fouls: req.fouls,
                     time: req.time,
@@ -697,12 +683,12 @@ impl Play {
             max_moves: req.max_moves,
             web_only: true,
         };
-        if !self.local.setup(game.clone(), setup).await {
+        if !self.local.setup(game.as_str().to_string(), setup).await {
             return Err(PlayError::Stopped);
         }
-        self.connect_as(&seat, seat.login.clone(), color).await?;
-        if let (Some(engine), Some(login), Some(permit)) = (engine, engine_login, engine_permit) {
-            self.engine_joins(&engine, &game, !color, login, permit);
+        self.connect_as(&seat).await?;
+        if let (Some(engine), Some(who), Some(permit)) = (engine, engine_who, engine_permit) {
+            self.engine_joins(&engine, &game, who, permit);
         }
         Ok((seat, token))
     }
@@ -718,21 +704,26 @@ impl Play {
         invitation: &Arc<Seat>,
         name: &str,
         host: IpAddr,
-    ) -> Result<(Arc<Seat>, String), PlayError> {
-        let token = new_secret();
-        let (seat, color) = {
+    ) -> Result<(Arc<Seat>, SeatToken), PlayError> {
+        let token = SeatToken::new();
+        let seat = {
             let mut seats = self.lock();
             let s = invitation.state();
             if s.phase != Phase::Invited {
                 return Err(PlayError::Taken);
             }
-            // The login name the page chose, kept unique by the game's number and side.
-            let n = invitation.login.rsplit_once("@web").map_or("0", |(_, n)| n);
+            // The invitation's side of its game, under the name the guest gave.
+            let who = match &invitation.who {
+                Identity::Web { seat, .. } => Identity::Web {
+                    seat: *seat,
+                    shown: shown_name(name),
+                },
+                other => other.clone(),
+            };
             let seat = Arc::new(Seat::new(
                 &token,
-                format!("{}@web{n}", login_base(name)),
+                who,
                 &invitation.game,
-                s.color,
                 Phase::Waiting,
                 host,
             ));
@@ -742,27 +733,21 @@ impl Play {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&seat));
             invitation.update(|st| st.phase = Phase::Taken);
-            (seat, s.color)
+            seat
         };
-        self.connect_as(&seat, seat.login.clone(), color).await?;
+        self.connect_as(&seat).await?;
         Ok((seat, token))
     }
 
-    async fn connect_as(
-        &self,
-        seat: &Arc<Seat>,
-        login: String,
-        color: Color,
-    ) -> Result<(), PlayError> {
-        seat.update(|s| s.login = Some(login.clone()));
+    async fn connect_as(&self, seat: &Arc<Seat>) -> Result<(), PlayError> {
+        seat.update(|s| s.login = Some(seat.who.shown().to_string()));
+        let color = seat.state().color;
         let conn = self
             .local
             .connect(CheckedLogin {
-                name: login,
+                who: seat.who.clone(),
                 x1: false,
-                rating_id: None,
                 game: Some((seat.game.clone(), Some(color))),
-                web: true,
                 address: None,
             })
             .await
@@ -773,23 +758,24 @@ impl Play {
         Ok(())
     }
 
-    /// Puts an engine on the CSA port for the game `game` as `color`, logged in as `login`
-    /// with a ticket; `permit` is its place among the engine games, held while it plays.
+    /// Puts an engine on the CSA port for the game `game` as `who` (its side of the game),
+    /// logged in with a ticket; `permit` is its place among the engine games, held while it
+    /// plays.
     fn engine_joins(
         &self,
         engine: &EngineChoice,
-        game: &str,
-        color: Color,
-        login: String,
+        game: &GameName,
+        who: Identity,
         permit: OwnedSemaphorePermit,
     ) {
         let at = self.local.csa_addr();
+        let color = who.seat().map_or(Color::White, |s| s.color);
         let turn = if color == Color::Black { "B" } else { "W" };
-        let ticket = self.local.issue_ticket(&login);
+        let ticket = self.local.issue_ticket(who.clone());
         let mut config = BridgeConfig::new(
             &at.ip().to_string(),
             at.port(),
-            &login,
+            who.shown(),
             &ticket,
             engine.engine.clone(),
         );
@@ -805,7 +791,7 @@ impl Play {
             if let Err(e) = csa_bridge::run(&config).await {
                 crate::log::note(&format!("engine for {}: {e}", config.id));
             }
-            local.revoke_ticket(&config.id);
+            local.revoke_ticket(&who);
         });
     }
 }
@@ -833,7 +819,7 @@ async fn run_seat(seat: Arc<Seat>, mut conn: Conn, mut lines: mpsc::Receiver<Sai
                     Ok(Some(event)) => seat.update(|s| s.apply(event)),
                     Ok(None) => {}
                     Err(e) => {
-                        crate::log::note(&format!("seat {}: {e}", seat.login));
+                        crate::log::note(&format!("seat of {}: {e}", seat.game));
                         if !conn.send(ClientMessage::Reject(None)).await {
                             break;
                         }
@@ -941,27 +927,29 @@ mod tests {
     #[test]
     fn unopened_invitations_expire() {
         let host = IpAddr::from([192, 0, 2, 1]);
+        let person = |game, color, shown: &str| Identity::Web {
+            seat: SeatId { game, color },
+            shown: shown.into(),
+        };
+        let (g, h) = (GameName::from("g"), GameName::from("h"));
         let creator = Arc::new(Seat::new(
-            "a",
-            "x@web1b".into(),
-            "g",
-            Color::Black,
+            &SeatToken::new(),
+            person(1, Color::Black, "x"),
+            &g,
             Phase::Waiting,
             host,
         ));
         let invitation = Arc::new(Seat::new(
-            "b",
-            "guest@web1w".into(),
-            "g",
-            Color::White,
+            &SeatToken::new(),
+            person(1, Color::White, "guest"),
+            &g,
             Phase::Invited,
             host,
         ));
         let other = Arc::new(Seat::new(
-            "c",
-            "y@web2b".into(),
-            "h",
-            Color::Black,
+            &SeatToken::new(),
+            person(2, Color::Black, "y"),
+            &h,
             Phase::Waiting,
             host,
         ));
@@ -982,14 +970,9 @@ mod tests {
     }
 
     #[test]
-    fn login_names_are_identifiers() {
-        assert_eq!(login_base("Taro Yamada!"), "TaroYamada");
-        assert_eq!(login_base("名人"), "guest");
-        assert_eq!(login_base(&"x".repeat(40)).len(), 24);
-        assert!(crate::tickets::is_web_name(&login_name(
-            "x",
-            3,
-            Color::White
-        )));
+    fn shown_names_fit_a_csa_record() {
+        assert_eq!(shown_name("Taro Yamada!"), "TaroYamada");
+        assert_eq!(shown_name("名人"), "guest");
+        assert_eq!(shown_name(&"x".repeat(40)).len(), 24);
     }
 }

@@ -1,7 +1,6 @@
 //! Secrets: random 128-bit tokens, kept only as digests and compared in constant time; and
-//! the tickets with which an engine the web page puts on the CSA port logs in under a web
-//! player's name (`builtin@web12w`). Such names are the web page's: the CSA port refuses
-//! them without a ticket, so no CSA client can take a seat's name first.
+//! the tickets with which an engine the web page puts on the CSA port logs in as the
+//! player the page made it ([`Identity::Engine`]): the ticket says who it is, not its name.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -9,6 +8,8 @@ use std::time::{Duration, Instant};
 use blake2::Blake2b;
 use blake2::digest::Digest;
 use blake2::digest::consts::U32;
+
+use crate::identity::Identity;
 
 /// A secret's digest: what is kept and compared, never the secret itself.
 pub type SecretDigest = [u8; 32];
@@ -33,10 +34,45 @@ pub fn same_digest(a: &SecretDigest, b: &SecretDigest) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Whether `name` is a web player's (`…@web…`): such names log in on the CSA port only
-/// with a ticket.
-pub fn is_web_name(name: &str) -> bool {
-    name.contains("@web")
+/// The secret that reaches one of the web page's seats (128 random bits): handed once to
+/// the person it is for (and, for an invitation, shown to who made it, for the link); the
+/// seat keeps only its digest. Its `Debug` shows none of it.
+///
+/// ```
+/// use gyoku_server::tickets::{SeatToken, digest};
+/// let token = SeatToken::new();
+/// assert_eq!(token.reveal().len(), 32);
+/// assert_eq!(token.digest(), digest(token.reveal()));
+/// assert_eq!(format!("{token:?}"), "SeatToken(…)");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct SeatToken(String);
+
+impl SeatToken {
+    /// A new token.
+    ///
+    /// # Panics
+    /// As [`new_secret`].
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> SeatToken {
+        SeatToken(new_secret())
+    }
+
+    /// What the seat keeps.
+    pub fn digest(&self) -> SecretDigest {
+        digest(&self.0)
+    }
+
+    /// The secret itself, to hand to the person it is for.
+    pub fn reveal(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for SeatToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SeatToken(…)")
+    }
 }
 
 /// How long a ticket lasts.
@@ -45,48 +81,51 @@ pub const TICKET_LIFE: Duration = Duration::from_secs(6 * 3600);
 /// Tickets kept at once; the oldest goes first.
 pub const MAX_TICKETS: usize = 4096;
 
-/// The tickets given out: a name and its secret's digest, until it expires or is revoked.
+/// The tickets given out: each secret's digest, the player it admits, and when it was
+/// given, until it expires or is revoked. Who logs in with one is that player, whatever
+/// else says the same name.
 #[derive(Debug, Default)]
 pub struct Tickets {
-    by_name: HashMap<String, (SecretDigest, Instant)>,
+    by_digest: HashMap<SecretDigest, (Identity, Instant)>,
 }
 
 impl Tickets {
-    /// A ticket for `name` (replacing any earlier one): the secret to log in with.
-    pub fn issue(&mut self, name: &str, now: Instant) -> String {
-        self.by_name
-            .retain(|_, (_, issued)| now.duration_since(*issued) < TICKET_LIFE);
-        if self.by_name.len() >= MAX_TICKETS
+    /// A ticket for `who` (replacing any earlier one of theirs): the secret to log in with.
+    pub fn issue(&mut self, who: Identity, now: Instant) -> String {
+        self.by_digest
+            .retain(|_, (w, issued)| now.duration_since(*issued) < TICKET_LIFE && *w != who);
+        if self.by_digest.len() >= MAX_TICKETS
             && let Some(oldest) = self
-                .by_name
+                .by_digest
                 .iter()
                 .min_by_key(|(_, (_, issued))| *issued)
-                .map(|(n, _)| n.clone())
+                .map(|(d, _)| *d)
         {
-            self.by_name.remove(&oldest);
+            self.by_digest.remove(&oldest);
         }
         let secret = new_secret();
-        self.by_name
-            .insert(name.to_string(), (digest(&secret), now));
+        self.by_digest.insert(digest(&secret), (who, now));
         secret
     }
 
-    /// Whether `secret` is `name`'s ticket, still valid.
-    pub fn admits(&self, name: &str, secret: &str, now: Instant) -> bool {
-        self.by_name.get(name).is_some_and(|(d, issued)| {
-            now.duration_since(*issued) < TICKET_LIFE && same_digest(d, &digest(secret))
-        })
+    /// The player `secret` is a ticket for, still valid, when `name` is the name it is
+    /// shown by (a ticket is not lent to another name).
+    pub fn admits(&self, name: &str, secret: &str, now: Instant) -> Option<Identity> {
+        let (who, issued) = self.by_digest.get(&digest(secret))?;
+        (now.duration_since(*issued) < TICKET_LIFE && who.shown() == name).then(|| who.clone())
     }
 
-    /// `name`'s ticket is no longer good.
-    pub fn revoke(&mut self, name: &str) {
-        self.by_name.remove(name);
+    /// `who`'s ticket is no longer good.
+    pub fn revoke(&mut self, who: &Identity) {
+        self.by_digest.retain(|_, (w, _)| w != who);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::identity::SeatId;
+    use gyoku::Color;
 
     #[test]
     fn secrets_are_128_random_bits() {
@@ -98,35 +137,42 @@ mod tests {
         assert!(!same_digest(&digest(&a), &digest(&new_secret())));
     }
 
+    fn engine(game: u64) -> Identity {
+        Identity::Engine {
+            seat: SeatId {
+                game,
+                color: Color::White,
+            },
+            engine: "builtin".into(),
+        }
+    }
+
     #[test]
-    fn a_ticket_admits_its_name_only_until_it_expires() {
+    fn a_ticket_admits_its_player_only_until_it_expires() {
         let mut t = Tickets::default();
         let now = Instant::now();
-        let secret = t.issue("builtin@web3w", now);
-        assert!(t.admits("builtin@web3w", &secret, now));
-        assert!(!t.admits("builtin@web3w", "guess", now));
-        assert!(!t.admits("other@web3w", &secret, now));
-        assert!(!t.admits("builtin@web3w", &secret, now + TICKET_LIFE));
-        t.revoke("builtin@web3w");
-        assert!(!t.admits("builtin@web3w", &secret, now));
+        let secret = t.issue(engine(3), now);
+        assert_eq!(t.admits("builtin", &secret, now), Some(engine(3)));
+        assert_eq!(t.admits("builtin", "guess", now), None);
+        assert_eq!(t.admits("other", &secret, now), None);
+        assert_eq!(t.admits("builtin", &secret, now + TICKET_LIFE), None);
+        // A second ticket for the same player replaces the first.
+        let again = t.issue(engine(3), now);
+        assert_eq!(t.admits("builtin", &secret, now), None);
+        assert_eq!(t.admits("builtin", &again, now), Some(engine(3)));
+        t.revoke(&engine(3));
+        assert_eq!(t.admits("builtin", &again, now), None);
     }
 
     #[test]
     fn tickets_are_bounded() {
         let mut t = Tickets::default();
         let now = Instant::now();
-        let first = t.issue("a@web0b", now);
+        let first = t.issue(engine(0), now);
         for i in 1..=MAX_TICKETS {
-            t.issue(&format!("a@web{i}b"), now + Duration::from_millis(i as u64));
+            t.issue(engine(i as u64), now + Duration::from_millis(i as u64));
         }
-        assert_eq!(t.by_name.len(), MAX_TICKETS);
-        assert!(!t.admits("a@web0b", &first, now));
-    }
-
-    #[test]
-    fn web_names() {
-        assert!(is_web_name("guest@web12b"));
-        assert!(!is_web_name("alice"));
-        assert!(!is_web_name("gps@home"));
+        assert_eq!(t.by_digest.len(), MAX_TICKETS);
+        assert_eq!(t.admits("builtin", &first, now), None);
     }
 }

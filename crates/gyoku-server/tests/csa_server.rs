@@ -1072,6 +1072,7 @@ fn ratings_from_the_stored_games_and_scheduled_rounds_are_told() {
                         replay_of: None,
                         rating_ids: [Some("alice+a".into()), Some("bob+b".into())],
                         rules_digest: None,
+                        kinds: [gyoku_server::identity::PlayerKind::Csa; 2],
                     })),
                     Change::GameEnded {
                         game_id: id,

@@ -1191,21 +1191,25 @@ fn a_change_is_shown_to_every_watcher_from_one_replay() {
 
 /// Issue 28, items 1 and 5: a web invitation was taken from the CSA port (`%%GAME <its
 /// name>` as another player), and a CSA client could log in first as the next web seat's
-/// name. A web game is joined only by the page's players, and `@web` names are the page's.
+/// name. A web game is joined only by the page's players; issue 40: who plays is not read
+/// from a name, so a CSA client with a web player's name is just a namesake.
 #[test]
 fn web_games_and_names_are_the_pages_only() {
     let server = TestServer::start("webonly");
     let (status, a) = server.post_json(
         "/api/play",
-        &json!({ "opponent": "person", "rules": "csa", "color": "black" }),
+        &json!({ "opponent": "person", "rules": "csa", "color": "black", "name": "Taro" }),
     );
     assert_eq!(status, 201, "{a}");
     let name = a["game_name"].as_str().unwrap().to_string();
     let invite = a["invite"].as_str().unwrap().to_string();
-    // x1 mode with %%GAME, and CSA mode with the game in the login: refused alike.
+    // x1 mode with %%GAME, and CSA mode with the game in the login: refused alike, under
+    // any name, the guest's and the host's included.
     for lines in [
         vec!["LOGIN spy pw x1".to_string(), format!("%%GAME {name} -")],
         vec![format!("LOGIN spy2 {name}-W,pw")],
+        vec!["LOGIN Hanako pw x1".to_string(), format!("%%GAME {name} -")],
+        vec![format!("LOGIN Taro {name}-W,pw")],
     ] {
         let mut spy = Csa::connect(server.csa);
         for line in &lines {
@@ -1220,14 +1224,11 @@ fn web_games_and_names_are_the_pages_only() {
             "{lines:?}: {heard:?}"
         );
     }
-    // A web player's name cannot be taken on the CSA port.
-    for login in ["LOGIN guest@web2w pw x1", "LOGIN Hanako@web1w pw"] {
-        let mut squatter = Csa::connect(server.csa);
-        squatter.say(login);
-        let lines = squatter.until("LOGIN:");
-        assert_eq!(lines.last().unwrap(), "LOGIN:incorrect", "{login}");
-    }
-    // The friend's link still works.
+    // A CSA client named as the guest will be stays logged in; the friend's link still
+    // works under that name, and the game says which Hanako plays.
+    let mut namesake = Csa::connect(server.csa);
+    namesake.say("LOGIN Hanako pw x1");
+    assert_eq!(namesake.until("LOGIN:").last().unwrap(), "LOGIN:Hanako OK");
     let (status, b) = server.post_json(
         &format!("/api/seats/{invite}/join"),
         &json!({ "name": "Hanako" }),
@@ -1236,6 +1237,25 @@ fn web_games_and_names_are_the_pages_only() {
     let white = b["token"].as_str().unwrap().to_string();
     let v = server.until(&white, |v| v["seat"]["phase"] == "playing");
     assert_eq!(v["seat"]["color"], "white", "{v}");
+    let id = v["seat"]["game_id"].as_str().unwrap().to_string();
+    let (status, game) = server.get(&format!("/api/games/{id}"));
+    assert_eq!(status, 200, "{game}");
+    assert_eq!(
+        [
+            &game["black"],
+            &game["white"],
+            &game["black_kind"],
+            &game["white_kind"]
+        ],
+        ["Taro", "Hanako", "web", "web"],
+        "{game}"
+    );
+    namesake.say("%%WHO");
+    let who = namesake.until("##[WHO] +OK");
+    assert!(
+        who.iter().any(|l| l.starts_with("##[WHO] Hanako ")),
+        "{who:?}"
+    );
 }
 
 /// Issue 28, item 14: 512 invitation POSTs took every seat until a restart. One address

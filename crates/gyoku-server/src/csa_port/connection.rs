@@ -14,6 +14,7 @@ use super::pace::Pace;
 use super::{LOGIN_TIME, Limits, MAX_LINE, WRITE_TIMEOUT};
 use crate::accounts::Accounts;
 use crate::driver::{ConnHandle, Handle, WriterMsg, queue};
+use crate::identity::{GameName, Identity, RatingKey};
 use crate::lobby::{CheckedLogin, ConnId, Input};
 use crate::log::note;
 
@@ -102,24 +103,12 @@ pub(crate) async fn connection(
             _ => break None,
         };
         match ClientMessage::parse(&line) {
-            Ok(ClientMessage::Login(login)) if crate::tickets::is_web_name(&login.name) => {
-                // A web player's name: only an engine the page put here, with its ticket.
-                if driver.admits(&login.name, &login.password) {
-                    break Some((login, true));
-                }
-                let mut throttle = limits
-                    .throttle
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                if let Some(said) = throttle.failed(address, &login.name, Instant::now()) {
-                    note(&format!("login: {said}"));
-                }
-                say(ServerLine::LoginIncorrect);
-                say(ServerLine::Error(
-                    "names with @web are the web page's players".into(),
-                ));
-            }
             Ok(ClientMessage::Login(login)) => {
+                // The engine a web page's seat chose, with the seat's ticket: the ticket says
+                // who it is.
+                if let Some(who) = driver.ticket(&login.name, &login.password) {
+                    break Some((login, Some(who)));
+                }
                 // Guessing is slowed: after a few wrong passwords for this name or from this
                 // address, each try waits (within the login deadline).
                 if !login.password.is_empty() {
@@ -187,7 +176,7 @@ pub(crate) async fn connection(
                     }
                 }
                 if ok {
-                    break Some((login, false));
+                    break Some((login, None));
                 }
                 say(ServerLine::LoginIncorrect);
             }
@@ -200,25 +189,27 @@ pub(crate) async fn connection(
             }
         }
     };
-    let Some((login, web)) = login else {
+    let Some((login, ticketed)) = login else {
         drop(tx);
         let _ = writer.await;
         return;
     };
+    let who = ticketed.unwrap_or_else(|| Identity::Csa {
+        rating_key: (!login.password.is_empty())
+            .then(|| RatingKey::from(accounts.rating_id(&login.name, &login.password))),
+        name: login.name.clone(),
+    });
     let checked = CheckedLogin {
-        rating_id: (!login.password.is_empty() && !web)
-            .then(|| accounts.rating_id(&login.name, &login.password)),
+        who,
         game: if login.x1 {
             None
         } else {
             Some(match &login.game {
-                Some(g) => (g.name.clone(), g.turn),
-                None => ("default-1500-0".to_string(), None),
+                Some(g) => (GameName::from(g.name.as_str()), g.turn),
+                None => (GameName::from("default-1500-0"), None),
             })
         },
-        name: login.name,
         x1: login.x1,
-        web,
         address: Some(address),
     };
     let conn = ConnHandle {

@@ -23,6 +23,7 @@ use super::state::Shared;
 use super::tools::read_position;
 use super::view::view_of;
 use crate::play::{GameRequest, Opponent, Phase, PlayError, Said, Seat, SeatState};
+use crate::tickets::SeatToken;
 
 fn seat_of(api: &Shared, token: &str) -> Result<Arc<Seat>, ApiError> {
     api.play()?.seat(token).ok_or_else(|| {
@@ -66,9 +67,9 @@ fn seat_json(seat: &Seat, s: &SeatState) -> Value {
     json!({
         "invitation": terms,
         "color": s.color.name(),
-        "login": s.login.as_deref().unwrap_or(&seat.login),
+        "login": s.login.as_deref().unwrap_or(seat.who.shown()),
         "game_name": seat.game,
-        "invite": seat.invite,
+        "invite": seat.invite.as_ref().map(SeatToken::reveal),
         "phase": s.phase.name(),
         "game_id": s.game_id(),
         "games": s.games,
@@ -202,7 +203,7 @@ pub(super) async fn start(
         .await
         .map_err(|e| play_error(&e))?;
     let mut v = seat_json(&seat, &seat.state());
-    v["token"] = json!(token);
+    v["token"] = json!(token.reveal());
     Ok((StatusCode::CREATED, Json(v)))
 }
 
@@ -252,7 +253,7 @@ pub(super) async fn join(
         .await
         .map_err(|e| play_error(&e))?;
     let Json(mut v) = answer(&api, &seat, &seat.state()).await?;
-    v["token"] = json!(secret);
+    v["token"] = json!(secret.reveal());
     Ok(Json(v))
 }
 

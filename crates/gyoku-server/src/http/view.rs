@@ -224,6 +224,10 @@ pub(super) fn game_view(
     // The digest of the rules it is played under (`gyoku rules --json`), none for games
     // stored before it was kept.
     v["rules_digest"] = json!(d.game.rules_digest);
+    // Who played each side: `csa` (a CSA client), `web` (a person on the page), `engine`
+    // (the engine a page chose). Names say nothing of it.
+    v["black_kind"] = json!(d.game.kinds[0].as_str());
+    v["white_kind"] = json!(d.game.kinds[1].as_str());
     v["allows"] = json!({
         "declaration": rules.declaration.is_some(),
         "impasse_count": rules.agreement.is_some(),

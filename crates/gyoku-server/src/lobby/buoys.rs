@@ -121,7 +121,7 @@ impl Lobby {
             );
             return;
         }
-        let owner = &self.conns[&conn].name;
+        let owner = self.conns[&conn].name();
         let address = self.conns[&conn].address;
         let from_address =
             address.map_or(0, |a| self.buoys_by_address.get(&a).copied().unwrap_or(0));
@@ -153,7 +153,7 @@ impl Lobby {
         let buoy = StoredBuoy {
             name: name.to_string(),
             moves: moves.to_string(),
-            owner: self.conns[&conn].name.clone(),
+            owner: self.conns[&conn].name().to_string(),
             count,
         };
         out.push(Output::Store(Change::Buoy {

@@ -1,6 +1,8 @@
 //! What the lobby asks storage to keep: data only. The driver commits a batch of
 //! [`Change`]s before it sends anything the batch decided; storage never calls back.
 
+use crate::identity::PlayerKind;
+
 /// A game as stored when both players agreed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StartedGame {
@@ -41,6 +43,10 @@ pub struct StartedGame {
     /// The digest of the rules it is played under
     /// ([`gyoku_arena::rules_digest::of_game`]); `None` in games stored before it was kept.
     pub rules_digest: Option<String>,
+    /// How Black and White came to the board: a CSA client, a person on the web page, or
+    /// the engine a page chose ([`PlayerKind`]); `Csa` for games stored before it was
+    /// kept, but for names the page gave then.
+    pub kinds: [PlayerKind; 2],
 }
 
 /// One change to the stored state.

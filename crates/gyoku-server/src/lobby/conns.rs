@@ -11,6 +11,7 @@ use super::Lobby;
 use super::ending::Ending;
 use super::io::{CheckedLogin, ConnId, Millis, Now, Output, tell};
 use super::room::{GameLine, Phase};
+use crate::identity::{Identity, RatingKey};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Status {
@@ -43,11 +44,9 @@ impl Status {
 
 #[derive(Debug)]
 pub(super) struct Conn {
-    pub(super) name: String,
+    /// Who logged in.
+    pub(super) who: Identity,
     pub(super) x1: bool,
-    pub(super) rating_id: Option<String>,
-    /// A web page's player ([`CheckedLogin::web`]).
-    pub(super) web: bool,
     pub(super) status: Status,
     pub(super) game_name: String,
     /// `Some(true)`: wants Black.
@@ -62,6 +61,18 @@ pub(super) struct Conn {
     pub(super) address: Option<std::net::IpAddr>,
 }
 
+impl Conn {
+    /// The name it is shown and recorded by.
+    pub(super) fn name(&self) -> &str {
+        self.who.shown()
+    }
+
+    /// Its rating key (a CSA login with a password).
+    pub(super) fn rating_id(&self) -> Option<&RatingKey> {
+        self.who.rating_key()
+    }
+}
+
 impl Lobby {
     pub(super) fn logged_in(
         &mut self,
@@ -70,13 +81,21 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let existing = self.names.get(&login.name).map(|&id| {
-            let c = &self.conns[&id];
-            (
-                id,
-                c.rating_id == login.rating_id && c.status != Status::Game,
-            )
-        });
+        // Only a CSA login goes by its name: two people on the page may both be `guest`.
+        let by_name = match &login.who {
+            Identity::Csa { name, .. } => Some(name.clone()),
+            Identity::Web { .. } | Identity::Engine { .. } => None,
+        };
+        let existing = by_name
+            .as_ref()
+            .and_then(|name| self.names.get(name))
+            .map(|&id| {
+                let c = &self.conns[&id];
+                (
+                    id,
+                    c.rating_id() == login.who.rating_key() && c.status != Status::Game,
+                )
+            });
         match existing {
             Some((old, true)) => {
                 // The same player again, not in a game: the new connection replaces the old.
@@ -86,25 +105,33 @@ impl Lobby {
             Some((_, false)) => {
                 tell(out, conn, ServerLine::LoginIncorrect);
                 if login.x1 {
-                    tell(out, conn, ServerLine::AlreadyConnected(login.name));
+                    tell(
+                        out,
+                        conn,
+                        ServerLine::AlreadyConnected(login.who.shown().to_string()),
+                    );
                 }
                 out.push(Output::Close(conn));
                 return;
             }
             None => {}
         }
-        tell(out, conn, ServerLine::LoginOk(login.name.clone()));
+        tell(
+            out,
+            conn,
+            ServerLine::LoginOk(login.who.shown().to_string()),
+        );
         if login.x1 {
             tell(out, conn, ServerLine::LoginX1);
         }
-        self.names.insert(login.name.clone(), conn);
+        if let Some(name) = by_name {
+            self.names.insert(name, conn);
+        }
         self.conns.insert(
             conn,
             Conn {
-                name: login.name,
+                who: login.who,
                 x1: login.x1,
-                rating_id: login.rating_id,
-                web: login.web,
                 status: Status::Connected,
                 game_name: String::new(),
                 sente: None,
@@ -121,7 +148,7 @@ impl Lobby {
                 Some(Color::White) => '-',
                 None => '*',
             };
-            self.game_command(conn, false, &game, turn, now, out);
+            self.game_command(conn, false, game.as_str(), turn, now, out);
         }
     }
 
@@ -232,8 +259,8 @@ impl Lobby {
         if c.status == Status::GameWaiting {
             self.waiting.remove(&c.game_name, conn);
         }
-        if self.names.get(&c.name) == Some(&conn) {
-            self.names.remove(&c.name);
+        if self.names.get(c.name()) == Some(&conn) {
+            self.names.remove(c.name());
         }
         for key in &c.monitoring {
             if let Some(g) = self.games.get_mut(key) {
@@ -267,7 +294,7 @@ impl Lobby {
             let g = &self.games[&key];
             match g.phase {
                 Phase::Agreeing { .. } => {
-                    let name = c.name.clone();
+                    let name = c.name().to_string();
                     self.drop_proposal(key, &name, out);
                 }
                 Phase::Playing => {

@@ -159,7 +159,7 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let name = self.conns[&conn].name.clone();
+        let name = self.conns[&conn].name().to_string();
         let ev = &self.events[game].event;
         let refused = if ev.file.seat(&name).is_none() {
             Some(format!(

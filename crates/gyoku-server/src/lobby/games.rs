@@ -25,7 +25,8 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let rating_ids = players.map(|p| self.conns[&p].rating_id.clone());
+        let rating_ids =
+            players.map(|p| self.conns[&p].rating_id().map(|k| k.as_str().to_string()));
         let room = Room::new(spec, players, rating_ids, resumed, &self.config, now);
         room.propose(out);
         let key = self.next_game;
@@ -95,7 +96,7 @@ impl Lobby {
             return;
         }
         let key = c.game.expect("agree_waiting has a game");
-        let name = c.name.clone();
+        let name = c.name().to_string();
         self.drop_proposal(key, &name, out);
     }
 

@@ -119,6 +119,7 @@ mod tests {
             started_at: String::new(),
             replay_of: None,
             rating_ids: [None, None],
+            kinds: [crate::identity::PlayerKind::Csa; 2],
         }
     }
 

@@ -7,6 +7,7 @@ use gyoku_proto::csa::{ClientMessage, GameSummary};
 use gyoku_proto::csa_line::{ServerLine, X1Tag};
 
 use super::change::Change;
+use crate::identity::{GameName, Identity};
 
 /// A connection, numbered by the driver.
 pub type ConnId = u64;
@@ -79,21 +80,17 @@ pub struct Now {
     pub wall: chrono::NaiveDateTime,
 }
 
-/// A login the driver has checked (the password against the name's stored hash).
+/// A login the driver has checked (the password against the name's stored hash, or a
+/// ticket the web page gave out).
 #[derive(Clone, Debug)]
 pub struct CheckedLogin {
-    /// The name.
-    pub name: String,
+    /// Who it is. Only a player from the web page ([`Identity::Web`], [`Identity::Engine`])
+    /// may join a game made on the page ([`GameSetup::web_only`]).
+    pub who: Identity,
     /// x1 mode.
     pub x1: bool,
-    /// `name+md5(password)`, shogi-server's rating id, when a password was given.
-    pub rating_id: Option<String>,
     /// CSA mode: the game to join (default `default-1500-0`) and the turn asked for.
-    pub game: Option<(String, Option<Color>)>,
-    /// A web page's player: a seat inside the server, or an engine the page put on the CSA
-    /// port with the seat's ticket. Only these may join a game made on the page
-    /// ([`GameSetup::web_only`]).
-    pub web: bool,
+    pub game: Option<(GameName, Option<Color>)>,
     /// Where it connected from (`None`: from inside the server, a web seat): what one
     /// address may make is bounded (buoys).
     pub address: Option<std::net::IpAddr>,
@@ -159,7 +156,7 @@ pub struct GameSetup {
     pub start: Option<Position>,
     /// The move limit (0: none), instead of the server's or the preset's.
     pub max_moves: Option<u32>,
-    /// Joined only by the web page's players ([`CheckedLogin::web`]): a CSA client that
+    /// Joined only by the web page's players ([`CheckedLogin::who`]): a CSA client that
     /// names the game is refused, so no one takes an invited friend's place.
     pub web_only: bool,
 }

@@ -40,7 +40,7 @@ impl Lobby {
             return;
         }
         let c = self.conns.get_mut(&conn).expect("logged in");
-        if !c.web
+        if !c.who.kind().is_page()
             && self
                 .setups
                 .iter()
@@ -58,7 +58,7 @@ impl Lobby {
             tell(out, conn, refused);
             return;
         }
-        let me = c.name.clone();
+        let me = c.name().to_string();
         if let Some(id) = self.suspended_for(game, &me) {
             if !self.played_it(conn, &id) {
                 let refused = format!(
@@ -136,8 +136,8 @@ impl Lobby {
             let r = &self.conns[&id];
             id != me
                 && (want.is_none() || r.sente.is_none() || r.sente == want)
-                && r.name != c.name
-                && self.suspended_for(game, &r.name).is_none()
+                && r.who != c.who
+                && self.suspended_for(game, r.name()).is_none()
         })
     }
 
@@ -255,8 +255,8 @@ impl Lobby {
         let fouls = setup.fouls.or(named.fouls);
         let max_moves = setup.max_moves.unwrap_or_else(|| self.rules_for(preset).1);
         let names = [
-            self.conns[&black].name.clone(),
-            self.conns[&white].name.clone(),
+            self.conns[&black].name().to_string(),
+            self.conns[&white].name().to_string(),
         ];
         let id = self.next_game_id(game, &names[0], &names[1], now);
         let spec = GameSpec {
@@ -274,7 +274,15 @@ impl Lobby {
             moves: Vec::new(),
             started_at: now.wall.format("%Y/%m/%d %H:%M:%S").to_string(),
             replay_of,
-            rating_ids: [black, white].map(|p| login_proof(self.conns[&p].rating_id.as_ref())),
+            rating_ids: [black, white].map(|p| {
+                login_proof(
+                    self.conns[&p]
+                        .rating_id()
+                        .map(|k| k.as_str().to_string())
+                        .as_ref(),
+                )
+            }),
+            kinds: [black, white].map(|p| self.conns[&p].who.kind()),
         };
         self.open(spec, [black, white], false, now, out);
     }
@@ -290,15 +298,21 @@ impl Lobby {
         let (Some(spec), Some(c)) = (self.suspended.get(id), self.conns.get(&conn)) else {
             return false;
         };
-        let seat = usize::from(spec.names[0] != c.name);
-        same_login(spec.rating_ids[seat].as_ref(), c.rating_id.as_ref())
+        let seat = usize::from(spec.names[0] != c.name());
+        // A player from the web page is never taken up again by a login that says its
+        // name: the kinds must agree too.
+        spec.kinds[seat] == c.who.kind()
+            && same_login(
+                spec.rating_ids[seat].as_ref(),
+                c.rating_id().map(|k| k.as_str().to_string()).as_ref(),
+            )
     }
 
     /// A player of a suspended game asks for it: it waits for the other player, and once
     /// both are here the game is proposed again with its moves and clocks.
     pub(super) fn resume(&mut self, conn: ConnId, id: &str, now: Now, out: &mut Vec<Output>) {
         let spec = self.suspended.get(id).expect("looked up");
-        let me = self.conns[&conn].name.clone();
+        let me = self.conns[&conn].name().to_string();
         let black = spec.names[0] == me;
         let other = spec.names[usize::from(black)].clone();
         let game = spec.name.clone();

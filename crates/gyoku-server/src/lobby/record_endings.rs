@@ -9,6 +9,7 @@ use gyoku_kifu::judge::judge;
 
 use super::change::Change;
 use super::{CheckedLogin, Config, GameSetup, IMPASSE_LINE, Input, Lobby, Now, Output};
+use crate::identity::Identity;
 
 /// One way a game ends: its name (rules and time), its start, what the players send
 /// (USI moves, or a CSA line as it is), and the clock advanced at the end (ms).
@@ -210,11 +211,9 @@ fn play(e: &Ending) -> (Option<String>, String, String) {
     }
     for (id, name) in [(1, "sente"), (2, "gote")] {
         let login = CheckedLogin {
-            name: name.into(),
+            who: Identity::csa(name),
             x1: true,
-            rating_id: None,
             game: None,
-            web: false,
             address: None,
         };
         input(&mut lobby, Input::LoggedIn(id, login), now, &mut out);

@@ -17,6 +17,7 @@ use super::ending::{Ending, end_lines};
 use super::io::{AGREE_TIMEOUT_MS, Config, ConnId, Millis, Now, Output, monitor, tell, tell_lines};
 use super::record;
 use super::spec::{GameSpec, fouls_name, login_proof};
+use crate::identity::PlayerKind;
 
 /// Where a game stands.
 #[derive(Debug)]
@@ -72,6 +73,8 @@ pub(super) struct Room {
     pub(super) players: [ConnId; 2],
     pub(super) names: [String; 2],
     rating_ids: [Option<String>; 2],
+    /// How Black and White came to the board.
+    kinds: [PlayerKind; 2],
     pub(super) referee: Game,
     clock: Clock,
     pub(super) phase: Phase,
@@ -159,6 +162,7 @@ impl Room {
             players,
             names: spec.names,
             rating_ids,
+            kinds: spec.kinds,
             clock: Clock::with_remaining(control, referee.turn(), remaining[0], remaining[1]),
             referee,
             phase: Phase::Agreeing {
@@ -227,6 +231,7 @@ impl Room {
                 replay_of: self.replay_of.clone(),
                 rating_ids: self.rating_ids.each_ref().map(|r| login_proof(r.as_ref())),
                 rules_digest: Some(self.rules_digest()),
+                kinds: self.kinds,
             }))));
         }
         for p in self.players {
@@ -614,6 +619,7 @@ impl Room {
             started_at: self.started_at.clone(),
             replay_of: self.replay_of.clone(),
             rating_ids: self.rating_ids.each_ref().map(|r| login_proof(r.as_ref())),
+            kinds: self.kinds,
         }
     }
 

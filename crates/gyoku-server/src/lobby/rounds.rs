@@ -41,7 +41,8 @@ impl Lobby {
     /// A player's id for ratings and pairing: its rating id, else its name.
     fn player_id(&self, conn: ConnId) -> String {
         let c = &self.conns[&conn];
-        c.rating_id.clone().unwrap_or_else(|| c.name.clone())
+        c.rating_id()
+            .map_or_else(|| c.name().to_string(), |k| k.as_str().to_string())
     }
 
     /// Runs every round that is due at `now`, and sets each next round time.
@@ -151,7 +152,7 @@ impl Lobby {
             let waiting: Vec<String> = self
                 .waiting
                 .for_game(game)
-                .filter_map(|id| self.conns.get(&id).map(|c| c.name.clone()))
+                .filter_map(|id| self.conns.get(&id).map(|c| c.name().to_string()))
                 .collect();
             lines.push(ServerLine::X1 {
                 tag: X1Tag::Floodgate,
@@ -228,7 +229,7 @@ impl Lobby {
                 waiting: self
                     .waiting
                     .for_game(game)
-                    .filter_map(|id| self.conns.get(&id).map(|c| c.name.clone()))
+                    .filter_map(|id| self.conns.get(&id).map(|c| c.name().to_string()))
                     .collect(),
             })
             .collect()

@@ -5,6 +5,7 @@ use gyoku::rules::Fouls;
 use gyoku::{Color, Handicap, Position, Preset, RuleSet};
 
 use super::change::StartedGame;
+use crate::identity::PlayerKind;
 
 /// The start position of a game: the even start, or a handicap as shogi-server sets it
 /// (the giver is Black and moves first, its pieces removed).
@@ -64,6 +65,8 @@ pub struct GameSpec {
     /// How Black and White logged in ([`StartedGame::rating_ids`]: a rating id, empty for
     /// no password, `None` when not kept).
     pub rating_ids: [Option<String>; 2],
+    /// How Black and White came to the board ([`StartedGame::kinds`]).
+    pub kinds: [PlayerKind; 2],
 }
 
 impl GameSpec {
@@ -91,6 +94,7 @@ impl GameSpec {
             started_at: g.started_at.clone(),
             replay_of: g.replay_of.clone(),
             rating_ids: g.rating_ids.clone(),
+            kinds: g.kinds,
         })
     }
 }

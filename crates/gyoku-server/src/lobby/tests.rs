@@ -9,6 +9,7 @@ use super::io::{
     CheckedLogin, Config, ConnId, GameSetup, Input, MAX_BUOYS_PER_ADDRESS, MAX_BUOYS_PER_PLAYER,
     Now, Output,
 };
+use crate::identity::Identity;
 
 pub(super) fn at(s: &str) -> Now {
     Now {
@@ -45,11 +46,9 @@ impl Transcript {
         self.input(Input::LoggedIn(
             id,
             CheckedLogin {
-                name: name.into(),
+                who: Identity::csa(name),
                 x1: true,
-                rating_id: None,
                 game: None,
-                web: false,
                 address: None,
             },
         ));
@@ -201,11 +200,9 @@ fn buoys_are_bounded_per_address() {
     let names = MAX_BUOYS_PER_ADDRESS.div_ceil(MAX_BUOYS_PER_PLAYER) + 1;
     for n in 0..names {
         let login = CheckedLogin {
-            name: format!("name{n}"),
+            who: Identity::csa(&format!("name{n}")),
             x1: true,
-            rating_id: None,
             game: None,
-            web: false,
             address: Some(home),
         };
         t.input(Input::LoggedIn(n as ConnId + 1, login));
@@ -231,11 +228,9 @@ fn buoys_are_bounded_per_address() {
     }
     assert_eq!(set, MAX_BUOYS_PER_ADDRESS);
     let other = CheckedLogin {
-        name: "elsewhere".into(),
+        who: Identity::csa("elsewhere"),
         x1: true,
-        rating_id: None,
         game: None,
-        web: false,
         address: Some([198, 51, 100, 1].into()),
     };
     t.input(Input::LoggedIn(1000, other));

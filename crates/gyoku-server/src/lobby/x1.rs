@@ -50,7 +50,7 @@ impl Lobby {
                     // Names only: a rating id is derived from a password.
                     let mode = if c.x1 { "x1" } else { "CSA" };
                     let text = if c.status == Status::Connected {
-                        format!("{} {mode} {}", c.name, c.status.name())
+                        format!("{} {mode} {}", c.name(), c.status.name())
                     } else {
                         let t = match c.sente {
                             Some(true) => '+',
@@ -58,7 +58,7 @@ impl Lobby {
                             None => '*',
                         };
                         let (status, game) = (c.status.name(), &c.game_name);
-                        format!("{} {mode} {status} {game} {t}", c.name)
+                        format!("{} {mode} {status} {game} {t}", c.name())
                     };
                     ServerLine::X1 {
                         tag: X1Tag::Who,
@@ -121,7 +121,7 @@ impl Lobby {
                 }
             }
             X1Command::Chat(message) => {
-                let from = self.conns[&conn].name.clone();
+                let from = self.conns[&conn].name().to_string();
                 // Control bytes (ESC, BEL, BS, NUL…) reach every x1 client's terminal:
                 // shown escaped (`\x1b`), never sent.
                 // One copy of the message, however many listeners' queues hold it (issue 43:
@@ -169,7 +169,7 @@ impl Lobby {
                 self.set_buoy(conn, &game, &moves, count.unwrap_or(1), now, out);
             }
             X1Command::DeleteBuoy(name) => {
-                let owner = self.conns[&conn].name.clone();
+                let owner = self.conns[&conn].name().to_string();
                 match self.buoys.get(&name) {
                     None => tell(
                         out,

@@ -48,6 +48,7 @@ pub fn open(url: &DbUrl) -> Result<Box<dyn Backend>, StoreError> {
 #[cfg(test)]
 mod contract {
     use super::*;
+    use crate::identity::PlayerKind;
 
     fn started(id: &str, at: &str) -> Change {
         Change::GameStarted(Box::new(StartedGame {
@@ -68,6 +69,7 @@ mod contract {
             replay_of: None,
             rating_ids: [None, Some("b-key".into())],
             rules_digest: Some("d".repeat(64)),
+            kinds: [PlayerKind::Csa, PlayerKind::Engine],
         }))
     }
 
@@ -149,6 +151,7 @@ mod contract {
         let suspended = db.suspended_games().unwrap();
         assert_eq!(suspended.len(), 1);
         assert_eq!(suspended[0].0.id, "g1");
+        assert_eq!(suspended[0].0.kinds, [PlayerKind::Csa, PlayerKind::Engine]);
         assert_eq!(suspended[0].1, vec![("+2726FU".to_string(), 3)]);
         db.commit(&[Change::GameResumed {
             game_id: "g1".into(),

@@ -81,6 +81,17 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX games_name ON games(name, started_at);",
     // 8: the digest of the rules each game is played under (issue 41).
     "ALTER TABLE games ADD COLUMN rules_digest TEXT;",
+    // 9: who played each side, as data (issue 40): a CSA client, a person on the web page,
+    // or the engine a page chose. The page's players were told apart by a suffix of their
+    // names (`Taro@web12b`); those games keep the name without it and the kind `web`.
+    "ALTER TABLE games ADD COLUMN black_kind TEXT NOT NULL DEFAULT 'csa'
+         CHECK (black_kind IN ('csa', 'web', 'engine'));
+     ALTER TABLE games ADD COLUMN white_kind TEXT NOT NULL DEFAULT 'csa'
+         CHECK (white_kind IN ('csa', 'web', 'engine'));
+     UPDATE games SET black_kind = 'web', black = substr(black, 1, instr(black, '@web') - 1)
+         WHERE instr(black, '@web') > 1;
+     UPDATE games SET white_kind = 'web', white = substr(white, 1, instr(white, '@web') - 1)
+         WHERE instr(white, '@web') > 1;",
 ];
 
 /// The PostgreSQL channel on which the referee announces each changed game (its Game_ID
@@ -95,6 +106,7 @@ pub(crate) const ANNOUNCE_CHANGE: &str = "SELECT pg_notify('gyoku_changes', ?1)"
 pub(crate) fn postgres_migration(step: &str) -> String {
     step.replace(" INTEGER ", " BIGINT ")
         .replace(") WITHOUT ROWID;", ");")
+        .replace("instr(", "strpos(")
 }
 
 /// A statement's text with PostgreSQL's placeholders (`$1` for `?1`).
@@ -106,9 +118,10 @@ pub(crate) fn postgres_text(statement: &str) -> String {
 /// was stored but whose answer was lost is committed again (see [`GAME_STARTED_AS`]).
 pub(crate) const INSERT_GAME: &str = "INSERT INTO games (id, name, black, white, rules, max_moves,
      least_time_per_move, total_time, byoyomi, increment, start_sfen, initial_moves, status,
-     started_at, replay_of, fouls, black_rating_id, white_rating_id, rules_digest)
+     started_at, replay_of, fouls, black_rating_id, white_rating_id, rules_digest, black_kind,
+     white_kind)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'playing', ?13, ?14, ?15, ?16, ?17,
-     ?18)
+     ?18, ?19, ?20)
      ON CONFLICT (id) DO NOTHING";
 
 /// What a stored game was started as: its name, players and start time.
@@ -143,12 +156,13 @@ pub(crate) const DELETE_BUOY: &str = "DELETE FROM buoys WHERE name = ?1";
 pub(crate) const SUSPEND_UNFINISHED: &str =
     "UPDATE games SET status = 'suspended' WHERE status = 'playing'";
 
-/// [`crate::lobby::change::StartedGame`]'s columns, in its order (18).
+/// [`crate::lobby::change::StartedGame`]'s columns, in its order (20).
 macro_rules! started_columns {
     () => {
         "g.id, g.name, g.black, g.white, g.rules, g.max_moves, g.least_time_per_move,
          g.total_time, g.byoyomi, g.increment, g.start_sfen, g.initial_moves, g.started_at,
-         g.replay_of, g.fouls, g.black_rating_id, g.white_rating_id, g.rules_digest"
+         g.replay_of, g.fouls, g.black_rating_id, g.white_rating_id, g.rules_digest,
+         g.black_kind, g.white_kind"
     };
 }
 
@@ -164,7 +178,7 @@ macro_rules! listed_columns {
 pub(crate) const LISTED_COLUMNS: usize = 11;
 
 /// How many columns [`started_columns`] has; [`GAME`]'s record follows them.
-pub(crate) const STARTED_COLUMNS: usize = 18;
+pub(crate) const STARTED_COLUMNS: usize = 20;
 
 /// Every suspended game, oldest first: the started game's columns.
 pub(crate) const SUSPENDED_GAMES: &str = concat!(

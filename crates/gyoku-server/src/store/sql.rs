@@ -7,6 +7,7 @@ use super::port::{
     StoredMove,
 };
 use super::schema;
+use crate::identity::PlayerKind;
 use crate::lobby::change::{Change, StartedGame, StoredBuoy};
 
 /// A value bound to a placeholder.
@@ -251,6 +252,8 @@ fn keep_start(tx: &mut dyn Exec, g: &StartedGame) -> Result<(), StoreError> {
         OptText(g.rating_ids[0].as_deref()),
         OptText(g.rating_ids[1].as_deref()),
         OptText(g.rules_digest.as_deref()),
+        Text(g.kinds[0].as_str()),
+        Text(g.kinds[1].as_str()),
     ];
     if tx.execute(schema::INSERT_GAME, &params)? > 0 {
         return Ok(());
@@ -271,7 +274,7 @@ fn keep_start(tx: &mut dyn Exec, g: &StartedGame) -> Result<(), StoreError> {
     }
 }
 
-/// A started game from `row`'s columns `at..at + 18`.
+/// A started game from `row`'s columns `at..at + 20`.
 fn started_of(row: &mut Row, at: usize) -> Result<StartedGame, StoreError> {
     Ok(StartedGame {
         id: row.text(at)?,
@@ -291,7 +294,15 @@ fn started_of(row: &mut Row, at: usize) -> Result<StartedGame, StoreError> {
         fouls: row.opt_text(at + 14)?,
         rating_ids: [row.opt_text(at + 15)?, row.opt_text(at + 16)?],
         rules_digest: row.opt_text(at + 17)?,
+        kinds: [kind_of(row, at + 18)?, kind_of(row, at + 19)?],
     })
+}
+
+/// A side's [`PlayerKind`] from `row`'s column `at`.
+fn kind_of(row: &mut Row, at: usize) -> Result<PlayerKind, StoreError> {
+    let word = row.text(at)?;
+    PlayerKind::parse(&word)
+        .ok_or_else(|| StoreError::Unreadable(format!("a player kind of {word:?} in column {at}")))
 }
 
 /// A listed game from `row`'s first 11 columns.

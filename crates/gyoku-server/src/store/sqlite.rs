@@ -248,3 +248,62 @@ impl Sql for SqliteStore {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::identity::PlayerKind;
+    use crate::store::port::Journal;
+
+    /// Issue 40: the page's players were told apart by a suffix of their names
+    /// (`Taro@web12b`). Step 9 keeps who played as data and the names without it.
+    #[test]
+    fn step_9_moves_the_pages_players_out_of_their_names() {
+        let dir = std::env::temp_dir().join(format!("gyoku-step9-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("old.sqlite3");
+        {
+            let mut conn = rusqlite::Connection::open(&path).unwrap();
+            for (i, sql) in MIGRATIONS[..8].iter().enumerate() {
+                let tx = conn.transaction().unwrap();
+                tx.execute_batch(sql).unwrap();
+                tx.pragma_update(None, "user_version", i + 1).unwrap();
+                tx.commit().unwrap();
+            }
+            for (id, black, white) in [
+                ("w1", "Taro@web12b", "builtin@web12w"),
+                ("c1", "alice", "bob"),
+                ("w2", "guest@web3b", "guest@web3w"),
+            ] {
+                conn.execute(
+                    "INSERT INTO games (id, name, black, white, rules, max_moves,
+                     least_time_per_move, total_time, byoyomi, increment, start_sfen,
+                     initial_moves, status, started_at)
+                     VALUES (?1, 'g-600-10', ?2, ?3, 'csa', 256, 0, 600, 10, 0, 'startpos', '',
+                     'suspended', '2026/11/20 10:00:00')",
+                    [id, black, white],
+                )
+                .unwrap();
+            }
+        }
+        let mut store = SqliteStore::open(&path).unwrap();
+        let mut found: Vec<_> = store
+            .suspended_games()
+            .unwrap()
+            .into_iter()
+            .map(|(g, _)| (g.id, g.black, g.white, g.kinds))
+            .collect();
+        found.sort();
+        let (c, w) = (PlayerKind::Csa, PlayerKind::Web);
+        assert_eq!(
+            found,
+            [
+                ("c1".into(), "alice".into(), "bob".into(), [c, c]),
+                ("w1".into(), "Taro".into(), "builtin".into(), [w, w]),
+                ("w2".into(), "guest".into(), "guest".into(), [w, w]),
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -3,7 +3,7 @@
 
 import { boardEl } from './board.js';
 import { api, el } from './dom.js';
-import { endingText, FOULS, gameTitle, shownName, sideName, t, word } from './i18n.js';
+import { endingText, FOULS, gameTitle, sideName, t, word } from './i18n.js';
 import { impasseEl } from './impasse.js';
 import { main, page, showError } from './page.js';
 import { applyUsi, parseSfen } from './position.js';
@@ -27,7 +27,7 @@ function clockLine(color) {
     text += left <= 0 ? ` · ${t('byo')} ${mmss(byo)}` : ` + ${c.byoyomi_ms / 1000}s`;
   }
   if (c.increment_ms) text += ` + ${c.increment_ms / 1000}s/move`;
-  return `${color === 'b' ? '☗' : '☖'}${sideName(color)} ${shownName(v.view[color === 'b' ? 'black' : 'white'])}: ${text}${running ? ' ●' : ''}`;
+  return `${color === 'b' ? '☗' : '☖'}${sideName(color)} ${v.view[color === 'b' ? 'black' : 'white']}: ${text}${running ? ' ●' : ''}`;
 }
 
 function tickClocks() {

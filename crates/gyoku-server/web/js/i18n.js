@@ -215,9 +215,6 @@ export function errorText(e) {
   return e && e.message ? e.message : String(e);
 }
 
-// A player's name as people read it: a web player's seat suffix (`@web12b`) left out.
-export const shownName = (n) => String(n || '').replace(/@web\d+[bw]?$/, '');
-
 // A time control in words: "10 min + 10 s byoyomi", "5 min + 3 s increment".
 export function timeText(time) {
   if (!time) return '';
@@ -232,7 +229,7 @@ export function timeText(time) {
 export function gameTitle(v) {
   const vs = settings.lang === 'ja' ? '対' : 'vs';
   const time = timeText(v.time);
-  return `${shownName(v.black)} ${vs} ${shownName(v.white)}${time ? ` · ${time}` : ''}`;
+  return `${v.black} ${vs} ${v.white}${time ? ` · ${time}` : ''}`;
 }
 
 // A result code in words.

@@ -44,11 +44,11 @@ export function controlsEl(v, seat) {
 function afterGameEl(v, seat) {
   const mine = seat.seat.color === 'black' ? v.black : v.white;
   const theirs = seat.seat.color === 'black' ? v.white : v.black;
-  const engine = theirs.includes('@web') ? theirs.split('@web')[0] : null;
-  const opponent = engine && (window.gyokuEngines || []).includes(engine) ? engine : 'person';
+  const theirKind = seat.seat.color === 'black' ? v.white_kind : v.black_kind;
+  const opponent = theirKind === 'engine' && (window.gyokuEngines || []).includes(theirs) ? theirs : 'person';
   const query = (color, autostart) => {
     const q = { opponent, rules: v.rules, total: v.time.total, byoyomi: v.time.byoyomi, increment: v.time.increment,
-      color, fouls: v.fouls, name: mine.split('@web')[0] };
+      color, fouls: v.fouls, name: mine };
     if (v.start_sfen !== 'lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1') q.sfen = v.start_sfen;
     if (autostart) q.autostart = '1';
     return `#/play?${new URLSearchParams(q)}`;
