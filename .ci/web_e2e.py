@@ -400,7 +400,7 @@ def play(driver, base, shots):
                 replay = json.load(r)
             print(f"play (the replay against the engine, jsa): {replay['black']} (Black) vs {replay['white']}: "
                   f"{len(replay['moves'])} move(s), no declaration by the engine told CSARule24")
-            assert replay["black"].startswith("builtin@") and replay["status"] == "playing", replay
+            assert replay["black"] == "builtin" and replay["black_kind"] == "engine" and replay["status"] == "playing", replay
             assert len(replay["moves"]) == 1, replay
             click(driver, "#resign")
             click(driver, "#confirm-yes")

@@ -399,6 +399,19 @@ impl ServerUnderTest {
     /// # Errors
     /// When it does not start.
     pub fn gyoku(gyoku: &std::path::Path) -> Result<ServerUnderTest, String> {
+        ServerUnderTest::gyoku_pacing(gyoku, false)
+    }
+
+    /// Starts `gyoku serve` as [`ServerUnderTest::gyoku`]; with `pace_new_names`, at its
+    /// own pace of new names per address (`login-flood`), else binding any number (a load
+    /// run logs in thousands from this machine).
+    ///
+    /// # Errors
+    /// When it does not start.
+    pub fn gyoku_pacing(
+        gyoku: &std::path::Path,
+        pace_new_names: bool,
+    ) -> Result<ServerUnderTest, String> {
         let dir = std::env::temp_dir().join(format!("gyoku-load-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
@@ -417,6 +430,12 @@ impl ServerUnderTest {
             .then(|| format!("127.0.0.1:{}", free_port()).parse::<SocketAddr>())
             .transpose()
             .map_err(|e| format!("{e}"))?;
+        let mut pacing = Vec::new();
+        if !pace_new_names
+            && String::from_utf8_lossy(&help.stdout).contains("--new-names-per-address")
+        {
+            pacing = vec!["--new-names-per-address", "1000000"];
+        }
         let http_args = match http {
             Some(at) => vec![
                 "--http".to_string(),
@@ -433,6 +452,7 @@ impl ServerUnderTest {
             .args(&http_args)
             .args(["--max-connections", "1000000"])
             .args(["--max-connections-per-address", "1000000"])
+            .args(&pacing)
             .arg("--data-dir")
             .arg(&dir)
             .stderr(std::process::Stdio::null())

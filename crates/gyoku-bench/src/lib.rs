@@ -9,6 +9,7 @@
 
 pub mod chat_flood;
 pub mod csa_load;
+pub mod login_flood;
 pub mod ratings;
 pub mod runner_cost;
 pub mod watch_load;

@@ -9,6 +9,7 @@
 //! cargo run --release -p gyoku-bench -- ratings [--games N] [--players N] [--mk-rate-limit S]
 //! cargo run --release -p gyoku-bench -- csa-load [--games N] [--plies N] [--peer-games N] [--think MS] [--before PATH] [--attack]
 //! cargo run --release -p gyoku-bench -- chat-flood [--listeners N] [--seconds S] [--memory-limit BYTES] [--before PATH]
+//! cargo run --release -p gyoku-bench -- login-flood [--names N] [--addresses N] [--before PATH]
 //! cargo run --release -p gyoku-bench -- watch-load --db postgres://ADMIN@HOST/DB [--games N] [--watchers N] [--plies N] [--think MS]
 //! cargo run --release -p gyoku-bench -- runner [--games N] [--rounds N] [--before PATH] [--shogitest PATH]
 //! ```
@@ -38,6 +39,10 @@
 //! that writes `%%CHAT` lines of 16,000 bytes for S seconds (20), on `gyoku serve` started
 //! under an address-space limit (4 GiB), and on `--before`'s build after it: the lines
 //! written, the listeners the server dropped, its peak RSS and whether it still runs.
+//! `login-flood` (issue 43) sends NAMES new names with passwords (3,200) at once from
+//! ADDRESSES loopback addresses (8: 127.0.0.2 …) while a known player logs in from
+//! 127.0.0.1, on `gyoku serve` at its own pace of new names and on `--before`'s build:
+//! how long the known player waited, and how many of the crowd were let in or refused.
 //! `ratings` writes N games (1,000,000 by default) among PLAYERS players (1,000) as
 //! Floodgate's `mk_game_results` lines and rates them with `gyoku ratings --floodgate`
 //! (built beside this one) and with shogi-server's `mk_rate` (stopped after S seconds,
@@ -78,6 +83,9 @@ fn main() {
     let mut players = 1000;
     let mut mk_rate_limit = 1800;
     let mut chat_flood = false;
+    let mut login_flood = false;
+    let mut names = 3200;
+    let mut addresses: u8 = 8;
     let mut listeners = 200;
     let mut seconds = 20;
     let mut memory_limit: u64 = 4 << 30;
@@ -91,6 +99,9 @@ fn main() {
             "memory" => memory = true,
             "csa-load" => load = true,
             "chat-flood" => chat_flood = true,
+            "login-flood" => login_flood = true,
+            "--names" => names = it.next().and_then(|n| n.parse().ok()).unwrap_or(3200),
+            "--addresses" => addresses = it.next().and_then(|n| n.parse().ok()).unwrap_or(8),
             "--listeners" => listeners = it.next().and_then(|n| n.parse().ok()).unwrap_or(200),
             "--seconds" => seconds = it.next().and_then(|n| n.parse().ok()).unwrap_or(20),
             "--memory-limit" => {
@@ -192,6 +203,10 @@ fn main() {
             30
         };
         watch_load_runs(&db, games, watchers, plies, think);
+        return;
+    }
+    if login_flood {
+        run_login_flood(names, addresses, before.as_deref());
         return;
     }
     if chat_flood {
@@ -314,6 +329,45 @@ fn main() {
     }
     let rows = perft_matrix(&cells, &libraries, rounds, |line| eprintln!("{line}"));
     println!("{}", markdown(&rows));
+}
+
+/// `login-flood`: `names` new names at once from `addresses` loopback addresses while a
+/// known player logs in, on this build's `gyoku serve` and (`--before`) an older one.
+fn run_login_flood(names: usize, addresses: u8, before: Option<&std::path::Path>) {
+    use gyoku_bench::csa_load::ServerUnderTest;
+    let _ = rlimit::increase_nofile_limit((2 * names + 1024) as u64);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let mut builds = vec![("gyoku serve", gyoku_required())];
+    if let Some(path) = before {
+        builds.push(("gyoku serve (before)", path.to_path_buf()));
+    }
+    println!(
+        "| server | new names | from addresses | known player's login | let in | refused | unanswered | crowd answered in |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for (name, binary) in builds {
+        let server = match ServerUnderTest::gyoku_pacing(&binary, true) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("gyoku-bench: {name}: {e}");
+                continue;
+            }
+        };
+        eprintln!("{name}: {names} new names from {addresses} addresses…");
+        let r = runtime.block_on(gyoku_bench::login_flood::flood(
+            server.addr,
+            names,
+            addresses,
+        ));
+        println!(
+            "| {name} | {} | {addresses} | {:.0} ms | {} | {} | {} | {:.1} s |",
+            r.names, r.known_login_ms, r.admitted, r.refused, r.unanswered, r.crowd_seconds
+        );
+        drop(server);
+    }
 }
 
 /// `chat-flood`: one chatter against `listeners` silent x1 listeners for `seconds`, on

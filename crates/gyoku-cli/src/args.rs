@@ -730,6 +730,11 @@ pub struct ServeArgs {
     /// Connections at once from one address.
     #[arg(long, default_value_t = 1_000)]
     pub max_connections_per_address: usize,
+    /// New names one address (an IPv6 /64) may bind to a password on the CSA port in an
+    /// hour; past it, a login with a new name is refused before any hash is made (a known
+    /// name logs in as ever). 0: no new names at all.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub new_names_per_address: u32,
     /// The HTTP API's address (loopback unless told otherwise), or `off`.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub http: String,

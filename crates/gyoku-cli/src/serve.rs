@@ -139,6 +139,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         ratings_every: std::time::Duration::from_secs(a.ratings_every.max(1)),
         max_connections,
         max_per_address: a.max_connections_per_address,
+        new_names_per_address: a.new_names_per_address,
         http,
         http_options: gyoku_server::http::HttpOptions {
             hosts: a.http_hosts.clone(),

@@ -222,16 +222,36 @@ impl Accounts {
     /// # Errors
     /// [`StoreError`] when the database fails.
     pub fn check(&self, name: &str, password: &str, now: &str) -> Result<bool, StoreError> {
+        self.check_paced(name, password, now, || Ok(()))
+            .map(|c| c == Checked::Right)
+    }
+
+    /// As [`Accounts::check`], but a name not yet bound is bound only if `may_bind` says so
+    /// (asked before any hash is made; its `Err` is how long until it may).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database fails.
+    pub fn check_paced(
+        &self,
+        name: &str,
+        password: &str,
+        now: &str,
+        may_bind: impl FnOnce() -> Result<(), std::time::Duration>,
+    ) -> Result<Checked, StoreError> {
+        let right = |ok: bool| if ok { Checked::Right } else { Checked::Wrong };
         let bound = self.lock().password_hash(name)?;
         match (bound, password.is_empty()) {
-            (Some(hash), false) => Ok(verify_password(password, &hash)),
-            (Some(_), true) => Ok(false),
-            (None, true) => Ok(true),
+            (Some(hash), false) => Ok(right(verify_password(password, &hash))),
+            (Some(_), true) => Ok(Checked::Wrong),
+            (None, true) => Ok(Checked::Right),
             (None, false) => {
+                if let Err(wait) = may_bind() {
+                    return Ok(Checked::NewRefused(wait));
+                }
                 let hash = hash_password(password).map_err(StoreError::Internal)?;
                 let bound = self.lock().bind_password(name, &hash, now)?;
                 // Someone may have bound the name between the two statements.
-                Ok(bound == hash || verify_password(password, &bound))
+                Ok(right(bound == hash || verify_password(password, &bound)))
             }
         }
     }
@@ -241,6 +261,18 @@ impl Accounts {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// What a login's check found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checked {
+    /// The right password (or none, for a name that has none).
+    Right,
+    /// A wrong one.
+    Wrong,
+    /// A new name, not bound: its address has bound as many as it may for now (for this
+    /// long).
+    NewRefused(std::time::Duration),
 }
 
 /// Threads of their own for password hashing: argon2 takes 19 MiB a hash, and on the
@@ -313,6 +345,30 @@ mod tests {
         assert!(!a.check("p", "", "t").unwrap());
         assert!(a.check("q", "", "t").unwrap());
         assert!(a.check("q", "later", "t").unwrap());
+    }
+
+    /// Issue 43: a new name is bound only when its address may bind one; a known name is
+    /// checked as ever.
+    #[test]
+    fn a_new_name_is_bound_only_when_allowed() {
+        let a = Accounts::new(
+            Box::new(crate::store::SqliteStore::open_memory().unwrap()),
+            false,
+        )
+        .unwrap();
+        let wait = std::time::Duration::from_secs(90);
+        assert!(a.check("known", "pw", "t").unwrap());
+        let refused = a.check_paced("fresh", "pw", "t", || Err(wait)).unwrap();
+        assert_eq!(refused, Checked::NewRefused(wait));
+        let known = a.check_paced("known", "pw", "t", || Err(wait)).unwrap();
+        assert_eq!(known, Checked::Right);
+        let wrong = a.check_paced("known", "no", "t", || Err(wait)).unwrap();
+        assert_eq!(wrong, Checked::Wrong);
+        // Refused, it was not bound: allowed later, it is.
+        assert_eq!(
+            a.check_paced("fresh", "other", "t", || Ok(())).unwrap(),
+            Checked::Right
+        );
     }
 
     #[tokio::test]

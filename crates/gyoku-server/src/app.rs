@@ -44,6 +44,9 @@ pub struct Options {
     pub max_connections: usize,
     /// Connections at once from one address.
     pub max_per_address: usize,
+    /// New names one address (an IPv6 /64) may bind to a password in an hour
+    /// ([`crate::csa_port::new_names`]; `gyoku serve` says 20).
+    pub new_names_per_address: u32,
     /// The HTTP API's address (`None`: no HTTP).
     pub http: Option<SocketAddr>,
     /// The HTTP side's bounds, time-outs and the host names it answers to.
@@ -221,6 +224,9 @@ pub async fn run(
         hash_pool: crate::accounts::HashPool::new(2, crate::csa_port::LOGIN_CHECKS)
             .map_err(|e| ServeError::Task(format!("cannot start the password threads: {e}")))?,
         throttle: std::sync::Mutex::default(),
+        new_names: Arc::new(std::sync::Mutex::new(
+            crate::csa_port::new_names::NewNames::new(options.new_names_per_address),
+        )),
     });
     let (files, writer) = spawn_record_writer(options.records.clone(), driver.records_written())
         .map_err(|e| ServeError::Task(format!("cannot start the record writer: {e}")))?;

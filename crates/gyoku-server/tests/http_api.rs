@@ -37,6 +37,7 @@ impl TestServer {
             },
             max_connections: 100,
             max_per_address: 50,
+            new_names_per_address: 1_000,
             http: Some("127.0.0.1:0".parse().unwrap()),
             md5_rating_ids: false,
             http_options: gyoku_server::http::HttpOptions::default(),

@@ -10,9 +10,10 @@ use tokio::time::Instant;
 use gyoku_proto::csa::ClientMessage;
 use gyoku_proto::csa_line::ServerLine;
 
+use super::new_names;
 use super::pace::Pace;
 use super::{LOGIN_TIME, Limits, MAX_LINE, WRITE_TIMEOUT};
-use crate::accounts::Accounts;
+use crate::accounts::{Accounts, Checked};
 use crate::driver::{ConnHandle, Handle, WriterMsg, queue};
 use crate::identity::{GameName, Identity, RatingKey};
 use crate::lobby::{CheckedLogin, ConnId, Input};
@@ -148,14 +149,29 @@ pub(crate) async fn connection(
                 let accounts = accounts.clone();
                 let (name, password) = (login.name.clone(), login.password.clone());
                 let now = chrono::Local::now().format("%Y/%m/%d %H:%M:%S").to_string();
+                let new_names = Arc::clone(&limits.new_names);
+                // A new name is bound only while its address may bind one: asked before the
+                // hash, so a crowd of new names costs a read each, not a hash each.
+                let may_bind = move || {
+                    new_names
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .take(address, Instant::now())
+                };
                 let checked = limits
                     .hash_pool
-                    .run(move || accounts.check(&name, &password, &now))
+                    .run(move || accounts.check_paced(&name, &password, &now, may_bind))
                     .await
                     .ok_or_else(|| "the password threads are busy".to_string())
                     .and_then(|r| r.map_err(|e| e.to_string()));
                 let ok = match checked {
-                    Ok(ok) => ok,
+                    Ok(Checked::Right) => true,
+                    Ok(Checked::Wrong) => false,
+                    Ok(Checked::NewRefused(wait)) => {
+                        say(ServerLine::LoginIncorrect);
+                        say(ServerLine::Error(new_names::refusal(wait)));
+                        continue;
+                    }
                     Err(e) => {
                         // Not the client's fault: a right password must not hear it is wrong.
                         note(&format!("login of {}: {e}", login.name));

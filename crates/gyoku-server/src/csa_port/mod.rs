@@ -3,6 +3,7 @@
 
 pub(crate) mod connection;
 pub(crate) mod listener;
+pub mod new_names;
 pub mod pace;
 pub(crate) mod throttle;
 
@@ -42,4 +43,6 @@ pub(crate) struct Limits {
     pub(crate) hash_pool: crate::accounts::HashPool,
     /// Wrong passwords by name and by address.
     pub(crate) throttle: std::sync::Mutex<throttle::LoginThrottle>,
+    /// New names bound, by address ([`new_names`]).
+    pub(crate) new_names: std::sync::Arc<std::sync::Mutex<new_names::NewNames>>,
 }
