@@ -76,6 +76,10 @@ pub struct BridgeConfig {
     /// after a no contest included, however many `games` says), and stop when the server
     /// closes it, never logging in again once a game was played (a web page's engine).
     pub one_sitting: bool,
+    /// A connection lost mid-game is tried again this long with the game's reconnect
+    /// token (rshogi's `reconnect:`, when the server gave one), the engine and its
+    /// position kept; zero: never.
+    pub reconnect_for: Duration,
 }
 
 impl BridgeConfig {
@@ -99,6 +103,7 @@ impl BridgeConfig {
             retry: Duration::from_secs(2),
             server_grace: Duration::from_secs(60),
             one_sitting: false,
+            reconnect_for: Duration::from_secs(30),
         }
     }
 }
@@ -632,6 +637,123 @@ async fn session(
     }
 }
 
+/// What a player that came back to its game learns: the new connection, the moves played
+/// so far (its own last one among them if the server had it), its next token, and each
+/// side's main time left (ms) as of the resumption.
+struct Resumed {
+    conn: Conn,
+    session: ClientSession,
+    played: Vec<(String, Option<u64>)>,
+    token: Option<String>,
+    remaining: Option<[u64; 2]>,
+}
+
+/// Why one try to come back failed: to try again, or not (the server refused).
+enum ComeBack {
+    Again(String),
+    Refused(String),
+}
+
+/// The token a Game_Summary gives to come back with (`Reconnect_Token:`).
+fn reconnect_token(s: &GameSummary) -> Option<String> {
+    s.trailer
+        .iter()
+        .find(|(k, _)| k == "Reconnect_Token")
+        .map(|(_, v)| v.clone())
+}
+
+/// Logs in again to take up `game_id` with `token`, trying for
+/// [`BridgeConfig::reconnect_for`] (waits of 0.2 s, doubling, at most 5 s, between tries).
+async fn come_back(config: &BridgeConfig, game_id: &str, token: &str) -> Result<Resumed, String> {
+    let until = Instant::now() + config.reconnect_for;
+    let mut wait = Duration::from_millis(200);
+    let mut tries = 0u32;
+    loop {
+        tries += 1;
+        match come_back_once(config, game_id, token).await {
+            Ok(r) => {
+                log(&format!(
+                    "game {game_id}: the connection dropped; back in the game (try {tries})"
+                ));
+                return Ok(r);
+            }
+            Err(ComeBack::Refused(why)) => return Err(why),
+            Err(ComeBack::Again(why)) => {
+                if Instant::now() + wait >= until {
+                    return Err(format!("{why}; gave up after {tries} tries"));
+                }
+            }
+        }
+        tokio::time::sleep(wait).await;
+        wait = (wait * 2).min(Duration::from_secs(5));
+    }
+}
+
+async fn come_back_once(
+    config: &BridgeConfig,
+    game_id: &str,
+    token: &str,
+) -> Result<Resumed, ComeBack> {
+    let again = |e: ConnError| ComeBack::Again(e.to_string());
+    let mut conn = Conn::connect(&config.host, config.port)
+        .await
+        .map_err(again)?;
+    conn.send(&format!(
+        "LOGIN {} {} reconnect:{game_id}+{token}",
+        config.id, config.password
+    ))
+    .await
+    .map_err(again)?;
+    let mut session = ClientSession::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let summary = loop {
+        match conn
+            .event(&mut session, config.keepalive, deadline)
+            .await
+            .map_err(again)?
+        {
+            Event::LoginRefused => {
+                return Err(ComeBack::Refused(
+                    "the server refused to take the game up again".into(),
+                ));
+            }
+            Event::Proposed(s) => break *s,
+            _ => {}
+        }
+    };
+    // `BEGIN Reconnect_State` … `END Reconnect_State`, a few lines.
+    let mut remaining = [None, None];
+    for _ in 0..16 {
+        let line = match conn.event(&mut session, config.keepalive, deadline).await {
+            Ok(Event::Ignored(line)) => line,
+            Ok(_) => continue,
+            Err(e) => return Err(again(e)),
+        };
+        if line == "END Reconnect_State" {
+            break;
+        }
+        for (k, key) in ["Black_Time_Remaining_Ms:", "White_Time_Remaining_Ms:"]
+            .iter()
+            .enumerate()
+        {
+            if let Some(ms) = line.strip_prefix(key) {
+                remaining[k] = ms.parse().ok();
+            }
+        }
+    }
+    let setup = Setup::read(&summary).map_err(ComeBack::Refused)?;
+    Ok(Resumed {
+        conn,
+        session,
+        played: setup.played,
+        token: reconnect_token(&summary),
+        remaining: match remaining {
+            [Some(b), Some(w)] => Some([b, w]),
+            _ => None,
+        },
+    })
+}
+
 /// Starts the engine if needed and prepares it for a game under `rules` (the summary's):
 /// it is told the entering-king rule and the move limit it plays under, where it offers
 /// them (issue 41, item 6), before its `isready`.
@@ -736,6 +858,8 @@ async fn game(
         }
     }
     let mut turn_started = Instant::now();
+    // Issue 42: the token to come back with if the connection drops (a new one each time).
+    let mut token = reconnect_token(summary);
     let mut search = Search::Idle;
     let mut stops = 0u32;
     // The reply to ponder on once the engine's own move is echoed.
@@ -887,10 +1011,60 @@ async fn game(
                 let ev = match ev {
                     Ok(ev) => ev,
                     Err(e) => {
-                        if search != Search::Idle {
-                            let _ = engine.stop().await;
+                        let lost = matches!(e, ConnError::Closed | ConnError::Io(_) | ConnError::Silent);
+                        let back = match token.as_deref() {
+                            Some(t) if lost && !config.reconnect_for.is_zero() => {
+                                log(&format!("game {}: {e}; coming back with its token", setup.game_id));
+                                come_back(config, &setup.game_id, t).await.map_err(|why| {
+                                    log(&format!("game {}: not back: {why}", setup.game_id));
+                                })
+                            }
+                            _ => Err(()),
+                        };
+                        let Ok(back) = back else {
+                            if search != Search::Idle {
+                                let _ = engine.stop().await;
+                            }
+                            return Err(e.into());
+                        };
+                        *conn = back.conn;
+                        *session = back.session;
+                        token = back.token;
+                        // The moves the server has that this side did not see echoed: its
+                        // own last one (then it is no longer awaited), the opponent's (then
+                        // a ponder on another is stopped).
+                        let known = referee.plies().len();
+                        for (text, ms) in back.played.iter().skip(known) {
+                            let color = referee.turn();
+                            if color == setup.me {
+                                if sent.as_deref() == Some(text.as_str()) {
+                                    sent = None;
+                                    awaiting_echo = false;
+                                }
+                            } else if let Search::Pondering { .. } = search {
+                                search = Search::Idle;
+                                if let Err(e) = stop_pondering(engine).await {
+                                    engine_failed = Some(e);
+                                }
+                                expected = None;
+                            }
+                            let m = EchoedMove { text: text.clone(), ms: *ms, comment: None };
+                            echoed(&mut report, &mut referee, &m);
+                            clocks.charge(color, ms.unwrap_or(0));
+                            times.push(*ms);
                         }
-                        return Err(e.into());
+                        if let Some(left) = back.remaining {
+                            clocks.remaining = left;
+                        }
+                        turn_started = Instant::now();
+                        // A move sent that never reached the server is sent again.
+                        if awaiting_echo
+                            && referee.turn() == setup.me
+                            && let Some(text) = sent.clone()
+                        {
+                            conn.send(&text).await?;
+                        }
+                        continue;
                     }
                 };
                 match ev {

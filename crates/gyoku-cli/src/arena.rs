@@ -514,6 +514,9 @@ pub fn run_csa_client(args: crate::args::CsaClientArgs) -> Result<(), Failure> {
     let grace = parse_duration(&args.server_grace)
         .map_err(|e| Failure::Input(format!("--server-grace: {e}")))?;
     config.server_grace = std::time::Duration::from_millis(grace);
+    let back = parse_duration(&args.reconnect_for)
+        .map_err(|e| Failure::Input(format!("--reconnect-for: {e}")))?;
+    config.reconnect_for = std::time::Duration::from_millis(back);
     config.out = args.out;
     config.comments = !args.no_comments;
     config.restart_engine = args.restart_engine;

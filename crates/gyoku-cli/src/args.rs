@@ -19,6 +19,15 @@ pub struct Cli {
     pub max_file_size: u64,
 }
 
+/// A reconnection grace: a duration (`30s`, `2m`, `0`) of at most an hour, in ms.
+fn grace(text: &str) -> Result<u64, String> {
+    let ms = gyoku_arena::timecontrol::parse_duration(text)?;
+    if ms > 3_600_000 {
+        return Err(format!("'{text}': at most an hour"));
+    }
+    Ok(ms)
+}
+
 /// A size in bytes: `1000`, `64KiB`, `64MiB`, `1GiB` (also `k`, `M`, `G` as binary units).
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
@@ -458,6 +467,11 @@ pub struct CsaClientArgs {
     /// counts as dead (dropped, and logged in again).
     #[arg(long, default_value = "60s")]
     pub server_grace: String,
+    /// When the connection drops mid-game and the server gave a reconnect token
+    /// (`Reconnect_Token:`), log in again with it for this long (waits of 0.2 s, doubling,
+    /// at most 5 s), keeping the engine and its position; `0`: never.
+    #[arg(long, default_value = "30s", value_name = "DURATION")]
+    pub reconnect_for: String,
     /// Ponder at once after each `bestmove`, before the server's echo (ShogiHome's early
     /// ponder: `go ponder` without clocks, `ponderhit` with them). Implies --ponder.
     #[arg(long)]
@@ -713,6 +727,11 @@ pub struct ServeArgs {
     /// Every move costs at least this many seconds (CSA 1.1 used 1).
     #[arg(long, default_value_t = 0)]
     pub least_time_per_move: u32,
+    /// How long a player whose connection drops mid-game may take to log in again with its
+    /// game's reconnect token (`LOGIN <name> <password> reconnect:<game_id>+<token>`); the
+    /// clocks run meanwhile. `0`: none, the player loses at once (shogi-server's way).
+    #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = grace)]
+    pub reconnect_grace: u64,
     /// Reproduce shogi-server where Gyoku differs: no mate detection (the mated side must
     /// resign, flag or move illegally), %CHUDAN an illegal move.
     #[arg(long)]

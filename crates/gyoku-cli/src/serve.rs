@@ -132,6 +132,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
             rules,
             max_moves: a.max_moves,
             least_time_per_move: a.least_time_per_move,
+            reconnect_grace_ms: a.reconnect_grace,
             strict_csa_server: a.strict_csa_server,
             schedules: schedules_apart_from_events(schedules(&a.schedules)?, &events)?,
             events: Vec::new(),

@@ -7,7 +7,7 @@
 //! ```
 //! use gyoku_proto::csa::{ClientMessage, GameName, Login};
 //! let login = ClientMessage::parse("LOGIN engine floodgate-300-10F,secret").unwrap();
-//! let ClientMessage::Login(Login { name, game, password, x1 }) = login else { panic!() };
+//! let ClientMessage::Login(Login { name, game, password, x1, .. }) = login else { panic!() };
 //! assert_eq!((name.as_str(), password.as_str(), x1), ("engine", "secret", false));
 //! let game = game.unwrap();
 //! assert_eq!((game.total_seconds, game.increment_seconds), (300, 10));
@@ -133,24 +133,75 @@ pub struct Login {
     pub password: String,
     /// x1 (extended) mode.
     pub x1: bool,
+    /// `reconnect:<game_id>+<token>`: a player who lost the connection takes up its game
+    /// again (rshogi's form; the password field is the password proper then).
+    pub reconnect: Option<Reconnect>,
 }
+
+/// What a reconnecting `LOGIN` names: the game it was playing and the token its
+/// Game_Summary gave (`Reconnect_Token:`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Reconnect {
+    /// The Game_ID.
+    pub game_id: String,
+    /// The token: 32 hex digits.
+    pub token: String,
+}
+
+impl fmt::Debug for Reconnect {
+    // A token is a secret: not written to logs.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Reconnect {{ game_id: {:?}, token: … }}", self.game_id)
+    }
+}
+
+impl Reconnect {
+    /// `<game_id>+<token>` (a Game_ID has `+` in it: the token is after the last).
+    fn parse(field: &str) -> Option<Reconnect> {
+        let (game_id, token) = field.rsplit_once('+')?;
+        let hex = token.len() == 32 && token.bytes().all(|b| b.is_ascii_hexdigit());
+        (hex && !game_id.is_empty() && game_id.len() <= 256).then(|| Reconnect {
+            game_id: game_id.to_string(),
+            token: token.to_string(),
+        })
+    }
+}
+
+/// The forms of a `LOGIN` line, as a refusal names them.
+const LOGIN_FORMS: &str = "LOGIN <name> <password> [x1 | reconnect:<game_id>+<token>]";
 
 impl Login {
     fn parse(words: &[&str]) -> Result<Login, CsaError> {
-        let (name, field, x1) = match words {
-            [_, name, field] => (*name, *field, false),
-            [_, name, field, "x1"] => (*name, *field, true),
-            _ => return Err(CsaError::Malformed("LOGIN <name> <password> [x1]")),
+        let (name, field, x1, reconnect) = match words {
+            [_, name, field] => (*name, *field, false, None),
+            [_, name, field, "x1"] => (*name, *field, true, None),
+            [_, name, field, last] => match last.strip_prefix("reconnect:") {
+                Some(r) => (
+                    *name,
+                    *field,
+                    false,
+                    Some(Reconnect::parse(r).ok_or(CsaError::Malformed(LOGIN_FORMS))?),
+                ),
+                None => return Err(CsaError::Malformed(LOGIN_FORMS)),
+            },
+            _ => return Err(CsaError::Malformed(LOGIN_FORMS)),
+        };
+        // rshogi's reconnecting login names `<handle>+<game_name>+<color>`: the handle is
+        // the name.
+        let name = match reconnect {
+            Some(_) => name.split_once('+').map_or(name, |(handle, _)| handle),
+            None => name,
         };
         if !good_identifier(name) {
             return Err(CsaError::BadName(name.to_string()));
         }
-        if x1 {
+        if x1 || reconnect.is_some() {
             return Ok(Login {
                 name: name.to_string(),
                 game: None,
                 password: field.to_string(),
                 x1,
+                reconnect,
             });
         }
         // As shogi-server: the whole field a game name; else `<game>,<password>`; else a
@@ -167,6 +218,7 @@ impl Login {
             game,
             password,
             x1,
+            reconnect: None,
         })
     }
 }
@@ -359,7 +411,7 @@ impl ClientMessage {
                 // it is not `LOGIN pw x1`.
                 let fields: Vec<&str> = line.split([' ', '\t']).collect();
                 if fields.iter().any(|f| f.is_empty()) {
-                    return Err(CsaError::Malformed("LOGIN <name> <password> [x1]"));
+                    return Err(CsaError::Malformed(LOGIN_FORMS));
                 }
                 ClientMessage::Login(Login::parse(&fields)?)
             }
@@ -434,6 +486,9 @@ impl fmt::Display for ClientMessage {
         match self {
             ClientMessage::Login(l) => {
                 write!(f, "LOGIN {} ", l.name)?;
+                if let Some(r) = &l.reconnect {
+                    return write!(f, "{} reconnect:{}+{}", l.password, r.game_id, r.token);
+                }
                 match (&l.game, l.x1) {
                     (_, true) => write!(f, "{} x1", l.password),
                     (Some(g), false) if l.password.is_empty() => write!(f, "{g}"),
@@ -667,7 +722,9 @@ mod tests {
         ] {
             assert_eq!(
                 ClientMessage::parse(line),
-                Err(CsaError::Malformed("LOGIN <name> <password> [x1]")),
+                Err(CsaError::Malformed(
+                    "LOGIN <name> <password> [x1 | reconnect:<game_id>+<token>]"
+                )),
                 "{line:?}"
             );
         }
@@ -676,6 +733,39 @@ mod tests {
             Ok(ClientMessage::Login(Login { ref name, ref password, x1: true, .. }))
                 if name == "alice" && password == "secret"
         ));
+    }
+
+    /// Issue 42: rshogi's reconnecting login, in both forms of the name; the token is
+    /// after the Game_ID's last `+`.
+    #[test]
+    fn a_reconnecting_login_names_its_game_and_token() {
+        let token = "0123456789abcdef0123456789abcdef";
+        let id = "gyoku+floodgate-300-10F+alice+bob+20261127100000";
+        for name in ["alice", "alice+floodgate-300-10F+black"] {
+            let line = format!("LOGIN {name} secret reconnect:{id}+{token}");
+            let Ok(ClientMessage::Login(login)) = ClientMessage::parse(&line) else {
+                panic!("{line}");
+            };
+            assert_eq!(
+                (login.name.as_str(), login.password.as_str()),
+                ("alice", "secret")
+            );
+            let r = login.reconnect.clone().unwrap();
+            assert_eq!((r.game_id.as_str(), r.token.as_str()), (id, token));
+            assert!(!format!("{r:?}").contains(token));
+            assert_eq!(
+                ClientMessage::Login(login).to_string(),
+                format!("LOGIN alice secret reconnect:{id}+{token}")
+            );
+        }
+        for bad in [
+            format!("LOGIN alice secret reconnect:{id}"),
+            format!("LOGIN alice secret reconnect:{id}+XYZ"),
+            format!("LOGIN alice secret reconnect:+{token}"),
+            format!("LOGIN alice secret reconnects:{id}+{token}"),
+        ] {
+            assert!(ClientMessage::parse(&bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

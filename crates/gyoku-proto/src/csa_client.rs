@@ -132,7 +132,9 @@ impl ClientSession {
                 None
             }
             ServerLine::LoginOk(_) => Some(Event::LoggedIn),
-            ServerLine::LoginIncorrect => Some(Event::LoginRefused),
+            ServerLine::LoginIncorrect | ServerLine::ReconnectRefused(_) => {
+                Some(Event::LoginRefused)
+            }
             ServerLine::LogoutCompleted => Some(Event::LoggedOut),
             ServerLine::Start(id) => Some(Event::Started(id)),
             ServerLine::Reject { by, .. } => Some(Event::Rejected(by)),
@@ -172,6 +174,9 @@ impl ClientSession {
             | ServerLine::ForkName(_)
             | ServerLine::Monitor { .. }
             | ServerLine::Chat { .. }
+            | ServerLine::Disconnected { .. }
+            | ServerLine::Reconnected(_)
+            | ServerLine::ReconnectState(_)
             | ServerLine::Other(_)) => Some(Event::Ignored(other.to_string())),
         })
     }

@@ -89,11 +89,71 @@ pub enum ServerLine {
         /// one message to every listener keeps one copy of it however many queues hold it.
         message: std::sync::Arc<str>,
     },
+    /// `LOGIN:incorrect reconnect_rejected` (or `reconnect_already_resumed`,
+    /// `reconnect_aborted`): a reconnection refused, in rshogi's words.
+    ReconnectRefused(ReconnectRefusal),
+    /// `##[DISCONNECTED] <name> <seconds>`: the opponent's connection dropped; they have
+    /// this many seconds to come back before they lose the game.
+    Disconnected {
+        /// Who left.
+        name: String,
+        /// The grace left, whole seconds.
+        seconds: u64,
+    },
+    /// `##[RECONNECTED] <name>`: the opponent came back.
+    Reconnected(String),
+    /// The `BEGIN Reconnect_State` … `END Reconnect_State` block after a resumed player's
+    /// `Game_Summary` (several lines: its text holds their line ends but the last).
+    ReconnectState(ReconnectState),
     /// An empty line (a keep-alive).
     Empty,
     /// Anything else a server may send (unknown words), kept as it came. Gyoku's server
     /// sends none.
     Other(String),
+}
+
+/// Why a reconnection (`LOGIN … reconnect:<game_id>+<token>`) was refused. One answer for
+/// a wrong token, another player's, and a game that does not exist, so that it says
+/// nothing of which games exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReconnectRefusal {
+    /// `reconnect_rejected`: no game of this player's with this token is waiting.
+    Rejected,
+    /// `reconnect_already_resumed`: the token was used already (a new one came with it).
+    AlreadyResumed,
+    /// `reconnect_aborted`: the game ended while the player was away.
+    Aborted,
+}
+
+impl ReconnectRefusal {
+    /// Every refusal.
+    pub const ALL: [ReconnectRefusal; 3] = [
+        ReconnectRefusal::Rejected,
+        ReconnectRefusal::AlreadyResumed,
+        ReconnectRefusal::Aborted,
+    ];
+
+    /// Its word after `LOGIN:incorrect `.
+    pub const fn word(self) -> &'static str {
+        match self {
+            ReconnectRefusal::Rejected => "reconnect_rejected",
+            ReconnectRefusal::AlreadyResumed => "reconnect_already_resumed",
+            ReconnectRefusal::Aborted => "reconnect_aborted",
+        }
+    }
+}
+
+/// Where a resumed game stands (rshogi's `Reconnect_State` block).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReconnectState {
+    /// The side to move.
+    pub turn: Color,
+    /// Black's time left, ms (the running side's as of the resumption).
+    pub black_ms: u64,
+    /// White's time left, ms.
+    pub white_ms: u64,
+    /// The last move played (`+7776FU`), if any.
+    pub last_move: Option<String>,
 }
 
 /// The x1 commands whose answers are tagged lines (`##[WHO] …`).
@@ -280,6 +340,21 @@ impl fmt::Display for ServerLine {
             ServerLine::ForkName(name) => write!(f, "##[FORK]: new buoy game name: {name}"),
             ServerLine::Monitor { game_id, text } => write!(f, "##[MONITOR2][{game_id}] {text}"),
             ServerLine::Chat { from, message } => write!(f, "##[CHAT][{from}] {message}"),
+            ServerLine::ReconnectRefused(why) => write!(f, "LOGIN:incorrect {}", why.word()),
+            ServerLine::Disconnected { name, seconds } => {
+                write!(f, "##[DISCONNECTED] {name} {seconds}")
+            }
+            ServerLine::Reconnected(name) => write!(f, "##[RECONNECTED] {name}"),
+            ServerLine::ReconnectState(s) => {
+                writeln!(f, "BEGIN Reconnect_State")?;
+                writeln!(f, "Current_Turn:{}", sign(s.turn))?;
+                writeln!(f, "Black_Time_Remaining_Ms:{}", s.black_ms)?;
+                writeln!(f, "White_Time_Remaining_Ms:{}", s.white_ms)?;
+                if let Some(m) = &s.last_move {
+                    writeln!(f, "Last_Move:{m}")?;
+                }
+                f.write_str("END Reconnect_State")
+            }
             ServerLine::Empty => Ok(()),
             ServerLine::Other(line) => f.write_str(line),
         }
@@ -312,7 +387,13 @@ impl ServerLine {
             return match rest.strip_suffix(" OK") {
                 Some(name) => ServerLine::LoginOk(name.to_string()),
                 None if rest == "incorrect" => ServerLine::LoginIncorrect,
-                None => ServerLine::Other(line.to_string()),
+                None => match ReconnectRefusal::ALL
+                    .into_iter()
+                    .find(|r| rest.strip_prefix("incorrect ") == Some(r.word()))
+                {
+                    Some(why) => ServerLine::ReconnectRefused(why),
+                    None => ServerLine::Other(line.to_string()),
+                },
             };
         }
         if let Some(name) = line
@@ -385,6 +466,16 @@ impl ServerLine {
                 return Some(ServerLine::Refused(why));
             }
             return Some(ServerLine::Error(what.to_string()));
+        }
+        if let Some(rest) = rest.strip_prefix("DISCONNECTED] ") {
+            let (name, seconds) = rest.rsplit_once(' ')?;
+            return Some(ServerLine::Disconnected {
+                name: name.to_string(),
+                seconds: seconds.parse().ok()?,
+            });
+        }
+        if let Some(name) = rest.strip_prefix("RECONNECTED] ") {
+            return Some(ServerLine::Reconnected(name.to_string()));
         }
         if rest == "LOGIN] +OK x1" {
             return Some(ServerLine::LoginX1);
@@ -488,8 +579,29 @@ mod tests {
                 from,
                 message: message.into()
             }),
+            prop::sample::select(ReconnectRefusal::ALL.to_vec())
+                .prop_map(ServerLine::ReconnectRefused),
+            (word(), 0u64..100_000)
+                .prop_map(|(name, seconds)| ServerLine::Disconnected { name, seconds }),
+            word().prop_map(ServerLine::Reconnected),
             Just(ServerLine::Empty),
         ]
+    }
+
+    /// Issue 42: the block after a resumed player's Game_Summary, as rshogi writes it.
+    #[test]
+    fn a_reconnect_state_is_written_as_rshogi_writes_it() {
+        let state = ServerLine::ReconnectState(ReconnectState {
+            turn: Color::White,
+            black_ms: 59_000,
+            white_ms: 42_500,
+            last_move: Some("+7776FU".into()),
+        });
+        assert_eq!(
+            state.to_string(),
+            "BEGIN Reconnect_State\nCurrent_Turn:-\nBlack_Time_Remaining_Ms:59000\n\
+             White_Time_Remaining_Ms:42500\nLast_Move:+7776FU\nEND Reconnect_State"
+        );
     }
 
     proptest! {

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 
 use change::StoredBuoy;
 
+mod away;
 mod buoys;
 pub mod change;
 #[cfg(test)]
@@ -100,6 +101,8 @@ pub struct Lobby {
     events_changed: u64,
     /// Buoy games set from each address since the server started.
     buoys_by_address: HashMap<std::net::IpAddr, usize>,
+    /// Games that ended while a player was away (for `reconnect_aborted`).
+    ended_away: away::EndedAways,
 }
 
 impl Lobby {
@@ -146,6 +149,7 @@ impl Lobby {
             setups: VecDeque::new(),
             storage_failing: false,
             buoys_by_address: HashMap::new(),
+            ended_away: away::EndedAways::new(),
             rounds,
             last_scheduled: HashMap::new(),
             ratings: rounds::Ratings::new(),

@@ -749,6 +749,7 @@ impl Play {
                 x1: false,
                 game: Some((seat.game.clone(), Some(color))),
                 address: None,
+                reconnect: None,
             })
             .await
             .ok_or(PlayError::Stopped)?;

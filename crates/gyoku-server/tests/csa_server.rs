@@ -297,6 +297,72 @@ fn every_echoed_move_is_already_stored_and_the_record_is_written() {
     assert_eq!(record.moves.len(), 4);
 }
 
+/// Issue 42: a player whose connection drops mid-game logs in again with its game's
+/// reconnect token and plays on; its opponent is told both ways; the game ends normally
+/// and its record judges to its result.
+#[test]
+fn a_dropped_player_resumes_with_its_token() {
+    let config = Config {
+        reconnect_grace_ms: 30_000,
+        ..Config::default()
+    };
+    let server = TestServer::start("reconnect", config);
+    let mut b = Client::login_x1(server.addr, "rb", "pw");
+    let mut w = Client::login_x1(server.addr, "rw", "pw");
+    b.send("%%GAME again-600-10 +");
+    w.send("%%GAME again-600-10 -");
+    let id = b.expect("Game_ID:*")["Game_ID:".len()..].to_string();
+    let token = b.expect("Reconnect_Token:*")["Reconnect_Token:".len()..].to_string();
+    b.expect("END Game_Summary");
+    w.expect("END Game_Summary");
+    b.send("AGREE");
+    w.send("AGREE");
+    b.expect(&format!("START:{id}"));
+    w.expect(&format!("START:{id}"));
+    b.send("+7776FU");
+    w.expect("+7776FU,T*");
+    w.send("-3334FU");
+    b.expect("-3334FU,T*");
+    // Black's connection drops.
+    drop(b);
+    w.expect("##[DISCONNECTED] rb 30");
+    let mut b = Client::connect(server.addr);
+    b.send(&format!("LOGIN rb pw reconnect:{id}+{token}"));
+    b.expect("LOGIN:rb OK");
+    b.expect("BEGIN Game_Summary");
+    b.expect("-3334FU,T*");
+    let fresh = b.expect("Reconnect_Token:*");
+    assert_ne!(fresh, format!("Reconnect_Token:{token}"));
+    b.expect("END Game_Summary");
+    b.expect("BEGIN Reconnect_State");
+    b.expect("Current_Turn:+");
+    b.expect("Last_Move:-3334FU");
+    b.expect("END Reconnect_State");
+    w.expect("##[RECONNECTED] rb");
+    // The spent token takes nothing up again.
+    let mut thief = Client::connect(server.addr);
+    thief.send(&format!("LOGIN rb pw reconnect:{id}+{token}"));
+    thief.expect("LOGIN:incorrect reconnect_already_resumed");
+    b.send("+2726FU");
+    w.expect("+2726FU,T*");
+    w.send("%TORYO");
+    b.expect("#RESIGN");
+    b.expect("#WIN");
+    w.expect("#LOSE");
+    let files = server.record_files();
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(!text.contains(&token), "no token in the record");
+    let record = &gyoku_kifu::read_str(&text, gyoku_kifu::Format::Csa).unwrap()[0];
+    let judged = gyoku_kifu::judge::judge(record, gyoku::Preset::Csa.rules());
+    assert_eq!(record.moves.len(), 3, "{text}");
+    assert_eq!(
+        judged.result,
+        Some(gyoku::GameResult::Win(gyoku::Color::Black)),
+        "{text}"
+    );
+    assert!(judged.agrees, "{text}");
+}
+
 #[test]
 fn the_server_flags_time_up_without_a_message_from_the_player() {
     let server = TestServer::start("timeup", Config::default());

@@ -110,9 +110,10 @@ pub(crate) async fn connection(
                 if let Some(who) = driver.ticket(&login.name, &login.password) {
                     break Some((login, Some(who)));
                 }
-                // Guessing is slowed: after a few wrong passwords for this name or from this
-                // address, each try waits (within the login deadline).
-                if !login.password.is_empty() {
+                // Guessing is slowed: after a few wrong passwords (or reconnect tries) for
+                // this name or from this address, each try waits (within the login
+                // deadline).
+                if !login.password.is_empty() || login.reconnect.is_some() {
                     let wait = limits
                         .throttle
                         .lock()
@@ -179,14 +180,20 @@ pub(crate) async fn connection(
                         continue;
                     }
                 };
-                if !login.password.is_empty() {
+                if !login.password.is_empty() || login.reconnect.is_some() {
                     let mut throttle = limits
                         .throttle
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner);
                     if ok {
                         throttle.succeeded(address, &login.name);
-                    } else if let Some(said) = throttle.failed(address, &login.name, Instant::now())
+                    }
+                    // A reconnect try counts as a guess whatever its password: its token is
+                    // checked by the lobby, after this (a player who drops five times in a
+                    // quarter of an hour waits a quarter of a second on the sixth).
+                    let guess = !ok || login.reconnect.is_some();
+                    if guess
+                        && let Some(said) = throttle.failed(address, &login.name, Instant::now())
                     {
                         note(&format!("login: {said}"));
                     }
@@ -217,7 +224,7 @@ pub(crate) async fn connection(
     });
     let checked = CheckedLogin {
         who,
-        game: if login.x1 {
+        game: if login.x1 || login.reconnect.is_some() {
             None
         } else {
             Some(match &login.game {
@@ -227,6 +234,7 @@ pub(crate) async fn connection(
         },
         x1: login.x1,
         address: Some(address),
+        reconnect: login.reconnect,
     };
     let conn = ConnHandle {
         out: tx.clone(),

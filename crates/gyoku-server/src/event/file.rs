@@ -11,6 +11,7 @@
 //! start = "2026-05-03 10:00:00"   # optional: round 1 is paired then (local time)
 //! round_times = ["2026-05-03 13:00:00"]  # optional: round 2 (and so on) no earlier
 //! forfeit_after = 600             # seconds a missing player is waited for
+//! reconnect_grace = 120           # optional: seconds a dropped player may take to come back
 //! participants = ["alpha", "beta", "gamma", "delta"]
 //! ```
 
@@ -65,6 +66,8 @@ struct Written {
     round_times: Vec<String>,
     #[serde(default = "default_forfeit_after")]
     forfeit_after: u64,
+    #[serde(default)]
+    reconnect_grace: Option<u64>,
     participants: Vec<String>,
 }
 
@@ -91,6 +94,11 @@ pub struct EventFile {
     pub round_times: Vec<String>,
     /// Seconds a missing player is waited for, from the round's pairing.
     pub forfeit_after: u64,
+    /// Seconds a participant whose connection drops mid-game may take to come back with
+    /// its token (issue 42); `None`: the server's `--reconnect-grace`. Past it the board
+    /// is lost as a disconnection (`abnormal`).
+    #[serde(default)]
+    pub reconnect_grace: Option<u64>,
     /// The participants' login names, in seeding order.
     pub participants: Vec<String>,
 }
@@ -204,6 +212,12 @@ impl EventFile {
                 w.forfeit_after
             ));
         }
+        if w.reconnect_grace.is_some_and(|g| g > 3600) {
+            return Err(format!(
+                "reconnect_grace = {}: 0 to 3600 seconds",
+                w.reconnect_grace.unwrap_or_default()
+            ));
+        }
         Ok(EventFile {
             name: w.name,
             game: w.game,
@@ -213,6 +227,7 @@ impl EventFile {
             start: w.start,
             round_times: w.round_times,
             forfeit_after: w.forfeit_after,
+            reconnect_grace: w.reconnect_grace,
             participants: w.participants,
         })
     }
@@ -251,6 +266,11 @@ participants = ["a", "b", "c", "d"]
         let e = EventFile::parse(GOOD).unwrap();
         assert_eq!(e.rounds, 5);
         assert_eq!(e.forfeit_after, 600);
+        assert_eq!(e.reconnect_grace, None);
+        let own = EventFile::parse(&format!("{GOOD}reconnect_grace = 120\n")).unwrap();
+        assert_eq!(own.reconnect_grace, Some(120));
+        let long = EventFile::parse(&format!("{GOOD}reconnect_grace = 3601\n")).unwrap_err();
+        assert!(long.contains("reconnect_grace = 3601"), "{long}");
         assert_eq!(e.seat("c"), Some(2));
         assert_eq!(e.not_before(1), parse_time("2026-05-03 10:00:00"));
         assert_eq!(e.not_before(2), parse_time("2026-05-03 13:00:00"));

@@ -81,6 +81,9 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
+        if let Some(r) = login.reconnect.clone() {
+            return self.reconnect(conn, login, &r, now, out);
+        }
         // Only a CSA login goes by its name: two people on the page may both be `guest`.
         let by_name = match &login.who {
             Identity::Csa { name, .. } => Some(name.clone()),
@@ -299,6 +302,9 @@ impl Lobby {
                 }
                 Phase::Playing => {
                     let color = g.color_of(conn);
+                    if self.away(key, conn, color, now, out) {
+                        return;
+                    }
                     self.remove_conn(conn);
                     self.end(key, Ending::Left(color), now, out);
                 }

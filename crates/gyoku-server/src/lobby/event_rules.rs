@@ -212,3 +212,42 @@ fn reply(out: &[Output]) -> Result<&'static str, String> {
         })
         .expect("an answer")
 }
+
+/// Issue 42, item 4: an event's own grace. The server gives none; the event file gives 45 s:
+/// a participant whose connection drops is waited for that long, then loses the board as
+/// a disconnection (`abnormal`), which its board and the standings show.
+#[test]
+fn an_events_own_grace_waits_for_a_dropped_participant_then_forfeits_the_board() {
+    let file = EventFile::parse(&format!("{FILE}reconnect_grace = 45\n")).unwrap();
+    let config = Config {
+        events: vec![Event::new(file)],
+        ..Config::default()
+    };
+    assert_eq!(config.reconnect_grace_ms, 0, "the server's own: none");
+    let mut t = Transcript::with(config);
+    t.now = at("2026-11-26 10:00:00.000");
+    t.input(Input::Tick);
+    for (k, n) in ["ann", "ben", "cat", "dan"].iter().enumerate() {
+        t.login_x1(k as u64 + 1, n);
+        t.line(k as u64 + 1, "%%GAME cup-60-0 *");
+    }
+    for k in 1..=4 {
+        t.line(k, "AGREE");
+    }
+    // Each Game_Summary carried a token; ann's connection drops.
+    let out = t.input(Input::Closed(1));
+    let told: Vec<(u64, String)> = sent(out);
+    assert!(
+        told.iter().any(|(_, l)| l == "##[DISCONNECTED] ann 45\n"),
+        "{told:?}"
+    );
+    t.now.mono += 44_999;
+    assert!(entries(&t.input(Input::Tick)).is_empty());
+    t.now.mono += 1;
+    let out = t.input(Input::Tick);
+    let result = entries(&out).into_iter().find_map(|e| match e {
+        Entry::Result { reason, .. } => Some(reason),
+        _ => None,
+    });
+    assert_eq!(result.as_deref(), Some("abnormal"), "{out:?}");
+}

@@ -60,6 +60,15 @@ impl Live {
 pub(super) type Events = BTreeMap<String, Live>;
 
 impl Lobby {
+    /// How long a player of a game named `game` may take to come back after its
+    /// connection drops: its event's own grace, else the server's (ms).
+    pub(super) fn reconnect_grace(&self, game: &str) -> super::io::Millis {
+        self.events
+            .get(game)
+            .and_then(|live| live.event.file.reconnect_grace)
+            .map_or(self.config.reconnect_grace_ms, |s| s * 1000)
+    }
+
     /// Whether `game` is an event's game.
     pub(super) fn is_event_game(&self, game: &str) -> bool {
         self.events.contains_key(game)

@@ -27,8 +27,9 @@ impl Lobby {
     ) {
         let rating_ids =
             players.map(|p| self.conns[&p].rating_id().map(|k| k.as_str().to_string()));
-        let room = Room::new(spec, players, rating_ids, resumed, &self.config, now);
-        room.propose(out);
+        let mut room = Room::new(spec, players, rating_ids, resumed, &self.config, now);
+        let tokens = (self.reconnect_grace(&room.name) > 0).then(|| room.issue_tokens());
+        room.propose(tokens.as_ref(), out);
         let key = self.next_game;
         self.next_game += 1;
         for (color, conn) in [(Color::Black, players[0]), (Color::White, players[1])] {
@@ -228,6 +229,7 @@ impl Lobby {
             return;
         };
         self.by_id.remove(&room.id);
+        self.remember_if_away(&room);
         let (result, reason) = room.close(&ending, now, out);
         let played = matches!(room.phase, Phase::Playing);
         for &m in &room.monitors {
@@ -302,6 +304,7 @@ impl Lobby {
     /// all) lose on time or lapse unagreed.
     pub(super) fn tick(&mut self, now: Now, out: &mut Vec<Output>) {
         let mut due: Vec<(u64, bool)> = Vec::new();
+        let mut abandoned: Vec<u64> = Vec::new();
         while let Some(&Reverse((at, key))) = self.deadlines.peek() {
             if at > now.mono {
                 break;
@@ -313,6 +316,7 @@ impl Lobby {
             match room.phase {
                 Phase::Agreeing { expires } if expires <= now.mono => due.push((key, false)),
                 Phase::Playing if room.time_is_up(now) => due.push((key, true)),
+                Phase::Playing if room.away_expired(now).is_some() => abandoned.push(key),
                 // A deadline the game has moved on from (or not quite there: rounding).
                 _ => {}
             }
@@ -326,6 +330,11 @@ impl Lobby {
             } else {
                 self.drop_proposal(key, "the Server (timed out)", out);
             }
+        }
+        abandoned.sort_unstable();
+        abandoned.dedup();
+        for key in abandoned {
+            self.end_abandoned(key, now, out);
         }
     }
 }

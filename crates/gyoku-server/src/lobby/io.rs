@@ -46,6 +46,9 @@ pub struct Config {
     pub max_moves: Option<u32>,
     /// Every move costs at least this many seconds.
     pub least_time_per_move: u32,
+    /// How long a player whose connection dropped mid-game may take to come back
+    /// (`reconnect:`), ms; 0: none, the player loses at once (shogi-server's way).
+    pub reconnect_grace_ms: Millis,
     /// Reproduce shogi-server where Gyoku differs (no mate detection on the last move
     /// before the limit, `%CHUDAN` an illegal move).
     pub strict_csa_server: bool,
@@ -64,6 +67,7 @@ impl Default for Config {
             rules: Preset::Csa,
             max_moves: None,
             least_time_per_move: 0,
+            reconnect_grace_ms: 0,
             strict_csa_server: false,
             schedules: Vec::new(),
             events: Vec::new(),
@@ -94,6 +98,8 @@ pub struct CheckedLogin {
     /// Where it connected from (`None`: from inside the server, a web seat): what one
     /// address may make is bounded (buoys).
     pub address: Option<std::net::IpAddr>,
+    /// A player taking up its game again (`reconnect:<game_id>+<token>`, issue 42).
+    pub reconnect: Option<gyoku_proto::csa::Reconnect>,
 }
 
 /// What happened.

@@ -215,6 +215,7 @@ fn play(e: &Ending) -> (Option<String>, String, String) {
             x1: true,
             game: None,
             address: None,
+            reconnect: None,
         };
         input(&mut lobby, Input::LoggedIn(id, login), now, &mut out);
     }

@@ -62,6 +62,17 @@ pub(super) enum Step {
     Ends(Ending),
 }
 
+/// One side's reconnection state in a game.
+#[derive(Clone, Debug, Default)]
+pub(super) struct ReconnectSeat {
+    /// The digest of the token that takes the game up again (none without a grace).
+    pub(super) token: Option<crate::tickets::SecretDigest>,
+    /// The digests of tokens already used (each gives way to a new one).
+    pub(super) spent: Vec<crate::tickets::SecretDigest>,
+    /// Away until then (monotonic ms): the connection dropped.
+    pub(super) away_until: Option<Millis>,
+}
+
 /// One game being agreed or played.
 #[derive(Debug)]
 pub(super) struct Room {
@@ -102,6 +113,8 @@ pub(super) struct Room {
     replay_of: Option<String>,
     /// `--strict-csa-server`: the referee saw mate, the game goes on as on shogi-server.
     mated: bool,
+    /// Each side's reconnection: its token's digest, and whether it is away (issue 42).
+    pub(super) seats: [ReconnectSeat; 2],
     /// The clock is stopped while storage fails ([`Room::hold_clock`]).
     clock_held: bool,
 }
@@ -185,17 +198,26 @@ impl Room {
             replay_of: spec.replay_of,
             mated: false,
             clock_held: false,
+            seats: Default::default(),
         }
     }
 
     /// Proposes the game: each player's `Game_Summary`.
-    pub(super) fn propose(&self, out: &mut Vec<Output>) {
+    /// With `tokens`, each player's reconnection token ends its summary
+    /// (`Reconnect_Token:`, rshogi's extension).
+    pub(super) fn propose(&self, tokens: Option<&[String; 2]>, out: &mut Vec<Output>) {
         for (color, conn) in [
             (Color::Black, self.players[0]),
             (Color::White, self.players[1]),
         ] {
             // The Game_Summary block, as its own type.
-            out.push(Output::Summary(conn, Box::new(self.summary(Some(color)))));
+            let mut summary = self.summary(Some(color));
+            if let Some(tokens) = tokens {
+                summary
+                    .trailer
+                    .push(("Reconnect_Token".into(), tokens[color.index()].clone()));
+            }
+            out.push(Output::Summary(conn, Box::new(summary)));
         }
     }
 
@@ -257,6 +279,22 @@ impl Room {
             Color::Black
         } else {
             Color::White
+        }
+    }
+
+    /// How `color` came to the board.
+    pub(super) fn kind_of(&self, color: Color) -> PlayerKind {
+        self.kinds[color.index()]
+    }
+
+    /// `color`'s main time left at `now`, ms (the running side's as of `now`).
+    pub(super) fn time_left(&self, color: Color, now: Now) -> u64 {
+        if self.clock.turn() == color && matches!(self.phase, Phase::Playing) {
+            self.clock
+                .time_left(now.mono)
+                .saturating_sub(u64::from(self.byoyomi) * 1000)
+        } else {
+            self.clock.remaining(color)
         }
     }
 
@@ -597,7 +635,13 @@ impl Room {
     pub(super) fn deadline(&self) -> Option<Millis> {
         match self.phase {
             Phase::Agreeing { expires } => Some(expires),
-            Phase::Playing => self.clock.deadline(),
+            Phase::Playing => {
+                let away = self.seats.iter().filter_map(|s| s.away_until).min();
+                match (self.clock.deadline(), away) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                }
+            }
         }
     }
 
@@ -641,6 +685,12 @@ impl Room {
     /// The Game_Summary for a player (`Some(colour)`) or a monitor (`None`, with the
     /// remaining times and the last move).
     pub(super) fn summary(&self, you: Option<Color>) -> GameSummary {
+        self.summary_so_far(you, self.resumed)
+    }
+
+    /// The Game_Summary, with the moves played and each side's time left when `so_far`
+    /// (a resumed game's, a player's who comes back).
+    pub(super) fn summary_so_far(&self, you: Option<Color>, so_far: bool) -> GameSummary {
         let g = self;
         let sign = |c: Color| record::sign(c).to_string();
         let declaration = match g.preset {
@@ -677,7 +727,7 @@ impl Room {
         for (m, t) in &g.initial_moves {
             position.push(format!("{m},T{t}"));
         }
-        let time = if g.resumed && you.is_some() {
+        let time = if so_far && you.is_some() {
             // Each side's own time left, as `BEGIN Time+`/`Time-` blocks (ShogiHome and
             // CSA 1.2.1 clients read them).
             let side = |c: Color| SummaryTime {
@@ -688,7 +738,7 @@ impl Room {
         } else {
             SummaryTimes::Both(time)
         };
-        if you.is_none() || g.resumed {
+        if you.is_none() || so_far {
             for (m, t, _) in &g.moves {
                 position.push(format!("{m},T{t}"));
             }

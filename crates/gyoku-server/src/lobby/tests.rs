@@ -50,6 +50,7 @@ impl Transcript {
                 x1: true,
                 game: None,
                 address: None,
+                reconnect: None,
             },
         ));
     }
@@ -204,6 +205,7 @@ fn buoys_are_bounded_per_address() {
             x1: true,
             game: None,
             address: Some(home),
+            reconnect: None,
         };
         t.input(Input::LoggedIn(n as ConnId + 1, login));
     }
@@ -232,6 +234,7 @@ fn buoys_are_bounded_per_address() {
         x1: true,
         game: None,
         address: Some([198, 51, 100, 1].into()),
+        reconnect: None,
     };
     t.input(Input::LoggedIn(1000, other));
     let sent = t.line(1000, "%%SETBUOY buoy_else-600-10 +7776FU 1");
