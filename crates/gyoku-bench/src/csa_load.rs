@@ -31,6 +31,17 @@ pub struct LoadReport {
     /// Each player's mean thinking time before a move, milliseconds (0: as fast as the
     /// echoes come, a closed loop that measures throughput).
     pub think_ms: u64,
+    /// Players whose connection was cut mid-game (`--drops`), and of them, those that came
+    /// back with their token and finished the game.
+    pub dropped: usize,
+    /// Of the dropped, those that came back.
+    pub resumed: usize,
+    /// The largest difference between a resumed player's time left as the server said
+    /// (`Reconnect_State`) and as its own echoes' charges and the time since the
+    /// opponent's echo give it, milliseconds.
+    pub clock_gap_ms: f64,
+    /// Echo latency percentiles of the games whose players were not cut, ms.
+    pub others_latency_ms: [f64; 3],
 }
 
 impl LoadReport {
@@ -80,6 +91,8 @@ struct Side {
     moves: u64,
     /// Where it failed, or `None`.
     failed: Option<&'static str>,
+    /// Cut mid-game: whether it came back, and its clock gap (ms).
+    cut: Option<(bool, u64)>,
 }
 
 async fn read_until(
@@ -137,6 +150,43 @@ struct Shared {
     /// retry backoff, not the server, then decides how long the start takes).
     connecting: tokio::sync::Semaphore,
     observed: Arc<Observed>,
+    /// The first this many games' Black players are cut once mid-game and come back.
+    drops: usize,
+}
+
+/// The main time of a load game, ms (`<tag><n>-600-0`).
+const LOAD_MAIN_MS: u64 = 600_000;
+
+/// A player cut mid-game comes back: logs in with its token and reads what the server
+/// says of where the game stands. Its main time left as the server said, and the
+/// connection, or `None`.
+async fn come_back(
+    addr: SocketAddr,
+    name: &str,
+    id: &str,
+    token: &str,
+) -> Option<(
+    u64,
+    BufReader<tokio::net::tcp::OwnedReadHalf>,
+    tokio::net::tcp::OwnedWriteHalf,
+)> {
+    let stream = TcpStream::connect(addr).await.ok()?;
+    stream.set_nodelay(true).ok()?;
+    let (r, mut w) = stream.into_split();
+    let mut r = BufReader::new(r);
+    w.write_all(format!("LOGIN {name} pw reconnect:{id}+{token}\n").as_bytes())
+        .await
+        .ok()?;
+    let mut line = String::new();
+    let mut left = None;
+    read_until(&mut r, &mut line, |l| {
+        if let Some(ms) = l.strip_prefix("Black_Time_Remaining_Ms:") {
+            left = ms.parse().ok();
+        }
+        l == "END Reconnect_State" || l.starts_with("LOGIN:incorrect")
+    })
+    .await?;
+    Some((left?, r, w))
 }
 
 async fn player(
@@ -154,12 +204,14 @@ async fn player(
         think_ms,
         ref connecting,
         ref observed,
+        drops,
     } = *shared;
     let mut rng = seed | 1;
     let mut side = Side {
         latencies_us: Vec::with_capacity(script.len() / 2 + 1),
         moves: 0,
         failed: Some("connect"),
+        cut: None,
     };
     let result = async {
         // A slot from connecting to the login's answer: a crowd of at most 512 at the
@@ -180,34 +232,57 @@ async fn player(
         drop(slot);
         side.failed = Some("game summary");
         let mut id = None;
+        let mut token = None;
         read_until(&mut r, &mut line, |l| {
             if let Some(g) = l.strip_prefix("Game_ID:") {
                 id = Some(g.to_string());
+            }
+            if let Some(t) = l.strip_prefix("Reconnect_Token:") {
+                token = Some(t.to_string());
             }
             l == "END Game_Summary"
         })
         .await?;
         if black && let Some(slot) = observed.ids.get(index) {
-            *slot
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = id;
+            slot.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone_from(&id);
         }
         side.failed = Some("start");
         w.write_all(b"AGREE\n").await.ok()?;
         read_until(&mut r, &mut line, |l| l.starts_with("START:")).await?;
-        Some((r, w, line))
+        Some((r, w, line, id.zip(token)))
     }
     .await;
     // Every game is held open before any is played.
     started.wait().await;
-    let Some((mut r, mut w, mut line)) = result else {
+    let Some((mut r, mut w, mut line, reconnect)) = result else {
         go.wait().await;
         return side;
     };
     go.wait().await;
     side.failed = Some("play");
     let mine = usize::from(!black);
+    // A Black player of the first `drops` games is cut before its move at mid-game.
+    let cut_at = (black && index < drops).then_some((script.len() / 2) & !1);
+    let mut charged_ms = 0u64;
+    let mut their_echo = Instant::now();
     for (i, mv) in script.iter().enumerate() {
+        if Some(i) == cut_at {
+            side.cut = Some((false, 0));
+            let Some((id, token)) = reconnect.as_ref() else {
+                return side;
+            };
+            drop((r, w));
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let Some((left, r2, w2)) = come_back(addr, &name, id, token).await else {
+                return side;
+            };
+            let own = LOAD_MAIN_MS.saturating_sub(charged_ms);
+            let expected = own.saturating_sub(their_echo.elapsed().as_millis() as u64);
+            side.cut = Some((true, left.abs_diff(expected)));
+            (r, w) = (r2, w2);
+        }
         if i % 2 == mine {
             if think_ms > 0 {
                 // Think between half and one and a half times the mean.
@@ -228,6 +303,13 @@ async fn player(
                 return side;
             }
             let us = t0.elapsed().as_micros();
+            // The server's charge for this move, whole seconds (`,T12`).
+            charged_ms += line
+                .trim_end()
+                .rsplit_once(",T")
+                .and_then(|(_, t)| t.parse::<u64>().ok())
+                .unwrap_or(0)
+                * 1000;
             if let Some(echoes) = observed.echoes.get(index) {
                 echoes
                     .lock()
@@ -242,6 +324,8 @@ async fn player(
             .is_none()
         {
             return side;
+        } else {
+            their_echo = Instant::now();
         }
     }
     if black {
@@ -262,7 +346,22 @@ pub async fn run_load(
     think_ms: u64,
     tag: &str,
 ) -> LoadReport {
-    run_load_observed(addr, games, plies, think_ms, tag, |_| async {})
+    run_load_observed(addr, (games, 0), plies, think_ms, tag, |_| async {})
+        .await
+        .0
+}
+
+/// [`run_load`], with the Black players of the first `drops` games cut once at mid-game
+/// (before their move) and coming back with their reconnect token half a second later.
+pub async fn run_load_with_drops(
+    addr: SocketAddr,
+    games: usize,
+    drops: usize,
+    plies: usize,
+    think_ms: u64,
+    tag: &str,
+) -> LoadReport {
+    run_load_observed(addr, (games, drops), plies, think_ms, tag, |_| async {})
         .await
         .0
 }
@@ -271,7 +370,7 @@ pub async fn run_load(
 /// started and before the first move (the watchers of [`crate::watch_load`] connect then).
 pub async fn run_load_observed<F, Fut>(
     addr: SocketAddr,
-    games: usize,
+    (games, drops): (usize, usize),
     plies: usize,
     think_ms: u64,
     tag: &str,
@@ -290,6 +389,7 @@ where
         think_ms,
         connecting: tokio::sync::Semaphore::new(512),
         observed: Arc::clone(&observed),
+        drops,
     });
     let t0 = Instant::now();
     let mut tasks = Vec::with_capacity(2 * games);
@@ -311,16 +411,28 @@ where
     let t1 = Instant::now();
     shared.go.wait().await;
     let mut latencies = Vec::with_capacity(games * plies);
+    let mut others = Vec::with_capacity(games * plies);
     let mut moves = 0;
     let mut failures = 0;
     let mut failed_at = std::collections::BTreeMap::new();
-    for t in tasks {
+    let (mut dropped, mut resumed, mut clock_gap_ms) = (0, 0, 0u64);
+    for (k, t) in tasks.into_iter().enumerate() {
         match t.await {
             Ok(side) => {
                 moves += side.moves;
                 if let Some(stage) = side.failed {
                     failures += 1;
                     *failed_at.entry(stage).or_insert(0) += 1;
+                }
+                if let Some((back, gap)) = side.cut {
+                    dropped += 1;
+                    if back && side.failed.is_none() {
+                        resumed += 1;
+                        clock_gap_ms = clock_gap_ms.max(gap);
+                    }
+                }
+                if k / 2 >= drops {
+                    others.extend_from_slice(&side.latencies_us);
                 }
                 latencies.extend(side.latencies_us);
             }
@@ -332,7 +444,9 @@ where
         eprintln!("  failed clients by stage: {failed_at:?}");
     }
     latencies.sort_unstable();
+    others.sort_unstable();
     let pct = |p: f64| percentile_ms(&latencies, p);
+    let other = |p: f64| percentile_ms(&others, p);
     let report = LoadReport {
         games,
         plies,
@@ -342,6 +456,10 @@ where
         latency_ms: [pct(0.50), pct(0.99), pct(1.0)],
         failures,
         think_ms,
+        dropped,
+        resumed,
+        clock_gap_ms: clock_gap_ms as f64,
+        others_latency_ms: [other(0.50), other(0.99), other(1.0)],
     };
     (report, observed)
 }
@@ -393,13 +511,23 @@ pub(crate) fn wait_for_port(
 
 impl ServerUnderTest {
     /// Starts `gyoku serve` (the binary `gyoku`) on a free loopback port with its embedded
-    /// defaults (SQLite, every move committed before its echo), no move limit and
-    /// connection caps above the load.
+    /// defaults (SQLite, every move committed before its echo), no move limit, connection
+    /// caps above the load and no HTTP port (its connections would come out of the
+    /// open-file budget the CSA clients need: 512 of them cost 376 players at 9,900 games).
     ///
     /// # Errors
     /// When it does not start.
     pub fn gyoku(gyoku: &std::path::Path) -> Result<ServerUnderTest, String> {
-        ServerUnderTest::gyoku_pacing(gyoku, false)
+        ServerUnderTest::start_gyoku(gyoku, false, false)
+    }
+
+    /// [`ServerUnderTest::gyoku`] with its HTTP port open (512 connections), for an
+    /// attacker's slow bodies (`--attack`).
+    ///
+    /// # Errors
+    /// When it does not start.
+    pub fn gyoku_with_http(gyoku: &std::path::Path) -> Result<ServerUnderTest, String> {
+        ServerUnderTest::start_gyoku(gyoku, false, true)
     }
 
     /// Starts `gyoku serve` as [`ServerUnderTest::gyoku`]; with `pace_new_names`, at its
@@ -411,6 +539,14 @@ impl ServerUnderTest {
     pub fn gyoku_pacing(
         gyoku: &std::path::Path,
         pace_new_names: bool,
+    ) -> Result<ServerUnderTest, String> {
+        ServerUnderTest::start_gyoku(gyoku, pace_new_names, false)
+    }
+
+    fn start_gyoku(
+        gyoku: &std::path::Path,
+        pace_new_names: bool,
+        with_http: bool,
     ) -> Result<ServerUnderTest, String> {
         let dir = std::env::temp_dir().join(format!("gyoku-load-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -425,11 +561,11 @@ impl ServerUnderTest {
             .args(["serve", "--help"])
             .output()
             .map_err(|e| format!("{}: {e}", gyoku.display()))?;
-        let http = String::from_utf8_lossy(&help.stdout)
-            .contains("--http-max-connections")
-            .then(|| format!("127.0.0.1:{}", free_port()).parse::<SocketAddr>())
-            .transpose()
-            .map_err(|e| format!("{e}"))?;
+        let http = (with_http
+            && String::from_utf8_lossy(&help.stdout).contains("--http-max-connections"))
+        .then(|| format!("127.0.0.1:{}", free_port()).parse::<SocketAddr>())
+        .transpose()
+        .map_err(|e| format!("{e}"))?;
         let mut pacing = Vec::new();
         if !pace_new_names
             && String::from_utf8_lossy(&help.stdout).contains("--new-names-per-address")

@@ -7,7 +7,7 @@
 //! cargo run --release -p gyoku-bench -- referee [--rounds N] [--games N]
 //! cargo run --release -p gyoku-bench -- memory [--games N]
 //! cargo run --release -p gyoku-bench -- ratings [--games N] [--players N] [--mk-rate-limit S]
-//! cargo run --release -p gyoku-bench -- csa-load [--games N] [--plies N] [--peer-games N] [--think MS] [--before PATH] [--attack]
+//! cargo run --release -p gyoku-bench -- csa-load [--games N] [--plies N] [--peer-games N] [--think MS] [--before PATH] [--attack] [--drops N]
 //! cargo run --release -p gyoku-bench -- chat-flood [--listeners N] [--seconds S] [--memory-limit BYTES] [--before PATH]
 //! cargo run --release -p gyoku-bench -- login-flood [--names N] [--addresses N] [--before PATH]
 //! cargo run --release -p gyoku-bench -- watch-load --db postgres://ADMIN@HOST/DB [--games N] [--watchers N] [--plies N] [--think MS]
@@ -34,7 +34,11 @@
 //! plays the N games with thinking once more while one client bursts x1 commands
 //! (`%%WHO`, `%%LIST`, `%%VERSION`, `%%CHAT`) as fast as the server takes them and keeps
 //! 256 slow request bodies open on the HTTP port, and reports the players' echo latency
-//! beside the run without it.
+//! beside the run without it. `--drops N` (issue 42) plays the games with thinking
+//! twice on `gyoku serve`: as they are, then with the Black players of N of them cut at
+//! mid-game and logging in again with their reconnect token half a second later; it
+//! reports how many came back, the largest gap between a resumed player's time left as the
+//! server said and as its own count gives it, and the other games' echo latency in both.
 //! `chat-flood` (issue 43) logs in LISTENERS x1 clients (200) that never read and one
 //! that writes `%%CHAT` lines of 16,000 bytes for S seconds (20), on `gyoku serve` started
 //! under an address-space limit (4 GiB), and on `--before`'s build after it: the lines
@@ -74,6 +78,7 @@ fn main() {
     let mut games = 1000;
     let mut before: Option<std::path::PathBuf> = None;
     let mut attack = false;
+    let mut drops = 0usize;
     let mut ratings = false;
     let mut watch_load = false;
     let mut runner = false;
@@ -123,6 +128,7 @@ fn main() {
             "--games" => games = it.next().and_then(|n| n.parse().ok()).unwrap_or(1000),
             "--before" => before = it.next().map(std::path::PathBuf::from),
             "--attack" => attack = true,
+            "--drops" => drops = it.next().and_then(|n| n.parse().ok()).unwrap_or(0),
             "--rounds" => rounds = it.next().and_then(|n| n.parse().ok()).unwrap_or(3),
             "--quick" => quick = true,
             "--no-cshogi" => cshogi = false,
@@ -225,7 +231,7 @@ fn main() {
             peer_games.unwrap_or(n),
             think,
             before.as_deref(),
-            attack,
+            (attack, drops),
         );
         return;
     }
@@ -429,7 +435,7 @@ fn csa_load(
     peer_games: usize,
     think: u64,
     before: Option<&std::path::Path>,
-    attack: bool,
+    (attack, drops): (bool, usize),
 ) {
     use gyoku_bench::csa_load::{LoadReport, ServerUnderTest, run_load};
     // Two sockets a game on each side of loopback, plus the server's own files.
@@ -468,6 +474,59 @@ fn csa_load(
             runs.push((Which::Before, n, think, a));
         }
     };
+    if drops > 0 {
+        // The same load with thinking, without and then with DROPS players cut and back.
+        let report = |n, think, drops, tag: &str| {
+            let server = match ServerUnderTest::gyoku(&cli) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("gyoku-bench: {e}");
+                    std::process::exit(1);
+                }
+            };
+            eprintln!("gyoku serve: {n} games of {plies} moves, thinking {think} ms, {drops} cut…");
+            let r = runtime.block_on(gyoku_bench::csa_load::run_load_with_drops(
+                server.addr,
+                n,
+                drops,
+                plies,
+                think,
+                tag,
+            ));
+            (r, server.peak_rss())
+        };
+        let (plain, plain_rss) = report(games, think, 0, "d0g");
+        let (cut, cut_rss) = report(games, think, drops.min(games), "d1g");
+        println!(
+            "| gyoku serve | games at once | thinking | players cut | came back | clock gap max | others' echo p50 | others' echo p99 | others' echo max | failed clients | peak RSS |"
+        );
+        println!("|---|---|---|---|---|---|---|---|---|---|---|");
+        for (r, rss) in [(&plain, plain_rss), (&cut, cut_rss)] {
+            println!(
+                "| {} | {} | {} ms | {} | {} | {:.0} ms | {:.2} ms | {:.2} ms | {:.2} ms | {} | {:.1} MiB |",
+                if r.dropped == 0 {
+                    "without drops"
+                } else {
+                    "with drops"
+                },
+                r.games,
+                r.think_ms,
+                r.dropped,
+                r.resumed,
+                r.clock_gap_ms,
+                r.others_latency_ms[0],
+                r.others_latency_ms[1],
+                r.others_latency_ms[2],
+                r.failures,
+                rss as f64 / f64::from(1u32 << 20),
+            );
+        }
+        println!(
+            "\nothers' echo p99 with drops − without: {:+.2} ms",
+            cut.others_latency_ms[1] - plain.others_latency_ms[1]
+        );
+        return;
+    }
     if peer.exists() && peer_games > 0 {
         runs.push((Which::Peer, peer_games, 0, false));
         gyoku_runs(&mut runs, peer_games, 0, false);
@@ -484,10 +543,18 @@ fn csa_load(
     for (i, (which, n, think, attacked)) in runs.into_iter().enumerate() {
         let server = match (which, before) {
             (Which::Peer, _) => ServerUnderTest::shogi_server(&peer),
-            (Which::Before, Some(path)) => ServerUnderTest::gyoku(path).map(|mut s| {
-                s.name = "gyoku serve (before)";
-                s
-            }),
+            (Which::Before, Some(path)) => {
+                let start = if attacked {
+                    ServerUnderTest::gyoku_with_http
+                } else {
+                    ServerUnderTest::gyoku
+                };
+                start(path).map(|mut s| {
+                    s.name = "gyoku serve (before)";
+                    s
+                })
+            }
+            _ if attacked => ServerUnderTest::gyoku_with_http(&cli),
             _ => ServerUnderTest::gyoku(&cli),
         };
         let server = match server {

@@ -118,7 +118,7 @@ pub async fn run(
     let waiting = Arc::clone(&opened);
     let (load, observed) = run_load_observed(
         csa,
-        games,
+        (games, 0),
         plies,
         think_ms,
         tag,

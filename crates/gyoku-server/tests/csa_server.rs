@@ -327,7 +327,8 @@ fn a_dropped_player_resumes_with_its_token() {
     drop(b);
     w.expect("##[DISCONNECTED] rb 30");
     let mut b = Client::connect(server.addr);
-    b.send(&format!("LOGIN rb pw reconnect:{id}+{token}"));
+    // The token is the proof: the password field is not checked again.
+    b.send(&format!("LOGIN rb any reconnect:{id}+{token}"));
     b.expect("LOGIN:rb OK");
     b.expect("BEGIN Game_Summary");
     b.expect("-3334FU,T*");

@@ -66,12 +66,22 @@ pub(crate) async fn connection(
     let (tx, mut rx) = queue();
     let closed = Arc::new(Notify::new());
     let writer_closed = Arc::clone(&closed);
+    // Set when the lobby refuses a reconnection: the try then counts as a wrong guess.
+    let refused = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer_refused = Arc::clone(&refused);
     let writer = tokio::spawn(async move {
         // The one place the lobby's values become the protocol's text.
         let mut text = String::new();
         while let Some(msg) = rx.recv().await {
             if matches!(msg, WriterMsg::Close) {
                 break;
+            }
+            if let WriterMsg::Lines(lines) = &msg
+                && lines
+                    .iter()
+                    .any(|l| matches!(l, ServerLine::ReconnectRefused(_)))
+            {
+                writer_refused.store(true, std::sync::atomic::Ordering::Relaxed);
             }
             text.clear();
             msg.write_to(&mut text);
@@ -126,6 +136,12 @@ pub(crate) async fn connection(
                             () = closed.notified() => return,
                         }
                     }
+                }
+                // A player coming back to its game proves who it is by the game's token
+                // (128 bits, given to it alone), checked by the lobby: no password hash, so
+                // a crowd coming back at once costs no hashing (issue 42).
+                if login.reconnect.is_some() {
+                    break Some((login, None));
                 }
                 // Every check (a storage read, a hash for a password) waits for a place on
                 // the password threads' queue rather than being refused when a crowd logs
@@ -187,13 +203,7 @@ pub(crate) async fn connection(
                         .unwrap_or_else(std::sync::PoisonError::into_inner);
                     if ok {
                         throttle.succeeded(address, &login.name);
-                    }
-                    // A reconnect try counts as a guess whatever its password: its token is
-                    // checked by the lobby, after this (a player who drops five times in a
-                    // quarter of an hour waits a quarter of a second on the sixth).
-                    let guess = !ok || login.reconnect.is_some();
-                    if guess
-                        && let Some(said) = throttle.failed(address, &login.name, Instant::now())
+                    } else if let Some(said) = throttle.failed(address, &login.name, Instant::now())
                     {
                         note(&format!("login: {said}"));
                     }
@@ -212,13 +222,20 @@ pub(crate) async fn connection(
             }
         }
     };
+    // A reconnection's token is checked by the lobby: a refused one counts as a wrong
+    // guess for the name and the address once the connection ends.
+    let reconnecting = login
+        .as_ref()
+        .and_then(|(l, _)| l.reconnect.is_some().then(|| l.name.clone()));
     let Some((login, ticketed)) = login else {
         drop(tx);
         let _ = writer.await;
         return;
     };
+    // A reconnecting player's rating key is the one its game was started with (the lobby
+    // gives it back), not one made from a password not checked here.
     let who = ticketed.unwrap_or_else(|| Identity::Csa {
-        rating_key: (!login.password.is_empty())
+        rating_key: (!login.password.is_empty() && login.reconnect.is_none())
             .then(|| RatingKey::from(accounts.rating_id(&login.name, &login.password))),
         name: login.name.clone(),
     });
@@ -273,4 +290,15 @@ pub(crate) async fn connection(
     }
     let _ = driver.input(Input::Closed(id)).await;
     let _ = writer.await;
+    if let Some(name) = reconnecting
+        && refused.load(std::sync::atomic::Ordering::Relaxed)
+    {
+        let mut throttle = limits
+            .throttle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(said) = throttle.failed(address, &name, Instant::now()) {
+            note(&format!("reconnect: {said}"));
+        }
+    }
 }

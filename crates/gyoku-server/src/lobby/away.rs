@@ -237,11 +237,22 @@ impl Lobby {
         tell(out, conn, ServerLine::LoginOk(name.clone()));
         self.names.insert(name.clone(), conn);
         let room = self.games.get_mut(&key).expect("found");
+        // Who it is, as the game was started with it: its token proved it, no password
+        // was checked (a CSA client's rating key is the game's).
+        let who = match login.who {
+            crate::identity::Identity::Csa { name, .. } => crate::identity::Identity::Csa {
+                name,
+                rating_key: room
+                    .rating_id_of(color)
+                    .map(crate::identity::RatingKey::from),
+            },
+            other => other,
+        };
         let game_name = room.name.clone();
         self.conns.insert(
             conn,
             Conn {
-                who: login.who,
+                who,
                 x1: false,
                 status: Status::Game,
                 game_name,

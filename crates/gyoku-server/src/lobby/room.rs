@@ -282,6 +282,11 @@ impl Room {
         }
     }
 
+    /// The rating key `color` logged in with, if it gave a password.
+    pub(super) fn rating_id_of(&self, color: Color) -> Option<&str> {
+        self.rating_ids[color.index()].as_deref()
+    }
+
     /// How `color` came to the board.
     pub(super) fn kind_of(&self, color: Color) -> PlayerKind {
         self.kinds[color.index()]
