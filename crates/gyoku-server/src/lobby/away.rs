@@ -235,7 +235,10 @@ impl Lobby {
     ) {
         let name = login.who.shown().to_string();
         tell(out, conn, ServerLine::LoginOk(name.clone()));
-        self.names.insert(name.clone(), conn);
+        // Only a CSA login goes by its name (as at login).
+        if login.who.kind() == crate::identity::PlayerKind::Csa {
+            self.names.insert(name.clone(), conn);
+        }
         let room = self.games.get_mut(&key).expect("found");
         // Who it is, as the game was started with it: its token proved it, no password
         // was checked (a CSA client's rating key is the game's).
@@ -491,6 +494,41 @@ mod tests {
         // The game is over for both.
         let late = to(&sent(back(&mut t, 3, "b", &id, &tokens[1])), 3);
         assert_eq!(late, "LOGIN:incorrect reconnect_aborted\n");
+    }
+
+    /// The grace is for CSA clients: an engine the page put on the CSA port (which does not
+    /// come back by itself) loses at once, grace or not.
+    #[test]
+    fn a_pages_engine_that_drops_loses_at_once() {
+        use crate::identity::SeatId;
+        let mut t = Transcript::with(Config {
+            reconnect_grace_ms: GRACE,
+            ..Config::default()
+        });
+        let engine = Identity::Engine {
+            seat: SeatId {
+                game: 1,
+                color: Color::White,
+            },
+            engine: "builtin".into(),
+        };
+        t.login_x1(1, "a");
+        t.input(Input::LoggedIn(
+            2,
+            CheckedLogin {
+                who: engine,
+                x1: true,
+                game: None,
+                address: None,
+                reconnect: None,
+            },
+        ));
+        t.line(1, "%%GAME g-600-10 +");
+        t.line(2, "%%GAME g-600-10 -");
+        t.line(1, "AGREE");
+        t.line(2, "AGREE");
+        let told = to(&sent(t.input(Input::Closed(2))), 1);
+        assert!(told.ends_with("#RESIGN\n#WIN\n"), "{told}");
     }
 
     #[test]
