@@ -337,6 +337,15 @@ fn main() {
     println!("{}", markdown(&rows));
 }
 
+/// This build's `gyoku serve` and, with `before`, an older one, named for the table.
+fn builds_to_compare(before: Option<&std::path::Path>) -> Vec<(&'static str, std::path::PathBuf)> {
+    let mut builds = vec![("gyoku serve", gyoku_required())];
+    if let Some(path) = before {
+        builds.push(("gyoku serve (before)", path.to_path_buf()));
+    }
+    builds
+}
+
 /// `login-flood`: `names` new names at once from `addresses` loopback addresses while a
 /// known player logs in, on this build's `gyoku serve` and (`--before`) an older one.
 fn run_login_flood(names: usize, addresses: u8, before: Option<&std::path::Path>) {
@@ -346,10 +355,7 @@ fn run_login_flood(names: usize, addresses: u8, before: Option<&std::path::Path>
         .enable_all()
         .build()
         .expect("a tokio runtime");
-    let mut builds = vec![("gyoku serve", gyoku_required())];
-    if let Some(path) = before {
-        builds.push(("gyoku serve (before)", path.to_path_buf()));
-    }
+    let builds = builds_to_compare(before);
     println!(
         "| server | new names | from addresses | known player's login | let in | refused | unanswered | crowd answered in |"
     );
@@ -387,10 +393,7 @@ fn run_chat_flood(listeners: usize, seconds: u64, limit: u64, before: Option<&st
         .enable_all()
         .build()
         .expect("a tokio runtime");
-    let mut builds = vec![("gyoku serve", gyoku_required())];
-    if let Some(path) = before {
-        builds.push(("gyoku serve (before)", path.to_path_buf()));
-    }
+    let builds = builds_to_compare(before);
     println!(
         "| server | listeners | memory limit | chat lines written | seconds | listeners dropped | server peak RSS | server at the end |"
     );

@@ -54,20 +54,7 @@ fn two_engines_play_a_game_on_gyoku_serve_and_the_records_agree() {
         )
     };
     let mut clients = [client("alice", "greedy"), client("bob", "random")];
-    let start = Instant::now();
-    for c in &mut clients {
-        loop {
-            if let Some(status) = c.0.try_wait().unwrap() {
-                assert!(status.success(), "{status}");
-                break;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(120),
-                "no end in 120 s"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
+    all_succeed(&mut clients, Duration::from_secs(120));
     // The game is played under csa24h (its name says so, its Game_Summary's Declaration
     // too): the engine, which offers YaneuraOu's option, is told CSARule24H before the game.
     let sent = std::fs::read_to_string(&told).unwrap();
@@ -108,6 +95,22 @@ fn two_engines_play_a_game_on_gyoku_serve_and_the_records_agree() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Waits until every client has exited, each successfully, all within `within` (their exit
+/// is polled every 50 ms: the condition, not the sleep, ends the wait).
+fn all_succeed(clients: &mut [Killed], within: Duration) {
+    let start = Instant::now();
+    for c in clients {
+        loop {
+            if let Some(status) = c.0.try_wait().unwrap() {
+                assert!(status.success(), "{status}");
+                break;
+            }
+            assert!(start.elapsed() < within, "no end in {within:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
 }
 
 /// `gyoku serve` on a free loopback port with its data in `data` and `extra` options,
@@ -238,20 +241,7 @@ fn a_client_whose_connection_is_cut_twice_comes_back_and_finishes() {
         )
     };
     let mut clients = [client("carol", proxied), client("dave", port)];
-    let start = Instant::now();
-    for c in &mut clients {
-        loop {
-            if let Some(status) = c.0.try_wait().unwrap() {
-                assert!(status.success(), "{status}");
-                break;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(180),
-                "no end in 180 s"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
+    all_succeed(&mut clients, Duration::from_secs(180));
     assert_eq!(cuts.load(Ordering::SeqCst), 2, "the proxy cut twice");
     let said = std::fs::read_to_string(dir.join("carol.log")).unwrap();
     assert_eq!(said.matches("back in the game").count(), 2, "{said}");
