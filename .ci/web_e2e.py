@@ -15,7 +15,8 @@ chromium-driver, driven by Selenium from PyPI):
   cannot reach sends nothing; Resign and Declare ask first (Declare says what the rules give
   now) and Cancel keeps playing; a declaration from the same position wins under `csa` and
   is a no-contest under `jsa`; two people play by a link and count an impasse by agreement,
-  a third browser with the used link only watches, and another origin cannot act;
+  a third browser with the used link only watches, and another origin cannot act; two people
+  agree to a sennichite once the position has repeated (the button idle until then);
 - the impasse calculator: a position with both kings entered, verdicts under every preset;
   the board editor: pieces taken off and put on, a pawn added to the hand, counted anew;
 - Japanese and a phone-sized screen.
@@ -286,6 +287,37 @@ def play(driver, base, shots):
             code = json.load(e)["error"]["code"]
             print(f"play (a request from another origin): {e.code} {code}")
             assert e.code == 403 and code == "cross_origin", (e.code, code)
+    finally:
+        friend.quit()
+
+    # --- two people agree to a sennichite once the position has repeated (jsa) ----------
+    driver.get(base + "#/play?" + urllib.parse.urlencode(
+        {"opponent": "person", "rules": "jsa", "color": "black"}))
+    wait(driver, lambda d: d.find_element(By.ID, "start")).click()
+    link = wait(driver, lambda d: d.find_element(By.ID, "invite")).get_attribute("value")
+    friend = browser()
+    try:
+        friend.get(link)
+        wait(friend, lambda d: d.find_element(By.ID, "join")).click()
+        wait(driver, lambda d: d.find_elements(By.ID, "sennichite"))
+        # Nothing has repeated: the button is there, not enabled.
+        assert not driver.find_element(By.ID, "sennichite").is_enabled(), "enabled before a repetition"
+        for i, usi in enumerate(["2h3h", "8b7b", "3h2h", "7b8b"]):
+            mover, color = (driver, "b") if i % 2 == 0 else (friend, "w")
+            wait(mover, lambda d: (lambda x: x and x["moves"] == i and x["seat"]["phase"] == "playing"
+                                   and x["turn"] == ("black" if color == "b" else "white"))(d.execute_script(VIEW)))
+            make_move(mover, usi, color)
+        wait(friend, lambda d: d.find_element(By.ID, "sennichite").is_enabled())
+        click(friend, "#sennichite")
+        said = text_of(driver, "proposal")
+        wait(driver, lambda d: d.find_element(By.ID, "sennichite").is_enabled())
+        driver.save_screenshot(os.path.join(shots, "play-sennichite-proposal.png"))
+        click(driver, "#sennichite")
+        ending = text_of(friend, "ending", lambda t: "ply" in t)
+        print(f"play (two people agree to a sennichite, jsa): '{said}' -> {ending}")
+        assert "sennichite" in said and "No contest" in ending and "sennichite by agreement" in ending, ending
+        text_of(driver, "next-game")
+        driver.save_screenshot(os.path.join(shots, "play-sennichite-agreed.png"))
     finally:
         friend.quit()
 

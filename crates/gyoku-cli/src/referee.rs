@@ -7,6 +7,20 @@ use serde_json::{Value, json};
 use crate::Failure;
 use crate::args::{RuleArgs, RuleOverrides, read_position};
 
+/// The `--moves` token for both players agreeing to a sennichite before the fourth
+/// occurrence. Refused, it is no move: the game goes on and the answer says why.
+const AGREE_SENNICHITE: &str = "agree-sennichite";
+
+/// An agreement the rules refused: the ply it stood at, and why.
+pub struct Refusal {
+    /// The ply the agreement would have taken.
+    pub ply: u32,
+    /// The token.
+    pub token: String,
+    /// Why the rules refused it.
+    pub why: gyoku::GameError,
+}
+
 /// One token of `--moves`: a move or an action of the side to move.
 fn action(game: &Game, token: &str) -> Result<Action, String> {
     let turn = game.turn();
@@ -14,6 +28,7 @@ fn action(game: &Game, token: &str) -> Result<Action, String> {
         "resign" => Action::Resign(turn),
         "win" => Action::Declare,
         "agree" => Action::AgreeImpasse,
+        AGREE_SENNICHITE => Action::AgreeSennichite,
         "timeout" => Action::TimeUp(turn),
         usi => Action::Move(
             usi.parse()
@@ -23,10 +38,11 @@ fn action(game: &Game, token: &str) -> Result<Action, String> {
 }
 
 /// Replays `tokens` in `game`. A refused action, or one after the end, is an input error
-/// naming its ply and token.
-pub fn replay(game: &mut Game, tokens: &str) -> Result<(), Failure> {
+/// naming its ply and token; a refused `agree-sennichite` is no move, and is returned.
+pub fn replay(game: &mut Game, tokens: &str) -> Result<Vec<Refusal>, Failure> {
+    let mut refusals = Vec::new();
     for (i, token) in tokens.split_whitespace().enumerate() {
-        let ply = i + 1;
+        let ply = i + 1 - refusals.len();
         if let Some(outcome) = game.outcome() {
             return Err(Failure::Input(format!(
                 "--moves: ply {ply} '{token}': the game is already over ({outcome})"
@@ -34,10 +50,21 @@ pub fn replay(game: &mut Game, tokens: &str) -> Result<(), Failure> {
         }
         let action =
             action(game, token).map_err(|e| Failure::Input(format!("--moves: ply {ply}: {e}")))?;
-        game.apply(action)
-            .map_err(|e| Failure::Input(format!("--moves: ply {ply} '{token}' refused: {e}")))?;
+        match game.apply(action) {
+            Err(why) if token == AGREE_SENNICHITE => refusals.push(Refusal {
+                ply: ply as u32,
+                token: token.to_string(),
+                why,
+            }),
+            Err(e) => {
+                return Err(Failure::Input(format!(
+                    "--moves: ply {ply} '{token}' refused: {e}"
+                )));
+            }
+            Ok(()) => {}
+        }
     }
-    Ok(())
+    Ok(refusals)
 }
 
 /// `gyoku judge`.
@@ -51,10 +78,36 @@ pub fn run_judge(
     let start = read_position(sfen, lenient, "--sfen")?;
     let (preset, rules) = rule_args.rule_set()?;
     let mut game = Game::new(start, rules);
-    replay(&mut game, moves)?;
+    let refusals = replay(&mut game, moves)?;
     if json {
-        outln!("{}", judge_json(&game));
+        let mut v = judge_json(&game);
+        if !refusals.is_empty() {
+            // An agreement the rules refused is no move: the game went on.
+            v["refused"] = refusals
+                .iter()
+                .map(|r| {
+                    json!({
+                        "ply": r.ply,
+                        "token": r.token,
+                        "code": r.why.code(),
+                        "why": format!(
+                            "{}: not an ending, the game is not over (an agreement is no move)",
+                            r.why
+                        ),
+                    })
+                })
+                .collect();
+        }
+        outln!("{v}");
         return Ok(());
+    }
+    for r in &refusals {
+        outln!(
+            "ply {} '{}' refused: {} (not an ending; an agreement is no move)",
+            r.ply,
+            r.token,
+            r.why
+        );
     }
     match game.outcome() {
         None => outln!(
@@ -204,7 +257,10 @@ pub fn run_rules(
 fn preset_json(preset: Preset, rules: &RuleSet) -> Value {
     let clock = preset.event().map(|e| e.clock);
     let canonical = gyoku::rules::canonical_json(preset.name(), rules, clock.as_ref());
-    let data: Value = serde_json::from_str(&canonical).unwrap_or(Value::Null);
+    let mut data: Value = serde_json::from_str(&canonical).unwrap_or(Value::Null);
+    // The canonical text leaves out a later field that is not set (so older digests stand);
+    // the data shown has every field.
+    data["rules"]["agreed_sennichite"] = json!(rules.agreed_sennichite);
     let fields: serde_json::Map<String, Value> = rules
         .fields()
         .into_iter()

@@ -138,6 +138,18 @@ fn ended(record: &Record, j: &Judgement, o: &Outcome, said: &str, recorded_plies
             side(*checker),
             side(*checker)
         ),
+        EndReason::AgreedSennichite { occurrences } => format!(
+            "the same position stood {} times (after plies {}), fewer than four, and the \
+             players agreed to a sennichite, which these rules allow (JSA, 2019-10-01): {}; \
+             {said}",
+            occurrences.len(),
+            occurrences
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            result_words(o.result)
+        ),
         EndReason::Sennichite { occurrences } => format!(
             "the same position stood four times (after plies {}): sennichite, {}; {said}",
             plies_list(occurrences),
@@ -169,11 +181,18 @@ fn not_over(j: &Judgement, said: &str) -> String {
     let turn = j.game.turn();
     let summary_kind = j.summary.as_ref().map(|s| s.kind.as_str());
     match (&j.recorded, summary_kind) {
-        (_, Some("sennichite" | "oute_sennichite")) | (Some(Terminal::Sennichite), _) => format!(
-            "{said}; but the position after ply {n} has stood {} time(s), not four: no \
-             sennichite yet",
-            occurrences(j)
-        ),
+        (_, Some("sennichite" | "oute_sennichite")) | (Some(Terminal::Sennichite), _) => {
+            let why = j
+                .game
+                .sennichite_agreeable()
+                .err()
+                .map_or(String::new(), |e| format!(", and it cannot be agreed: {e}"));
+            format!(
+                "{said}; but the position after ply {n} has stood {} time(s), not four: no \
+                 sennichite yet{why}",
+                occurrences(j)
+            )
+        }
         (Some(Terminal::Mate), _) => {
             let legal = j.game.position().legal_moves();
             let example = legal

@@ -382,6 +382,8 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
                 game.time_up(turn)
             }
             (Terminal::Jishogi, _) => game.agree_impasse(),
+            // A sennichite before the fourth occurrence: agreed, where the rules allow it.
+            (Terminal::Sennichite, _) => game.agree_sennichite(),
             _ => Ok(()),
         };
         if game.outcome().is_none() {

@@ -363,7 +363,9 @@ impl Record {
                 });
                 Terminal::IllegalAction(by)
             }
-            EndReason::Sennichite { .. } => Terminal::Sennichite,
+            EndReason::Sennichite { .. } | EndReason::AgreedSennichite { .. } => {
+                Terminal::Sennichite
+            }
             EndReason::PerpetualCheck { checker, .. } => Terminal::IllegalAction(*checker),
             EndReason::ImpasseAgreement { .. } | EndReason::ImpasseCount { .. } => {
                 Terminal::Jishogi

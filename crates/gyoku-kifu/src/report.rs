@@ -37,6 +37,11 @@ pub fn detail_json(outcome: &Outcome, game: &Game) -> Value {
             "occurrences": occurrences,
             "repeated_sfen": game.position().to_sfen(),
         }),
+        EndReason::AgreedSennichite { occurrences } => json!({
+            "occurrences": occurrences,
+            "repeated_sfen": game.position().to_sfen(),
+            "agreed": true,
+        }),
         EndReason::PerpetualCheck {
             checker,
             occurrences,

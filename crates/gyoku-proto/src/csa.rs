@@ -327,6 +327,10 @@ pub enum ClientMessage {
     /// `%%IMPASSE`: Gyoku's word in a game, on either turn: propose an impasse count
     /// (持将棋), or accept the opponent's proposal.
     Impasse,
+    /// `%%SENNICHITE`: Gyoku's word in a game, on either turn: propose a sennichite by
+    /// agreement before the fourth occurrence (the JSA's rule since 2019-10-01), or accept
+    /// the opponent's proposal.
+    Sennichite,
     /// An empty line (or shogi-server's single space): keep-alive.
     KeepAlive,
     /// An x1 command.
@@ -423,6 +427,7 @@ impl ClientMessage {
             "%CHUDAN" => ClientMessage::Chudan,
             "CHALLENGE" if words.len() == 1 => ClientMessage::Challenge,
             "%%IMPASSE" if words.len() == 1 => ClientMessage::Impasse,
+            "%%SENNICHITE" if words.len() == 1 => ClientMessage::Sennichite,
             w if w.starts_with("%%") => ClientMessage::X1(Self::x1(&words, line)?),
             _ => return Err(CsaError::Unknown(line.to_string())),
         })
@@ -514,6 +519,7 @@ impl fmt::Display for ClientMessage {
             ClientMessage::Chudan => f.write_str("%CHUDAN"),
             ClientMessage::Challenge => f.write_str("CHALLENGE"),
             ClientMessage::Impasse => f.write_str("%%IMPASSE"),
+            ClientMessage::Sennichite => f.write_str("%%SENNICHITE"),
             ClientMessage::KeepAlive | ClientMessage::Ignored => Ok(()),
             ClientMessage::X1(c) => write!(f, "{c}"),
         }

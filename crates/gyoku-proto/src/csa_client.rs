@@ -29,6 +29,8 @@ pub enum Event {
     },
     /// `##[IMPASSE] proposed by …`: who proposed an impasse count.
     ImpasseProposed(gyoku::Color),
+    /// `##[SENNICHITE] proposed by …`: who proposed a sennichite by agreement.
+    SennichiteProposed(gyoku::Color),
     /// A move was echoed (one's own or the opponent's).
     Moved(EchoedMove),
     /// `%TORYO` or `%KACHI` was echoed.
@@ -144,6 +146,7 @@ impl ClientSession {
                 rule: Some(why),
             }),
             ServerLine::ImpasseProposed(by) => Some(Event::ImpasseProposed(by)),
+            ServerLine::SennichiteProposed(by) => Some(Event::SennichiteProposed(by)),
             ServerLine::Move(m) => Some(Event::Moved(m)),
             ServerLine::Special { text, ms } => Some(Event::Special { text, ms }),
             ServerLine::Reason(Reason::Known(GameEnd::Chudan)) => Some(Event::Ended {

@@ -65,6 +65,8 @@ pub enum ServerLine {
     Refused(gyoku::GameError),
     /// `##[IMPASSE] proposed by +` (or `-`): Gyoku's impasse count proposed in a game.
     ImpasseProposed(Color),
+    /// `##[SENNICHITE] proposed by +` (or `-`): a sennichite by agreement proposed.
+    SennichiteProposed(Color),
     /// An x1 command's answer line, `##[WHO] …`; a reply ends with `+OK`.
     X1 {
         /// Which command answers.
@@ -336,6 +338,9 @@ impl fmt::Display for ServerLine {
             ServerLine::Error(what) => write!(f, "##[ERROR] {what}"),
             ServerLine::Refused(why) => write!(f, "##[ERROR] {why}"),
             ServerLine::ImpasseProposed(by) => write!(f, "##[IMPASSE] proposed by {}", sign(*by)),
+            ServerLine::SennichiteProposed(by) => {
+                write!(f, "##[SENNICHITE] proposed by {}", sign(*by))
+            }
             ServerLine::X1 { tag, text } => write!(f, "##[{}] {text}", tag.word()),
             ServerLine::ForkName(name) => write!(f, "##[FORK]: new buoy game name: {name}"),
             ServerLine::Monitor { game_id, text } => write!(f, "##[MONITOR2][{game_id}] {text}"),
@@ -487,6 +492,13 @@ impl ServerLine {
                 _ => None,
             };
         }
+        if let Some(by) = rest.strip_prefix("SENNICHITE] proposed by ") {
+            return match by {
+                "+" => Some(ServerLine::SennichiteProposed(Color::Black)),
+                "-" => Some(ServerLine::SennichiteProposed(Color::White)),
+                _ => None,
+            };
+        }
         if let Some(name) = rest.strip_prefix("FORK]: new buoy game name: ") {
             return Some(ServerLine::ForkName(name.to_string()));
         }
@@ -571,6 +583,8 @@ mod tests {
                 .prop_map(ServerLine::Refused),
             prop::sample::select(vec![Color::Black, Color::White])
                 .prop_map(ServerLine::ImpasseProposed),
+            prop::sample::select(vec![Color::Black, Color::White])
+                .prop_map(ServerLine::SennichiteProposed),
             (prop::sample::select(X1Tag::ALL.to_vec()), text())
                 .prop_map(|(tag, text)| ServerLine::X1 { tag, text }),
             word().prop_map(ServerLine::ForkName),
@@ -685,6 +699,10 @@ mod tests {
             (
                 "##[IMPASSE] proposed by -",
                 ServerLine::ImpasseProposed(Color::White),
+            ),
+            (
+                "##[SENNICHITE] proposed by +",
+                ServerLine::SennichiteProposed(Color::Black),
             ),
             (
                 "##[WHO] +OK",

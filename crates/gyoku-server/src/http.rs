@@ -118,6 +118,7 @@ pub fn router(
             .route("/api/seats/{token}/resign", post(seats::resign))
             .route("/api/seats/{token}/declare", post(seats::declare))
             .route("/api/seats/{token}/impasse", post(seats::impasse))
+            .route("/api/seats/{token}/sennichite", post(seats::sennichite))
     };
     everywhere
         .merge(referees)

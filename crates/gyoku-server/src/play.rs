@@ -190,9 +190,9 @@ pub struct SeatState {
     pub result: Option<String>,
     /// The name it logged in with.
     pub login: Option<String>,
-    /// An impasse count proposed in the game being played, by this colour; until the next
-    /// move.
-    pub proposal: Option<Color>,
+    /// An impasse count or a sennichite by agreement proposed in the game being played,
+    /// and by which colour; until the next move.
+    pub proposal: Option<(gyoku::Proposal, Color)>,
     /// Proposals heard.
     pub proposals: u64,
 }
@@ -281,7 +281,11 @@ impl SeatState {
             }
             Event::ImpasseProposed(by) => {
                 self.proposals += 1;
-                self.proposal = Some(by);
+                self.proposal = Some((gyoku::Proposal::Impasse, by));
+            }
+            Event::SennichiteProposed(by) => {
+                self.proposals += 1;
+                self.proposal = Some((gyoku::Proposal::Sennichite, by));
             }
             Event::LoginRefused => self.phase = Phase::Closed,
             Event::Proposed(_)
@@ -889,7 +893,7 @@ mod tests {
         assert_eq!(s.errors, 1);
         assert_eq!(s.refusal, Some(nifu), "the kind, read back as a value");
         read(&mut s, "##[IMPASSE] proposed by +");
-        assert_eq!(s.proposal, Some(Color::Black));
+        assert_eq!(s.proposal, Some((gyoku::Proposal::Impasse, Color::Black)));
         read(&mut s, "-3334FU,T1");
         assert_eq!((s.proposal, s.to_move()), (None, Some(Color::Black)));
         read(&mut s, "%TORYO,T0");

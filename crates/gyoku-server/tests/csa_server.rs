@@ -1081,6 +1081,61 @@ fn a_jsa_no_contest_is_replayed_at_once_with_colours_swapped() {
     );
 }
 
+/// Issue 41, item 1: the JSA's sennichite by agreement (対局規定, 2019-10-01), proposed and
+/// accepted with Gyoku's `%%SENNICHITE` once the position has repeated; refused before it
+/// and under rules without it.
+#[test]
+fn two_csa_clients_agree_to_a_sennichite() {
+    let server = TestServer::start("agreed", Config::default());
+    let (mut b, mut w, id) = start_game(&server, "rules_jsa_agreed-600-10", ["b12", "w12"]);
+    // Nothing has repeated yet: refused, the game goes on.
+    b.send("%%SENNICHITE");
+    b.expect("##[ERROR] the position has not repeated: no sennichite to agree to");
+    let cycle = ["+2838HI", "-8272HI", "+3828HI", "-7282HI"];
+    for (i, m) in cycle.iter().enumerate() {
+        if i % 2 == 0 { &mut b } else { &mut w }.send(m);
+        b.expect(&format!("{m},T*"));
+        w.expect(&format!("{m},T*"));
+    }
+    // The start position for the second time: White proposes on Black's turn, Black
+    // accepts.
+    w.send("%%SENNICHITE");
+    b.expect("##[SENNICHITE] proposed by -");
+    w.expect("##[SENNICHITE] proposed by -");
+    b.send("%%SENNICHITE");
+    for c in [&mut b, &mut w] {
+        c.expect("#SENNICHITE");
+        c.expect("#DRAW");
+        // A no contest under the JSA's rules: the replay is offered at once.
+        c.expect("BEGIN Game_Summary");
+        c.expect("Name+:w12");
+    }
+    let (result, reason): (String, String) = server
+        .db()
+        .query_row(
+            "SELECT result, reason FROM games WHERE id = ?1",
+            [&id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (result.as_str(), reason.as_str()),
+        ("no_contest", "agreed_sennichite")
+    );
+
+    // Under the CSA rules there is no agreement: the fourth occurrence only.
+    let (mut b, mut w, _) = start_game(&server, "csa_agreed-600-10", ["b13", "w13"]);
+    for (i, m) in cycle.iter().enumerate() {
+        if i % 2 == 0 { &mut b } else { &mut w }.send(m);
+        b.expect(&format!("{m},T*"));
+        w.expect(&format!("{m},T*"));
+    }
+    b.send("%%SENNICHITE");
+    b.expect("##[ERROR] these rules allow no sennichite by agreement");
+    b.send("+2838HI");
+    w.expect("+2838HI,T*");
+}
+
 #[test]
 fn strict_csa_server_sees_no_mate_and_the_mated_side_resigns() {
     let moves = yamada_gps_moves();

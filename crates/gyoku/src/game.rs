@@ -53,6 +53,12 @@ pub enum Action {
     AcceptImpasse(Color),
     /// Both players agree to count an impasse at once.
     AgreeImpasse,
+    /// A player proposes a sennichite by agreement (where the rules allow one).
+    ProposeSennichite(Color),
+    /// A player accepts the other's sennichite proposal.
+    AcceptSennichite(Color),
+    /// Both players agree to a sennichite at once, before the fourth occurrence.
+    AgreeSennichite,
     /// A player's clock ran out.
     TimeUp(Color),
 }
@@ -74,6 +80,11 @@ pub enum GameError {
     AgreementNotAllowed,
     /// There is no proposal from the other player to accept.
     NoProposal,
+    /// The rules allow no sennichite by agreement.
+    NoSennichiteAgreement,
+    /// The position has not stood often enough for a sennichite by agreement
+    /// ([`crate::rules::AGREED_SENNICHITE_MIN`]).
+    NotRepeated,
 }
 
 impl GameError {
@@ -83,7 +94,7 @@ impl GameError {
     /// ```
     /// use gyoku::GameError;
     /// let all: Vec<GameError> = GameError::all().collect();
-    /// assert_eq!(all.len(), 21);
+    /// assert_eq!(all.len(), 23);
     /// assert!(all.contains(&GameError::NoProposal));
     /// ```
     pub fn all() -> impl Iterator<Item = GameError> {
@@ -101,6 +112,8 @@ impl GameError {
                 GameError::NoAgreementRule,
                 GameError::AgreementNotAllowed,
                 GameError::NoProposal,
+                GameError::NoSennichiteAgreement,
+                GameError::NotRepeated,
             ])
     }
 
@@ -114,6 +127,8 @@ impl GameError {
             GameError::NoAgreementRule => "no_agreement_rule",
             GameError::AgreementNotAllowed => "agreement_not_allowed",
             GameError::NoProposal => "no_proposal",
+            GameError::NoSennichiteAgreement => "no_sennichite_agreement",
+            GameError::NotRepeated => "not_repeated",
         }
     }
 }
@@ -129,7 +144,13 @@ impl fmt::Display for GameError {
             GameError::NoDeclarationRule => f.write_str("these rules have no declaration"),
             GameError::NoAgreementRule => f.write_str("these rules have no impasse agreement"),
             GameError::AgreementNotAllowed => f.write_str("an impasse count needs an entered king"),
-            GameError::NoProposal => f.write_str("no impasse proposal to accept"),
+            GameError::NoProposal => f.write_str("no proposal to accept"),
+            GameError::NoSennichiteAgreement => {
+                f.write_str("these rules allow no sennichite by agreement")
+            }
+            GameError::NotRepeated => {
+                f.write_str("the position has not repeated: no sennichite to agree to")
+            }
         }
     }
 }
@@ -181,7 +202,26 @@ pub struct Game {
     plies: Vec<PlyRecord>,
     occurrences: Occurrences,
     outcome: Option<Outcome>,
-    proposal: Option<Color>,
+    proposal: Option<(Proposal, Color)>,
+}
+
+/// What a player proposed, for the other to accept before the next move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Proposal {
+    /// To count the impasse now.
+    Impasse,
+    /// A sennichite by agreement.
+    Sennichite,
+}
+
+impl Proposal {
+    /// `impasse` or `sennichite`.
+    pub const fn code(self) -> &'static str {
+        match self {
+            Proposal::Impasse => "impasse",
+            Proposal::Sennichite => "sennichite",
+        }
+    }
 }
 
 impl Game {
@@ -281,6 +321,9 @@ impl Game {
             Action::ProposeImpasse(color) => self.propose_impasse(color),
             Action::AcceptImpasse(color) => self.accept_impasse(color),
             Action::AgreeImpasse => self.agree_impasse(),
+            Action::ProposeSennichite(color) => self.propose_sennichite(color),
+            Action::AcceptSennichite(color) => self.accept_sennichite(color),
+            Action::AgreeSennichite => self.agree_sennichite(),
             Action::TimeUp(color) => self.time_up(color),
         }
     }
@@ -591,6 +634,17 @@ impl Game {
     /// The four plies after which the current position stood, confirmed by replaying the
     /// game and comparing the real positions; `None` if fewer than four (a hash collision).
     fn confirmed_occurrences(&self) -> Option<[u32; 4]> {
+        let found = self.plies_at_current_position();
+        if found.len() < 4 {
+            return None;
+        }
+        let tail = &found[found.len() - 4..];
+        Some([tail[0], tail[1], tail[2], tail[3]])
+    }
+
+    /// Every ply after which the current position stood (0: the initial position),
+    /// confirmed on the real board and hands by replaying the game.
+    fn plies_at_current_position(&self) -> Vec<u32> {
         let target = self.position.hash();
         let n = self.plies.len();
         let mut found = Vec::with_capacity(4);
@@ -608,11 +662,7 @@ impl Game {
                 pos.play_unchecked(self.plies[i].mv);
             }
         }
-        if found.len() < 4 {
-            return None;
-        }
-        let tail = &found[found.len() - 4..];
-        Some([tail[0], tail[1], tail[2], tail[3]])
+        found
     }
 
     /// `color` resigns.
@@ -796,7 +846,7 @@ impl Game {
     /// As [`Game::agree_impasse`] would refuse now.
     pub fn propose_impasse(&mut self, color: Color) -> Result<(), GameError> {
         self.countable()?;
-        self.proposal = Some(color);
+        self.proposal = Some((Proposal::Impasse, color));
         Ok(())
     }
 
@@ -807,10 +857,133 @@ impl Game {
     /// [`Game::agree_impasse`].
     pub fn accept_impasse(&mut self, color: Color) -> Result<(), GameError> {
         self.ensure_running()?;
-        if self.proposal != Some(!color) {
+        if self.proposal != Some((Proposal::Impasse, !color)) {
             return Err(GameError::NoProposal);
         }
         self.agree_impasse()
+    }
+
+    /// `color` proposes `what` (as [`Game::propose_impasse`] or
+    /// [`Game::propose_sennichite`]).
+    ///
+    /// # Errors
+    /// As those.
+    pub fn propose(&mut self, what: Proposal, color: Color) -> Result<(), GameError> {
+        match what {
+            Proposal::Impasse => self.propose_impasse(color),
+            Proposal::Sennichite => self.propose_sennichite(color),
+        }
+    }
+
+    /// `color` accepts the other's proposal of `what` (as [`Game::accept_impasse`] or
+    /// [`Game::accept_sennichite`]).
+    ///
+    /// # Errors
+    /// As those.
+    pub fn accept(&mut self, what: Proposal, color: Color) -> Result<(), GameError> {
+        match what {
+            Proposal::Impasse => self.accept_impasse(color),
+            Proposal::Sennichite => self.accept_sennichite(color),
+        }
+    }
+
+    /// The proposal standing now, and who made it (it lapses with the next move).
+    pub fn proposal(&self) -> Option<(Proposal, Color)> {
+        self.proposal
+    }
+
+    /// Whether the players may agree to a sennichite now: `Ok`, or why not (as
+    /// [`Game::agree_sennichite`] would refuse).
+    ///
+    /// # Errors
+    /// As [`Game::agree_sennichite`].
+    pub fn sennichite_agreeable(&self) -> Result<(), GameError> {
+        self.agreeable_sennichite().map(|_| ())
+    }
+
+    /// The plies after which the current position has stood where the rules allow a
+    /// sennichite by agreement and it has stood often enough.
+    fn agreeable_sennichite(&self) -> Result<Vec<u32>, GameError> {
+        self.ensure_running()?;
+        if !self.rules.agreed_sennichite {
+            return Err(GameError::NoSennichiteAgreement);
+        }
+        let seen = self
+            .occurrences
+            .get(&self.position.hash())
+            .copied()
+            .unwrap_or(0);
+        if u32::from(seen) < crate::rules::AGREED_SENNICHITE_MIN {
+            return Err(GameError::NotRepeated);
+        }
+        let plies = self.plies_at_current_position();
+        if (plies.len() as u32) < crate::rules::AGREED_SENNICHITE_MIN {
+            return Err(GameError::NotRepeated);
+        }
+        Ok(plies)
+    }
+
+    /// Both players agree to a sennichite now, before the fourth occurrence (JSA 対局規定,
+    /// 2019-10-01): the game ends as a sennichite does under these rules.
+    ///
+    /// ```
+    /// use gyoku::{Game, GameError, GameResult, Position, Preset};
+    /// let shuffle = ["2h3h", "8b7b", "3h2h", "7b8b"];
+    /// let mut game = Game::new(Position::startpos(), Preset::Jsa.rules());
+    /// assert_eq!(game.agree_sennichite(), Err(GameError::NotRepeated));
+    /// for m in shuffle {
+    ///     game.play(m.parse()?)?;
+    /// }
+    /// // The start position stands for the second time: the players may agree.
+    /// game.agree_sennichite()?;
+    /// let outcome = game.outcome().unwrap();
+    /// assert_eq!(outcome.reason.code(), "agreed_sennichite");
+    /// assert_eq!(outcome.result, GameResult::NoContest);
+    ///
+    /// let mut csa = Game::new(Position::startpos(), Preset::Csa.rules());
+    /// for m in shuffle {
+    ///     csa.play(m.parse()?)?;
+    /// }
+    /// assert_eq!(csa.agree_sennichite(), Err(GameError::NoSennichiteAgreement));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], [`GameError::NoSennichiteAgreement`] (the rules allow
+    /// none), [`GameError::NotRepeated`] (the position has not stood twice).
+    pub fn agree_sennichite(&mut self) -> Result<(), GameError> {
+        let occurrences = self.agreeable_sennichite()?;
+        let ply = self.next_ply();
+        self.end(
+            GameResult::from_resolution(self.rules.sennichite),
+            EndReason::AgreedSennichite { occurrences },
+            ply,
+        );
+        Ok(())
+    }
+
+    /// `color` proposes a sennichite by agreement; the other player may accept until the
+    /// next move.
+    ///
+    /// # Errors
+    /// As [`Game::agree_sennichite`] would refuse now.
+    pub fn propose_sennichite(&mut self, color: Color) -> Result<(), GameError> {
+        self.agreeable_sennichite()?;
+        self.proposal = Some((Proposal::Sennichite, color));
+        Ok(())
+    }
+
+    /// `color` accepts the other player's sennichite proposal, and the game ends.
+    ///
+    /// # Errors
+    /// [`GameError::NoProposal`] without such a proposal from the other player; otherwise
+    /// as [`Game::agree_sennichite`].
+    pub fn accept_sennichite(&mut self, color: Color) -> Result<(), GameError> {
+        self.ensure_running()?;
+        if self.proposal != Some((Proposal::Sennichite, !color)) {
+            return Err(GameError::NoProposal);
+        }
+        self.agree_sennichite()
     }
 
     /// The side to move.

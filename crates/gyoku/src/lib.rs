@@ -58,7 +58,7 @@ pub use clock::{
     Clock, ClockError, Flagged, Millis, MoveTime, ReplayClock, Rounding, ThinkingUnits, TimeControl,
 };
 pub use color::{ByColor, Color};
-pub use game::{Action, Game, GameError, PlyRecord};
+pub use game::{Action, Game, GameError, PlyRecord, Proposal};
 pub use hand::{Hand, HandError};
 pub use handicap::{Handicap, ParseHandicapError};
 pub use impasse::{GameResult, ImpasseCount, ImpasseReport};

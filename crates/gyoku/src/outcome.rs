@@ -38,6 +38,13 @@ pub enum EndReason {
         /// The plies after which the position stood.
         occurrences: [u32; 4],
     },
+    /// Both players agreed to a sennichite before the fourth occurrence (where the rules
+    /// allow it: the JSA's since 2019-10-01); it ends as a sennichite does.
+    AgreedSennichite {
+        /// The plies after which the position had stood (0 = the initial position): two
+        /// or three of them.
+        occurrences: Vec<u32>,
+    },
     /// Both players agreed to an impasse count.
     ImpasseAgreement {
         /// Total points, with handicap credit.
@@ -128,7 +135,7 @@ impl ForfeitCause {
 
 impl EndReason {
     /// The stable code: `checkmate`, `no_legal_move`, `resignation`, `illegal_move`,
-    /// `sennichite`, `perpetual_check`, `impasse_agreement`, `declaration`,
+    /// `sennichite`, `agreed_sennichite`, `perpetual_check`, `impasse_agreement`, `declaration`,
     /// `failed_declaration`, `automatic_impasse`, `impasse_count`, `try`, `move_limit`,
     /// `time_up`, and for a forfeit its cause: `crash`, `hang`, `garbage`, `flood`.
     pub const fn code(&self) -> &'static str {
@@ -138,6 +145,7 @@ impl EndReason {
             EndReason::Resignation { .. } => "resignation",
             EndReason::IllegalMove { .. } => "illegal_move",
             EndReason::Sennichite { .. } => "sennichite",
+            EndReason::AgreedSennichite { .. } => "agreed_sennichite",
             EndReason::PerpetualCheck { .. } => "perpetual_check",
             EndReason::ImpasseAgreement { .. } => "impasse_agreement",
             EndReason::Declaration { .. } => "declaration",
@@ -177,7 +185,9 @@ impl Outcome {
             EndReason::IllegalMove { .. } | EndReason::FailedDeclaration { .. } => {
                 &["#ILLEGAL_MOVE"]
             }
-            EndReason::Sennichite { .. } => &["%SENNICHITE", "#SENNICHITE"],
+            EndReason::Sennichite { .. } | EndReason::AgreedSennichite { .. } => {
+                &["%SENNICHITE", "#SENNICHITE"]
+            }
             EndReason::PerpetualCheck { .. } => &["#OUTE_SENNICHITE"],
             EndReason::Declaration { .. } | EndReason::AutomaticImpasse { .. } => {
                 &["%KACHI", "#JISHOGI"]
@@ -201,7 +211,7 @@ impl Outcome {
             EndReason::IllegalMove { .. }
             | EndReason::FailedDeclaration { .. }
             | EndReason::PerpetualCheck { .. } => "反則負け",
-            EndReason::Sennichite { .. } => "千日手",
+            EndReason::Sennichite { .. } | EndReason::AgreedSennichite { .. } => "千日手",
             EndReason::ImpasseAgreement { .. } | EndReason::ImpasseCount { .. } => "持将棋",
             EndReason::Declaration { .. } | EndReason::AutomaticImpasse { .. } => {
                 if self.result == GameResult::NoContest {

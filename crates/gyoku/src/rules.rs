@@ -188,6 +188,12 @@ pub struct RuleSet {
     pub fouls: Fouls,
     /// The result of a sennichite (fourfold repetition without perpetual check).
     pub sennichite: Resolution,
+    /// Both players may agree to a sennichite before the fourth occurrence, once the
+    /// position has stood at least [`AGREED_SENNICHITE_MIN`] times; it ends as a
+    /// sennichite does (`sennichite`'s result). The JSA's 対局規定 as revised on
+    /// 2019-10-01: "同一局面が4回現れなくても両対局者の合意があれば千日手が成立する"
+    /// (ja.wikipedia, 千日手).
+    pub agreed_sennichite: bool,
     /// The declaration the side to move may make instead of a move, if any.
     pub declaration: Option<Declaration>,
     /// The 27-point declaration conditions checked for the side to move at the start of
@@ -213,6 +219,12 @@ pub struct RuleSet {
     /// later resigned; the resignation stands (used when judging records).
     pub unnoticed_foul_resignation_stands: bool,
 }
+
+/// How many times the position must have stood for the players to agree to a sennichite
+/// (where [`RuleSet::agreed_sennichite`] allows it): a repetition, so twice. The JSA's
+/// text gives no count ("4回未満でも"); a position that has stood once has repeated
+/// nothing, and an agreement there would be a draw by agreement, which no rule set has.
+pub const AGREED_SENNICHITE_MIN: u32 = 2;
 
 /// The named rule sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -262,6 +274,7 @@ pub(crate) const POINTS24_AGREEMENT: Agreement = Agreement {
 const BASE: RuleSet = RuleSet {
     fouls: Fouls::Lose,
     sennichite: Resolution::Draw,
+    agreed_sennichite: false,
     declaration: None,
     automatic_impasse: false,
     agreement: None,
@@ -420,6 +433,7 @@ impl Preset {
         match self {
             Preset::Jsa => RuleSet {
                 sennichite: Resolution::NoContest,
+                agreed_sennichite: true,
                 declaration: Some(Declaration {
                     rule: DeclarationRule::Jsa24,
                     on_fail: OnFail::Lose,
@@ -436,6 +450,7 @@ impl Preset {
                 ..BASE
             },
             Preset::JsaAmateur => RuleSet {
+                agreed_sennichite: true,
                 declaration: DECLARE_27,
                 agreement: Some(Agreement {
                     count: CountRule::Points27,
@@ -507,6 +522,7 @@ impl Preset {
             },
             Preset::Friendly => RuleSet {
                 fouls: Fouls::Refuse,
+                agreed_sennichite: true,
                 agreement: Some(Agreement {
                     both_reach: Resolution::Draw,
                     ..POINTS24_AGREEMENT
@@ -630,7 +646,9 @@ impl RuleSet {
     }
 
     /// Every field as one canonical JSON object (keys sorted, no blanks; absent rules
-    /// `null`): what [`Preset::canonical_json`] pins.
+    /// `null`): what [`Preset::canonical_json`] pins. A field added since the digests were
+    /// first published (`agreed_sennichite`) is written only when set, so the text, and the
+    /// digest, of rules that do not use it stay what they were.
     pub fn canonical_json(&self) -> String {
         let resolution = |r: Resolution| match r {
             Resolution::Draw => "\"draw\"",
@@ -679,11 +697,16 @@ impl RuleSet {
         });
         format!(
             concat!(
-                r#"{{"agreement":{},"automatic_impasse":{},"declaration":{},"#,
+                r#"{{{}"agreement":{},"automatic_impasse":{},"declaration":{},"#,
                 r#""fairbairn_count":{},"fouls":"{}","handicap_credit":{},"#,
                 r#""missing_points_credit":{},"move_limit":{},"sennichite":{},"#,
                 r#""try_rule":{},"unnoticed_foul_resignation_stands":{}}}"#
             ),
+            if self.agreed_sennichite {
+                r#""agreed_sennichite":true,"#
+            } else {
+                ""
+            },
             agreement,
             self.automatic_impasse,
             declaration,
@@ -717,6 +740,7 @@ impl RuleSet {
                 .to_string(),
             ),
             ("sennichite", resolution(self.sennichite).to_string()),
+            ("agreed_sennichite", self.agreed_sennichite.to_string()),
         ];
         out.push((
             "declaration",
@@ -810,6 +834,9 @@ mod tests {
         assert_eq!(jsa.move_limit.unwrap().plies, 500);
         assert!(jsa.move_limit.unwrap().check_extension);
         assert_eq!(jsa.declaration.unwrap().rule, DeclarationRule::Jsa24);
+        // Sennichite by agreement: JSA 対局規定 (2019-10-01); not between engines.
+        assert!(jsa.agreed_sennichite && Preset::JsaAmateur.rules().agreed_sennichite);
+        assert!(!Preset::Csa.rules().agreed_sennichite);
         assert_eq!(Preset::Lishogi.rules().fouls, Fouls::Refuse);
         assert_eq!(Preset::Lishogi.rules().move_limit.unwrap().plies, 700);
         assert!(Preset::ShogiWars.rules().automatic_impasse);
@@ -818,11 +845,17 @@ mod tests {
         assert_eq!(Preset::Plain.rules(), RuleSet::default());
         for p in Preset::ALL {
             assert_eq!(p.name().parse(), Ok(p));
-            assert_eq!(p.rules().fields().len(), 11);
-            // Every field of the text form is in the canonical JSON too.
+            assert_eq!(p.rules().fields().len(), 12);
+            // Every field of the text form is in the canonical JSON too, but for a later
+            // field that is not set (left out so that older digests stand).
             let json = p.canonical_json();
             for (name, _) in p.rules().fields() {
-                assert!(json.contains(&format!("\"{name}\":")), "{p}: {name}");
+                let later_unset = name == "agreed_sennichite" && !p.rules().agreed_sennichite;
+                assert_eq!(
+                    json.contains(&format!("\"{name}\":")),
+                    !later_unset,
+                    "{p}: {name}"
+                );
             }
         }
     }

@@ -18,6 +18,9 @@ fn actions_from(game: &Game, b: u8, c: u8) -> Action {
         3 => Action::AcceptImpasse(pos.turn()),
         4 if c.is_multiple_of(8) => Action::Resign(pos.turn()),
         5 if c.is_multiple_of(8) => Action::TimeUp(!pos.turn()),
+        9 if c.is_multiple_of(4) => Action::AgreeSennichite,
+        10 => Action::ProposeSennichite(pos.turn()),
+        11 => Action::AcceptSennichite(!pos.turn()),
         6..=8 => {
             let from = gyoku::Square::from_index(usize::from(c) % 81).unwrap();
             let to = gyoku::Square::from_index(usize::from(c.wrapping_mul(13)) % 81).unwrap();

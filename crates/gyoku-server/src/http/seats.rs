@@ -75,7 +75,8 @@ fn seat_json(seat: &Seat, s: &SeatState) -> Value {
         "games": s.games,
         "result": s.result,
         "error": s.error,
-        "proposal": s.proposal.map(Color::name),
+        "proposal": s.proposal.map(|(_, by)| by.name()),
+        "proposal_kind": s.proposal.map(|(what, _)| what.code()),
     })
 }
 
@@ -391,10 +392,29 @@ pub(super) async fn impasse(
     State(api): State<Shared>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let seat = seat_of(&api, &token)?;
+    agreement(&api, &token, ClientMessage::Impasse).await
+}
+
+/// `POST /api/seats/{token}/sennichite`: proposes a sennichite by agreement (the JSA's
+/// since 2019-10-01: the position repeated, fewer than four times), or accepts the other
+/// player's proposal, on either turn.
+pub(super) async fn sennichite(
+    State(api): State<Shared>,
+    Path(token): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    agreement(&api, &token, ClientMessage::Sennichite).await
+}
+
+/// A proposal (or an acceptance) sent, and the seat's state once the lobby answered.
+async fn agreement(
+    api: &Shared,
+    token: &str,
+    word: ClientMessage,
+) -> Result<Json<Value>, ApiError> {
+    let seat = seat_of(api, token)?;
     let before = playing(&seat)?;
     let after = seat
-        .send_and_wait(Said::Message(ClientMessage::Impasse), |b, n| {
+        .send_and_wait(Said::Message(word), |b, n| {
             n.errors > b.errors || n.phase != Phase::Playing || n.proposals > b.proposals
         })
         .await
@@ -402,7 +422,7 @@ pub(super) async fn impasse(
     if let Some(e) = refused(&before, &after) {
         return Err(e);
     }
-    answer(&api, &seat, &after).await
+    answer(api, &seat, &after).await
 }
 
 /// `POST /api/seats/{token}/declare`: 入玉宣言, judged under the game's rules.

@@ -231,6 +231,9 @@ pub(super) fn game_view(
     v["allows"] = json!({
         "declaration": rules.declaration.is_some(),
         "impasse_count": rules.agreement.is_some(),
+        // A sennichite by agreement: the rules allow one and the position has repeated.
+        "sennichite_agreement": rules.agreed_sennichite,
+        "sennichite": game.sennichite_agreeable().is_ok(),
     });
     let playing = d.listed.status == "playing";
     v["clock"] = clock_json(&spec, &moves, playing, game.turn(), since);

@@ -212,9 +212,12 @@ impl Lobby {
                 tell(out, conn, ServerLine::ChallengeAccepted);
             }
             ClientMessage::Impasse if c.status == Status::Game => {
-                self.impasse_line(conn, now, out);
+                self.agreement_line(conn, gyoku::Proposal::Impasse, now, out);
             }
-            ClientMessage::Impasse => {
+            ClientMessage::Sennichite if c.status == Status::Game => {
+                self.agreement_line(conn, gyoku::Proposal::Sennichite, now, out);
+            }
+            ClientMessage::Impasse | ClientMessage::Sennichite => {
                 // Out of a game, what it is to shogi-server: an x1 command it does not know.
                 let unknown = gyoku_proto::csa::X1Command::Unknown(msg.to_string());
                 self.x1(conn, unknown, now, out);

@@ -137,12 +137,12 @@ pub(super) fn end_lines(foul_text: Option<&str>, ending: &Ending) -> EndLines {
                     "jishogi",
                     o.reason.code(),
                 ),
-                EndReason::Sennichite { .. } => (
+                EndReason::Sennichite { .. } | EndReason::AgreedSennichite { .. } => (
                     said(None, GameEnd::Sennichite),
                     r,
                     Some("%SENNICHITE"),
                     "sennichite",
-                    "sennichite",
+                    o.reason.code(),
                 ),
                 EndReason::PerpetualCheck { .. } => (
                     said(None, GameEnd::OuteSennichite),

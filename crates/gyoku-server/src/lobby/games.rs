@@ -117,15 +117,22 @@ impl Lobby {
         }
     }
 
-    /// [`super::IMPASSE_LINE`] from a player in a game, on either turn.
-    pub(super) fn impasse_line(&mut self, conn: ConnId, now: Now, out: &mut Vec<Output>) {
+    /// [`super::IMPASSE_LINE`] or [`super::SENNICHITE_LINE`] from a player in a game, on
+    /// either turn.
+    pub(super) fn agreement_line(
+        &mut self,
+        conn: ConnId,
+        what: gyoku::Proposal,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
         let Some(key) = self.conns.get(&conn).and_then(|c| c.game) else {
             return;
         };
         let Some(room) = self.games.get_mut(&key) else {
             return;
         };
-        let step = room.impasse(room.color_of(conn), out);
+        let step = room.agreement(room.color_of(conn), what, out);
         self.after(key, step, now, out);
     }
 

@@ -32,6 +32,11 @@ pub const AGREE_TIMEOUT_MS: Millis = 120_000;
 /// player's proposal (rules with an agreement, as JSA's 持将棋).
 pub const IMPASSE_LINE: &str = "%%IMPASSE";
 
+/// Gyoku's own line, on either turn: propose a sennichite by agreement before the fourth
+/// occurrence, or accept the other player's proposal (rules that allow one, as the JSA's
+/// since 2019-10-01).
+pub const SENNICHITE_LINE: &str = "%%SENNICHITE";
+
 /// Lines a player may send out of turn before the server stops keeping them.
 pub const MAX_DEFERRED: usize = 64;
 

@@ -8,7 +8,9 @@ use gyoku_kifu::Format;
 use gyoku_kifu::judge::judge;
 
 use super::change::Change;
-use super::{CheckedLogin, Config, GameSetup, IMPASSE_LINE, Input, Lobby, Now, Output};
+use super::{
+    CheckedLogin, Config, GameSetup, IMPASSE_LINE, Input, Lobby, Now, Output, SENNICHITE_LINE,
+};
 use crate::identity::Identity;
 
 /// One way a game ends: its name (rules and time), its start, what the players send
@@ -154,6 +156,24 @@ const ENDINGS: &[Ending] = &[
         wait_ms: 0,
         result: "no_contest",
         reason: "impasse_agreement",
+    },
+    Ending {
+        what: "a sennichite agreed (jsa, the start position twice)",
+        game: "rules_jsa_end-600-10",
+        sfen: None,
+        max_moves: None,
+        actions: &[
+            "2h3h",
+            "8b7b",
+            "3h2h",
+            "7b8b",
+            SENNICHITE_LINE,
+            "-", /* White's turn to speak */
+            SENNICHITE_LINE,
+        ],
+        wait_ms: 0,
+        result: "no_contest",
+        reason: "agreed_sennichite",
     },
     Ending {
         what: "time up",

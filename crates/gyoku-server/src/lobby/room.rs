@@ -308,18 +308,24 @@ impl Room {
         matches!(self.phase, Phase::Playing) && self.referee.turn() == color
     }
 
-    /// Gyoku's `%%IMPASSE` from `color`, on either turn: proposes to count the impasse now,
-    /// or accepts the other's proposal (the game ends, counted as the rules say). Both
-    /// players hear `##[IMPASSE] proposed by +` (or `-`); a proposal the rules refuse is
-    /// answered `##[ERROR]`. A proposal lapses with the next move.
-    pub(super) fn impasse(&mut self, color: Color, out: &mut Vec<Output>) -> Step {
+    /// Gyoku's `%%IMPASSE` or `%%SENNICHITE` from `color`, on either turn: proposes to
+    /// count the impasse now (or a sennichite by agreement), or accepts the other's same
+    /// proposal (the game ends as the rules say). Both players hear `##[IMPASSE] proposed
+    /// by +` (or `##[SENNICHITE] …`, `-`); a proposal the rules refuse is answered
+    /// `##[ERROR]`. A proposal lapses with the next move.
+    pub(super) fn agreement(
+        &mut self,
+        color: Color,
+        what: gyoku::Proposal,
+        out: &mut Vec<Output>,
+    ) -> Step {
         if !matches!(self.phase, Phase::Playing) || self.mated {
             return Step::Unchanged;
         }
         let conn = self.players[color.index()];
-        let accepted = match self.referee.accept_impasse(color) {
+        let accepted = match self.referee.accept(what, color) {
             Ok(()) => true,
-            Err(gyoku::GameError::NoProposal) => match self.referee.propose_impasse(color) {
+            Err(gyoku::GameError::NoProposal) => match self.referee.propose(what, color) {
                 Ok(()) => false,
                 Err(e) => {
                     tell(out, conn, ServerLine::Refused(e));
@@ -334,8 +340,12 @@ impl Room {
         if accepted {
             return Step::Ends(self.decided());
         }
+        let line = match what {
+            gyoku::Proposal::Impasse => ServerLine::ImpasseProposed(color),
+            gyoku::Proposal::Sennichite => ServerLine::SennichiteProposed(color),
+        };
         for p in self.players {
-            tell(out, p, ServerLine::ImpasseProposed(color));
+            tell(out, p, line.clone());
         }
         Step::Unchanged
     }

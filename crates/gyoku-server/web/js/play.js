@@ -157,11 +157,11 @@ export async function showSeat(token) {
     if (seat.next) return;
     if (!seat.seat.game_id || seat.seat.phase !== 'playing' || (page.clockView && page.clockView.view.status !== 'playing')) {
       refresh();
-    } else if (page.clockView && page.clockView.view.allows.impasse_count) {
+    } else if (page.clockView && (page.clockView.view.allows.impasse_count || page.clockView.view.allows.sennichite_agreement)) {
       // A proposal is not a stored change: the seat is asked for it.
       try {
         const x = await api('GET', `/api/seats/${token}`);
-        if (x.seat.proposal !== seat.seat.proposal) { seat.seat = x.seat; renderGame(page.clockView.view); }
+        if (x.seat.proposal !== seat.seat.proposal || x.seat.proposal_kind !== seat.seat.proposal_kind) { seat.seat = x.seat; renderGame(page.clockView.view); }
       } catch (e) { /* the next poll tries again */ }
     }
   }, 1000));

@@ -25,10 +25,11 @@ export function controlsEl(v, seat) {
       button('resign', t('resign'), mine, () => ask(seat, t('confirmResign'), () => act(seat, 'resign'))), ' ',
       button('declare', t('declare'), mine && v.allows.declaration,
         () => ask(seat, declareQuestion(v), () => act(seat, 'declare'))), ' ',
-      impasseButton(v, seat, button)),
+      impasseButton(v, seat, button), ' ',
+      sennichiteButton(v, seat, button)),
     seat.asking ? confirmEl(seat) : null,
     seat.seat.proposal && seat.seat.proposal !== you
-      ? el('p', { id: 'proposal' }, t('proposed')) : null,
+      ? el('p', { id: 'proposal' }, t(seat.seat.proposal_kind === 'sennichite' ? 'proposedSennichite' : 'proposed')) : null,
     seat.error ? el('p', { class: 'error', id: 'play-error' }, seat.error) : null,
     // A no contest is announced in one phrase, not as a draw as well.
     v.outcome && v.outcome.result === 'no_contest'
@@ -94,13 +95,27 @@ function confirmEl(seat) {
 // and only when the calculator says one may be counted now.
 function impasseButton(v, seat, button) {
   if (!v.allows.impasse_count) return null;
-  const you = seat.seat.color;
-  const theirs = seat.seat.proposal && seat.seat.proposal !== you;
   const verdict = v.impasse.verdicts[v.rules];
   const countable = verdict && verdict.agreement !== 'not_available';
-  const enabled = v.status === 'playing' && seat.seat.phase === 'playing' && countable && seat.seat.proposal !== you;
-  return button('impasse', t(theirs ? 'acceptImpasse' : seat.seat.proposal === you ? 'impasseProposed' : 'proposeImpasse'),
-    enabled, () => act(seat, 'impasse'));
+  return proposalButton(v, seat, button, 'impasse', countable,
+    ['proposeImpasse', 'impasseProposed', 'acceptImpasse']);
+}
+
+// Propose a sennichite by agreement, or accept the opponent's: only under rules that allow
+// one (the JSA's since 2019-10-01), and only once the position has repeated.
+function sennichiteButton(v, seat, button) {
+  if (!v.allows.sennichite_agreement) return null;
+  return proposalButton(v, seat, button, 'sennichite', v.allows.sennichite,
+    ['proposeSennichite', 'sennichiteProposed', 'acceptSennichite']);
+}
+
+// A proposal's button: propose, proposed (waiting for the opponent), or accept theirs.
+function proposalButton(v, seat, button, kind, allowed, [propose, proposed, accept]) {
+  const you = seat.seat.color;
+  const by = seat.seat.proposal_kind === kind ? seat.seat.proposal : null;
+  const enabled = v.status === 'playing' && seat.seat.phase === 'playing' && allowed && by !== you;
+  return button(kind, t(by && by !== you ? accept : by === you ? proposed : propose),
+    enabled, () => act(seat, kind));
 }
 
 // The moves the board offers: the legal ones, and the fouls that real pieces can make
