@@ -577,6 +577,10 @@ pub struct RuleOverrides {
     /// Reproduce shogi-server at the move limit (it never detects mate).
     #[arg(long)]
     pub strict_csa_server: bool,
+    /// The clocks a no contest's replay is played with: fresh, remaining,
+    /// top-up:DURATION (1h, 10m) or byoyomi-only.
+    #[arg(long)]
+    pub replay_clock: Option<gyoku::ReplayClock>,
 }
 
 impl RuleOverrides {
@@ -609,6 +613,9 @@ impl RuleOverrides {
         }
         if let Some(c) = self.handicap_credit {
             rules.handicap_credit = c;
+        }
+        if let Some(c) = self.replay_clock {
+            rules.replay_clock = c;
         }
         if self.strict_csa_server {
             match rules.move_limit.as_mut() {

@@ -261,6 +261,7 @@ fn preset_json(preset: Preset, rules: &RuleSet) -> Value {
     // The canonical text leaves out a later field that is not set (so older digests stand);
     // the data shown has every field.
     data["rules"]["agreed_sennichite"] = json!(rules.agreed_sennichite);
+    data["rules"]["replay_clock"] = json!(rules.replay_clock.to_string());
     let fields: serde_json::Map<String, Value> = rules
         .fields()
         .into_iter()

@@ -370,7 +370,7 @@ fn rules_lists_and_prints_presets() {
             .unwrap()
             .starts_with("320 plies")
     );
-    assert_eq!(v["fields"].as_object().unwrap().len(), 12);
+    assert_eq!(v["fields"].as_object().unwrap().len(), 13);
     assert_ne!(v["digest"], csa["digest"], "--max-moves 320 is other rules");
     assert_eq!(gyoku(&["rules", "fide"]).status.code(), Some(2));
 }

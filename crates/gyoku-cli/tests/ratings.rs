@@ -433,6 +433,7 @@ fn a_servers_database_is_rated_by_its_rating_ids() {
                 rating_ids: ids.map(|i| i.map(str::to_string)),
                 rules_digest: None,
                 kinds: [gyoku_server::identity::PlayerKind::Csa; 2],
+                main_times: None,
             })),
             Change::GameEnded {
                 game_id: id,

@@ -1044,10 +1044,14 @@ fn a_suspended_game_resumes_only_for_players_logged_in_as_then() {
     );
 }
 
+/// A 3-hour game under the JSA's rules ends in sennichite; the replay, offered at once with
+/// colours swapped, gives each player the time it had left (issue 41: 対局規定 第6条; the
+/// top-up to one hour is the lobby's `a_jsa_replay_keeps_each_players_time_topped_up_to_an_hour`),
+/// as `BEGIN Time+`/`BEGIN Time-` blocks.
 #[test]
 fn a_jsa_no_contest_is_replayed_at_once_with_colours_swapped() {
     let server = TestServer::start("replay", Config::default());
-    let (mut b, mut w, id) = start_game(&server, "rules_jsa_rep-600-10", ["b11", "w11"]);
+    let (mut b, mut w, id) = start_game(&server, "rules_jsa_rep-10800-60", ["b11", "w11"]);
     // Rooks to and fro: the start position for the fourth time after 12 moves.
     let cycle = ["+2838HI", "-8272HI", "+3828HI", "-7282HI"];
     for (i, m) in cycle.iter().cycle().take(12).enumerate() {
@@ -1062,6 +1066,13 @@ fn a_jsa_no_contest_is_replayed_at_once_with_colours_swapped() {
         c.expect("BEGIN Game_Summary");
         c.expect("Name+:w11");
         c.expect("Name-:b11");
+        // Each keeps what it had: all but the seconds its six moves were charged.
+        for side in ["BEGIN Time+", "BEGIN Time-"] {
+            c.expect(side);
+            let total = c.expect("Total_Time:*");
+            let left: u32 = total["Total_Time:".len()..].parse().unwrap();
+            assert!((10_790..=10_800).contains(&left), "{side}: {total}");
+        }
         c.expect("END Game_Summary");
         c.send("AGREE");
     }
@@ -1230,6 +1241,7 @@ fn ratings_from_the_stored_games_and_scheduled_rounds_are_told() {
                         rating_ids: [Some("alice+a".into()), Some("bob+b".into())],
                         rules_digest: None,
                         kinds: [gyoku_server::identity::PlayerKind::Csa; 2],
+                        main_times: None,
                     })),
                     Change::GameEnded {
                         game_id: id,

@@ -194,6 +194,12 @@ pub struct RuleSet {
     /// 2019-10-01: "同一局面が4回現れなくても両対局者の合意があれば千日手が成立する"
     /// (ja.wikipedia, 千日手).
     pub agreed_sennichite: bool,
+    /// The clocks a no contest's replay is played with (sennichite, a 24–30 declaration,
+    /// the impasse count or the move limit, where they are no contests): fresh, each
+    /// side's remaining time, topped up, or byoyomi only. The JSA's 対局規定 第6条: the
+    /// remaining times, both given the same so that the shorter has one hour, never more
+    /// than the initial time (`top-up:1h`).
+    pub replay_clock: crate::ReplayClock,
     /// The declaration the side to move may make instead of a move, if any.
     pub declaration: Option<Declaration>,
     /// The 27-point declaration conditions checked for the side to move at the start of
@@ -275,6 +281,7 @@ const BASE: RuleSet = RuleSet {
     fouls: Fouls::Lose,
     sennichite: Resolution::Draw,
     agreed_sennichite: false,
+    replay_clock: crate::ReplayClock::Fresh,
     declaration: None,
     automatic_impasse: false,
     agreement: None,
@@ -434,6 +441,7 @@ impl Preset {
             Preset::Jsa => RuleSet {
                 sennichite: Resolution::NoContest,
                 agreed_sennichite: true,
+                replay_clock: crate::ReplayClock::TopUp(3_600_000),
                 declaration: Some(Declaration {
                     rule: DeclarationRule::Jsa24,
                     on_fail: OnFail::Lose,
@@ -451,6 +459,9 @@ impl Preset {
             },
             Preset::JsaAmateur => RuleSet {
                 agreed_sennichite: true,
+                // Where an event replays a no contest: the remaining times, the shorter
+                // topped up to 10 minutes (the 女流王座戦's amateur rules, issue 41).
+                replay_clock: crate::ReplayClock::TopUp(600_000),
                 declaration: DECLARE_27,
                 agreement: Some(Agreement {
                     count: CountRule::Points27,
@@ -647,8 +658,9 @@ impl RuleSet {
 
     /// Every field as one canonical JSON object (keys sorted, no blanks; absent rules
     /// `null`): what [`Preset::canonical_json`] pins. A field added since the digests were
-    /// first published (`agreed_sennichite`) is written only when set, so the text, and the
-    /// digest, of rules that do not use it stay what they were.
+    /// first published (`agreed_sennichite`, `replay_clock`) is written only when set (a
+    /// replay clock other than `fresh`), so the text, and the digest, of rules that do not
+    /// use it stay what they were.
     pub fn canonical_json(&self) -> String {
         let resolution = |r: Resolution| match r {
             Resolution::Draw => "\"draw\"",
@@ -699,7 +711,7 @@ impl RuleSet {
             concat!(
                 r#"{{{}"agreement":{},"automatic_impasse":{},"declaration":{},"#,
                 r#""fairbairn_count":{},"fouls":"{}","handicap_credit":{},"#,
-                r#""missing_points_credit":{},"move_limit":{},"sennichite":{},"#,
+                r#""missing_points_credit":{},"move_limit":{},{}"sennichite":{},"#,
                 r#""try_rule":{},"unnoticed_foul_resignation_stands":{}}}"#
             ),
             if self.agreed_sennichite {
@@ -718,6 +730,11 @@ impl RuleSet {
             self.handicap_credit,
             self.missing_points_credit,
             move_limit,
+            if self.replay_clock == crate::ReplayClock::Fresh {
+                String::new()
+            } else {
+                format!(r#""replay_clock":"{}","#, self.replay_clock)
+            },
             resolution(self.sennichite),
             try_rule,
             self.unnoticed_foul_resignation_stands
@@ -741,6 +758,7 @@ impl RuleSet {
             ),
             ("sennichite", resolution(self.sennichite).to_string()),
             ("agreed_sennichite", self.agreed_sennichite.to_string()),
+            ("replay_clock", self.replay_clock.to_string()),
         ];
         out.push((
             "declaration",
@@ -845,12 +863,14 @@ mod tests {
         assert_eq!(Preset::Plain.rules(), RuleSet::default());
         for p in Preset::ALL {
             assert_eq!(p.name().parse(), Ok(p));
-            assert_eq!(p.rules().fields().len(), 12);
+            assert_eq!(p.rules().fields().len(), 13);
             // Every field of the text form is in the canonical JSON too, but for a later
             // field that is not set (left out so that older digests stand).
             let json = p.canonical_json();
             for (name, _) in p.rules().fields() {
-                let later_unset = name == "agreed_sennichite" && !p.rules().agreed_sennichite;
+                let later_unset = (name == "agreed_sennichite" && !p.rules().agreed_sennichite)
+                    || (name == "replay_clock"
+                        && p.rules().replay_clock == crate::ReplayClock::Fresh);
                 assert_eq!(
                     json.contains(&format!("\"{name}\":")),
                     !later_unset,

@@ -210,6 +210,9 @@ pub(super) fn game_view(
         "byoyomi": spec.byoyomi,
         "increment": spec.increment,
     });
+    // A replay's own start times (a replay clock that keeps what each had left), in
+    // seconds, Black's and White's; null for fresh clocks.
+    v["start_times"] = json!(spec.main_times);
     v["max_moves"] = json!(spec.max_moves);
     v["moves"] = json!(moves);
     v["sfen"] = json!(game.position().to_sfen());
@@ -276,7 +279,12 @@ pub(super) fn clock_json(
     since: Option<std::time::Duration>,
 ) -> Value {
     let increment = u64::from(spec.increment) * 1000;
-    let mut left = [u64::from(spec.total) * 1000; 2];
+    // A replay under a replay clock starts each side with its own main time.
+    let mut left = spec
+        .main_times
+        .map_or([u64::from(spec.total) * 1000; 2], |t| {
+            t.map(|s| u64::from(s) * 1000)
+        });
     let mut mover = spec.start.turn();
     for (i, m) in moves.iter().enumerate() {
         if i >= spec.initial_moves.len() {

@@ -47,6 +47,10 @@ pub struct StartedGame {
     /// the engine a page chose ([`PlayerKind`]); `Csa` for games stored before it was
     /// kept, but for names the page gave then.
     pub kinds: [PlayerKind; 2],
+    /// Black's and White's main time in seconds where they differ from `total_time` (a
+    /// no contest's replay under a replay clock that keeps what each had left); `None`:
+    /// `total_time` each.
+    pub main_times: Option<[u32; 2]>,
 }
 
 /// One change to the stored state.

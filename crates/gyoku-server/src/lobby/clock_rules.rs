@@ -197,3 +197,42 @@ fn clocks_stand_still_while_storage_fails() {
         ]
     );
 }
+
+/// Issue 41, item 3: a no contest under the JSA's rules is replayed with each player's own
+/// time left, both given the same addition so that the shorter has one hour, never past the
+/// initial time (対局規定 第6条, as ja.wikipedia's 千日手 page quotes it). A 3-hour game:
+/// Black keeps 2:59:00, White 0:40:00; both get 20 minutes, Black's capped at 3:00:00. The
+/// replay swaps colours: its Black (the first game's White) has 1:00:00, its White 3:00:00.
+#[test]
+fn a_jsa_replay_keeps_each_players_time_topped_up_to_an_hour() {
+    let mut t = Transcript::new();
+    started(&mut t, "rules_jsa_long-10800-60");
+    // Black thinks a minute, White 2 h 20 min; then the rooks go to and fro.
+    assert_eq!(line_at(&mut t, 60_000, 1, "+2838HI"), echo("+2838HI,T60"));
+    let mut now = 60_000 + 8_400_000;
+    assert_eq!(line_at(&mut t, now, 2, "-8272HI"), echo("-8272HI,T8400"));
+    let cycle = ["+3828HI", "-7282HI", "+2838HI", "-8272HI"];
+    let mut last = Vec::new();
+    for (i, m) in cycle.iter().cycle().take(10).enumerate() {
+        now += 100;
+        last = line_at(&mut t, now, if i % 2 == 0 { 1 } else { 2 }, m);
+    }
+    let summary = last
+        .iter()
+        .find(|(conn, text)| *conn == 2 && text.contains("BEGIN Game_Summary"))
+        .map(|(_, text)| text.clone())
+        .unwrap_or_else(|| panic!("a replay proposed to the first game's White: {last:?}"));
+    for part in [
+        "Your_Turn:+\n",
+        "BEGIN Time+\nTime_Unit:1sec\nTotal_Time:3600\nByoyomi:60\n",
+        "BEGIN Time-\nTime_Unit:1sec\nTotal_Time:10800\nByoyomi:60\n",
+    ] {
+        assert!(summary.contains(part), "{part:?} in {summary}");
+    }
+    // Agreed, the replay's Black (connection 2) has its hour and the byoyomi.
+    now += 1_000;
+    t.now.mono = now;
+    t.line(2, "AGREE");
+    t.line(1, "AGREE");
+    assert_eq!(t.lobby.next_deadline(), Some(now + 3_600_000 + 60_000));
+}

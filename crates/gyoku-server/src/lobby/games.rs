@@ -13,7 +13,7 @@ use super::conns::Status;
 use super::ending::Ending;
 use super::io::{ConnId, MAX_DEFERRED, Now, Output, tell};
 use super::room::{GameLine, Phase, Room, Step};
-use super::spec::GameSpec;
+use super::spec::{GameSpec, Replay};
 
 impl Lobby {
     /// Proposes a game, new or resumed, to its two players.
@@ -260,8 +260,18 @@ impl Lobby {
         }
         if replay {
             let [black, white] = room.players;
-            let replay_of = Some(room.id.clone());
-            self.propose(&room.name, [white, black], Vec::new(), replay_of, now, out);
+            let replay = Replay {
+                of: room.id.clone(),
+                main_times: room.replay_main_times(),
+            };
+            self.propose(
+                &room.name,
+                [white, black],
+                Vec::new(),
+                Some(replay),
+                now,
+                out,
+            );
         }
         if played && !matches!(ending, Ending::Suspended) && self.is_event_game(&room.name) {
             let names = room.names.clone();

@@ -120,6 +120,7 @@ mod tests {
             replay_of: None,
             rating_ids: [None, None],
             kinds: [crate::identity::PlayerKind::Csa; 2],
+            main_times: None,
         }
     }
 

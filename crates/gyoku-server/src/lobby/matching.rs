@@ -11,7 +11,9 @@ use super::change::Change;
 use super::conns::Status;
 use super::io::{ConnId, Now, Output, tell};
 use super::names::{is_buoy_name, is_floodgate_name, rules_of_name};
-use super::spec::{GameSpec, limited, login_proof, same_login, split_moves, start_position};
+use super::spec::{
+    GameSpec, Replay, limited, login_proof, same_login, split_moves, start_position,
+};
 
 impl Lobby {
     pub(super) fn game_command(
@@ -229,7 +231,7 @@ impl Lobby {
         game: &str,
         [black, white]: [ConnId; 2],
         initial: Vec<(String, u32)>,
-        replay_of: Option<String>,
+        replay: Option<Replay>,
         now: Now,
         out: &mut Vec<Output>,
     ) {
@@ -273,7 +275,8 @@ impl Lobby {
             initial_moves: initial,
             moves: Vec::new(),
             started_at: now.wall.format("%Y/%m/%d %H:%M:%S").to_string(),
-            replay_of,
+            main_times: replay.as_ref().and_then(|r| r.main_times),
+            replay_of: replay.map(|r| r.of),
             rating_ids: [black, white].map(|p| {
                 login_proof(
                     self.conns[&p]

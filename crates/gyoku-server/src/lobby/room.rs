@@ -117,6 +117,8 @@ pub(super) struct Room {
     pub(super) seats: [ReconnectSeat; 2],
     /// The clock is stopped while storage fails ([`Room::hold_clock`]).
     clock_held: bool,
+    /// Each side's main time where they differ from `total` (a replay's).
+    main_times: Option<[u32; 2]>,
 }
 
 impl Room {
@@ -141,7 +143,10 @@ impl Room {
             ..TimeControl::sudden_death(0)
         };
         let mut referee = Game::new(spec.start.clone(), rules);
-        let mut remaining = [control.main; 2];
+        // A replay under a replay clock starts each side with its own main time.
+        let mut remaining = spec
+            .main_times
+            .map_or([control.main; 2], |t| t.map(|s| u64::from(s) * 1000));
         let played = spec
             .initial_moves
             .iter()
@@ -199,6 +204,7 @@ impl Room {
             mated: false,
             clock_held: false,
             seats: Default::default(),
+            main_times: spec.main_times,
         }
     }
 
@@ -254,6 +260,7 @@ impl Room {
                 rating_ids: self.rating_ids.each_ref().map(|r| login_proof(r.as_ref())),
                 rules_digest: Some(self.rules_digest()),
                 kinds: self.kinds,
+                main_times: self.main_times,
             }))));
         }
         for p in self.players {
@@ -679,6 +686,7 @@ impl Room {
             replay_of: self.replay_of.clone(),
             rating_ids: self.rating_ids.each_ref().map(|r| login_proof(r.as_ref())),
             kinds: self.kinds,
+            main_times: self.main_times,
         }
     }
 
@@ -688,6 +696,20 @@ impl Room {
             .get(..10)
             .unwrap_or("0000/00/00")
             .to_string()
+    }
+
+    /// The main times of this no contest's replay under its rules' replay clock, for the
+    /// replay's Black and White (this game's White and Black: colours swap), in seconds;
+    /// `None` for fresh clocks. Each keeps its own time whatever colour it plays next.
+    pub(super) fn replay_main_times(&self) -> Option<[u32; 2]> {
+        let policy = self.referee.rules().replay_clock;
+        if policy == gyoku::ReplayClock::Fresh {
+            return None;
+        }
+        let left = [Color::Black, Color::White].map(|c| self.clock.remaining(c));
+        let [black, white] = policy.main_times(u64::from(self.total) * 1000, left);
+        let seconds = |ms: u64| u32::try_from(ms / 1000).unwrap_or(u32::MAX);
+        Some([seconds(white), seconds(black)])
     }
 
     /// The digest of the rules as this game plays them, with its clock for an event's
@@ -742,9 +764,10 @@ impl Room {
         for (m, t) in &g.initial_moves {
             position.push(format!("{m},T{t}"));
         }
-        let time = if so_far && you.is_some() {
+        let time = if (so_far || g.main_times.is_some()) && you.is_some() {
             // Each side's own time left, as `BEGIN Time+`/`Time-` blocks (ShogiHome and
-            // CSA 1.2.1 clients read them).
+            // CSA 1.2.1 clients read them): a resumed game's, or a replay's whose sides
+            // start with different times.
             let side = |c: Color| SummaryTime {
                 total_time: Some(g.clock.remaining(c) / 1000),
                 ..time.clone()

@@ -30,6 +30,16 @@ pub fn start_position(handicap: Option<Handicap>) -> Position {
     Position::from_setup(setup).expect("a turned handicap is a legal position")
 }
 
+/// A no contest's replay: the game it replays, and Black's and White's main time in
+/// seconds for it where the replay clock gives them their own (`None`: fresh clocks).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replay {
+    /// The Game_ID of the no contest.
+    pub of: String,
+    /// The replay's Black's and White's main time, seconds.
+    pub main_times: Option<[u32; 2]>,
+}
+
 /// A game as stored: what it takes to propose it again (a suspended game) or for the
 /// first time.
 #[derive(Clone, Debug)]
@@ -67,6 +77,9 @@ pub struct GameSpec {
     pub rating_ids: [Option<String>; 2],
     /// How Black and White came to the board ([`StartedGame::kinds`]).
     pub kinds: [PlayerKind; 2],
+    /// Black's and White's main time in seconds where they differ from `total` (a
+    /// replay's, [`StartedGame::main_times`]).
+    pub main_times: Option<[u32; 2]>,
 }
 
 impl GameSpec {
@@ -95,6 +108,7 @@ impl GameSpec {
             replay_of: g.replay_of.clone(),
             rating_ids: g.rating_ids.clone(),
             kinds: g.kinds,
+            main_times: g.main_times,
         })
     }
 }

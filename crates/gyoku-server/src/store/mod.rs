@@ -70,6 +70,8 @@ mod contract {
             rating_ids: [None, Some("b-key".into())],
             rules_digest: Some("d".repeat(64)),
             kinds: [PlayerKind::Csa, PlayerKind::Engine],
+            // A replay's own times (issue 41): kept and read back as they were.
+            main_times: Some([540, 600]),
         }))
     }
 
@@ -152,6 +154,7 @@ mod contract {
         assert_eq!(suspended.len(), 1);
         assert_eq!(suspended[0].0.id, "g1");
         assert_eq!(suspended[0].0.kinds, [PlayerKind::Csa, PlayerKind::Engine]);
+        assert_eq!(suspended[0].0.main_times, Some([540, 600]));
         assert_eq!(suspended[0].1, vec![("+2726FU".to_string(), 3)]);
         db.commit(&[Change::GameResumed {
             game_id: "g1".into(),

@@ -165,6 +165,7 @@ fn bound<'a>(params: &'a [Param<'a>]) -> Vec<&'a (dyn ToSql + Sync)> {
             Param::Text(s) => s as &(dyn ToSql + Sync),
             Param::OptText(s) => s as &(dyn ToSql + Sync),
             Param::Int(v) => v as &(dyn ToSql + Sync),
+            Param::OptInt(v) => v as &(dyn ToSql + Sync),
         })
         .collect()
 }

@@ -19,6 +19,8 @@ pub(crate) enum Param<'a> {
     OptText(Option<&'a str>),
     /// An integer (INTEGER in SQLite, BIGINT in PostgreSQL).
     Int(i64),
+    /// An integer or NULL.
+    OptInt(Option<i64>),
 }
 
 /// A value read from a row.
@@ -73,6 +75,16 @@ impl Row {
 
     fn u32(&mut self, i: usize) -> Result<u32, StoreError> {
         Ok(u32::try_from(self.int(i)?).unwrap_or(0))
+    }
+
+    fn opt_u32(&mut self, i: usize) -> Result<Option<u32>, StoreError> {
+        match self.take(i) {
+            Value::Null => Ok(None),
+            Value::Int(v) => Ok(Some(u32::try_from(v).unwrap_or(0))),
+            other => Err(StoreError::Unreadable(format!(
+                "column {i}: an integer expected, {other:?} read"
+            ))),
+        }
     }
 
     fn u64(&mut self, i: usize) -> Result<u64, StoreError> {
@@ -232,7 +244,8 @@ fn kept_otherwise(
 
 /// A game's row, unless it is there already as the same game (see [`keep`]).
 fn keep_start(tx: &mut dyn Exec, g: &StartedGame) -> Result<(), StoreError> {
-    use Param::{OptText, Text};
+    use Param::{OptInt, OptText, Text};
+    let main_time = |i: usize| OptInt(g.main_times.map(|t| i64::from(t[i])));
     let params = [
         Text(&g.id),
         Text(&g.name),
@@ -254,6 +267,8 @@ fn keep_start(tx: &mut dyn Exec, g: &StartedGame) -> Result<(), StoreError> {
         OptText(g.rules_digest.as_deref()),
         Text(g.kinds[0].as_str()),
         Text(g.kinds[1].as_str()),
+        main_time(0),
+        main_time(1),
     ];
     if tx.execute(schema::INSERT_GAME, &params)? > 0 {
         return Ok(());
@@ -274,7 +289,7 @@ fn keep_start(tx: &mut dyn Exec, g: &StartedGame) -> Result<(), StoreError> {
     }
 }
 
-/// A started game from `row`'s columns `at..at + 20`.
+/// A started game from `row`'s columns `at..at + 22`.
 fn started_of(row: &mut Row, at: usize) -> Result<StartedGame, StoreError> {
     Ok(StartedGame {
         id: row.text(at)?,
@@ -295,6 +310,10 @@ fn started_of(row: &mut Row, at: usize) -> Result<StartedGame, StoreError> {
         rating_ids: [row.opt_text(at + 15)?, row.opt_text(at + 16)?],
         rules_digest: row.opt_text(at + 17)?,
         kinds: [kind_of(row, at + 18)?, kind_of(row, at + 19)?],
+        main_times: match (row.opt_u32(at + 20)?, row.opt_u32(at + 21)?) {
+            (Some(b), Some(w)) => Some([b, w]),
+            _ => None,
+        },
     })
 }
 

@@ -21,7 +21,8 @@ impl rusqlite::ToSql for Param<'_> {
         Ok(ToSqlOutput::Borrowed(match *self {
             Param::Text(s) | Param::OptText(Some(s)) => ValueRef::Text(s.as_bytes()),
             Param::OptText(None) => ValueRef::Null,
-            Param::Int(v) => ValueRef::Integer(v),
+            Param::Int(v) | Param::OptInt(Some(v)) => ValueRef::Integer(v),
+            Param::OptInt(None) => ValueRef::Null,
         }))
     }
 }
