@@ -16,7 +16,8 @@ chromium-driver, driven by Selenium from PyPI):
   now) and Cancel keeps playing; a declaration from the same position wins under `csa` and
   is a no-contest under `jsa`; two people play by a link and count an impasse by agreement,
   a third browser with the used link only watches, and another origin cannot act; two people
-  agree to a sennichite once the position has repeated (the button idle until then);
+  agree to a sennichite once the position has repeated (the button idle until then); under
+  fouls that count only when claimed, a nifu is played and its opponent claims it;
 - the impasse calculator: a position with both kings entered, verdicts under every preset;
   the board editor: pieces taken off and put on, a pawn added to the hand, counted anew;
 - Japanese and a phone-sized screen.
@@ -318,6 +319,35 @@ def play(driver, base, shots):
         assert "sennichite" in said and "No contest" in ending and "sennichite by agreement" in ending, ending
         text_of(driver, "next-game")
         driver.save_screenshot(os.path.join(shots, "play-sennichite-agreed.png"))
+    finally:
+        friend.quit()
+
+    # --- fouls that stand only when claimed: a nifu played, then claimed (jsa-amateur) ---
+    driver.get(base + "#/play?" + urllib.parse.urlencode(
+        {"opponent": "person", "rules": "jsa-amateur", "fouls": "claim", "color": "black", "sfen": NIFU_SFEN}))
+    note = text_of(driver, "fouls-note")
+    wait(driver, lambda d: d.find_element(By.ID, "start")).click()
+    link = wait(driver, lambda d: d.find_element(By.ID, "invite")).get_attribute("value")
+    friend = browser()
+    try:
+        friend.get(link)
+        said = text_of(friend, "invitation")
+        wait(friend, lambda d: d.find_element(By.ID, "join")).click()
+        # The game drawn (the last game's view stays until then), Black to move.
+        wait(driver, lambda d: d.find_elements(By.ID, "controls"))
+        wait(driver, lambda d: (lambda x: x and x["seat"]["phase"] == "playing" and x["turn"] == "black")(
+            d.execute_script(VIEW)))
+        assert not friend.find_elements(By.ID, "claim"), "a claim before any foul"
+        make_move(driver, "P*5e")
+        shown = text_of(friend, "foul-made")
+        friend.save_screenshot(os.path.join(shots, "play-foul-to-claim.png"))
+        assert not driver.find_elements(By.ID, "claim"), "the fouler was offered a claim"
+        click(friend, "#claim")
+        ending = text_of(driver, "ending", lambda t: "ply" in t)
+        print(f"play (fouls claimed, jsa-amateur): '{note}' / '{said}' / '{shown}' -> {ending}")
+        assert "claims it" in note and "only if claimed" in said, (note, said)
+        assert "nifu" in shown and "White wins" in ending and "a foul, claimed" in ending, (shown, ending)
+        driver.save_screenshot(os.path.join(shots, "play-foul-claimed.png"))
     finally:
         friend.quit()
 

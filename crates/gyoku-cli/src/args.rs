@@ -565,7 +565,8 @@ pub struct RuleOverrides {
     /// The move limit in moves (0 removes it).
     #[arg(long)]
     pub max_moves: Option<u32>,
-    /// What an illegal move does: lose or refuse.
+    /// What an illegal move does: lose, refuse, or claim (it stands only if the opponent
+    /// claims it before their next move).
     #[arg(long)]
     pub fouls: Option<String>,
     /// The result of a sennichite: draw or no-contest.
@@ -590,15 +591,9 @@ impl RuleOverrides {
             rules.set_max_moves(n);
         }
         if let Some(f) = &self.fouls {
-            rules.fouls = match f.as_str() {
-                "lose" => Fouls::Lose,
-                "refuse" => Fouls::Refuse,
-                other => {
-                    return Err(Failure::Input(format!(
-                        "--fouls: '{other}' is not 'lose' or 'refuse'"
-                    )));
-                }
-            };
+            rules.fouls = f
+                .parse::<Fouls>()
+                .map_err(|e| Failure::Input(format!("--fouls: {e}")))?;
         }
         if let Some(s) = &self.sennichite {
             rules.sennichite = match s.as_str() {

@@ -28,6 +28,7 @@ fn action(game: &Game, token: &str) -> Result<Action, String> {
         "resign" => Action::Resign(turn),
         "win" => Action::Declare,
         "agree" => Action::AgreeImpasse,
+        "claim" => Action::ClaimFoul(turn),
         AGREE_SENNICHITE => Action::AgreeSennichite,
         "timeout" => Action::TimeUp(turn),
         usi => Action::Move(

@@ -78,6 +78,22 @@ fn occurrences(j: &Judgement) -> usize {
 /// assert!(why.contains("White is not mated"), "{why}");
 /// ```
 pub fn why_differs(record: &Record, j: &Judgement) -> Option<String> {
+    if j.decided_by == crate::judge::DecidedBy::UnclaimedFoul
+        && let Some(foul) = &record.foul
+    {
+        // Said whether or not the record agrees: the foul was let stand.
+        let said = recorded_words(record, j);
+        return Some(format!(
+            "the foul at ply {} ({}: {}) was not claimed before {}'s next move: under \
+             `fouls = claim` it is part of the game; the {} move(s) after it are not \
+             replayed, so the record's end stands: {said}",
+            foul.ply,
+            foul.kind.code(),
+            foul.mv,
+            side(!foul.by),
+            foul.rest.len()
+        ));
+    }
     if j.agrees {
         return None;
     }

@@ -12,6 +12,10 @@ pub enum DecidedBy {
     /// A foul nobody pointed out, after which the fouler's opponent resigned: under the
     /// JSA rules the resignation stands.
     ResignationStands,
+    /// Under `fouls = claim`, a foul followed by more moves: its opponent played on
+    /// instead of claiming it, so it is part of the game. The moves after it are kept as
+    /// text, not replayed, so the record's own end stands.
+    UnclaimedFoul,
     /// The record's own word, which its moves cannot confirm or refute: a foul the
     /// arbiter saw that is not in the file (`%ILLEGAL_MOVE`, `%+ILLEGAL_ACTION`, KIF
     /// `反則負け`), or a time-up.
@@ -45,11 +49,12 @@ impl RecordWord {
 }
 
 impl DecidedBy {
-    /// `rules`, `resignation_stands` or `record`.
+    /// `rules`, `resignation_stands`, `unclaimed_foul` or `record`.
     pub const fn code(self) -> &'static str {
         match self {
             DecidedBy::Rules => "rules",
             DecidedBy::ResignationStands => "resignation_stands",
+            DecidedBy::UnclaimedFoul => "unclaimed_foul",
             DecidedBy::Record(_) => "record",
         }
     }
@@ -297,6 +302,8 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
     let end = record_end(record);
     let mut game = replayed(record, rules);
     let mut foul_side = None;
+    // Under `fouls = claim`, a foul its opponent played on after instead of claiming.
+    let mut unclaimed = false;
     if let Some(foul) = &record.foul
         && game.outcome().is_none()
     {
@@ -307,6 +314,7 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
             // A second move in a row: its mover loses.
             game.play_out_of_turn(foul.mv)
         };
+        unclaimed = game.pending_foul().is_some() && !foul.rest.is_empty();
     }
     // The side to move when the record's end was written.
     let end_turn = match (&record.foul, foul_side) {
@@ -358,6 +366,7 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
         }
     }
     if game.outcome().is_none()
+        && !unclaimed
         && let Some(end) = &end
     {
         let turn = game.turn();
@@ -370,7 +379,15 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
             Terminal::IllegalWin => unseen_foul(!end_turn),
             _ => None,
         };
+        let pending = game.pending_foul();
         let _ = match (end, loser) {
+            // Under `fouls = claim`, the record's word that the foul lost: it was claimed
+            // (a resignation instead stands, below).
+            (Terminal::IllegalAction(_) | Terminal::IllegalLoss | Terminal::IllegalWin, None)
+                if pending.is_some() =>
+            {
+                game.claim_foul(!pending.map_or(turn, |f| f.by))
+            }
             (_, Some(c)) => {
                 word = Some(RecordWord::UnseenFoul);
                 game.forfeit(c, gyoku::ForfeitCause::IllegalAction)
@@ -418,10 +435,16 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
         result = Some(r);
         decided_by = DecidedBy::Record(RecordWord::Disconnection);
     }
+    // Under `fouls = claim`, the foul unclaimed and the game played on: the record's word.
+    if unclaimed && result.is_none() {
+        result = recorded_result;
+        decided_by = DecidedBy::UnclaimedFoul;
+    }
     // JSA: the fouler's opponent resigned before anyone pointed out the foul.
     if let (Some(fouler), Some(Terminal::Resign)) = (foul_side, &end)
         && rules.unnoticed_foul_resignation_stands
         && end_turn != fouler
+        && !unclaimed
     {
         result = Some(GameResult::Win(fouler));
         decided_by = DecidedBy::ResignationStands;

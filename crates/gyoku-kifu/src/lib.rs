@@ -363,6 +363,19 @@ impl Record {
                 });
                 Terminal::IllegalAction(by)
             }
+            EndReason::ClaimedFoul { mv, kind, by } => {
+                // The foul was played and is the last move: the record holds it as its
+                // foul, as one that lost at once, and judging under `claim` claims it.
+                record.moves.pop();
+                record.foul = Some(Foul {
+                    ply: outcome.ply,
+                    mv: *mv,
+                    kind: *kind,
+                    by: *by,
+                    rest: Vec::new(),
+                });
+                Terminal::IllegalAction(*by)
+            }
             EndReason::Sennichite { .. } | EndReason::AgreedSennichite { .. } => {
                 Terminal::Sennichite
             }

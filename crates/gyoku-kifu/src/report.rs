@@ -33,6 +33,12 @@ pub fn detail_json(outcome: &Outcome, game: &Game) -> Value {
         EndReason::IllegalMove { mv, kind } => {
             json!({ "foul": kind.code(), "move": mv.to_string() })
         }
+        EndReason::ClaimedFoul { mv, kind, by } => json!({
+            "foul": kind.code(),
+            "move": mv.to_string(),
+            "by": by.name(),
+            "claimed": true,
+        }),
         EndReason::Sennichite { occurrences } => json!({
             "occurrences": occurrences,
             "repeated_sfen": game.position().to_sfen(),
@@ -140,6 +146,18 @@ pub fn record_json(record: &Record, j: &Judgement) -> Value {
         v["detail"] = json!({
             "unnoticed_foul": { "kind": foul.kind.code(), "move": foul.mv.to_string(), "ply": foul.ply },
             "decided_by": "resignation_stands",
+        });
+    }
+    if j.decided_by == DecidedBy::UnclaimedFoul
+        && let Some(foul) = &record.foul
+    {
+        // Under `fouls = claim`: played on after the foul, the record's end stands.
+        v["result"] = json!(j.result.map(|r| r.code()));
+        v["reason"] = json!(j.recorded.as_ref().map(|t| t.code()));
+        v["ply"] = json!(foul.ply as usize + foul.rest.len() + 1);
+        v["detail"] = json!({
+            "unclaimed_foul": { "kind": foul.kind.code(), "move": foul.mv.to_string(), "ply": foul.ply },
+            "decided_by": "unclaimed_foul",
         });
     }
     if let (Some(foul), Some(o)) = (&record.foul, j.game.outcome())

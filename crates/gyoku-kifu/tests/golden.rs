@@ -190,6 +190,68 @@ fn unnoticed_foul_resignation_stands_under_jsa_only() {
     assert!(!csa.agrees);
 }
 
+/// Issue 41, item 2: under `fouls = claim` (the 女流王座戦 2016 regulations, rule 9; the
+/// Tsukuba rules) a foul followed by more moves was not claimed: part of the game, the
+/// record's end stands, and `why` says so; a foul that is the last move and that the
+/// record says lost was claimed; its opponent's resignation instead stands.
+#[test]
+fn claimed_fouls_under_claim() {
+    let mut claim = Preset::JsaAmateur.rules();
+    claim.fouls = gyoku::rules::Fouls::Claim;
+    let played_on = &read("kif/unnoticed-foul.kifu")[0];
+    let j = judge(played_on, claim);
+    assert_eq!(
+        (j.result.map(|r| r.code()), j.decided_by, j.agrees),
+        (Some("black"), DecidedBy::UnclaimedFoul, true)
+    );
+    let why = gyoku_kifu::explain::why_differs(played_on, &j).expect("said");
+    assert!(
+        why.contains("not claimed before White's next move"),
+        "{why}"
+    );
+
+    let kif = |end: &str| {
+        format!(
+            "手合割：平手\n手数----指手---------消費時間--\n   1 ２六歩(27)\n   2 ８四歩(83)\n   \
+             3 ２五歩(26)\n   4 ８五歩(84)\n   5 ２四歩(25)\n   6 同　歩(23)\n   7 同　飛(28)\n   \
+             8 ３四歩(33)\n   9 ５五歩打\n  10 {end}\n"
+        )
+    };
+    let claimed = &read_str(&kif("反則負け"), Format::Kif).unwrap()[0];
+    let j = judge(claimed, claim);
+    let o = j.game.outcome().expect("claimed");
+    assert_eq!(
+        (o.result.code(), o.reason.code(), o.ply, j.decided_by),
+        ("white", "claimed_foul", 9, DecidedBy::Rules)
+    );
+    let resigned = &read_str(&kif("投了"), Format::Kif).unwrap()[0];
+    let j = judge(resigned, claim);
+    let o = j.game.outcome().expect("resigned");
+    assert_eq!((o.result.code(), o.reason.code()), ("black", "resignation"));
+    assert!(j.agrees);
+
+    // A game that ended by a claimed foul, written and judged again: the same ending.
+    let mut game = gyoku::Game::new(claimed.start.clone(), claim);
+    for m in &claimed.moves {
+        game.play(m.mv).unwrap();
+    }
+    game.play(claimed.foul.as_ref().unwrap().mv).unwrap();
+    game.claim_foul(Color::White).unwrap();
+    let record = Record::from_game(&game);
+    for format in [Format::Csa, Format::Kif] {
+        let back = &read_str(&write(&record, format), format).unwrap()[0];
+        let again = judge(back, claim);
+        assert_eq!(
+            again
+                .game
+                .outcome()
+                .map(|o| (o.result, o.reason.code(), o.ply)),
+            game.outcome().map(|o| (o.result, o.reason.code(), o.ply)),
+            "{format:?}"
+        );
+    }
+}
+
 #[test]
 fn usi_lines_with_end_tokens() {
     let games = read("usi/games.usi");

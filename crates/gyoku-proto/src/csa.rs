@@ -331,6 +331,9 @@ pub enum ClientMessage {
     /// agreement before the fourth occurrence (the JSA's rule since 2019-10-01), or accept
     /// the opponent's proposal.
     Sennichite,
+    /// `%%CLAIM`: Gyoku's word in a game, under fouls that stand only when claimed: the
+    /// foul the opponent has just made is claimed (before one's own next move).
+    Claim,
     /// An empty line (or shogi-server's single space): keep-alive.
     KeepAlive,
     /// An x1 command.
@@ -428,6 +431,7 @@ impl ClientMessage {
             "CHALLENGE" if words.len() == 1 => ClientMessage::Challenge,
             "%%IMPASSE" if words.len() == 1 => ClientMessage::Impasse,
             "%%SENNICHITE" if words.len() == 1 => ClientMessage::Sennichite,
+            "%%CLAIM" if words.len() == 1 => ClientMessage::Claim,
             w if w.starts_with("%%") => ClientMessage::X1(Self::x1(&words, line)?),
             _ => return Err(CsaError::Unknown(line.to_string())),
         })
@@ -520,6 +524,7 @@ impl fmt::Display for ClientMessage {
             ClientMessage::Challenge => f.write_str("CHALLENGE"),
             ClientMessage::Impasse => f.write_str("%%IMPASSE"),
             ClientMessage::Sennichite => f.write_str("%%SENNICHITE"),
+            ClientMessage::Claim => f.write_str("%%CLAIM"),
             ClientMessage::KeepAlive | ClientMessage::Ignored => Ok(()),
             ClientMessage::X1(c) => write!(f, "{c}"),
         }

@@ -115,15 +115,7 @@ fn rule_set(
         rules.set_max_moves(n);
     }
     if let Some(f) = fouls {
-        rules.fouls = match f {
-            "lose" => Fouls::Lose,
-            "refuse" => Fouls::Refuse,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "fouls: '{other}' is not 'lose' or 'refuse'"
-                )));
-            }
-        };
+        rules.fouls = f.parse::<Fouls>().map_err(PyValueError::new_err)?;
     }
     if let Some(s) = sennichite {
         rules.sennichite = match s {

@@ -119,6 +119,7 @@ pub fn router(
             .route("/api/seats/{token}/declare", post(seats::declare))
             .route("/api/seats/{token}/impasse", post(seats::impasse))
             .route("/api/seats/{token}/sennichite", post(seats::sennichite))
+            .route("/api/seats/{token}/claim", post(seats::claim))
     };
     everywhere
         .merge(referees)

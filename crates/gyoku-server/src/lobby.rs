@@ -49,8 +49,9 @@ pub use x1::LISTING_INTERVAL_MS;
 use conns::Conn;
 pub use events::EventAction;
 pub use io::{
-    AGREE_TIMEOUT_MS, CheckedLogin, Config, ConnId, GameSetup, IMPASSE_LINE, Input, MAX_BUOYS,
-    MAX_BUOYS_PER_PLAYER, MAX_DEFERRED, MAX_SETUPS, Millis, Now, Output, Reply, SENNICHITE_LINE,
+    AGREE_TIMEOUT_MS, CLAIM_LINE, CheckedLogin, Config, ConnId, GameSetup, IMPASSE_LINE, Input,
+    MAX_BUOYS, MAX_BUOYS_PER_PLAYER, MAX_DEFERRED, MAX_SETUPS, Millis, Now, Output, Reply,
+    SENNICHITE_LINE,
 };
 pub use names::{NamedRules, rules_of_name};
 use room::Room;

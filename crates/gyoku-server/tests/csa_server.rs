@@ -1147,6 +1147,46 @@ fn two_csa_clients_agree_to_a_sennichite() {
     w.expect("+2838HI,T*");
 }
 
+/// Issue 41, item 2: under fouls that stand only when claimed (`rules_<preset>_claim_…`),
+/// a nifu is played and echoed; its opponent's `%%CLAIM` ends the game, before any move of
+/// its own. A claim with no foul to claim is refused.
+#[test]
+fn a_foul_stands_when_its_opponent_claims_it() {
+    let server = TestServer::start("claim", Config::default());
+    let (mut b, mut w, id) =
+        start_game(&server, "rules_jsa-amateur_claim_c-600-10", ["b14", "w14"]);
+    w.send("%%CLAIM");
+    w.expect("##[ERROR] no foul by the other player to claim");
+    // A pawn exchange on the 2nd file gives Black a pawn; dropped on the 7th file, where
+    // its own pawn stands, it is nifu.
+    let moves = [
+        "+2726FU", "-8384FU", "+2625FU", "-8485FU", "+2524FU", "-2324FU", "+2824HI", "-3334FU",
+        "+0075FU",
+    ];
+    for (i, m) in moves.iter().enumerate() {
+        if i % 2 == 0 { &mut b } else { &mut w }.send(m);
+        b.expect(&format!("{m},T*"));
+        w.expect(&format!("{m},T*"));
+    }
+    w.send("%%CLAIM");
+    w.expect("#ILLEGAL_MOVE");
+    w.expect("#WIN");
+    b.expect("#ILLEGAL_MOVE");
+    b.expect("#LOSE");
+    let (result, reason): (String, String) = server
+        .db()
+        .query_row(
+            "SELECT result, reason FROM games WHERE id = ?1",
+            [&id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (result.as_str(), reason.as_str()),
+        ("white", "claimed_foul")
+    );
+}
+
 #[test]
 fn strict_csa_server_sees_no_mate_and_the_mated_side_resigns() {
     let moves = yamada_gps_moves();

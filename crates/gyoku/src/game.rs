@@ -59,6 +59,8 @@ pub enum Action {
     AcceptSennichite(Color),
     /// Both players agree to a sennichite at once, before the fourth occurrence.
     AgreeSennichite,
+    /// A player claims the foul the other has just made (under `fouls = claim`).
+    ClaimFoul(Color),
     /// A player's clock ran out.
     TimeUp(Color),
 }
@@ -85,6 +87,12 @@ pub enum GameError {
     /// The position has not stood often enough for a sennichite by agreement
     /// ([`crate::rules::AGREED_SENNICHITE_MIN`]).
     NotRepeated,
+    /// No foul by the other player stands to be claimed (under `fouls = claim`, only the
+    /// last move can be, and only before the claimant moves).
+    NoFoulToClaim,
+    /// A move that would take the king left in check by a foul (under `fouls = claim`):
+    /// the foul is claimed instead.
+    KingCapture,
 }
 
 impl GameError {
@@ -94,7 +102,7 @@ impl GameError {
     /// ```
     /// use gyoku::GameError;
     /// let all: Vec<GameError> = GameError::all().collect();
-    /// assert_eq!(all.len(), 23);
+    /// assert_eq!(all.len(), 25);
     /// assert!(all.contains(&GameError::NoProposal));
     /// ```
     pub fn all() -> impl Iterator<Item = GameError> {
@@ -114,6 +122,8 @@ impl GameError {
                 GameError::NoProposal,
                 GameError::NoSennichiteAgreement,
                 GameError::NotRepeated,
+                GameError::NoFoulToClaim,
+                GameError::KingCapture,
             ])
     }
 
@@ -129,6 +139,8 @@ impl GameError {
             GameError::NoProposal => "no_proposal",
             GameError::NoSennichiteAgreement => "no_sennichite_agreement",
             GameError::NotRepeated => "not_repeated",
+            GameError::NoFoulToClaim => "no_foul_to_claim",
+            GameError::KingCapture => "king_capture",
         }
     }
 }
@@ -150,6 +162,10 @@ impl fmt::Display for GameError {
             }
             GameError::NotRepeated => {
                 f.write_str("the position has not repeated: no sennichite to agree to")
+            }
+            GameError::NoFoulToClaim => f.write_str("no foul by the other player to claim"),
+            GameError::KingCapture => {
+                f.write_str("the king left in check is not taken: claim the foul instead")
             }
         }
     }
@@ -203,6 +219,21 @@ pub struct Game {
     occurrences: Occurrences,
     outcome: Option<Outcome>,
     proposal: Option<(Proposal, Color)>,
+    foul: Option<PendingFoul>,
+}
+
+/// A foul played under `fouls = claim`, which the other player may claim until their own
+/// next move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PendingFoul {
+    /// The move.
+    pub mv: Move,
+    /// What was illegal about it.
+    pub kind: IllegalMoveKind,
+    /// Who played it.
+    pub by: Color,
+    /// Its ply.
+    pub ply: u32,
 }
 
 /// What a player proposed, for the other to accept before the next move.
@@ -241,6 +272,7 @@ impl Game {
             occurrences,
             outcome: None,
             proposal: None,
+            foul: None,
         };
         game.outcome = game.judge_initial();
         game
@@ -324,6 +356,7 @@ impl Game {
             Action::ProposeSennichite(color) => self.propose_sennichite(color),
             Action::AcceptSennichite(color) => self.accept_sennichite(color),
             Action::AgreeSennichite => self.agree_sennichite(),
+            Action::ClaimFoul(color) => self.claim_foul(color),
             Action::TimeUp(color) => self.time_up(color),
         }
     }
@@ -384,12 +417,34 @@ impl Game {
     /// # Errors
     /// [`GameError::GameOver`], or [`GameError::IllegalMove`] under `fouls = refuse`. Under
     /// `fouls = lose` an illegal move ends the game instead (`Ok`, see [`Game::outcome`]).
+    /// Under `fouls = claim` a foul real pieces can make is played and stands to be claimed
+    /// ([`Game::pending_foul`]); any other is refused, and so is taking a king a foul left
+    /// in check ([`GameError::KingCapture`]).
     pub fn play(&mut self, m: Move) -> Result<(), GameError> {
         self.ensure_running()?;
         let us = self.position.turn();
+        if self.rules.fouls == Fouls::Claim
+            && let Move::Normal { to, .. } = m
+            && self.position.king(!us) == Some(to)
+        {
+            return Err(GameError::KingCapture);
+        }
         if let Err(kind) = self.position.check_move(m) {
             return match self.rules.fouls {
                 Fouls::Refuse => Err(GameError::IllegalMove(kind)),
+                Fouls::Claim if !kind.is_physical() => Err(GameError::IllegalMove(kind)),
+                Fouls::Claim => {
+                    let ply = self.next_ply();
+                    self.record_move(m);
+                    // Nothing is judged on a foul: its opponent claims it, or plays on.
+                    self.foul = Some(PendingFoul {
+                        mv: m,
+                        kind,
+                        by: us,
+                        ply,
+                    });
+                    Ok(())
+                }
                 Fouls::Lose => {
                     let ply = self.next_ply();
                     self.end(
@@ -402,6 +457,14 @@ impl Game {
             };
         }
         let try_before = self.try_allowed_before(m);
+        let repeated = self.record_move(m) >= 4;
+        self.outcome = self.judge_after_move(try_before.then_some(m), repeated);
+        Ok(())
+    }
+
+    /// Plays `m` on the board and keeps it in the history; any proposal lapses, and so does
+    /// a foul's claim. How many times the position it makes has stood.
+    fn record_move(&mut self, m: Move) -> u8 {
         self.position.play_unchecked(m);
         let hash = self.position.hash();
         self.plies.push(PlyRecord {
@@ -410,10 +473,54 @@ impl Game {
             check: self.position.is_check(),
         });
         self.proposal = None;
+        self.foul = None;
         let count = self.occurrences.entry(hash).or_insert(0);
         *count = count.saturating_add(1);
-        let repeated = *count >= 4;
-        self.outcome = self.judge_after_move(try_before.then_some(m), repeated);
+        *count
+    }
+
+    /// The foul that stands to be claimed now (under `fouls = claim`: the last move, until
+    /// its opponent moves).
+    pub fn pending_foul(&self) -> Option<PendingFoul> {
+        self.foul
+    }
+
+    /// `color` claims the foul the other player has just made (under `fouls = claim`): its
+    /// mover loses, by `claimed_foul` at the foul's ply.
+    ///
+    /// ```
+    /// use gyoku::{Color, Game, GameError, GameResult, Position, Preset, rules::Fouls};
+    /// let mut rules = Preset::JsaAmateur.rules();
+    /// rules.fouls = Fouls::Claim;
+    /// // White's pawn on 5c, Black's on 5g: a second Black pawn on the file is nifu.
+    /// let start = Position::from_sfen("4k4/9/4p4/9/9/9/4P4/9/4K4 b P 1")?;
+    /// let mut game = Game::new(start, rules);
+    /// game.play("P*5e".parse()?)?;
+    /// assert_eq!(game.outcome(), None, "played, and it stands to be claimed");
+    /// assert_eq!(game.claim_foul(Color::Black), Err(GameError::NoFoulToClaim));
+    /// game.claim_foul(Color::White)?;
+    /// let o = game.outcome().unwrap();
+    /// assert_eq!((o.result, o.reason.code(), o.ply), (GameResult::Win(Color::White), "claimed_foul", 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], [`GameError::NoFoulToClaim`].
+    pub fn claim_foul(&mut self, color: Color) -> Result<(), GameError> {
+        self.ensure_running()?;
+        let foul = self
+            .foul
+            .filter(|f| f.by == !color)
+            .ok_or(GameError::NoFoulToClaim)?;
+        self.end(
+            GameResult::Win(color),
+            EndReason::ClaimedFoul {
+                mv: foul.mv,
+                kind: foul.kind,
+                by: foul.by,
+            },
+            foul.ply,
+        );
         Ok(())
     }
 
@@ -438,7 +545,8 @@ impl Game {
         self.ensure_running()?;
         let kind = IllegalMoveKind::OutOfTurn;
         match self.rules.fouls {
-            Fouls::Refuse => Err(GameError::IllegalMove(kind)),
+            // Nothing is played out of turn: a claim has no move to stand on.
+            Fouls::Refuse | Fouls::Claim => Err(GameError::IllegalMove(kind)),
             Fouls::Lose => {
                 let ply = self.next_ply();
                 let mover = !self.position.turn();
@@ -716,7 +824,8 @@ impl Game {
         self.ensure_running()?;
         let kind = IllegalMoveKind::OutOfTurn;
         match self.rules.fouls {
-            Fouls::Refuse => Err(GameError::IllegalMove(kind)),
+            // Nothing is played out of turn: a claim has no move to stand on.
+            Fouls::Refuse | Fouls::Claim => Err(GameError::IllegalMove(kind)),
             Fouls::Lose => {
                 let us = self.position.turn();
                 let ply = self.next_ply();
@@ -757,7 +866,7 @@ impl Game {
     pub fn declare(&mut self) -> Result<(), GameError> {
         self.ensure_running()?;
         let Some(rule) = self.rules.declaration else {
-            if self.rules.fouls == Fouls::Lose {
+            if self.rules.fouls != Fouls::Refuse {
                 let declarer = self.position.turn();
                 let count = self.impasse_count(declarer);
                 let ply = self.next_ply();

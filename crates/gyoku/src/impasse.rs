@@ -487,7 +487,7 @@ fn verdict(
                 Some(DeclarationVerdict::Fail(DeclarationFailure::AfterMoveLimit))
             }
             Some(d) => Some(judge_declaration(d.rule, own, turn)),
-            None => (rules.fouls == Fouls::Lose)
+            None => (rules.fouls != Fouls::Refuse)
                 .then_some(DeclarationVerdict::Fail(DeclarationFailure::NoRule)),
         },
     };

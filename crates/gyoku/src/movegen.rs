@@ -283,12 +283,10 @@ impl Position {
     /// assert!(fouls.iter().all(|(m, _)| !pos.legal_moves().contains(m)));
     /// ```
     pub fn physical_fouls(&self) -> Vec<(Move, IllegalMoveKind)> {
-        use IllegalMoveKind as K;
-        let physical = |k: K| matches!(k, K::Nifu | K::Uchifuzume | K::DeadPiece | K::KingInCheck);
         let mut out = Vec::new();
         let mut consider = |m: Move| {
             if let Err(k) = self.check_move(m)
-                && physical(k)
+                && k.is_physical()
             {
                 out.push((m, k));
             }

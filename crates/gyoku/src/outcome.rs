@@ -25,6 +25,17 @@ pub enum EndReason {
         /// What was illegal about it.
         kind: IllegalMoveKind,
     },
+    /// A foul its opponent claimed before making their own next move (under
+    /// `fouls = claim`); its mover lost. Unlike [`EndReason::IllegalMove`], the move was
+    /// played: it is the game's last.
+    ClaimedFoul {
+        /// The move.
+        mv: Move,
+        /// What was illegal about it.
+        kind: IllegalMoveKind,
+        /// Who played it.
+        by: Color,
+    },
     /// The same position occurred for the fourth time.
     Sennichite {
         /// The plies after which the position stood (0 = the initial position).
@@ -135,6 +146,7 @@ impl ForfeitCause {
 
 impl EndReason {
     /// The stable code: `checkmate`, `no_legal_move`, `resignation`, `illegal_move`,
+    /// `claimed_foul`,
     /// `sennichite`, `agreed_sennichite`, `perpetual_check`, `impasse_agreement`, `declaration`,
     /// `failed_declaration`, `automatic_impasse`, `impasse_count`, `try`, `move_limit`,
     /// `time_up`, and for a forfeit its cause: `crash`, `hang`, `garbage`, `flood`.
@@ -144,6 +156,7 @@ impl EndReason {
             EndReason::NoLegalMove => "no_legal_move",
             EndReason::Resignation { .. } => "resignation",
             EndReason::IllegalMove { .. } => "illegal_move",
+            EndReason::ClaimedFoul { .. } => "claimed_foul",
             EndReason::Sennichite { .. } => "sennichite",
             EndReason::AgreedSennichite { .. } => "agreed_sennichite",
             EndReason::PerpetualCheck { .. } => "perpetual_check",
@@ -182,9 +195,9 @@ impl Outcome {
         match &self.reason {
             EndReason::Checkmate | EndReason::NoLegalMove => &["%TSUMI"],
             EndReason::Resignation { .. } => &["%TORYO", "#RESIGN"],
-            EndReason::IllegalMove { .. } | EndReason::FailedDeclaration { .. } => {
-                &["#ILLEGAL_MOVE"]
-            }
+            EndReason::IllegalMove { .. }
+            | EndReason::ClaimedFoul { .. }
+            | EndReason::FailedDeclaration { .. } => &["#ILLEGAL_MOVE"],
             EndReason::Sennichite { .. } | EndReason::AgreedSennichite { .. } => {
                 &["%SENNICHITE", "#SENNICHITE"]
             }
@@ -209,6 +222,7 @@ impl Outcome {
             EndReason::Checkmate | EndReason::NoLegalMove => "詰み",
             EndReason::Resignation { .. } => "投了",
             EndReason::IllegalMove { .. }
+            | EndReason::ClaimedFoul { .. }
             | EndReason::FailedDeclaration { .. }
             | EndReason::PerpetualCheck { .. } => "反則負け",
             EndReason::Sennichite { .. } | EndReason::AgreedSennichite { .. } => "千日手",

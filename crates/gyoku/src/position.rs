@@ -89,6 +89,18 @@ impl IllegalMoveKind {
         }
     }
 
+    /// Whether real pieces can make this foul on a board: nifu, uchifuzume, a dead piece,
+    /// the king left in check (every other illegal move is one no piece can make).
+    pub const fn is_physical(self) -> bool {
+        matches!(
+            self,
+            IllegalMoveKind::Nifu
+                | IllegalMoveKind::Uchifuzume
+                | IllegalMoveKind::DeadPiece
+                | IllegalMoveKind::KingInCheck
+        )
+    }
+
     /// The kind with stable code `code`.
     pub fn from_code(code: &str) -> Option<IllegalMoveKind> {
         IllegalMoveKind::ALL.into_iter().find(|k| k.code() == code)

@@ -13,6 +13,35 @@ pub enum Fouls {
     Lose,
     /// The move is refused and the game goes on (friendly play).
     Refuse,
+    /// A foul stands only if the opponent claims it before making their own next move
+    /// (amateur events: the 女流王座戦 2016 regulations, rule 9; the Tsukuba rules). A foul
+    /// real pieces can make (nifu, uchifuzume, a dead piece, the king left in check) is
+    /// played; claimed, its mover loses; unclaimed, it is part of the game; a resignation
+    /// before the claim stands. Moves no real piece can make are refused.
+    Claim,
+}
+
+impl Fouls {
+    /// `lose`, `refuse` or `claim`.
+    pub const fn code(self) -> &'static str {
+        match self {
+            Fouls::Lose => "lose",
+            Fouls::Refuse => "refuse",
+            Fouls::Claim => "claim",
+        }
+    }
+}
+
+impl FromStr for Fouls {
+    type Err = String;
+
+    /// `lose`, `refuse` or `claim`.
+    fn from_str(s: &str) -> Result<Fouls, String> {
+        [Fouls::Lose, Fouls::Refuse, Fouls::Claim]
+            .into_iter()
+            .find(|f| f.code() == s)
+            .ok_or_else(|| format!("fouls '{s}': lose, refuse or claim"))
+    }
 }
 
 /// How a game that is neither won nor lost ends: drawn, or void and replayed with colours
@@ -723,10 +752,7 @@ impl RuleSet {
             self.automatic_impasse,
             declaration,
             self.fairbairn_count,
-            match self.fouls {
-                Fouls::Lose => "lose",
-                Fouls::Refuse => "refuse",
-            },
+            self.fouls.code(),
             self.handicap_credit,
             self.missing_points_credit,
             move_limit,
@@ -748,14 +774,7 @@ impl RuleSet {
             Resolution::NoContest => "no_contest",
         };
         let mut out = vec![
-            (
-                "fouls",
-                match self.fouls {
-                    Fouls::Lose => "lose",
-                    Fouls::Refuse => "refuse",
-                }
-                .to_string(),
-            ),
+            ("fouls", self.fouls.code().to_string()),
             ("sennichite", resolution(self.sennichite).to_string()),
             ("agreed_sennichite", self.agreed_sennichite.to_string()),
             ("replay_clock", self.replay_clock.to_string()),

@@ -21,6 +21,15 @@ fn actions_from(game: &Game, b: u8, c: u8) -> Action {
         9 if c.is_multiple_of(4) => Action::AgreeSennichite,
         10 => Action::ProposeSennichite(pos.turn()),
         11 => Action::AcceptSennichite(!pos.turn()),
+        // A foul real pieces can make (played under `fouls = claim`), and its claim.
+        12 if c.is_multiple_of(2) => {
+            let fouls = pos.physical_fouls();
+            match fouls.get(usize::from(c) % fouls.len().max(1)) {
+                Some(&(m, _)) => Action::Move(m),
+                None => Action::ClaimFoul(pos.turn()),
+            }
+        }
+        13 => Action::ClaimFoul(pos.turn()),
         6..=8 => {
             let from = gyoku::Square::from_index(usize::from(c) % 81).unwrap();
             let to = gyoku::Square::from_index(usize::from(c.wrapping_mul(13)) % 81).unwrap();
@@ -33,6 +42,14 @@ fn actions_from(game: &Game, b: u8, c: u8) -> Action {
         _ if !legal.is_empty() => Action::Move(legal[usize::from(c) % legal.len()]),
         _ => Action::Declare,
     }
+}
+
+/// `rules`, with fouls that stand only when claimed if `claim`.
+fn with_fouls(mut rules: gyoku::RuleSet, claim: bool) -> gyoku::RuleSet {
+    if claim {
+        rules.fouls = gyoku::rules::Fouls::Claim;
+    }
+    rules
 }
 
 fn start(index: u8) -> Position {
@@ -52,10 +69,10 @@ proptest! {
 
     #[test]
     fn replaying_a_game_gives_the_same_outcome(
-        preset in 0usize..10, start_index: u8,
+        preset in 0usize..10, start_index: u8, claim: bool,
         bytes in proptest::collection::vec((any::<u8>(), any::<u8>()), 0..300),
     ) {
-        let rules = PRESETS[preset].rules();
+        let rules = with_fouls(PRESETS[preset].rules(), claim);
         let mut game = Game::new(start(start_index), rules);
         let mut taken = Vec::new();
         for (b, c) in bytes {
@@ -95,10 +112,10 @@ proptest! {
 
     #[test]
     fn a_refused_action_leaves_the_game_unchanged(
-        preset in 0usize..10, start_index: u8,
+        preset in 0usize..10, start_index: u8, claim: bool,
         bytes in proptest::collection::vec((any::<u8>(), any::<u8>()), 0..300),
     ) {
-        let mut game = Game::new(start(start_index), PRESETS[preset].rules());
+        let mut game = Game::new(start(start_index), with_fouls(PRESETS[preset].rules(), claim));
         for (b, c) in bytes {
             let action = actions_from(&game, b, c);
             let before = game.clone();

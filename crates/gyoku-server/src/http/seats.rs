@@ -52,10 +52,7 @@ fn play_error(e: &PlayError) -> ApiError {
 /// invitation says who invites, the rules, the time and the side offered).
 fn seat_json(seat: &Seat, s: &SeatState) -> Value {
     let terms = seat.terms.as_ref().map(|t| {
-        let fouls = match t.fouls.unwrap_or(t.preset.rules().fouls) {
-            Fouls::Lose => "lose",
-            Fouls::Refuse => "refuse",
-        };
+        let fouls = t.fouls.unwrap_or(t.preset.rules().fouls).code();
         json!({
             "from": t.from,
             "rules": t.preset.name(),
@@ -93,11 +90,7 @@ pub(super) async fn options(State(api): State<Shared>) -> Result<Json<Value>, Ap
         "fouls": Preset::ALL
             .iter()
             .map(|p| {
-                let f = match p.rules().fouls {
-                    Fouls::Lose => "lose",
-                    Fouls::Refuse => "refuse",
-                };
-                (p.name().to_string(), json!(f))
+                (p.name().to_string(), json!(p.rules().fouls.code()))
             })
             .collect::<serde_json::Map<_, _>>(),
     })))
@@ -132,17 +125,10 @@ pub(super) async fn start(
         .unwrap_or("csa")
         .parse()
         .map_err(|e| ApiError::input("invalid_rules", format!("rules: {e}")))?;
-    let fouls = match str_field(&body, "fouls")? {
-        None => None,
-        Some("refuse") => Some(Fouls::Refuse),
-        Some("lose") => Some(Fouls::Lose),
-        Some(other) => {
-            return Err(ApiError::input(
-                "invalid_fouls",
-                format!("fouls: '{other}' is neither 'refuse' nor 'lose'"),
-            ));
-        }
-    };
+    let fouls = str_field(&body, "fouls")?
+        .map(str::parse::<Fouls>)
+        .transpose()
+        .map_err(|e| ApiError::input("invalid_fouls", e))?;
     let time = match body.get("time") {
         None | Some(Value::Null) => [600, 10, 0],
         Some(t @ Value::Object(_)) => [
@@ -403,6 +389,26 @@ pub(super) async fn sennichite(
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     agreement(&api, &token, ClientMessage::Sennichite).await
+}
+
+/// `POST /api/seats/{token}/claim`: claims the foul the opponent has just made (under
+/// fouls that stand only when claimed), before the seat's own next move.
+pub(super) async fn claim(
+    State(api): State<Shared>,
+    Path(token): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let seat = seat_of(&api, &token)?;
+    let before = playing(&seat)?;
+    let after = seat
+        .send_and_wait(Said::Message(ClientMessage::Claim), |b, n| {
+            n.errors > b.errors || n.phase != Phase::Playing
+        })
+        .await
+        .ok_or_else(no_answer)?;
+    if let Some(e) = refused(&before, &after) {
+        return Err(e);
+    }
+    answer(&api, &seat, &after).await
 }
 
 /// A proposal (or an acceptance) sent, and the seat's state once the lobby answered.

@@ -128,6 +128,22 @@ pub(super) fn replay_stored(d: &GameDetail) -> Result<Replayed, ApiError> {
                 played.push(m.mv);
             }
             let j = judge_record(&record, rules, true);
+            // A claimed foul was played (under fouls that stand only when claimed): it is
+            // a move of the game, listed as the others (the record holds it as its foul).
+            if let (Some(foul), Some(gyoku::EndReason::ClaimedFoul { .. })) =
+                (&record.foul, j.game.outcome().map(|o| &o.reason))
+            {
+                let seconds = spec.moves.get(moves.len()).map(|(_, t)| *t);
+                moves.push(move_json(
+                    moves.len() + 1,
+                    &pos,
+                    foul.mv,
+                    before,
+                    seconds,
+                    None,
+                ));
+                played.push(foul.mv);
+            }
             let outcome = record_json(&record, &j);
             (j.game, outcome)
         }
@@ -220,10 +236,12 @@ pub(super) fn game_view(
     v["in_check"] = json!(game.position().is_check());
     v["outcome"] = outcome;
     v["impasse"] = impasse_json(&report);
-    v["fouls"] = json!(match rules.fouls {
-        gyoku::rules::Fouls::Lose => "lose",
-        gyoku::rules::Fouls::Refuse => "refuse",
-    });
+    v["fouls"] = json!(rules.fouls.code());
+    // Under fouls that stand only when claimed: the foul its opponent may claim now.
+    v["pending_foul"] =
+        json!(game.pending_foul().filter(|_| d.listed.status == "playing").map(|f| {
+        json!({ "by": f.by.name(), "kind": f.kind.code(), "move": f.mv.to_string(), "ply": f.ply })
+    }));
     // The digest of the rules it is played under (`gyoku rules --json`), none for games
     // stored before it was kept.
     v["rules_digest"] = json!(d.game.rules_digest);

@@ -217,7 +217,10 @@ impl Lobby {
             ClientMessage::Sennichite if c.status == Status::Game => {
                 self.agreement_line(conn, gyoku::Proposal::Sennichite, now, out);
             }
-            ClientMessage::Impasse | ClientMessage::Sennichite => {
+            ClientMessage::Claim if c.status == Status::Game => {
+                self.claim_line(conn, now, out);
+            }
+            ClientMessage::Impasse | ClientMessage::Sennichite | ClientMessage::Claim => {
                 // Out of a game, what it is to shogi-server: an x1 command it does not know.
                 let unknown = gyoku_proto::csa::X1Command::Unknown(msg.to_string());
                 self.x1(conn, unknown, now, out);

@@ -95,6 +95,17 @@ pub(super) fn end_lines(foul_text: Option<&str>, ending: &Ending) -> EndLines {
                     },
                     "illegal_move",
                 ),
+                EndReason::ClaimedFoul { kind, .. } => (
+                    said(None, GameEnd::IllegalMove),
+                    r,
+                    foul_by(o.result),
+                    match kind {
+                        IllegalMoveKind::Uchifuzume => "uchifuzume",
+                        IllegalMoveKind::KingInCheck => "oute_kaihimore",
+                        _ => "illegal move",
+                    },
+                    "claimed_foul",
+                ),
                 EndReason::Forfeit { .. } if foul_text == Some("%KACHI") => (
                     said(Some("%KACHI"), GameEnd::IllegalMove),
                     r,

@@ -136,6 +136,19 @@ impl Lobby {
         self.after(key, step, now, out);
     }
 
+    /// [`super::CLAIM_LINE`] from a player in a game: the foul the other player has just
+    /// made is claimed (under fouls that stand only when claimed).
+    pub(super) fn claim_line(&mut self, conn: ConnId, now: Now, out: &mut Vec<Output>) {
+        let Some(key) = self.conns.get(&conn).and_then(|c| c.game) else {
+            return;
+        };
+        let Some(room) = self.games.get_mut(&key) else {
+            return;
+        };
+        let step = room.claim(room.color_of(conn), out);
+        self.after(key, step, now, out);
+    }
+
     /// A move sent as a value by a player in a game (a web seat's): played on its turn,
     /// refused out of it (a value is chosen for the position it was chosen in, so it is
     /// not kept for later as a line is).

@@ -37,6 +37,10 @@ pub const IMPASSE_LINE: &str = "%%IMPASSE";
 /// since 2019-10-01).
 pub const SENNICHITE_LINE: &str = "%%SENNICHITE";
 
+/// Gyoku's own line, under fouls that stand only when claimed: claim the foul the other
+/// player has just made, before one's own next move.
+pub const CLAIM_LINE: &str = "%%CLAIM";
+
 /// Lines a player may send out of turn before the server stops keeping them.
 pub const MAX_DEFERRED: usize = 64;
 

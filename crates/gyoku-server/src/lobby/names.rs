@@ -40,11 +40,9 @@ pub fn rules_of_name(name: &str) -> NamedRules {
     let Ok(preset) = preset.parse::<Preset>() else {
         return NamedRules::default();
     };
-    let fouls = match rest.split_once('_').map(|(word, _)| word) {
-        Some("refuse") => Some(Fouls::Refuse),
-        Some("lose") => Some(Fouls::Lose),
-        _ => None,
-    };
+    let fouls = rest
+        .split_once('_')
+        .and_then(|(word, _)| word.parse::<Fouls>().ok());
     NamedRules {
         preset: Some(preset),
         fouls,

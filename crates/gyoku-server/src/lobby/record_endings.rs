@@ -9,7 +9,8 @@ use gyoku_kifu::judge::judge;
 
 use super::change::Change;
 use super::{
-    CheckedLogin, Config, GameSetup, IMPASSE_LINE, Input, Lobby, Now, Output, SENNICHITE_LINE,
+    CLAIM_LINE, CheckedLogin, Config, GameSetup, IMPASSE_LINE, Input, Lobby, Now, Output,
+    SENNICHITE_LINE,
 };
 use crate::identity::Identity;
 
@@ -176,6 +177,26 @@ const ENDINGS: &[Ending] = &[
         reason: "agreed_sennichite",
     },
     Ending {
+        what: "a nifu claimed (jsa-amateur, fouls claimed)",
+        game: "rules_jsa-amateur_claim_end-600-10",
+        sfen: Some("lnsgkgsnl/1r5b1/pppp1pppp/9/9/4P4/PPPP1PPPP/1B5R1/LNSGKGSNL b P 1"),
+        max_moves: None,
+        actions: &["P*5e", "-", /* White claims */ CLAIM_LINE],
+        wait_ms: 0,
+        result: "white",
+        reason: "claimed_foul",
+    },
+    Ending {
+        what: "a nifu, then a resignation before the claim (jsa-amateur, fouls claimed)",
+        game: "rules_jsa-amateur_claim_end-600-10",
+        sfen: Some("lnsgkgsnl/1r5b1/pppp1pppp/9/9/4P4/PPPP1PPPP/1B5R1/LNSGKGSNL b P 1"),
+        max_moves: None,
+        actions: &["P*5e", "-", /* White resigns */ "%TORYO"],
+        wait_ms: 0,
+        result: "black",
+        reason: "resignation",
+    },
+    Ending {
         what: "time up",
         game: "end-1-0",
         sfen: None,
@@ -305,8 +326,11 @@ fn every_ending_s_record_judges_to_its_stored_result() {
         );
         let records = gyoku_kifu::read_str(&record, Format::Csa)
             .unwrap_or_else(|err| panic!("{}: {err}\n{record}", e.what));
-        let preset = super::rules_of_name(e.game).preset.unwrap_or(Preset::Csa);
-        let mut rules = preset.rules();
+        let named = super::rules_of_name(e.game);
+        let mut rules = named.preset.unwrap_or(Preset::Csa).rules();
+        if let Some(fouls) = named.fouls {
+            rules.fouls = fouls;
+        }
         if let Some(n) = e.max_moves {
             rules.set_max_moves(n);
         }

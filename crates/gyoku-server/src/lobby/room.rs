@@ -16,7 +16,7 @@ use super::change::{Change, StartedGame};
 use super::ending::{Ending, end_lines};
 use super::io::{AGREE_TIMEOUT_MS, Config, ConnId, Millis, Now, Output, monitor, tell, tell_lines};
 use super::record;
-use super::spec::{GameSpec, fouls_name, login_proof};
+use super::spec::{GameSpec, login_proof};
 use crate::identity::PlayerKind;
 
 /// Where a game stands.
@@ -243,7 +243,7 @@ impl Room {
                 black: self.names[0].clone(),
                 white: self.names[1].clone(),
                 rules: self.preset.name().to_string(),
-                fouls: self.fouls.map(|f| fouls_name(f).to_string()),
+                fouls: self.fouls.map(|f| f.code().to_string()),
                 max_moves: self.max_moves,
                 least_time_per_move: self.least_time_per_move,
                 total_time: self.total,
@@ -355,6 +355,22 @@ impl Room {
             tell(out, p, line.clone());
         }
         Step::Unchanged
+    }
+
+    /// Gyoku's `%%CLAIM` from `color`: the foul the other player has just made is claimed
+    /// and its mover loses (under `fouls = claim`); with no such foul, `##[ERROR] no foul
+    /// by the other player to claim`.
+    pub(super) fn claim(&mut self, color: Color, out: &mut Vec<Output>) -> Step {
+        if !matches!(self.phase, Phase::Playing) || self.mated {
+            return Step::Unchanged;
+        }
+        match self.referee.claim_foul(color) {
+            Ok(()) => Step::Ends(self.decided()),
+            Err(e) => {
+                tell(out, self.players[color.index()], ServerLine::Refused(e));
+                Step::Unchanged
+            }
+        }
     }
 
     /// The side to move's line, on its turn, at `now`.

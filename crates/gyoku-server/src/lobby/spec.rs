@@ -92,9 +92,7 @@ impl GameSpec {
             preset: g.rules.parse().ok()?,
             fouls: match g.fouls.as_deref() {
                 None => None,
-                Some("refuse") => Some(Fouls::Refuse),
-                Some("lose") => Some(Fouls::Lose),
-                Some(_) => return None,
+                Some(f) => Some(f.parse().ok()?),
             },
             names: [g.black.clone(), g.white.clone()],
             max_moves: g.max_moves,
@@ -137,14 +135,6 @@ impl GameSpec {
             rules.fouls = fouls;
         }
         rules
-    }
-}
-
-/// How fouls are stored (`refuse`, `lose`).
-pub(super) fn fouls_name(fouls: Fouls) -> &'static str {
-    match fouls {
-        Fouls::Refuse => "refuse",
-        Fouls::Lose => "lose",
     }
 }
 

@@ -190,6 +190,14 @@ mod contract {
         assert_eq!(d0.game.fouls.as_deref(), Some("refuse"));
         // Each move's comment, in order (an engine's evaluation).
         assert_eq!(d0.comments, [Some("* 30 -3334FU".to_string()), None]);
+        // A foul that stands only if claimed (issue 41): kept in the later column.
+        let mut claimed = started("g00", "2026/11/23 09:01:00");
+        if let Change::GameStarted(g) = &mut claimed {
+            g.fouls = Some("claim".into());
+        }
+        db.commit(&[claimed]).unwrap();
+        let d00 = db.game("g00").unwrap().unwrap();
+        assert_eq!(d00.game.fouls.as_deref(), Some("claim"));
 
         // A name keeps its first password.
         assert_eq!(db.bind_password("a", "h1", "t").unwrap(), "h1");

@@ -261,7 +261,8 @@ fn keep_start(tx: &mut dyn Exec, g: &StartedGame) -> Result<(), StoreError> {
         Text(&g.initial_moves),
         Text(&g.started_at),
         OptText(g.replay_of.as_deref()),
-        OptText(g.fouls.as_deref()),
+        // Step 5's column knows `refuse` and `lose`; `fouls_mode` every mode.
+        OptText(g.fouls.as_deref().filter(|f| *f != "claim")),
         OptText(g.rating_ids[0].as_deref()),
         OptText(g.rating_ids[1].as_deref()),
         OptText(g.rules_digest.as_deref()),
@@ -269,6 +270,7 @@ fn keep_start(tx: &mut dyn Exec, g: &StartedGame) -> Result<(), StoreError> {
         Text(g.kinds[1].as_str()),
         main_time(0),
         main_time(1),
+        OptText(g.fouls.as_deref()),
     ];
     if tx.execute(schema::INSERT_GAME, &params)? > 0 {
         return Ok(());
@@ -289,7 +291,7 @@ fn keep_start(tx: &mut dyn Exec, g: &StartedGame) -> Result<(), StoreError> {
     }
 }
 
-/// A started game from `row`'s columns `at..at + 22`.
+/// A started game from `row`'s columns `at..at + 23`.
 fn started_of(row: &mut Row, at: usize) -> Result<StartedGame, StoreError> {
     Ok(StartedGame {
         id: row.text(at)?,
@@ -306,7 +308,8 @@ fn started_of(row: &mut Row, at: usize) -> Result<StartedGame, StoreError> {
         initial_moves: row.text(at + 11)?,
         started_at: row.text(at + 12)?,
         replay_of: row.opt_text(at + 13)?,
-        fouls: row.opt_text(at + 14)?,
+        // `fouls_mode` where it is kept, else step 5's `fouls`.
+        fouls: row.opt_text(at + 22)?.or(row.opt_text(at + 14)?),
         rating_ids: [row.opt_text(at + 15)?, row.opt_text(at + 16)?],
         rules_digest: row.opt_text(at + 17)?,
         kinds: [kind_of(row, at + 18)?, kind_of(row, at + 19)?],

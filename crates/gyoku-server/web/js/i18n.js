@@ -35,6 +35,10 @@ const I18N = {
     impasse: 'Impasse', chart: 'Impasse points over the game', records: '{n} games in the file; the first is shown.',
     play: 'Play', playTitle: 'Play a game', opponent: 'Opponent', person: 'another person (send a link)',
     fouls: 'Illegal moves', foulsPreset: 'as the rules say', foulsRefuse: 'refused (friendly)', foulsLose: 'lose the game (tournament)',
+    foulsClaim: 'lose if the opponent claims them (amateur events)',
+    foulsClaimNote: 'Amateur rules: a foul you can make on a real board (two pawns on a file, a pawn-drop mate, leaving your king in check, a piece with no move) is played; it loses only if your opponent claims it before their next move.',
+    foulsClaimWord: 'lose only if claimed', claimFoul: 'Claim the foul',
+    foulMade: 'Your opponent has just made a foul ({kind}: {move}). Claim it before you move, or it becomes part of the game.',
     totalTime: 'Main time (seconds)', byoyomi: 'Byoyomi (seconds)', increment: 'Increment (seconds, instead of byoyomi)',
     color: 'Your side', random: 'by lot', startSfen: 'Start position (SFEN, empty for the usual start)', maxMoves: 'Move limit (empty: the rules\' own, 0: none)',
     yourName: 'Your name', startGame: 'Start the game', invite: 'Send this link to your opponent:', join: 'Join the game',
@@ -97,6 +101,10 @@ const I18N = {
     impasse: '入玉', chart: '対局中の点数の推移', records: 'ファイルに {n} 局あります。最初の局を表示します。',
     play: '対局する', playTitle: '対局を始める', opponent: '相手', person: '人（リンクを送る）',
     fouls: '反則', foulsPreset: 'ルールどおり', foulsRefuse: '指し直し（フレンドリー）', foulsLose: '反則負け（公式戦）',
+    foulsClaim: '相手が指摘すれば反則負け（アマ大会）',
+    foulsClaimNote: 'アマ大会ルール：実際の盤で指せる反則（二歩、打ち歩詰め、王手放置、行き所のない駒）は指されます。相手が次の手を指す前に指摘したときだけ反則負けです。',
+    foulsClaimWord: '指摘されたときだけ反則負けです', claimFoul: '反則を指摘する',
+    foulMade: '相手が反則をしました（{kind}：{move}）。次の手を指す前に指摘しないと、そのまま対局が続きます。',
     totalTime: '持ち時間（秒）', byoyomi: '秒読み（秒）', increment: 'フィッシャー加算（秒、秒読みの代わり）',
     color: '手番', random: '振り駒', startSfen: '開始局面（SFEN、空欄は平手）', maxMoves: '最大手数（空欄はルールどおり、0は無制限）',
     yourName: '名前', startGame: '対局開始', invite: 'このリンクを相手に送ってください：', join: '対局に参加',
@@ -169,11 +177,17 @@ export const DECL_FAILURES = {
   no_rule: ['these rules have no declaration', 'このルールには宣言がありません'],
 };
 
+// What a foul does under each mode, in a sentence (the seat's note, the play form's) and a
+// word (an invitation's).
+export const FOUL_NOTES = { lose: 'foulsLoseNote', refuse: 'foulsRefuseNote', claim: 'foulsClaimNote' };
+export const FOUL_WORDS = { lose: 'foulsLoseWord', refuse: 'foulsRefuseWord', claim: 'foulsClaimWord' };
+
 export const REASONS = {
   checkmate: ['checkmate', '詰み'], resignation: ['resignation', '投了'],
   time_up: ['time up', '時間切れ'], illegal_move: ['illegal move', '反則'],
   sennichite: ['sennichite (fourfold repetition)', '千日手'],
   agreed_sennichite: ['sennichite by agreement', '千日手（合意）'],
+  claimed_foul: ['a foul, claimed', '反則（指摘）'],
   perpetual_check: ['perpetual check', '連続王手の千日手'],
   declaration: ['declaration (entering king)', '入玉宣言'],
   failed_declaration: ['failed declaration', '宣言失敗'],

@@ -2,7 +2,7 @@
 
 import { api, el } from './dom.js';
 import { renderGame } from './game.js';
-import { errorText, sideName, t, timeText } from './i18n.js';
+import { errorText, FOUL_NOTES, FOUL_WORDS, sideName, t, timeText } from './i18n.js';
 import { main, page, showError } from './page.js';
 
 export async function showPlayForm() {
@@ -16,12 +16,13 @@ export async function showPlayForm() {
   }));
   const opponent = select('opponent', opts.opponents.map((o) => [o, o === 'person' ? t('person') : o]), q.get('opponent') || opts.opponents[0]);
   const rules = select('play-rules', opts.presets.map((p) => [p, p]), q.get('rules') || 'csa');
-  const fouls = select('fouls', [['', t('foulsPreset')], ['refuse', t('foulsRefuse')], ['lose', t('foulsLose')]], q.get('fouls') || '');
+  const fouls = select('fouls', [['', t('foulsPreset')], ['refuse', t('foulsRefuse')], ['lose', t('foulsLose')],
+    ['claim', t('foulsClaim')]], q.get('fouls') || '');
   // Before the game: what a foul will do, under the rules and the choice made.
   const foulsNote = el('p', { class: 'note', id: 'fouls-note' });
   const sayFouls = () => {
     const chosen = fouls.value || (opts.fouls || {})[rules.value] || 'lose';
-    foulsNote.textContent = t(chosen === 'lose' ? 'foulsLoseNote' : 'foulsRefuseNote');
+    foulsNote.textContent = t(FOUL_NOTES[chosen] || 'foulsLoseNote');
   };
   fouls.addEventListener('change', sayFouls);
   const num = (id, v) => el('input', { type: 'number', id, min: '0', value: v });
@@ -96,7 +97,7 @@ export async function showSeat(token) {
     const terms = r.seat.invitation;
     const says = terms ? el('p', { id: 'invitation' }, t('invitedBy', {
       from: terms.from, rules: terms.rules, time: timeText(terms.time), side: sideName(r.seat.color),
-      fouls: t(terms.fouls === 'lose' ? 'foulsLoseWord' : 'foulsRefuseWord') })) : null;
+      fouls: t(FOUL_WORDS[terms.fouls] || 'foulsLoseWord') })) : null;
     main().replaceChildren(el('h2', {}, t('invited')), says, el('label', { for: 'name' }, t('yourName')), name,
       el('p', {}, el('button', { type: 'button', id: 'join', onclick: async () => {
         localStorage.setItem('gyoku.name', name.value);

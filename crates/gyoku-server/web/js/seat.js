@@ -2,7 +2,7 @@
 // an action that ends the game, and what is sent.
 
 import { api, el } from './dom.js';
-import { DECL_FAILURES, errorText, FOULS, sideName, t, word } from './i18n.js';
+import { DECL_FAILURES, errorText, FOUL_NOTES, FOULS, sideName, t, word } from './i18n.js';
 import { page } from './page.js';
 import { square } from './position.js';
 
@@ -20,13 +20,16 @@ export function controlsEl(v, seat) {
   return el('div', { class: 'controls', id: 'controls' },
     el('p', { id: 'you' }, t('you', { side: sideName(you) }), v.status === 'playing' ? ' · ' : '',
       el('strong', { id: 'turn' }, v.status === 'playing' ? t(mine ? 'yourTurn' : 'theirTurn') : '')),
-    el('p', { class: 'note', id: 'fouls-rule' }, t(v.fouls === 'lose' ? 'foulsLoseNote' : 'foulsRefuseNote')),
+    el('p', { class: 'note', id: 'fouls-rule' }, t(FOUL_NOTES[v.fouls] || 'foulsLoseNote')),
     el('p', {},
       button('resign', t('resign'), mine, () => ask(seat, t('confirmResign'), () => act(seat, 'resign'))), ' ',
       button('declare', t('declare'), mine && v.allows.declaration,
         () => ask(seat, declareQuestion(v), () => act(seat, 'declare'))), ' ',
       impasseButton(v, seat, button), ' ',
-      sennichiteButton(v, seat, button)),
+      sennichiteButton(v, seat, button), ' ',
+      claimButton(v, seat, button)),
+    claimable(v, seat)
+      ? el('p', { id: 'foul-made' }, t('foulMade', { kind: word(FOULS, v.pending_foul.kind), move: v.pending_foul.move })) : null,
     seat.asking ? confirmEl(seat) : null,
     seat.seat.proposal && seat.seat.proposal !== you
       ? el('p', { id: 'proposal' }, t(seat.seat.proposal_kind === 'sennichite' ? 'proposedSennichite' : 'proposed')) : null,
@@ -107,6 +110,16 @@ function sennichiteButton(v, seat, button) {
   if (!v.allows.sennichite_agreement) return null;
   return proposalButton(v, seat, button, 'sennichite', v.allows.sennichite,
     ['proposeSennichite', 'sennichiteProposed', 'acceptSennichite']);
+}
+
+// Under fouls that stand only when claimed: the opponent has just made a foul.
+const claimable = (v, seat) => v.status === 'playing' && seat.seat.phase === 'playing' && v.pending_foul
+  && v.pending_foul.by !== seat.seat.color;
+
+// Claim the foul the opponent has just made (shown only then, and only until one's move).
+function claimButton(v, seat, button) {
+  if (!claimable(v, seat)) return null;
+  return button('claim', t('claimFoul'), true, () => act(seat, 'claim'));
 }
 
 // A proposal's button: propose, proposed (waiting for the opponent), or accept theirs.
