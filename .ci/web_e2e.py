@@ -17,7 +17,9 @@ chromium-driver, driven by Selenium from PyPI):
   is a no-contest under `jsa`; two people play by a link and count an impasse by agreement,
   a third browser with the used link only watches, and another origin cannot act; two people
   agree to a sennichite once the position has repeated (the button idle until then); under
-  fouls that count only when claimed, a nifu is played and its opponent claims it;
+  fouls that count only when claimed, a nifu is played and its opponent claims it; the form
+  offers byoyomi periods, thinking units and the engine and event presets, and a game's
+  clock shows them;
 - the impasse calculator: a position with both kings entered, verdicts under every preset;
   the board editor: pieces taken off and put on, a pawn added to the hand, counted anew;
 - Japanese and a phone-sized screen.
@@ -350,6 +352,22 @@ def play(driver, base, shots):
         driver.save_screenshot(os.path.join(shots, "play-foul-claimed.png"))
     finally:
         friend.quit()
+
+    # --- the form's clocks of real events: byoyomi periods and thinking units ------------
+    driver.get(base + "#/play")
+    wait(driver, lambda d: d.find_element(By.ID, "periods"))
+    offered = [o.get_attribute("value") for o in driver.find_elements(By.CSS_SELECTOR, "#play-rules option")]
+    assert {"csa24", "csa24h", "csa27h", "wcsc", "denryu", "floodgate"} <= set(offered), offered
+    assert driver.find_elements(By.ID, "thinking-units") and driver.find_elements(By.ID, "unit-seconds")
+    start_game(driver, base, opponent="builtin", rules="wcsc", color="black", total=60, byoyomi=30,
+               periods=3, thinking_units=10, unit_seconds=60)
+    clock = text_of(driver, "clock-b", lambda t: "×3" in t)
+    print(f"play (periods and thinking units, wcsc): {clock} / {len(offered)} presets offered")
+    assert "10 × 60 s units" in clock, clock
+    driver.save_screenshot(os.path.join(shots, "play-periods.png"))
+    click(driver, "#resign")
+    click(driver, "#confirm-yes")
+    text_of(driver, "ending", lambda t: "ply" in t)
 
     # --- an illegal drop: refused under friendly rules, lost under tournament rules ------
     start_game(driver, base, opponent="builtin", rules="csa", color="black", fouls="refuse", sfen=NIFU_SFEN)

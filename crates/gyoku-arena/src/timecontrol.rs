@@ -3,6 +3,30 @@
 
 use gyoku::{Millis, TimeControl};
 
+/// Parses thinking-time units, `COUNTxDURATION` (1 to 1,000 units of some time): `10x60s`,
+/// the NHK Cup's ten 1-minute units.
+///
+/// ```
+/// use gyoku_arena::timecontrol::parse_thinking_units;
+/// let u = parse_thinking_units("10x60s").unwrap();
+/// assert_eq!((u.count, u.unit), (10, 60_000));
+/// assert!(parse_thinking_units("0x60s").is_err());
+/// assert!(parse_thinking_units("ten").is_err());
+/// ```
+///
+/// # Errors
+/// A message naming the text.
+pub fn parse_thinking_units(text: &str) -> Result<gyoku::ThinkingUnits, String> {
+    let bad = || format!("'{text}': COUNTxDURATION, such as 10x60s (1 to 1,000 units)");
+    let (count, unit) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let count: u32 = count.trim().parse().map_err(|_| bad())?;
+    let unit = parse_duration(unit.trim()).map_err(|_| bad())?;
+    if !(1..=1000).contains(&count) || unit == 0 {
+        return Err(bad());
+    }
+    Ok(gyoku::ThinkingUnits { count, unit })
+}
+
 /// Parses a duration: a number with `ms`, `s`, `m` or `h`, or a bare number of seconds.
 ///
 /// ```

@@ -109,6 +109,15 @@ pub enum Command {
         /// apply on top. Says which, and why, per record.
         #[arg(long)]
         rules_of_record: bool,
+        /// With record files: the clock their moves' recorded times are run through (main
+        /// time and increment: 10m, 60+1s); a move past its side's time loses on time there.
+        #[arg(long)]
+        time: Option<String>,
+        /// With record files: the byoyomi of that clock (30s).
+        #[arg(long)]
+        byoyomi: Option<String>,
+        #[command(flatten)]
+        clock: ClockArgs,
         /// Print JSON: {"result", "reason", "ply", "sfen", "detail"}.
         #[arg(long)]
         json: bool,
@@ -517,21 +526,12 @@ impl ClockArgs {
             time = time.with_periods(n);
         }
         if let Some(text) = &self.thinking_units {
-            let bad = || {
-                Failure::Input(format!(
-                    "--thinking-units '{text}': COUNTxDURATION, such as 10x60s (1 to 1,000 units)"
-                ))
-            };
-            let (count, unit) = text.split_once(['x', 'X']).ok_or_else(bad)?;
-            let count: u32 = count.trim().parse().map_err(|_| bad())?;
-            let unit = gyoku_arena::timecontrol::parse_duration(unit.trim()).map_err(|_| bad())?;
-            if !(1..=1000).contains(&count) || unit == 0 {
-                return Err(bad());
-            }
+            let units = gyoku_arena::timecontrol::parse_thinking_units(text)
+                .map_err(|e| Failure::Input(format!("--thinking-units {e}")))?;
             if time.byoyomi == 0 {
                 return Err(needs_byoyomi("--thinking-units"));
             }
-            time = time.with_thinking_units(count, unit);
+            time = time.with_thinking_units(units.count, units.unit);
         }
         if let Some(r) = &self.rounding {
             time = time.with_rounding(match r.as_str() {

@@ -36,16 +36,42 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             rules,
             lenient,
             rules_of_record,
+            time,
+            byoyomi,
+            clock,
             json,
         } => {
+            let timed = time.is_some()
+                || byoyomi.is_some()
+                || clock.periods.is_some()
+                || clock.thinking_units.is_some()
+                || clock.rounding.is_some();
             if files.is_empty() {
+                if timed {
+                    return Err(Failure::Input(
+                        "--time, --byoyomi and the clock options judge record files' move \
+                         times: give files (--moves has no times; its `timeout` token flags)"
+                            .into(),
+                    ));
+                }
                 referee::run_judge(&sfen, &moves, &rules, lenient, json)
             } else {
                 let (_, rule_set) = rules.rule_set()?;
+                let clock = if timed {
+                    let tc = gyoku_arena::timecontrol::parse_time_control(
+                        time.as_deref(),
+                        byoyomi.as_deref(),
+                    )
+                    .map_err(|e| Failure::Input(format!("time control: {e}")))?;
+                    Some(clock.apply(tc)?)
+                } else {
+                    None
+                };
                 let choice = records::RulesChoice {
                     given: rule_set,
                     user_max_moves: rules.overrides.max_moves.is_some(),
                     of_record: rules_of_record.then(|| rules.overrides.clone()),
+                    clock,
                 };
                 records::run_judge_files(&files, &choice, json)
             }

@@ -9,7 +9,7 @@ use std::sync::{Condvar, Mutex, mpsc};
 use gyoku::RuleSet;
 use gyoku_kifu::encoding::Encoding;
 use gyoku_kifu::judge::Judgement;
-use gyoku_kifu::report::{judge_record, record_json};
+use gyoku_kifu::report::{judge_record_timed, record_json};
 use gyoku_kifu::{Format, Record, read_bytes};
 use serde_json::{Value, json};
 
@@ -142,6 +142,9 @@ pub struct RulesChoice {
     pub user_max_moves: bool,
     /// `--rules-of-record`: the overrides to apply to a record's own preset.
     pub of_record: Option<crate::args::RuleOverrides>,
+    /// `--time`/`--byoyomi` and the clock options: the moves' recorded times are run
+    /// through it.
+    pub clock: Option<gyoku::TimeControl>,
 }
 
 impl RulesChoice {
@@ -169,7 +172,7 @@ fn judge_file(path: &Path, choice: &RulesChoice, emit: &mut dyn FnMut(Item)) {
     let shown = path.display().to_string();
     let judge_one = |name: String, r: &Record| {
         let (rules, named) = choice.for_record(r);
-        let j = judge_record(r, rules, choice.user_max_moves);
+        let j = judge_record_timed(r, rules, choice.user_max_moves, choice.clock);
         let mut judged = judged(name, r, &j);
         if choice.of_record.is_some() {
             let said = match &named {

@@ -434,6 +434,7 @@ fn a_servers_database_is_rated_by_its_rating_ids() {
                 rules_digest: None,
                 kinds: [gyoku_server::identity::PlayerKind::Csa; 2],
                 main_times: None,
+                clock: Default::default(),
             })),
             Change::GameEnded {
                 game_id: id,

@@ -97,6 +97,17 @@ pub fn why_differs(record: &Record, j: &Judgement) -> Option<String> {
     if j.agrees {
         return None;
     }
+    if let crate::judge::DecidedBy::Clock { ply, took_ms } = j.decided_by {
+        let said = recorded_words(record, j);
+        let loser = j.game.turn();
+        return Some(format!(
+            "ply {ply} took {:.1} s as recorded, past what {} had left under the clock given: \
+             {} loses on time there; {said}",
+            took_ms as f64 / 1000.0,
+            side(loser),
+            side(loser)
+        ));
+    }
     let said = recorded_words(record, j);
     let recorded_plies = record.moves.len() + usize::from(record.foul.is_some());
     let text = match j.game.outcome() {

@@ -16,6 +16,14 @@ pub enum DecidedBy {
     /// instead of claiming it, so it is part of the game. The moves after it are kept as
     /// text, not replayed, so the record's own end stands.
     UnclaimedFoul,
+    /// The clock a record was judged under (`gyoku judge FILE --time …`): a move's
+    /// recorded time ran past what its side had left.
+    Clock {
+        /// The ply of the move that flagged.
+        ply: u32,
+        /// How long it took, as recorded.
+        took_ms: u64,
+    },
     /// The record's own word, which its moves cannot confirm or refute: a foul the
     /// arbiter saw that is not in the file (`%ILLEGAL_MOVE`, `%+ILLEGAL_ACTION`, KIF
     /// `反則負け`), or a time-up.
@@ -49,12 +57,13 @@ impl RecordWord {
 }
 
 impl DecidedBy {
-    /// `rules`, `resignation_stands`, `unclaimed_foul` or `record`.
+    /// `rules`, `resignation_stands`, `unclaimed_foul`, `clock` or `record`.
     pub const fn code(self) -> &'static str {
         match self {
             DecidedBy::Rules => "rules",
             DecidedBy::ResignationStands => "resignation_stands",
             DecidedBy::UnclaimedFoul => "unclaimed_foul",
+            DecidedBy::Clock { .. } => "clock",
             DecidedBy::Record(_) => "record",
         }
     }
@@ -277,6 +286,58 @@ fn replayed(record: &Record, rules: RuleSet) -> Game {
         }
     }
     game
+}
+
+/// The first move whose recorded time runs past what its side has left under `control`
+/// (periods, units and rounding as the control says), and how long it took: `(ply, side,
+/// ms)`. A move without a recorded time costs nothing.
+///
+/// ```
+/// use gyoku::{Color, TimeControl};
+/// let text = "V2\nPI\n+\n+7776FU\nT5\n-3334FU\nT40\n%TORYO\n";
+/// let r = gyoku_kifu::read_str(text, gyoku_kifu::Format::Csa).unwrap().remove(0);
+/// // 30 s of byoyomi: White's 40 s flags.
+/// let flag = gyoku_kifu::judge::clock_flag(&r, TimeControl::byoyomi(0, 30_000));
+/// assert_eq!(flag, Some((2, Color::White, 40_000)));
+/// ```
+pub fn clock_flag(record: &Record, control: gyoku::TimeControl) -> Option<(u32, Color, u64)> {
+    let mut clock = gyoku::Clock::new(control, record.start.turn());
+    for (i, m) in record.moves.iter().enumerate() {
+        let mover = clock.turn();
+        let took = m.time_ms.unwrap_or(0);
+        let _ = clock.start(0);
+        if let Ok(Err(_)) = clock.stop(took) {
+            return Some((i as u32 + 1, mover, took));
+        }
+    }
+    None
+}
+
+/// Judges `record` under `rules` and the clock `control`: as [`judge`], but a move whose
+/// recorded time runs past what its side had left ends the game there, on time, unless the
+/// rules ended it before ([`DecidedBy::Clock`]).
+pub fn judge_with_clock(record: &Record, rules: RuleSet, control: gyoku::TimeControl) -> Judgement {
+    let mut j = judge(record, rules);
+    let Some((ply, side, took_ms)) = clock_flag(record, control) else {
+        return j;
+    };
+    if j.game.outcome().is_some_and(|o| o.ply < ply) || record.damage.is_some() {
+        return j;
+    }
+    // The game as it stood when the flagged move was begun.
+    let mut before = record.clone();
+    before.moves.truncate(ply as usize - 1);
+    before.foul = None;
+    before.end = None;
+    let mut game = judge(&before, rules).game;
+    if game.outcome().is_some() || game.turn() != side || game.time_up(side).is_err() {
+        return j;
+    }
+    j.result = game.outcome().map(|o| o.result);
+    j.game = game;
+    j.decided_by = DecidedBy::Clock { ply, took_ms };
+    j.agrees = j.recorded_result.is_none_or(|r| same(j.result, Some(r)));
+    j
 }
 
 /// Replays `record` under `rules` and judges it: the moves, then the foul if the record

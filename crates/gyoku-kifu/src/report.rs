@@ -196,6 +196,10 @@ pub fn record_json(record: &Record, j: &Judgement) -> Value {
         "from": j.limit_from.code(),
     });
     v["decided_by"] = json!(j.decided_by.code());
+    if let DecidedBy::Clock { ply, took_ms } = j.decided_by {
+        // The move that ran past its side's time, as recorded.
+        v["detail"]["clock"] = json!({ "ply": ply, "took_ms": took_ms });
+    }
     if let DecidedBy::Record(word) = j.decided_by {
         // What the record says that its moves cannot show.
         v["detail"]["record"] = json!(word.code());
@@ -239,7 +243,23 @@ pub fn rules_for(record: &Record, rules: RuleSet, user_max_moves: bool) -> RuleS
 /// assert_eq!(j.limit_from, LimitFrom::Record);
 /// ```
 pub fn judge_record(record: &Record, rules: RuleSet, user_max_moves: bool) -> Judgement {
-    let mut j = crate::judge::judge(record, rules_for(record, rules, user_max_moves));
+    judge_record_timed(record, rules, user_max_moves, None)
+}
+
+/// As [`judge_record`], and with `clock` the moves' recorded times are run through it: a
+/// move past its side's time ends the game on time there
+/// ([`crate::judge::judge_with_clock`]).
+pub fn judge_record_timed(
+    record: &Record,
+    rules: RuleSet,
+    user_max_moves: bool,
+    clock: Option<gyoku::TimeControl>,
+) -> Judgement {
+    let rules = rules_for(record, rules, user_max_moves);
+    let mut j = match clock {
+        Some(control) => crate::judge::judge_with_clock(record, rules, control),
+        None => crate::judge::judge(record, rules),
+    };
     j.limit_from = if user_max_moves {
         crate::judge::LimitFrom::Option
     } else if record_max_moves(record).is_some() {

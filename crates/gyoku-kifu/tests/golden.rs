@@ -809,3 +809,50 @@ fn a_damaged_record_is_read_and_judged_up_to_the_damage() {
         Some((4, "a time before any move: the first move is missing"))
     );
 }
+
+/// Issue 41, item 4: a record's recorded move times judged under a clock (`gyoku judge
+/// FILE --byoyomi 30s --thinking-units 10x60s`, the NHK Cup's; three 10 s periods; the
+/// JSA's minute-floored stopwatch): the first move past its side's time ends the game on
+/// time there, and the judgement says it differs from the record.
+#[test]
+fn recorded_times_judged_under_a_clock() {
+    use gyoku::TimeControl;
+    use gyoku_kifu::judge::judge_with_clock;
+    // Black 5 s, White 45 s, Black 3 s, White 90 s, then Black resigns.
+    let text = "V2\nPI\n+\n+7776FU\nT5\n-3334FU\nT45\n+2726FU\nT3\n-8384FU\nT90\n%TORYO\n";
+    let record = &read_str(text, Format::Csa).unwrap()[0];
+    let rules = Preset::Csa.rules();
+    let byoyomi = TimeControl::byoyomi(0, 30_000);
+    let rows: &[(TimeControl, &str)] = &[
+        // The NHK Cup: 30 s, then ten 1-minute units: 45 s uses one, 90 s two.
+        (
+            byoyomi.with_thinking_units(10, 60_000),
+            "white resignation 5",
+        ),
+        // One unit only: the 90 s move outlasts it.
+        (byoyomi.with_thinking_units(1, 60_000), "black time_up 4"),
+        // Plain byoyomi: 45 s is past 30.
+        (byoyomi, "black time_up 2"),
+        // Three 10 s periods: 45 s is past all three.
+        (
+            TimeControl::byoyomi(0, 10_000).with_periods(3),
+            "black time_up 2",
+        ),
+        // The JSA's stopwatch: 2 minutes of main time, then a 1-minute byoyomi; 45 s and
+        // 3 s cost nothing, 90 s one minute.
+        (
+            TimeControl::byoyomi(120_000, 60_000).with_rounding(gyoku::Rounding::FlooredMinutes),
+            "white resignation 5",
+        ),
+    ];
+    for (control, want) in rows {
+        let j = judge_with_clock(record, rules, *control);
+        let o = j.game.outcome().expect("ended");
+        assert_eq!(
+            format!("{} {} {}", o.result.code(), o.reason.code(), o.ply),
+            *want,
+            "{control:?}"
+        );
+        assert_eq!(j.agrees, want.starts_with("white"), "{control:?}");
+    }
+}

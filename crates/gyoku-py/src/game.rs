@@ -105,6 +105,18 @@ impl Game {
         self.apply(py, Action::AgreeImpasse)
     }
 
+    /// Both players agree to a sennichite before the fourth occurrence, where the rules
+    /// allow it (the JSA's since 2019-10-01) and the position has repeated.
+    fn agree_sennichite(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.apply(py, Action::AgreeSennichite)
+    }
+
+    /// `color` claims the foul the other has just made (under `fouls="claim"`).
+    fn claim(&mut self, py: Python<'_>, color: &str) -> PyResult<()> {
+        let c = color_named(color)?;
+        self.apply(py, Action::ClaimFoul(c))
+    }
+
     /// `color`'s clock ran out.
     fn time_up(&mut self, py: Python<'_>, color: &str) -> PyResult<()> {
         let c = color_named(color)?;

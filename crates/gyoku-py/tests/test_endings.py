@@ -201,7 +201,7 @@ def test_overrides_and_refusals_of_the_cli():
     assert e.value.code == "game_over" and "the game is already over" in str(e.value)
     with pytest.raises(ValueError, match=r"^rules: unknown rule set 'nope'"):
         gyoku.Game(rules="nope")
-    with pytest.raises(ValueError, match=r"^fouls: 'maybe' is not 'lose' or 'refuse'$"):
+    with pytest.raises(ValueError, match=r"^fouls 'maybe': lose, refuse or claim$"):
         gyoku.Game(fouls="maybe")
     with pytest.raises(ValueError, match=r"^sennichite: 'x' is not 'draw' or 'no-contest'$"):
         gyoku.Game(sennichite="x")
@@ -286,3 +286,21 @@ def test_board_and_game_agree_along_random_games():
             if g.outcome["reason"] == "checkmate":
                 assert b.is_check() and b.is_game_over()
     assert "sennichite" in endings, endings
+
+
+def test_agreed_sennichite_and_claimed_fouls():
+    """Issue 41: the JSA's sennichite by agreement once the position has repeated, and
+    fouls that stand only when claimed (amateur events)."""
+    game = gyoku.Game(rules="jsa")
+    for usi in ["2h3h", "8b7b", "3h2h", "7b8b"]:
+        game.move(usi)
+    game.agree_sennichite()
+    assert (game.outcome["result"], game.outcome["reason"]) == ("no_contest", "agreed_sennichite")
+    with pytest.raises(gyoku.GameError) as e:
+        gyoku.Game(rules="csa").agree_sennichite()
+    assert e.value.code == "no_sennichite_agreement"
+    nifu = gyoku.Game(rules="jsa-amateur", fouls="claim", sfen="4k4/9/4p4/9/9/9/4P4/9/4K4 b P 1")
+    nifu.move("P*5e")
+    assert nifu.outcome is None
+    nifu.claim("white")
+    assert (nifu.outcome["result"], nifu.outcome["reason"]) == ("white", "claimed_foul")

@@ -20,6 +20,7 @@ use change::StoredBuoy;
 mod away;
 mod buoys;
 pub mod change;
+mod clock_extras;
 #[cfg(test)]
 mod clock_rules;
 mod conns;
@@ -46,6 +47,7 @@ mod tests;
 mod x1;
 pub use x1::LISTING_INTERVAL_MS;
 
+pub use clock_extras::ClockExtras;
 use conns::Conn;
 pub use events::EventAction;
 pub use io::{
@@ -55,6 +57,7 @@ pub use io::{
 };
 pub use names::{NamedRules, rules_of_name};
 use room::Room;
+pub(crate) use room::charge;
 pub use rounds::{Ratings, UNRATED};
 pub use schedule::Schedule;
 pub use spec::{GameSpec, split_moves, start_position};

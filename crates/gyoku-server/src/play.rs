@@ -32,7 +32,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 
 use crate::driver::{Conn, Handle, Heard};
 use crate::identity::{GameName, Identity, SeatId};
-use crate::lobby::{CheckedLogin, GameSetup};
+use crate::lobby::{CheckedLogin, ClockExtras, GameSetup};
 use crate::tickets::{SeatToken, SecretDigest, digest, new_secret, same_digest};
 
 /// Seats kept at once; when full, the seats of ended games go first, oldest first.
@@ -51,6 +51,38 @@ pub const MAX_ENGINE_GAMES_PER_ADDRESS: usize = 4;
 /// of [`MAX_ENGINE_GAMES`] places while it lasts, and sixteen games of 999,999 s held every
 /// place for 11.6 days (issue 43).
 pub const MAX_ENGINE_GAME_TOTAL: u32 = 3600;
+
+/// The most byoyomi periods a game may have (lishogi offers up to 5).
+pub const MAX_PERIODS: u32 = 10;
+
+/// The most thinking-time units a game may have, and the longest unit, seconds.
+pub const MAX_THINKING_UNITS: (u32, u32) = (100, 3600);
+
+/// Whether periods and units may extend the byoyomi of `[total, byoyomi, increment]`: only
+/// with a byoyomi, at most [`MAX_PERIODS`] and [`MAX_THINKING_UNITS`].
+fn check_extras(time: [u32; 3], clock: ClockExtras) -> Result<(), PlayError> {
+    let extended = clock.periods > 1 || clock.units.count > 0;
+    if extended && time[1] == 0 {
+        return Err(PlayError::BadTime(
+            "byoyomi periods and thinking units extend a byoyomi: give one".into(),
+        ));
+    }
+    if clock.periods > MAX_PERIODS {
+        return Err(PlayError::BadTime(format!(
+            "at most {MAX_PERIODS} byoyomi periods"
+        )));
+    }
+    let (count, longest) = MAX_THINKING_UNITS;
+    if clock.units.count > count || clock.units.unit > u64::from(longest) * 1000 {
+        return Err(PlayError::BadTime(format!(
+            "at most {count} thinking units of at most {longest} s"
+        )));
+    }
+    if clock.units.count > 0 && clock.units.unit == 0 {
+        return Err(PlayError::BadTime("a thinking unit lasts some time".into()));
+    }
+    Ok(())
+}
 
 /// The most byoyomi or increment of a game against an engine, in seconds.
 pub const MAX_ENGINE_GAME_PERIOD: u32 = 60;
@@ -116,6 +148,8 @@ pub struct GameRequest {
     pub fouls: Option<Fouls>,
     /// Main time, byoyomi and increment, seconds (byoyomi and increment not both).
     pub time: [u32; 3],
+    /// Byoyomi periods and thinking-time units (with a byoyomi only).
+    pub clock: ClockExtras,
     /// The person's colour (`None`: drawn by lot).
     pub color: Option<Color>,
     /// A start of its own.
@@ -320,6 +354,8 @@ pub struct Terms {
     pub fouls: Option<Fouls>,
     /// Main time, byoyomi and increment, seconds.
     pub time: [u32; 3],
+    /// Byoyomi periods and thinking-time units.
+    pub clock: ClockExtras,
     /// A start of its own, as SFEN.
     pub start: Option<String>,
 }
@@ -629,6 +665,7 @@ impl Play {
             Opponent::Person => None,
         };
         check_time(req.time, engine.is_some())?;
+        check_extras(req.time, req.clock)?;
         let [total, byoyomi, increment] = req.time;
         let n = self.serial.fetch_add(1, Ordering::Relaxed);
         let second = if increment > 0 {
@@ -674,6 +711,7 @@ impl Play {
                     preset: req.preset,
                     fouls: req.fouls,
                     time: req.time,
+                    clock: req.clock,
                     start: req.start.as_ref().map(Position::to_sfen),
                 });
                 seats.insert(invitation.key, Arc::new(invitation));
@@ -686,6 +724,7 @@ impl Play {
             start: req.start,
             max_moves: req.max_moves,
             web_only: true,
+            clock: req.clock,
         };
         if !self.local.setup(game.as_str().to_string(), setup).await {
             return Err(PlayError::Stopped);

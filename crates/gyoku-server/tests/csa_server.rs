@@ -1282,6 +1282,7 @@ fn ratings_from_the_stored_games_and_scheduled_rounds_are_told() {
                         rules_digest: None,
                         kinds: [gyoku_server::identity::PlayerKind::Csa; 2],
                         main_times: None,
+                        clock: Default::default(),
                     })),
                     Change::GameEnded {
                         game_id: id,

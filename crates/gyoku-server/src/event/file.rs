@@ -12,6 +12,8 @@
 //! round_times = ["2026-05-03 13:00:00"]  # optional: round 2 (and so on) no earlier
 //! forfeit_after = 600             # seconds a missing player is waited for
 //! reconnect_grace = 120           # optional: seconds a dropped player may take to come back
+//! periods = 3                     # optional: byoyomi periods (the game name's byoyomi)
+//! thinking_units = "10x60s"       # optional: thinking-time units beside the byoyomi
 //! participants = ["alpha", "beta", "gamma", "delta"]
 //! ```
 
@@ -68,6 +70,10 @@ struct Written {
     forfeit_after: u64,
     #[serde(default)]
     reconnect_grace: Option<u64>,
+    #[serde(default)]
+    periods: Option<u32>,
+    #[serde(default)]
+    thinking_units: Option<String>,
     participants: Vec<String>,
 }
 
@@ -99,6 +105,13 @@ pub struct EventFile {
     /// is lost as a disconnection (`abnormal`).
     #[serde(default)]
     pub reconnect_grace: Option<u64>,
+    /// Byoyomi periods of every game (issue 41); `None`: plain byoyomi. A CSA client's
+    /// `Game_Summary` says the one byoyomi.
+    #[serde(default)]
+    pub periods: Option<u32>,
+    /// Thinking-time units beside the byoyomi, `COUNTxDURATION` (`10x60s`).
+    #[serde(default)]
+    pub thinking_units: Option<String>,
     /// The participants' login names, in seeding order.
     pub participants: Vec<String>,
 }
@@ -218,6 +231,23 @@ impl EventFile {
                 w.reconnect_grace.unwrap_or_default()
             ));
         }
+        let byoyomi = GameName::parse(&w.game).map_or(0, |g| g.byoyomi_seconds);
+        if (w.periods.is_some_and(|p| p > 1) || w.thinking_units.is_some()) && byoyomi == 0 {
+            return Err(format!(
+                "periods and thinking_units extend a byoyomi: '{}' has none",
+                w.game
+            ));
+        }
+        if w.periods.is_some_and(|p| !(1..=10).contains(&p)) {
+            return Err(format!(
+                "periods = {}: 1 to 10",
+                w.periods.unwrap_or_default()
+            ));
+        }
+        if let Some(text) = &w.thinking_units {
+            gyoku_arena::timecontrol::parse_thinking_units(text)
+                .map_err(|e| format!("thinking_units = {e}"))?;
+        }
         Ok(EventFile {
             name: w.name,
             game: w.game,
@@ -228,8 +258,22 @@ impl EventFile {
             round_times: w.round_times,
             forfeit_after: w.forfeit_after,
             reconnect_grace: w.reconnect_grace,
+            periods: w.periods,
+            thinking_units: w.thinking_units,
             participants: w.participants,
         })
+    }
+
+    /// The byoyomi periods and thinking units of every game of the event.
+    pub fn clock(&self) -> crate::lobby::ClockExtras {
+        crate::lobby::ClockExtras {
+            periods: self.periods.unwrap_or(1),
+            units: self
+                .thinking_units
+                .as_deref()
+                .and_then(|t| gyoku_arena::timecontrol::parse_thinking_units(t).ok())
+                .unwrap_or_default(),
+        }
     }
 
     /// When round `round` (from 1) may be paired at the earliest, if the file says.
@@ -271,6 +315,29 @@ participants = ["a", "b", "c", "d"]
         assert_eq!(own.reconnect_grace, Some(120));
         let long = EventFile::parse(&format!("{GOOD}reconnect_grace = 3601\n")).unwrap_err();
         assert!(long.contains("reconnect_grace = 3601"), "{long}");
+        // Byoyomi periods and thinking units (issue 41), with the name's byoyomi only.
+        let nhk =
+            EventFile::parse(&format!("{GOOD}periods = 3\nthinking_units = \"10x60s\"\n")).unwrap();
+        assert_eq!(
+            (
+                nhk.clock().periods,
+                nhk.clock().units.count,
+                nhk.clock().units.unit
+            ),
+            (3, 10, 60_000)
+        );
+        assert_eq!(
+            e.clock(),
+            crate::lobby::ClockExtras {
+                periods: 1,
+                ..Default::default()
+            }
+        );
+        let sudden = GOOD.replace("wcsc36-600-10", "wcsc36-600-0");
+        let none = EventFile::parse(&format!("{sudden}periods = 3\n")).unwrap_err();
+        assert!(none.contains("extend a byoyomi"), "{none}");
+        let bad = EventFile::parse(&format!("{GOOD}thinking_units = \"ten\"\n")).unwrap_err();
+        assert!(bad.contains("thinking_units = 'ten'"), "{bad}");
         assert_eq!(e.seat("c"), Some(2));
         assert_eq!(e.not_before(1), parse_time("2026-05-03 10:00:00"));
         assert_eq!(e.not_before(2), parse_time("2026-05-03 13:00:00"));

@@ -22,6 +22,7 @@ use super::error::ApiError;
 use super::state::Shared;
 use super::tools::read_position;
 use super::view::view_of;
+use crate::lobby::ClockExtras;
 use crate::play::{GameRequest, Opponent, Phase, PlayError, Said, Seat, SeatState};
 use crate::tickets::SeatToken;
 
@@ -57,7 +58,7 @@ fn seat_json(seat: &Seat, s: &SeatState) -> Value {
             "from": t.from,
             "rules": t.preset.name(),
             "fouls": fouls,
-            "time": { "total": t.time[0], "byoyomi": t.time[1], "increment": t.time[2] },
+            "time": super::view::time_json(t.time, t.clock),
             "sfen": t.start,
         })
     });
@@ -107,8 +108,43 @@ fn seconds(v: &Value, key: &str) -> Result<u32, ApiError> {
     }
 }
 
+/// A request's byoyomi periods and thinking units (`time.periods`, `time.thinking_units`:
+/// `{"count", "seconds"}`), none when absent.
+fn clock_extras(time: Option<&Value>) -> Result<ClockExtras, ApiError> {
+    let Some(t) = time.filter(|t| t.is_object()) else {
+        return Ok(ClockExtras::default());
+    };
+    let count = |v: Option<&Value>, what: &str| -> Result<u32, ApiError> {
+        match v {
+            None | Some(Value::Null) => Ok(0),
+            Some(n) => n
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| {
+                    ApiError::input("invalid_time", format!("time.{what}: a whole number"))
+                }),
+        }
+    };
+    let periods = count(t.get("periods"), "periods")?;
+    let units = match t.get("thinking_units") {
+        None | Some(Value::Null) => gyoku::ThinkingUnits::default(),
+        Some(u @ Value::Object(_)) => gyoku::ThinkingUnits {
+            count: count(u.get("count"), "thinking_units.count")?,
+            unit: u64::from(count(u.get("seconds"), "thinking_units.seconds")?) * 1000,
+        },
+        Some(_) => {
+            return Err(ApiError::input(
+                "invalid_time",
+                "time.thinking_units: {\"count\", \"seconds\"}",
+            ));
+        }
+    };
+    Ok(ClockExtras { periods, units })
+}
+
 /// `POST /api/play` with `{"opponent", "rules", "fouls", "time": {"total", "byoyomi",
-/// "increment"}, "color", "sfen", "max_moves", "name"}`: the person's seat (201).
+/// "increment", "periods", "thinking_units": {"count", "seconds"}}, "color", "sfen",
+/// "max_moves", "name"}`: the person's seat (201).
 pub(super) async fn start(
     State(api): State<Shared>,
     ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
@@ -143,6 +179,7 @@ pub(super) async fn start(
             ));
         }
     };
+    let clock = clock_extras(body.get("time"))?;
     let color = match str_field(&body, "color")?.unwrap_or("random") {
         "black" | "sente" | "b" => Some(Color::Black),
         "white" | "gote" | "w" => Some(Color::White),
@@ -180,6 +217,7 @@ pub(super) async fn start(
                 preset,
                 fouls,
                 time,
+                clock,
                 color,
                 start,
                 max_moves,

@@ -8,7 +8,7 @@ use gyoku::{Game, ImpasseReport, Move, Position};
 use gyoku_kifu::Format;
 use gyoku_kifu::report::{impasse_json, judge_json, judge_record, record_json};
 
-use crate::lobby::GameSpec;
+use crate::lobby::{ClockExtras, GameSpec};
 use crate::store::{GameDetail, ListedGame};
 
 use super::error::ApiError;
@@ -204,6 +204,20 @@ pub(super) fn foul_as_move(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// A game's time as the API says it: `{"total", "byoyomi", "increment"}` in seconds, with
+/// `"periods"` and `"thinking_units": {"count", "seconds"}` where the byoyomi has them.
+pub(super) fn time_json(time: [u32; 3], clock: ClockExtras) -> Value {
+    let mut v = json!({ "total": time[0], "byoyomi": time[1], "increment": time[2] });
+    if clock.periods > 1 {
+        v["periods"] = json!(clock.periods);
+    }
+    if clock.units.count > 0 {
+        v["thinking_units"] =
+            json!({ "count": clock.units.count, "seconds": clock.units.unit / 1000 });
+    }
+    v
+}
+
 /// A stored game's view: its listing, start, moves, where it stands, the clocks, what the
 /// rules allow, and the calculator. `since` is how long ago the game last changed, if known.
 pub(super) fn game_view(
@@ -221,11 +235,7 @@ pub(super) fn game_view(
     let report = ImpasseReport::new(game.position(), Some(&spec.start.to_setup()));
     let mut v = listed_json(&d.listed);
     v["start_sfen"] = json!(spec.start.to_sfen());
-    v["time"] = json!({
-        "total": spec.total,
-        "byoyomi": spec.byoyomi,
-        "increment": spec.increment,
-    });
+    v["time"] = time_json([spec.total, spec.byoyomi, spec.increment], spec.clock);
     // A replay's own start times (a replay clock that keeps what each had left), in
     // seconds, Black's and White's; null for fresh clocks.
     v["start_times"] = json!(spec.main_times);
@@ -297,24 +307,37 @@ pub(super) fn clock_json(
     since: Option<std::time::Duration>,
 ) -> Value {
     let increment = u64::from(spec.increment) * 1000;
+    let control = spec.clock.apply(gyoku::TimeControl {
+        main: u64::from(spec.total) * 1000,
+        byoyomi: u64::from(spec.byoyomi) * 1000,
+        increment,
+        rounding: gyoku::Rounding::FlooredSeconds,
+        ..gyoku::TimeControl::sudden_death(0)
+    });
     // A replay under a replay clock starts each side with its own main time.
-    let mut left = spec
+    let left = spec
         .main_times
-        .map_or([u64::from(spec.total) * 1000; 2], |t| {
-            t.map(|s| u64::from(s) * 1000)
-        });
-    let mut mover = spec.start.turn();
-    for (i, m) in moves.iter().enumerate() {
-        if i >= spec.initial_moves.len() {
-            let spent = m["seconds"].as_u64().unwrap_or(0) * 1000;
-            let r = &mut left[mover.index()];
-            *r = (*r + increment).saturating_sub(spent);
-        }
-        mover = !mover;
+        .map_or([control.main; 2], |t| t.map(|s| u64::from(s) * 1000));
+    // The side to move once the buoy's moves (which cost nothing) are played.
+    let first = if spec.initial_moves.len().is_multiple_of(2) {
+        spec.start.turn()
+    } else {
+        !spec.start.turn()
+    };
+    let mut clock = gyoku::Clock::with_remaining(control, first, left[0], left[1]);
+    for m in moves.iter().skip(spec.initial_moves.len()) {
+        crate::lobby::charge(&mut clock, m["seconds"].as_u64().unwrap_or(0) * 1000);
     }
+    let [black, white] = [gyoku::Color::Black, gyoku::Color::White];
     json!({
-        "black_ms": left[0],
-        "white_ms": left[1],
+        "black_ms": clock.remaining(black),
+        "white_ms": clock.remaining(white),
+        // Byoyomi periods and thinking units each side has left (1 and 0 without them).
+        "black_periods": clock.periods_left(black),
+        "white_periods": clock.periods_left(white),
+        "black_units": clock.units_left(black),
+        "white_units": clock.units_left(white),
+        "unit_ms": spec.clock.units.unit,
         "byoyomi_ms": u64::from(spec.byoyomi) * 1000,
         "increment_ms": increment,
         "running": playing.then(|| turn.name()),

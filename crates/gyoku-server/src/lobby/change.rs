@@ -51,6 +51,8 @@ pub struct StartedGame {
     /// no contest's replay under a replay clock that keeps what each had left); `None`:
     /// `total_time` each.
     pub main_times: Option<[u32; 2]>,
+    /// Byoyomi periods and thinking-time units beside the byoyomi (a web page's game).
+    pub clock: super::clock_extras::ClockExtras,
 }
 
 /// One change to the stored state.

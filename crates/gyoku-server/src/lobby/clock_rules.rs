@@ -236,3 +236,77 @@ fn a_jsa_replay_keeps_each_players_time_topped_up_to_an_hour() {
     t.line(1, "AGREE");
     assert_eq!(t.lobby.next_deadline(), Some(now + 3_600_000 + 60_000));
 }
+
+/// Issue 41, item 4: a game set up with byoyomi periods and thinking units (a web page's)
+/// runs its clock with them: three 10 s periods give a move 30 s, a move of 25 s uses two
+/// of them (the third then the move's whole time), and ten 60 s units beside a 30 s
+/// byoyomi give a move 30 s + 10 min.
+#[test]
+fn periods_and_thinking_units_extend_the_byoyomi() {
+    let mut t = Transcript::new();
+    let setup = super::GameSetup {
+        clock: super::ClockExtras {
+            periods: 3,
+            units: gyoku::ThinkingUnits::default(),
+        },
+        ..super::GameSetup::default()
+    };
+    t.input(Input::Setup {
+        game: "p-0-10".into(),
+        setup: Box::new(setup),
+    });
+    started(&mut t, "p-0-10");
+    assert_eq!(t.lobby.next_deadline(), Some(30_000));
+    assert_eq!(line_at(&mut t, 25_000, 1, "+7776FU"), echo("+7776FU,T25"));
+    assert_eq!(line_at(&mut t, 26_000, 2, "-3334FU"), echo("-3334FU,T1"));
+    // Black has one period left: 10 s.
+    assert_eq!(t.lobby.next_deadline(), Some(36_000));
+
+    let mut t = Transcript::new();
+    let setup = super::GameSetup {
+        clock: super::ClockExtras {
+            periods: 1,
+            units: gyoku::ThinkingUnits {
+                count: 10,
+                unit: 60_000,
+            },
+        },
+        ..super::GameSetup::default()
+    };
+    t.input(Input::Setup {
+        game: "nhk-0-30".into(),
+        setup: Box::new(setup),
+    });
+    started(&mut t, "nhk-0-30");
+    assert_eq!(t.lobby.next_deadline(), Some(30_000 + 600_000));
+}
+
+/// A suspended game with byoyomi periods resumes with the periods each side had left: the
+/// stored moves' times are run through the clock again.
+#[test]
+fn a_resumed_game_keeps_each_sides_periods() {
+    let mut t = Transcript::new();
+    let setup = super::GameSetup {
+        clock: super::ClockExtras {
+            periods: 3,
+            units: gyoku::ThinkingUnits::default(),
+        },
+        ..super::GameSetup::default()
+    };
+    t.input(Input::Setup {
+        game: "susp-0-10".into(),
+        setup: Box::new(setup),
+    });
+    started(&mut t, "susp-0-10");
+    // Black uses two of its three periods; White none.
+    assert_eq!(line_at(&mut t, 25_000, 1, "+7776FU"), echo("+7776FU,T25"));
+    assert_eq!(line_at(&mut t, 26_000, 2, "-3334FU"), echo("-3334FU,T1"));
+    line_at(&mut t, 27_000, 1, "%CHUDAN");
+    t.now.mono = 100_000;
+    t.line(2, "%%GAME susp-0-10 -");
+    t.line(1, "%%GAME susp-0-10 +");
+    t.line(1, "AGREE");
+    t.line(2, "AGREE");
+    // One period of 10 s left to Black.
+    assert_eq!(t.lobby.next_deadline(), Some(110_000));
+}

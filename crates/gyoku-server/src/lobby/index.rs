@@ -121,6 +121,7 @@ mod tests {
             rating_ids: [None, None],
             kinds: [crate::identity::PlayerKind::Csa; 2],
             main_times: None,
+            clock: Default::default(),
         }
     }
 

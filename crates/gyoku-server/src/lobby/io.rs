@@ -174,6 +174,8 @@ pub struct GameSetup {
     /// Joined only by the web page's players ([`CheckedLogin::who`]): a CSA client that
     /// names the game is refused, so no one takes an invited friend's place.
     pub web_only: bool,
+    /// Byoyomi periods and thinking-time units.
+    pub clock: super::clock_extras::ClockExtras,
 }
 
 /// Game names with a start of their own ([`Input::Setup`]) kept at once; the oldest goes.

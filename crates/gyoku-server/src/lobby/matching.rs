@@ -8,6 +8,7 @@ use gyoku_proto::csa_line::ServerLine;
 
 use super::Lobby;
 use super::change::Change;
+use super::clock_extras::ClockExtras;
 use super::conns::Status;
 use super::io::{ConnId, Now, Output, tell};
 use super::names::{is_buoy_name, is_floodgate_name, rules_of_name};
@@ -276,6 +277,11 @@ impl Lobby {
             moves: Vec::new(),
             started_at: now.wall.format("%Y/%m/%d %H:%M:%S").to_string(),
             main_times: replay.as_ref().and_then(|r| r.main_times),
+            // A web page's game sets its own; an event's games have the file's.
+            clock: match self.events.get(game) {
+                Some(live) if setup.clock == ClockExtras::default() => live.event.file.clock(),
+                _ => setup.clock,
+            },
             replay_of: replay.map(|r| r.of),
             rating_ids: [black, white].map(|p| {
                 login_proof(

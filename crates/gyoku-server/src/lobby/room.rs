@@ -119,6 +119,15 @@ pub(super) struct Room {
     clock_held: bool,
     /// Each side's main time where they differ from `total` (a replay's).
     main_times: Option<[u32; 2]>,
+    /// Byoyomi periods and thinking-time units.
+    clock_extras: super::clock_extras::ClockExtras,
+}
+
+/// Charges the side to move `ms`, as a move that took that long: the clock replayed over a
+/// stored game's moves (periods and units used as then).
+pub(crate) fn charge(clock: &mut Clock, ms: u64) {
+    let _ = clock.start(0);
+    let _ = clock.stop(ms);
 }
 
 impl Room {
@@ -134,37 +143,38 @@ impl Room {
         now: Now,
     ) -> Room {
         let rules = spec.rules(config.strict_csa_server);
-        let control = TimeControl {
+        let control = spec.clock.apply(TimeControl {
             main: u64::from(spec.total) * 1000,
             byoyomi: u64::from(spec.byoyomi) * 1000,
             increment: u64::from(spec.increment) * 1000,
             least_time_per_move: u64::from(config.least_time_per_move) * 1000,
             rounding: Rounding::FlooredSeconds,
             ..TimeControl::sudden_death(0)
-        };
+        });
         let mut referee = Game::new(spec.start.clone(), rules);
-        // A replay under a replay clock starts each side with its own main time.
-        let mut remaining = spec
-            .main_times
-            .map_or([control.main; 2], |t| t.map(|s| u64::from(s) * 1000));
-        let played = spec
-            .initial_moves
-            .iter()
-            .map(|(m, _)| (m, None))
-            .chain(spec.moves.iter().map(|(m, t)| (m, Some(*t))));
-        for (m, charged) in played {
-            let mover = referee.turn();
+        // Buoy moves cost nothing.
+        for (m, _) in &spec.initial_moves {
             let Ok((_, mv)) = gyoku_kifu::csa::parse_move(m, referee.position()) else {
                 break;
             };
             if referee.play(mv).is_err() || referee.outcome().is_some() {
                 break;
             }
-            // Buoy moves cost nothing; a resumed game's moves cost what they were charged.
-            if let Some(t) = charged {
-                let r = &mut remaining[mover.index()];
-                *r = (*r + control.increment).saturating_sub(t * 1000);
+        }
+        // A replay under a replay clock starts each side with its own main time.
+        let remaining = spec
+            .main_times
+            .map_or([control.main; 2], |t| t.map(|s| u64::from(s) * 1000));
+        let mut clock = Clock::with_remaining(control, referee.turn(), remaining[0], remaining[1]);
+        // A resumed game's moves cost what they were charged, periods and units included.
+        for (m, charged) in &spec.moves {
+            let Ok((_, mv)) = gyoku_kifu::csa::parse_move(m, referee.position()) else {
+                break;
+            };
+            if referee.play(mv).is_err() || referee.outcome().is_some() {
+                break;
             }
+            charge(&mut clock, *charged * 1000);
         }
         let last_move = spec
             .moves
@@ -181,7 +191,7 @@ impl Room {
             names: spec.names,
             rating_ids,
             kinds: spec.kinds,
-            clock: Clock::with_remaining(control, referee.turn(), remaining[0], remaining[1]),
+            clock,
             referee,
             phase: Phase::Agreeing {
                 expires: now.mono + AGREE_TIMEOUT_MS,
@@ -205,6 +215,7 @@ impl Room {
             clock_held: false,
             seats: Default::default(),
             main_times: spec.main_times,
+            clock_extras: spec.clock,
         }
     }
 
@@ -261,6 +272,7 @@ impl Room {
                 rules_digest: Some(self.rules_digest()),
                 kinds: self.kinds,
                 main_times: self.main_times,
+                clock: self.clock_extras,
             }))));
         }
         for p in self.players {
@@ -703,6 +715,7 @@ impl Room {
             rating_ids: self.rating_ids.each_ref().map(|r| login_proof(r.as_ref())),
             kinds: self.kinds,
             main_times: self.main_times,
+            clock: self.clock_extras,
         }
     }
 

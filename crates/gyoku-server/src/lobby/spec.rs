@@ -80,6 +80,8 @@ pub struct GameSpec {
     /// Black's and White's main time in seconds where they differ from `total` (a
     /// replay's, [`StartedGame::main_times`]).
     pub main_times: Option<[u32; 2]>,
+    /// Byoyomi periods and thinking-time units ([`StartedGame::clock`]).
+    pub clock: super::clock_extras::ClockExtras,
 }
 
 impl GameSpec {
@@ -107,6 +109,7 @@ impl GameSpec {
             rating_ids: g.rating_ids.clone(),
             kinds: g.kinds,
             main_times: g.main_times,
+            clock: g.clock,
         })
     }
 }

@@ -72,6 +72,14 @@ mod contract {
             kinds: [PlayerKind::Csa, PlayerKind::Engine],
             // A replay's own times (issue 41): kept and read back as they were.
             main_times: Some([540, 600]),
+            // Periods and thinking units (issue 41), kept and read back.
+            clock: crate::lobby::ClockExtras {
+                periods: 3,
+                units: gyoku::ThinkingUnits {
+                    count: 10,
+                    unit: 60_000,
+                },
+            },
         }))
     }
 
@@ -155,6 +163,8 @@ mod contract {
         assert_eq!(suspended[0].0.id, "g1");
         assert_eq!(suspended[0].0.kinds, [PlayerKind::Csa, PlayerKind::Engine]);
         assert_eq!(suspended[0].0.main_times, Some([540, 600]));
+        assert_eq!(suspended[0].0.clock.periods, 3);
+        assert_eq!(suspended[0].0.clock.units.count, 10);
         assert_eq!(suspended[0].1, vec![("+2726FU".to_string(), 3)]);
         db.commit(&[Change::GameResumed {
             game_id: "g1".into(),

@@ -100,6 +100,11 @@ pub const MIGRATIONS: &[&str] = &[
     // claimed); step 5's `fouls` knows two and keeps them, NULL for a claim.
     "ALTER TABLE games ADD COLUMN fouls_mode TEXT
          CHECK (fouls_mode IN ('refuse', 'lose', 'claim'));",
+    // 12: byoyomi periods and thinking-time units beside the byoyomi (issue 41: a web
+    // page's game); NULL: none.
+    "ALTER TABLE games ADD COLUMN periods INTEGER CHECK (periods >= 1);
+     ALTER TABLE games ADD COLUMN thinking_units INTEGER CHECK (thinking_units >= 1);
+     ALTER TABLE games ADD COLUMN thinking_unit_ms INTEGER CHECK (thinking_unit_ms >= 1);",
 ];
 
 /// The PostgreSQL channel on which the referee announces each changed game (its Game_ID
@@ -127,9 +132,9 @@ pub(crate) fn postgres_text(statement: &str) -> String {
 pub(crate) const INSERT_GAME: &str = "INSERT INTO games (id, name, black, white, rules, max_moves,
      least_time_per_move, total_time, byoyomi, increment, start_sfen, initial_moves, status,
      started_at, replay_of, fouls, black_rating_id, white_rating_id, rules_digest, black_kind,
-     white_kind, black_time, white_time, fouls_mode)
+     white_kind, black_time, white_time, fouls_mode, periods, thinking_units, thinking_unit_ms)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'playing', ?13, ?14, ?15, ?16, ?17,
-     ?18, ?19, ?20, ?21, ?22, ?23)
+     ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)
      ON CONFLICT (id) DO NOTHING";
 
 /// What a stored game was started as: its name, players and start time.
@@ -164,13 +169,14 @@ pub(crate) const DELETE_BUOY: &str = "DELETE FROM buoys WHERE name = ?1";
 pub(crate) const SUSPEND_UNFINISHED: &str =
     "UPDATE games SET status = 'suspended' WHERE status = 'playing'";
 
-/// [`crate::lobby::change::StartedGame`]'s columns, in its order (23).
+/// [`crate::lobby::change::StartedGame`]'s columns, in its order (26).
 macro_rules! started_columns {
     () => {
         "g.id, g.name, g.black, g.white, g.rules, g.max_moves, g.least_time_per_move,
          g.total_time, g.byoyomi, g.increment, g.start_sfen, g.initial_moves, g.started_at,
          g.replay_of, g.fouls, g.black_rating_id, g.white_rating_id, g.rules_digest,
-         g.black_kind, g.white_kind, g.black_time, g.white_time, g.fouls_mode"
+         g.black_kind, g.white_kind, g.black_time, g.white_time, g.fouls_mode, g.periods,
+         g.thinking_units, g.thinking_unit_ms"
     };
 }
 
@@ -186,7 +192,7 @@ macro_rules! listed_columns {
 pub(crate) const LISTED_COLUMNS: usize = 11;
 
 /// How many columns [`started_columns`] has; [`GAME`]'s record follows them.
-pub(crate) const STARTED_COLUMNS: usize = 23;
+pub(crate) const STARTED_COLUMNS: usize = 26;
 
 /// Every suspended game, oldest first: the started game's columns.
 pub(crate) const SUSPENDED_GAMES: &str = concat!(

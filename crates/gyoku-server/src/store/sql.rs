@@ -8,6 +8,7 @@ use super::port::{
 };
 use super::schema;
 use crate::identity::PlayerKind;
+use crate::lobby::ClockExtras;
 use crate::lobby::change::{Change, StartedGame, StoredBuoy};
 
 /// A value bound to a placeholder.
@@ -271,6 +272,12 @@ fn keep_start(tx: &mut dyn Exec, g: &StartedGame) -> Result<(), StoreError> {
         main_time(0),
         main_time(1),
         OptText(g.fouls.as_deref()),
+        OptInt((g.clock.periods > 1).then(|| i64::from(g.clock.periods))),
+        OptInt((g.clock.units.count > 0).then(|| i64::from(g.clock.units.count))),
+        OptInt(
+            (g.clock.units.count > 0)
+                .then(|| i64::try_from(g.clock.units.unit).unwrap_or(i64::MAX)),
+        ),
     ];
     if tx.execute(schema::INSERT_GAME, &params)? > 0 {
         return Ok(());
@@ -291,7 +298,7 @@ fn keep_start(tx: &mut dyn Exec, g: &StartedGame) -> Result<(), StoreError> {
     }
 }
 
-/// A started game from `row`'s columns `at..at + 23`.
+/// A started game from `row`'s columns `at..at + 26`.
 fn started_of(row: &mut Row, at: usize) -> Result<StartedGame, StoreError> {
     Ok(StartedGame {
         id: row.text(at)?,
@@ -316,6 +323,16 @@ fn started_of(row: &mut Row, at: usize) -> Result<StartedGame, StoreError> {
         main_times: match (row.opt_u32(at + 20)?, row.opt_u32(at + 21)?) {
             (Some(b), Some(w)) => Some([b, w]),
             _ => None,
+        },
+        clock: ClockExtras {
+            periods: row.opt_u32(at + 23)?.unwrap_or(1),
+            units: match (row.opt_u32(at + 24)?, row.opt_u32(at + 25)?) {
+                (Some(count), Some(unit)) => gyoku::ThinkingUnits {
+                    count,
+                    unit: u64::from(unit),
+                },
+                _ => gyoku::ThinkingUnits::default(),
+            },
         },
     })
 }

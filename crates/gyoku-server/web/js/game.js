@@ -26,6 +26,11 @@ function clockLine(color) {
     const byo = left < 0 ? c.byoyomi_ms + left : c.byoyomi_ms;
     text += left <= 0 ? ` · ${t('byo')} ${mmss(byo)}` : ` + ${c.byoyomi_ms / 1000}s`;
   }
+  // Byoyomi periods and thinking units left (issue 41), where the game has them.
+  const periods = c[color === 'b' ? 'black_periods' : 'white_periods'];
+  if (periods > 1) text += ` ×${periods}`;
+  const units = c[color === 'b' ? 'black_units' : 'white_units'];
+  if (c.unit_ms) text += ` · ${t('unitsLeft', { n: units, s: c.unit_ms / 1000 })}`;
   if (c.increment_ms) text += ` + ${c.increment_ms / 1000}s/move`;
   return `${color === 'b' ? '☗' : '☖'}${sideName(color)} ${v.view[color === 'b' ? 'black' : 'white']}: ${text}${running ? ' ●' : ''}`;
 }

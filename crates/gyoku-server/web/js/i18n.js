@@ -36,6 +36,8 @@ const I18N = {
     play: 'Play', playTitle: 'Play a game', opponent: 'Opponent', person: 'another person (send a link)',
     fouls: 'Illegal moves', foulsPreset: 'as the rules say', foulsRefuse: 'refused (friendly)', foulsLose: 'lose the game (tournament)',
     foulsClaim: 'lose if the opponent claims them (amateur events)',
+    periods: 'Byoyomi periods', thinkingUnits: 'Thinking units (考慮時間)', unitSeconds: 'Seconds per unit',
+    unitsLeft: '{n} × {s} s units', periodsText: '× {n} periods', unitsText: ', {n} × {s} s thinking units',
     foulsClaimNote: 'Amateur rules: a foul you can make on a real board (two pawns on a file, a pawn-drop mate, leaving your king in check, a piece with no move) is played; it loses only if your opponent claims it before their next move.',
     foulsClaimWord: 'lose only if claimed', claimFoul: 'Claim the foul',
     foulMade: 'Your opponent has just made a foul ({kind}: {move}). Claim it before you move, or it becomes part of the game.',
@@ -102,6 +104,8 @@ const I18N = {
     play: '対局する', playTitle: '対局を始める', opponent: '相手', person: '人（リンクを送る）',
     fouls: '反則', foulsPreset: 'ルールどおり', foulsRefuse: '指し直し（フレンドリー）', foulsLose: '反則負け（公式戦）',
     foulsClaim: '相手が指摘すれば反則負け（アマ大会）',
+    periods: '秒読みの回数', thinkingUnits: '考慮時間の回数', unitSeconds: '考慮時間1回の秒数',
+    unitsLeft: '考慮時間 {n} 回（{s}秒）', periodsText: '×{n}回', unitsText: '、考慮時間{s}秒×{n}回',
     foulsClaimNote: 'アマ大会ルール：実際の盤で指せる反則（二歩、打ち歩詰め、王手放置、行き所のない駒）は指されます。相手が次の手を指す前に指摘したときだけ反則負けです。',
     foulsClaimWord: '指摘されたときだけ反則負けです', claimFoul: '反則を指摘する',
     foulMade: '相手が反則をしました（{kind}：{move}）。次の手を指す前に指摘しないと、そのまま対局が続きます。',
@@ -239,7 +243,11 @@ export function timeText(time) {
   if (!time) return '';
   const ja = settings.lang === 'ja';
   const main = time.total % 60 === 0 ? (ja ? `${time.total / 60}分` : `${time.total / 60} min`) : (ja ? `${time.total}秒` : `${time.total} s`);
-  if (time.byoyomi) return ja ? `${main} 秒読み${time.byoyomi}秒` : `${main} + ${time.byoyomi} s byoyomi`;
+  if (time.byoyomi) {
+    const more = (time.periods > 1 ? ` ${t('periodsText', { n: time.periods })}` : '')
+      + (time.thinking_units ? t('unitsText', { n: time.thinking_units.count, s: time.thinking_units.seconds }) : '');
+    return (ja ? `${main} 秒読み${time.byoyomi}秒` : `${main} + ${time.byoyomi} s byoyomi`) + more;
+  }
   if (time.increment) return ja ? `${main} 加算${time.increment}秒` : `${main} + ${time.increment} s increment`;
   return main;
 }

@@ -29,6 +29,10 @@ export async function showPlayForm() {
   const total = num('total', q.get('total') || '600');
   const byoyomi = num('byoyomi-input', q.get('byoyomi') || '10');
   const increment = num('increment', q.get('increment') || '0');
+  // Beside the byoyomi: periods (lishogi's 1-5) and thinking units (the NHK Cup's 考慮時間).
+  const periods = num('periods', q.get('periods') || '1');
+  const units = num('thinking-units', q.get('thinking_units') || '0');
+  const unitSeconds = num('unit-seconds', q.get('unit_seconds') || '60');
   const color = select('color', [['black', t('black')], ['white', t('white')], ['random', t('random')]], q.get('color') || 'black');
   const sfen = el('input', { type: 'text', id: 'start-sfen', value: q.get('sfen') || '' });
   const maxMoves = el('input', { type: 'number', id: 'max-moves', min: '0', value: q.get('max_moves') || '' });
@@ -39,6 +43,8 @@ export async function showPlayForm() {
     localStorage.setItem('gyoku.name', name.value);
     const body = { opponent: opponent.value, rules: rules.value, color: color.value, name: name.value || 'guest',
       time: { total: +total.value, byoyomi: +byoyomi.value, increment: +increment.value } };
+    if (+periods.value > 1) body.time.periods = +periods.value;
+    if (+units.value > 0) body.time.thinking_units = { count: +units.value, seconds: +unitSeconds.value };
     if (fouls.value) body.fouls = fouls.value;
     if (sfen.value.trim()) body.sfen = sfen.value.trim();
     if (maxMoves.value !== '') body.max_moves = +maxMoves.value;
@@ -50,7 +56,9 @@ export async function showPlayForm() {
   main().replaceChildren(el('h2', {}, t('playTitle')),
     field('opponent', t('opponent'), opponent), field('play-rules', t('rules'), rules),
     field('fouls', t('fouls'), fouls), foulsNote, field('total', t('totalTime'), total),
-    field('byoyomi-input', t('byoyomi'), byoyomi), field('increment', t('increment'), increment),
+    field('byoyomi-input', t('byoyomi'), byoyomi), field('periods', t('periods'), periods),
+    field('thinking-units', t('thinkingUnits'), units), field('unit-seconds', t('unitSeconds'), unitSeconds),
+    field('increment', t('increment'), increment),
     field('color', t('color'), color), field('start-sfen', t('startSfen'), sfen),
     field('max-moves', t('maxMoves'), maxMoves), field('name', t('yourName'), name),
     el('p', {}, el('button', { type: 'button', id: 'start' }, t('startGame'))), out);
