@@ -132,6 +132,14 @@ def start_game(driver, base, **query):
     return driver.execute_script(VIEW)
 
 
+def invite_person(driver, base, **query):
+    """Starts a game against a person from the play form with `query`: the invitation's
+    link, once the page shows it."""
+    driver.get(base + "#/play?" + urllib.parse.urlencode({"opponent": "person", **query}))
+    wait(driver, lambda d: d.find_element(By.ID, "start")).click()
+    return wait(driver, lambda d: d.find_element(By.ID, "invite")).get_attribute("value")
+
+
 def no_secret_in_url(driver):
     """The seat's page address carries this browser's handle, never the seat's secret."""
     url = driver.current_url
@@ -231,10 +239,7 @@ def play(driver, base, shots):
         watcher.quit()
 
     # --- two people by a link: an impasse count proposed and accepted (jsa) ------------
-    driver.get(base + "#/play?" + urllib.parse.urlencode(
-        {"opponent": "person", "rules": "jsa", "color": "black", "sfen": BOTH_ENTERED_SFEN}))
-    wait(driver, lambda d: d.find_element(By.ID, "start")).click()
-    link = wait(driver, lambda d: d.find_element(By.ID, "invite")).get_attribute("value")
+    link = invite_person(driver, base, rules="jsa", color="black", sfen=BOTH_ENTERED_SFEN)
     driver.save_screenshot(os.path.join(shots, "play-invite.png"))
     friend = browser()
     try:
@@ -294,10 +299,7 @@ def play(driver, base, shots):
         friend.quit()
 
     # --- two people agree to a sennichite once the position has repeated (jsa) ----------
-    driver.get(base + "#/play?" + urllib.parse.urlencode(
-        {"opponent": "person", "rules": "jsa", "color": "black"}))
-    wait(driver, lambda d: d.find_element(By.ID, "start")).click()
-    link = wait(driver, lambda d: d.find_element(By.ID, "invite")).get_attribute("value")
+    link = invite_person(driver, base, rules="jsa", color="black")
     friend = browser()
     try:
         friend.get(link)
@@ -325,11 +327,7 @@ def play(driver, base, shots):
         friend.quit()
 
     # --- fouls that stand only when claimed: a nifu played, then claimed (jsa-amateur) ---
-    driver.get(base + "#/play?" + urllib.parse.urlencode(
-        {"opponent": "person", "rules": "jsa-amateur", "fouls": "claim", "color": "black", "sfen": NIFU_SFEN}))
-    note = text_of(driver, "fouls-note")
-    wait(driver, lambda d: d.find_element(By.ID, "start")).click()
-    link = wait(driver, lambda d: d.find_element(By.ID, "invite")).get_attribute("value")
+    link = invite_person(driver, base, rules="jsa-amateur", fouls="claim", color="black", sfen=NIFU_SFEN)
     friend = browser()
     try:
         friend.get(link)
@@ -339,6 +337,7 @@ def play(driver, base, shots):
         wait(driver, lambda d: d.find_elements(By.ID, "controls"))
         wait(driver, lambda d: (lambda x: x and x["seat"]["phase"] == "playing" and x["turn"] == "black")(
             d.execute_script(VIEW)))
+        note = text_of(driver, "fouls-rule")
         assert not friend.find_elements(By.ID, "claim"), "a claim before any foul"
         make_move(driver, "P*5e")
         shown = text_of(friend, "foul-made")

@@ -238,6 +238,27 @@ fn start_game(server: &TestServer, game: &str, names: [&str; 2]) -> (Client, Cli
     (b, w, id)
 }
 
+/// Black and White play `moves` in turn (CSA text, Black first), each echoed to both.
+fn play_moves(b: &mut Client, w: &mut Client, moves: &[&str]) {
+    for (i, m) in moves.iter().enumerate() {
+        if i % 2 == 0 { &mut *b } else { &mut *w }.send(m);
+        b.expect(&format!("{m},T*"));
+        w.expect(&format!("{m},T*"));
+    }
+}
+
+/// A stored game's result and reason.
+fn stored_ending(server: &TestServer, id: &str) -> (String, String) {
+    server
+        .db()
+        .query_row(
+            "SELECT result, reason FROM games WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap()
+}
+
 fn stored_moves(server: &TestServer, id: &str) -> Vec<(String, i64)> {
     let db = server.db();
     let mut stmt = db
@@ -1103,11 +1124,7 @@ fn two_csa_clients_agree_to_a_sennichite() {
     b.send("%%SENNICHITE");
     b.expect("##[ERROR] the position has not repeated: no sennichite to agree to");
     let cycle = ["+2838HI", "-8272HI", "+3828HI", "-7282HI"];
-    for (i, m) in cycle.iter().enumerate() {
-        if i % 2 == 0 { &mut b } else { &mut w }.send(m);
-        b.expect(&format!("{m},T*"));
-        w.expect(&format!("{m},T*"));
-    }
+    play_moves(&mut b, &mut w, &cycle);
     // The start position for the second time: White proposes on Black's turn, Black
     // accepts.
     w.send("%%SENNICHITE");
@@ -1121,26 +1138,14 @@ fn two_csa_clients_agree_to_a_sennichite() {
         c.expect("BEGIN Game_Summary");
         c.expect("Name+:w12");
     }
-    let (result, reason): (String, String) = server
-        .db()
-        .query_row(
-            "SELECT result, reason FROM games WHERE id = ?1",
-            [&id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .unwrap();
     assert_eq!(
-        (result.as_str(), reason.as_str()),
-        ("no_contest", "agreed_sennichite")
+        stored_ending(&server, &id),
+        ("no_contest".into(), "agreed_sennichite".into())
     );
 
     // Under the CSA rules there is no agreement: the fourth occurrence only.
     let (mut b, mut w, _) = start_game(&server, "csa_agreed-600-10", ["b13", "w13"]);
-    for (i, m) in cycle.iter().enumerate() {
-        if i % 2 == 0 { &mut b } else { &mut w }.send(m);
-        b.expect(&format!("{m},T*"));
-        w.expect(&format!("{m},T*"));
-    }
+    play_moves(&mut b, &mut w, &cycle);
     b.send("%%SENNICHITE");
     b.expect("##[ERROR] these rules allow no sennichite by agreement");
     b.send("+2838HI");
@@ -1163,27 +1168,15 @@ fn a_foul_stands_when_its_opponent_claims_it() {
         "+2726FU", "-8384FU", "+2625FU", "-8485FU", "+2524FU", "-2324FU", "+2824HI", "-3334FU",
         "+0075FU",
     ];
-    for (i, m) in moves.iter().enumerate() {
-        if i % 2 == 0 { &mut b } else { &mut w }.send(m);
-        b.expect(&format!("{m},T*"));
-        w.expect(&format!("{m},T*"));
-    }
+    play_moves(&mut b, &mut w, &moves);
     w.send("%%CLAIM");
     w.expect("#ILLEGAL_MOVE");
     w.expect("#WIN");
     b.expect("#ILLEGAL_MOVE");
     b.expect("#LOSE");
-    let (result, reason): (String, String) = server
-        .db()
-        .query_row(
-            "SELECT result, reason FROM games WHERE id = ?1",
-            [&id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .unwrap();
     assert_eq!(
-        (result.as_str(), reason.as_str()),
-        ("white", "claimed_foul")
+        stored_ending(&server, &id),
+        ("white".into(), "claimed_foul".into())
     );
 }
 

@@ -381,7 +381,8 @@ pub(super) async fn play_move(
     answer(&api, &seat, &after).await
 }
 
-/// Sends an action that ends the game (`%TORYO`, `%KACHI`) and answers with the result.
+/// Sends an action that ends the game (`%TORYO`, `%KACHI`, `%%CLAIM`) on the seat's turn
+/// and answers with the result.
 async fn ending_action(
     api: &Shared,
     token: &str,
@@ -430,23 +431,12 @@ pub(super) async fn sennichite(
 }
 
 /// `POST /api/seats/{token}/claim`: claims the foul the opponent has just made (under
-/// fouls that stand only when claimed), before the seat's own next move.
+/// fouls that stand only when claimed), on the seat's turn, before its own next move.
 pub(super) async fn claim(
     State(api): State<Shared>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let seat = seat_of(&api, &token)?;
-    let before = playing(&seat)?;
-    let after = seat
-        .send_and_wait(Said::Message(ClientMessage::Claim), |b, n| {
-            n.errors > b.errors || n.phase != Phase::Playing
-        })
-        .await
-        .ok_or_else(no_answer)?;
-    if let Some(e) = refused(&before, &after) {
-        return Err(e);
-    }
-    answer(&api, &seat, &after).await
+    ending_action(&api, &token, ClientMessage::Claim).await
 }
 
 /// A proposal (or an acceptance) sent, and the seat's state once the lobby answered.

@@ -237,6 +237,20 @@ fn a_jsa_replay_keeps_each_players_time_topped_up_to_an_hour() {
     assert_eq!(t.lobby.next_deadline(), Some(now + 3_600_000 + 60_000));
 }
 
+/// Two x1 players agree at instant 0 to `game`, set up (as the web page sets its games)
+/// with `periods` and thinking `units` beside its byoyomi.
+fn with_clock(t: &mut Transcript, game: &str, periods: u32, units: gyoku::ThinkingUnits) {
+    let setup = super::GameSetup {
+        clock: super::ClockExtras { periods, units },
+        ..super::GameSetup::default()
+    };
+    t.input(Input::Setup {
+        game: game.into(),
+        setup: Box::new(setup),
+    });
+    started(t, game);
+}
+
 /// Issue 41, item 4: a game set up with byoyomi periods and thinking units (a web page's)
 /// runs its clock with them: three 10 s periods give a move 30 s, a move of 25 s uses two
 /// of them (the third then the move's whole time), and ten 60 s units beside a 30 s
@@ -244,18 +258,7 @@ fn a_jsa_replay_keeps_each_players_time_topped_up_to_an_hour() {
 #[test]
 fn periods_and_thinking_units_extend_the_byoyomi() {
     let mut t = Transcript::new();
-    let setup = super::GameSetup {
-        clock: super::ClockExtras {
-            periods: 3,
-            units: gyoku::ThinkingUnits::default(),
-        },
-        ..super::GameSetup::default()
-    };
-    t.input(Input::Setup {
-        game: "p-0-10".into(),
-        setup: Box::new(setup),
-    });
-    started(&mut t, "p-0-10");
+    with_clock(&mut t, "p-0-10", 3, gyoku::ThinkingUnits::default());
     assert_eq!(t.lobby.next_deadline(), Some(30_000));
     assert_eq!(line_at(&mut t, 25_000, 1, "+7776FU"), echo("+7776FU,T25"));
     assert_eq!(line_at(&mut t, 26_000, 2, "-3334FU"), echo("-3334FU,T1"));
@@ -263,21 +266,11 @@ fn periods_and_thinking_units_extend_the_byoyomi() {
     assert_eq!(t.lobby.next_deadline(), Some(36_000));
 
     let mut t = Transcript::new();
-    let setup = super::GameSetup {
-        clock: super::ClockExtras {
-            periods: 1,
-            units: gyoku::ThinkingUnits {
-                count: 10,
-                unit: 60_000,
-            },
-        },
-        ..super::GameSetup::default()
+    let units = gyoku::ThinkingUnits {
+        count: 10,
+        unit: 60_000,
     };
-    t.input(Input::Setup {
-        game: "nhk-0-30".into(),
-        setup: Box::new(setup),
-    });
-    started(&mut t, "nhk-0-30");
+    with_clock(&mut t, "nhk-0-30", 1, units);
     assert_eq!(t.lobby.next_deadline(), Some(30_000 + 600_000));
 }
 
@@ -286,18 +279,7 @@ fn periods_and_thinking_units_extend_the_byoyomi() {
 #[test]
 fn a_resumed_game_keeps_each_sides_periods() {
     let mut t = Transcript::new();
-    let setup = super::GameSetup {
-        clock: super::ClockExtras {
-            periods: 3,
-            units: gyoku::ThinkingUnits::default(),
-        },
-        ..super::GameSetup::default()
-    };
-    t.input(Input::Setup {
-        game: "susp-0-10".into(),
-        setup: Box::new(setup),
-    });
-    started(&mut t, "susp-0-10");
+    with_clock(&mut t, "susp-0-10", 3, gyoku::ThinkingUnits::default());
     // Black uses two of its three periods; White none.
     assert_eq!(line_at(&mut t, 25_000, 1, "+7776FU"), echo("+7776FU,T25"));
     assert_eq!(line_at(&mut t, 26_000, 2, "-3334FU"), echo("-3334FU,T1"));

@@ -84,7 +84,7 @@ pub(super) fn end_lines(foul_text: Option<&str>, ending: &Ending) -> EndLines {
                     "toryo",
                     "resignation",
                 ),
-                EndReason::IllegalMove { kind, .. } => (
+                EndReason::IllegalMove { kind, .. } | EndReason::ClaimedFoul { kind, .. } => (
                     said(None, GameEnd::IllegalMove),
                     r,
                     foul_by(o.result),
@@ -93,18 +93,7 @@ pub(super) fn end_lines(foul_text: Option<&str>, ending: &Ending) -> EndLines {
                         IllegalMoveKind::KingInCheck => "oute_kaihimore",
                         _ => "illegal move",
                     },
-                    "illegal_move",
-                ),
-                EndReason::ClaimedFoul { kind, .. } => (
-                    said(None, GameEnd::IllegalMove),
-                    r,
-                    foul_by(o.result),
-                    match kind {
-                        IllegalMoveKind::Uchifuzume => "uchifuzume",
-                        IllegalMoveKind::KingInCheck => "oute_kaihimore",
-                        _ => "illegal move",
-                    },
-                    "claimed_foul",
+                    o.reason.code(),
                 ),
                 EndReason::Forfeit { .. } if foul_text == Some("%KACHI") => (
                     said(Some("%KACHI"), GameEnd::IllegalMove),
