@@ -6,23 +6,13 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Shutdown, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn gyoku() -> &'static str {
-    env!("CARGO_BIN_EXE_gyoku")
-}
+mod kit;
+use kit::{Killed, gyoku, wait_until};
 
 #[test]
 fn two_engines_play_a_game_on_gyoku_serve_and_the_records_agree() {
@@ -97,58 +87,30 @@ fn two_engines_play_a_game_on_gyoku_serve_and_the_records_agree() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Waits until every client has exited, each successfully, all within `within` (their exit
-/// is polled every 50 ms: the condition, not the sleep, ends the wait).
+/// Waits until every client has exited, each successfully, all within `within`.
 fn all_succeed(clients: &mut [Killed], within: Duration) {
-    let start = Instant::now();
-    for c in clients {
-        loop {
-            if let Some(status) = c.0.try_wait().unwrap() {
-                assert!(status.success(), "{status}");
-                break;
-            }
-            assert!(start.elapsed() < within, "no end in {within:?}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
+    wait_until(within, "every client's end", || {
+        clients.iter_mut().all(|c| {
+            c.0.try_wait()
+                .unwrap()
+                .inspect(|status| assert!(status.success(), "{status}"))
+                .is_some()
+        })
+    });
 }
 
-/// `gyoku serve` on a free loopback port with its data in `data` and `extra` options,
-/// once it says it listens; its port.
-fn serve(data: &Path, extra: &[&str]) -> (Killed, u16) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut server = Killed(
-        Command::new(gyoku())
-            .args([
-                "serve",
-                "--csa",
-                &format!("127.0.0.1:{port}"),
-                "--http",
-                "off",
-            ])
-            .args(extra)
-            .arg("--data-dir")
-            .arg(data)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
+/// `gyoku serve` on loopback ports of its own with its data in `data` and `extra` options,
+/// once it says it listens; its CSA port.
+fn serve(data: &Path, extra: &[&str]) -> (kit::Served, u16) {
+    let args = ["--csa", "127.0.0.1:0", "--http", "off"]
+        .into_iter()
+        .chain(extra.iter().copied());
+    let served = kit::serve(
+        args.map(std::ffi::OsString::from)
+            .chain(["--data-dir".into(), data.as_os_str().to_owned()]),
     );
-    let mut err = BufReader::new(server.0.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
-    assert!(line.contains("CSA protocol on"), "{line}");
-    // Keep draining the server's standard error (a closed pipe would stop it).
-    std::thread::spawn(move || {
-        let mut sink = String::new();
-        while err.read_line(&mut sink).is_ok_and(|n| n > 0) {
-            sink.clear();
-        }
-    });
-    (server, port)
+    let port = served.csa.port();
+    (served, port)
 }
 
 fn find(dir: &Path, ext: &str) -> std::path::PathBuf {

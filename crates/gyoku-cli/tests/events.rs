@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -16,111 +16,57 @@ use std::time::{Duration, Instant};
 use gyoku::{Color, Position};
 use serde_json::{Value, json};
 
-/// The server, killed (SIGKILL) when dropped.
-struct Server(Child);
+mod kit;
 
-impl Server {
-    fn kill(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+/// `gyoku serve`'s arguments for an event's server on `csa` and `http`.
+fn serve_args(dir: &Path, csa: &str, http: &str, event: &Path) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = ["--csa", csa, "--http", http, "--max-moves", "70"]
+        .map(Into::into)
+        .to_vec();
+    args.extend([
+        "--event-file".into(),
+        event.as_os_str().to_owned(),
+        "--admin-token-file".into(),
+        dir.join("admin-token").into_os_string(),
+        "--data-dir".into(),
+        dir.as_os_str().to_owned(),
+    ]);
+    args
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// `gyoku serve` with an event on fresh ports (chosen again when another test took one in
-/// the instant between choosing and listening): the server, its CSA and HTTP ports.
+/// `gyoku serve` with an event on loopback ports of its own, once it listens (what it says
+/// kept in `said`): the server, its CSA and HTTP ports.
 fn start_fresh(
     dir: &Path,
     event: &Path,
     said: &Arc<std::sync::Mutex<String>>,
-) -> (Server, u16, u16) {
-    for _ in 0..10 {
-        let (csa, http) = (free_port(), free_port());
-        if csa != http
-            && let Some(server) = try_start(dir, csa, http, event, said)
-        {
-            return (server, csa, http);
-        }
-    }
-    panic!("the server never listened: {}", said.lock().unwrap());
+) -> (kit::Served, u16, u16) {
+    let server = kit::try_serve(serve_args(dir, "127.0.0.1:0", "127.0.0.1:0", event), said)
+        .unwrap_or_else(|| panic!("the server never listened: {}", said.lock().unwrap()));
+    let (csa, http) = (server.csa.port(), server.http.expect("a web page").port());
+    (server, csa, http)
 }
 
-/// `gyoku serve` again on the ports it had (a few tries: they were just freed).
+/// `gyoku serve` again on the ports it had, once it listens there (tried again while they
+/// are still being freed).
 fn start(
     dir: &Path,
     csa: u16,
     http: u16,
     event: &Path,
     said: &Arc<std::sync::Mutex<String>>,
-) -> Server {
-    for _ in 0..20 {
-        if let Some(server) = try_start(dir, csa, http, event, said) {
-            return server;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    panic!("the server did not listen again: {}", said.lock().unwrap());
-}
-
-/// `gyoku serve` with an event; once it listens, the server (its standard error drained
-/// on by a thread into `said`); `None` when it stopped before (a port taken).
-fn try_start(
-    dir: &Path,
-    csa: u16,
-    http: u16,
-    event: &Path,
-    said: &Arc<std::sync::Mutex<String>>,
-) -> Option<Server> {
-    let mut server = Server(
-        Command::new(env!("CARGO_BIN_EXE_gyoku"))
-            .args(["serve", "--csa", &format!("127.0.0.1:{csa}")])
-            .args(["--http", &format!("127.0.0.1:{http}"), "--max-moves", "70"])
-            .arg("--event-file")
-            .arg(event)
-            .arg("--admin-token-file")
-            .arg(dir.join("admin-token"))
-            .arg("--data-dir")
-            .arg(dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
+) -> kit::Served {
+    let (csa, http) = (format!("127.0.0.1:{csa}"), format!("127.0.0.1:{http}"));
+    let mut server = None;
+    kit::wait_until(
+        Duration::from_secs(10),
+        "the server listening again",
+        || {
+            server = kit::try_serve(serve_args(dir, &csa, &http, event), said);
+            server.is_some()
+        },
     );
-    let mut err = BufReader::new(server.0.stderr.take().unwrap());
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if err.read_line(&mut line).unwrap_or(0) == 0 {
-            return None;
-        }
-        said.lock().unwrap().push_str(&line);
-        if line.contains("CSA protocol on") {
-            break;
-        }
-    }
-    let said = Arc::clone(said);
-    std::thread::spawn(move || {
-        let mut more = String::new();
-        while err.read_line(&mut more).is_ok_and(|n| n > 0) {
-            said.lock().unwrap().push_str(&more);
-            more.clear();
-        }
-    });
-    Some(server)
+    server.expect("listening")
 }
 
 /// One HTTP request with extra headers: the status and the JSON body.
@@ -403,7 +349,7 @@ fn a_swiss_event_of_twelve_finishes_after_a_kill_in_round_three() {
                 .is_some_and(|b| b.iter().filter(|b| b["playing"] == true).count() >= 2);
         if !killed && under_way {
             std::thread::sleep(Duration::from_millis(50));
-            server.kill();
+            server.process.kill();
             killed = true;
             std::thread::sleep(Duration::from_millis(300));
             server = start(&dir, csa, http_port, &file, &said);
@@ -414,7 +360,7 @@ fn a_swiss_event_of_twelve_finishes_after_a_kill_in_round_three() {
     for p in players {
         p.join().unwrap();
     }
-    server.kill();
+    server.process.kill();
     assert!(killed, "the server was never killed in round 3");
     let resumed = seen.resumed.load(Ordering::Relaxed);
     eprintln!(

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -18,46 +18,41 @@ use gyoku::{Color, Position};
 const GAMES: usize = 12;
 const KILLS: usize = 4;
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+mod kit;
 
-/// The server process, killed (SIGKILL) when dropped: by the test on purpose, or when a
-/// failing assertion unwinds, so no server outlives the test.
-struct Server(Child);
+/// The server, killed (SIGKILL) when dropped: by the test on purpose, or when a failing
+/// assertion unwinds, so no server outlives the test.
+struct Server(kit::Served);
 
 impl Server {
     fn kill(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        self.0.process.kill();
     }
 
     /// SIGTERM, then its exit: it must stop by itself, cleanly, within 15 s.
     fn terminate(&mut self) {
+        let process = &mut self.0.process.0;
         let sent = Command::new("kill")
-            .args(["-TERM", &self.0.id().to_string()])
+            .args(["-TERM", &process.id().to_string()])
             .status()
             .unwrap();
         assert!(sent.success());
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            if let Some(status) = self.0.try_wait().unwrap() {
-                assert!(
-                    status.success(),
-                    "stopped by SIGTERM, it exited with {status}"
-                );
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "SIGTERM did not stop the server in 15 s"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        kit::wait_until(
+            Duration::from_secs(15),
+            "the server's exit on SIGTERM",
+            || {
+                process
+                    .try_wait()
+                    .unwrap()
+                    .inspect(|status| {
+                        assert!(
+                            status.success(),
+                            "stopped by SIGTERM, it exited with {status}"
+                        );
+                    })
+                    .is_some()
+            },
+        );
     }
 }
 
@@ -68,45 +63,31 @@ enum Stop {
     Terminate,
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-fn start_server(port: u16, dir: &Path, db: &Db) -> Server {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gyoku"));
-    cmd.args([
-        "serve",
-        "--csa",
-        &format!("127.0.0.1:{port}"),
-        "--http",
-        "off",
-    ])
-    .args(["--max-moves", "70", "--data-dir"])
-    .arg(dir);
+/// `gyoku serve` on `port` (its own choice for 0), once it listens there (tried again
+/// while a port just freed is still held): the server and its CSA port.
+fn start_server(port: u16, dir: &Path, db: &Db) -> (Server, u16) {
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "--csa".into(),
+        format!("127.0.0.1:{port}").into(),
+        "--http".into(),
+        "off".into(),
+        "--max-moves".into(),
+        "70".into(),
+        "--data-dir".into(),
+        dir.as_os_str().to_owned(),
+    ];
     if let Db::Postgres { url, .. } = db {
-        cmd.args(["--db", url]);
+        args.extend(["--db".into(), url.into()]);
     }
-    let mut server = Server(
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut err = BufReader::new(server.0.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
-    assert!(line.contains("CSA protocol on"), "{line}");
-    // Keep draining stderr so the server never blocks on it.
-    std::thread::spawn(move || {
-        let mut sink = String::new();
-        while err.read_line(&mut sink).is_ok_and(|n| n > 0) {
-            sink.clear();
-        }
+    let said = Arc::new(Mutex::new(String::new()));
+    let mut server = None;
+    kit::wait_until(Duration::from_secs(10), "the server listening", || {
+        server = kit::try_serve(&args, &said);
+        server.is_some()
     });
-    server
+    let server = server.expect("listening");
+    let port = server.csa.port();
+    (Server(server), port)
 }
 
 /// What a player saw: for each Game_ID, the moves it saw echoed (or listed in a resumed
@@ -388,8 +369,7 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn crash_test(dir: &Path, db: &Db, stop: Stop) {
-    let port = free_port();
-    let mut server = start_server(port, dir, db);
+    let (mut server, port) = start_server(0, dir, db);
     let mut players = Vec::new();
     let mut seen = Vec::new();
     for g in 0..GAMES {
@@ -410,7 +390,7 @@ fn crash_test(dir: &Path, db: &Db, stop: Stop) {
             Stop::Kill => server.kill(),
             Stop::Terminate => server.terminate(),
         }
-        server = start_server(port, dir, db);
+        server = start_server(port, dir, db).0;
     }
     for p in players {
         p.join().unwrap();

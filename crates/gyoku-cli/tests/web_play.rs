@@ -4,23 +4,13 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn gyoku() -> &'static str {
-    env!("CARGO_BIN_EXE_gyoku")
-}
+mod kit;
+use kit::{Killed, gyoku};
 
 /// One HTTP request: the status and the JSON body.
 fn request(at: SocketAddr, method: &str, path: &str, body: &Value) -> (u16, Value) {
@@ -44,57 +34,25 @@ fn request(at: SocketAddr, method: &str, path: &str, body: &Value) -> (u16, Valu
     (status, serde_json::from_str(json).unwrap())
 }
 
-/// The first address `found` reads in what the server prints; the rest of its output is
-/// read on (and dropped) by a thread, so that the server never blocks on a full pipe.
-fn said_address(
-    mut err: BufReader<std::process::ChildStderr>,
-    found: impl Fn(&str) -> Option<SocketAddr>,
-) -> Option<SocketAddr> {
-    let mut line = String::new();
-    let mut at = None;
-    while at.is_none() && err.read_line(&mut line).ok()? > 0 {
-        at = found(&line);
-        line.clear();
-    }
-    std::thread::spawn(move || {
-        let mut sink = String::new();
-        while err.read_line(&mut sink).is_ok_and(|n| n > 0) {
-            sink.clear();
-        }
-    });
-    at
-}
-
-/// `gyoku serve` on ports of its own choosing, with its standard error to read.
-fn serve(dir: &std::path::Path, extra: &[&str]) -> (Killed, BufReader<std::process::ChildStderr>) {
-    let mut server = Killed(
-        Command::new(gyoku())
-            .args(["serve", "--csa", "127.0.0.1:0", "--http", "127.0.0.1:0"])
-            .args(extra)
-            .arg("--data-dir")
-            .arg(dir)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let err = BufReader::new(server.0.stderr.take().unwrap());
-    (server, err)
+/// `gyoku serve` on loopback ports of its own with its data in `dir` and `extra` options,
+/// once it listens.
+fn serve(dir: &std::path::Path, extra: &[&str]) -> kit::Served {
+    let args = ["--csa", "127.0.0.1:0", "--http", "127.0.0.1:0"]
+        .into_iter()
+        .chain(extra.iter().copied())
+        .map(std::ffi::OsString::from)
+        .chain(["--data-dir".into(), dir.as_os_str().to_owned()]);
+    kit::serve(args)
 }
 
 #[test]
 fn a_person_plays_the_builtin_engine_to_the_end_over_http() {
     let dir = std::env::temp_dir().join(format!("gyoku-web-play-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let (_server, err) = serve(&dir, &[]);
-    let http = said_address(err, |line| {
-        line.trim()
-            .strip_prefix("gyoku serve: open http://")?
-            .split_once("/ ")?
-            .0
-            .parse()
-            .ok()
-    })
-    .expect("the server says where its HTTP API listens");
+    let server = serve(&dir, &[]);
+    let http = server
+        .http
+        .expect("the server says where its HTTP API listens");
     let (status, v) = request(http, "GET", "/api/play", &Value::Null);
     assert_eq!(
         (status, v["opponents"].clone()),
@@ -198,27 +156,17 @@ fn serve_says(extra: &[&str]) -> Vec<String> {
         extra.len()
     ));
     let _ = std::fs::remove_dir_all(&dir);
-    let (server, mut err) = serve(&dir, extra);
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    while err.read_line(&mut line).unwrap() > 0 {
-        lines.push(line.trim_end().to_string());
-        line.clear();
-        if lines.last().is_some_and(|l| l.contains("CSA protocol on")) {
-            break;
-        }
-    }
+    let server = serve(&dir, extra);
     let stopped = Command::new("kill")
-        .args(["-TERM", &server.0.id().to_string()])
+        .args(["-TERM", &server.process.0.id().to_string()])
         .status()
         .unwrap();
     assert!(stopped.success());
-    while err.read_line(&mut line).unwrap() > 0 {
-        lines.push(line.trim_end().to_string());
-        line.clear();
-    }
+    kit::wait_until(Duration::from_secs(15), "the server's last word", || {
+        server.said().contains("gyoku serve: stopped")
+    });
     let _ = std::fs::remove_dir_all(&dir);
-    lines
+    server.said().lines().map(str::to_string).collect()
 }
 
 #[test]
@@ -253,17 +201,8 @@ fn serve_says_where_the_page_is_first_and_the_open_file_note_only_when_it_matter
 fn a_second_server_on_the_same_database_refuses_to_start() {
     let dir = std::env::temp_dir().join(format!("gyoku-two-servers-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let (_first, mut err) = serve(&dir, &[]);
-    let mut line = String::new();
-    while err.read_line(&mut line).unwrap() > 0 && !line.contains("CSA protocol on") {
-        line.clear();
-    }
-    let csa: SocketAddr = line
-        .split("CSA protocol on ")
-        .nth(1)
-        .and_then(|r| r.split_whitespace().next())
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("{line}"));
+    let first = serve(&dir, &[]);
+    let csa = first.csa;
     let mut second = Killed(
         Command::new(gyoku())
             .args([
@@ -279,14 +218,16 @@ fn a_second_server_on_the_same_database_refuses_to_start() {
             .spawn()
             .unwrap(),
     );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = second.0.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "the second server started");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let mut status = None;
+    kit::wait_until(
+        Duration::from_secs(10),
+        "the second server's refusal",
+        || {
+            status = second.0.try_wait().unwrap();
+            status.is_some()
+        },
+    );
+    let status = status.expect("exited");
     let mut said = String::new();
     second
         .0
@@ -318,16 +259,8 @@ fn password_hashing_keeps_memory_bounded() {
     let dir = std::env::temp_dir().join(format!("gyoku-hash-memory-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     // Every one of the 320 new names hashed (issue 43 paces new names by address).
-    let (server, err) = serve(&dir, &["--new-names-per-address", "1000"]);
-    let csa = said_address(err, |line| {
-        line.split_once("CSA protocol on ")?
-            .1
-            .split_whitespace()
-            .next()?
-            .parse()
-            .ok()
-    })
-    .expect("the server says where its CSA port listens");
+    let server = serve(&dir, &["--new-names-per-address", "1000"]);
+    let csa = server.csa;
     let clients: Vec<_> = (0..8)
         .map(|i| {
             std::thread::spawn(move || {
@@ -346,7 +279,8 @@ fn password_hashing_keeps_memory_bounded() {
     for c in clients {
         c.join().unwrap();
     }
-    let status = std::fs::read_to_string(format!("/proc/{}/status", server.0.id())).unwrap();
+    let status =
+        std::fs::read_to_string(format!("/proc/{}/status", server.process.0.id())).unwrap();
     let rss_kib: u64 = status
         .lines()
         .find_map(|l| l.strip_prefix("VmRSS:"))

@@ -1,0 +1,138 @@
+//! The integration tests' kit (issue 40, step 4): `gyoku serve` started on loopback ports
+//! and waited for until it says it listens, what it says kept, and killed with the test; a
+//! wait on a condition, polled, instead of a sleep. Each test file takes what it uses
+//! (`mod kit;`).
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The `gyoku` binary under test.
+pub fn gyoku() -> &'static str {
+    env!("CARGO_BIN_EXE_gyoku")
+}
+
+/// A loopback port free a moment ago (another test may take it: [`try_serve`] says so).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A child process killed (SIGKILL) and waited for when dropped: by the test on purpose, or
+/// when a failing assertion unwinds, so none outlives the test.
+pub struct Killed(pub Child);
+
+impl Killed {
+    /// Kills it now and waits for it.
+    pub fn kill(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A running `gyoku serve`: the process, everything it has said on its standard error so
+/// far (read on by a thread, so it never blocks on a full pipe), and the ports it says it
+/// listens on.
+pub struct Served {
+    /// The process.
+    pub process: Killed,
+    /// What it has said.
+    pub said: Arc<Mutex<String>>,
+    /// The CSA port's address.
+    pub csa: SocketAddr,
+    /// The web page's address, when it serves one.
+    pub http: Option<SocketAddr>,
+}
+
+impl Served {
+    /// Everything said so far.
+    pub fn said(&self) -> String {
+        self.said.lock().unwrap().clone()
+    }
+}
+
+/// `gyoku serve` with `args`, once it says it listens (its last word at start, `CSA protocol
+/// on ADDR`); `None` when it stopped before saying so (a port taken meanwhile), what it
+/// said then in `said`.
+pub fn try_serve<I, S>(args: I, said: &Arc<Mutex<String>>) -> Option<Served>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut process = Killed(
+        Command::new(gyoku())
+            .arg("serve")
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut err = BufReader::new(process.0.stderr.take().unwrap());
+    let mut line = String::new();
+    let (mut csa, mut http) = (None, None);
+    while csa.is_none() {
+        line.clear();
+        if err.read_line(&mut line).unwrap_or(0) == 0 {
+            return None;
+        }
+        said.lock().unwrap().push_str(&line);
+        http = http.or_else(|| address_after(&line, "open http://", '/'));
+        csa = address_after(&line, "CSA protocol on ", ' ');
+    }
+    let keep = Arc::clone(said);
+    std::thread::spawn(move || {
+        let mut more = String::new();
+        while err.read_line(&mut more).is_ok_and(|n| n > 0) {
+            keep.lock().unwrap().push_str(&more);
+            more.clear();
+        }
+    });
+    Some(Served {
+        process,
+        said: Arc::clone(said),
+        csa: csa?,
+        http,
+    })
+}
+
+/// `gyoku serve` with `args`, once it listens; panics with what it said if it never does.
+pub fn serve<I, S>(args: I) -> Served
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let said = Arc::new(Mutex::new(String::new()));
+    try_serve(args, &said)
+        .unwrap_or_else(|| panic!("the server never listened: {}", said.lock().unwrap()))
+}
+
+/// The address written after `marker` in `line`, up to `end`.
+fn address_after(line: &str, marker: &str, end: char) -> Option<SocketAddr> {
+    let rest = &line[line.find(marker)? + marker.len()..];
+    rest.split(end).next()?.trim().parse().ok()
+}
+
+/// Waits until `done` holds, polling it every 20 ms; fails naming `what` if it does not
+/// within `within`. The condition ends the wait, not the poll's interval.
+pub fn wait_until(within: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + within;
+    while !done() {
+        assert!(Instant::now() < deadline, "{what}: not within {within:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
