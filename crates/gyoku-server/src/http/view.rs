@@ -270,10 +270,13 @@ pub(super) fn game_view(
     v["clock"] = clock_json(&spec, &moves, playing, game.turn(), since);
     // The side to move's legal moves (the page marks where a piece may go).
     v["legal"] = if playing && game.outcome().is_none() {
+        // The king a claimed-fouls game's foul left in check is not taken (it is claimed).
+        let king = game.position().king(!game.turn());
         json!(
             game.position()
                 .legal_moves()
                 .iter()
+                .filter(|m| king.is_none_or(|k| m.to() != k))
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
         )
