@@ -55,8 +55,15 @@ fn recorded_words(record: &Record, j: &Judgement) -> String {
 }
 
 /// `12, 16, 20 and 24`.
-fn plies_list(plies: &[u32; 4]) -> String {
-    format!("{}, {}, {} and {}", plies[0], plies[1], plies[2], plies[3])
+fn plies_list(plies: &[u32]) -> String {
+    match plies.split_last() {
+        Some((last, rest)) if !rest.is_empty() => {
+            let rest: Vec<String> = rest.iter().map(u32::to_string).collect();
+            format!("{} and {last}", rest.join(", "))
+        }
+        Some((last, _)) => last.to_string(),
+        None => String::new(),
+    }
 }
 
 /// How many times the final position has stood on the board (the start included).
@@ -170,11 +177,7 @@ fn ended(record: &Record, j: &Judgement, o: &Outcome, said: &str, recorded_plies
              players agreed to a sennichite, which these rules allow (JSA, 2019-10-01): {}; \
              {said}",
             occurrences.len(),
-            occurrences
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", "),
+            plies_list(occurrences),
             result_words(o.result)
         ),
         EndReason::Sennichite { occurrences } => format!(

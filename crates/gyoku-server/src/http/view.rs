@@ -310,24 +310,13 @@ pub(super) fn clock_json(
     since: Option<std::time::Duration>,
 ) -> Value {
     let increment = u64::from(spec.increment) * 1000;
-    let control = spec.clock.apply(gyoku::TimeControl {
-        main: u64::from(spec.total) * 1000,
-        byoyomi: u64::from(spec.byoyomi) * 1000,
-        increment,
-        rounding: gyoku::Rounding::FlooredSeconds,
-        ..gyoku::TimeControl::sudden_death(0)
-    });
-    // A replay under a replay clock starts each side with its own main time.
-    let left = spec
-        .main_times
-        .map_or([control.main; 2], |t| t.map(|s| u64::from(s) * 1000));
     // The side to move once the buoy's moves (which cost nothing) are played.
     let first = if spec.initial_moves.len().is_multiple_of(2) {
         spec.start.turn()
     } else {
         !spec.start.turn()
     };
-    let mut clock = gyoku::Clock::with_remaining(control, first, left[0], left[1]);
+    let mut clock = spec.start_clock(0, first);
     for m in moves.iter().skip(spec.initial_moves.len()) {
         crate::lobby::charge(&mut clock, m["seconds"].as_u64().unwrap_or(0) * 1000);
     }

@@ -7,7 +7,6 @@
 use gyoku::rules::Fouls;
 use gyoku::{
     Clock, Color, EndReason, Game, GameResult, IllegalMoveKind, Outcome, Position, Preset,
-    Rounding, TimeControl,
 };
 use gyoku_proto::csa::{ClientMessage, GameSummary, SummaryTime, SummaryTimes};
 use gyoku_proto::csa_line::{EchoedMove, ServerLine};
@@ -143,14 +142,6 @@ impl Room {
         now: Now,
     ) -> Room {
         let rules = spec.rules(config.strict_csa_server);
-        let control = spec.clock.apply(TimeControl {
-            main: u64::from(spec.total) * 1000,
-            byoyomi: u64::from(spec.byoyomi) * 1000,
-            increment: u64::from(spec.increment) * 1000,
-            least_time_per_move: u64::from(config.least_time_per_move) * 1000,
-            rounding: Rounding::FlooredSeconds,
-            ..TimeControl::sudden_death(0)
-        });
         let mut referee = Game::new(spec.start.clone(), rules);
         // Buoy moves cost nothing.
         for (m, _) in &spec.initial_moves {
@@ -161,11 +152,7 @@ impl Room {
                 break;
             }
         }
-        // A replay under a replay clock starts each side with its own main time.
-        let remaining = spec
-            .main_times
-            .map_or([control.main; 2], |t| t.map(|s| u64::from(s) * 1000));
-        let mut clock = Clock::with_remaining(control, referee.turn(), remaining[0], remaining[1]);
+        let mut clock = spec.start_clock(config.least_time_per_move, referee.turn());
         // A resumed game's moves cost what they were charged, periods and units included.
         for (m, charged) in &spec.moves {
             let Ok((_, mv)) = gyoku_kifu::csa::parse_move(m, referee.position()) else {

@@ -129,6 +129,25 @@ pub(super) fn limited(mut rules: RuleSet, plies: Option<u32>, strict_csa_server:
 }
 
 impl GameSpec {
+    /// The clock at the first move after the buoy's (which cost nothing), `turn` to move:
+    /// the name's times with the game's periods and units, charged in whole seconds as CSA
+    /// servers do, each move at least `least_time_per_move` seconds; each side's main time
+    /// its own in a replay under a replay clock.
+    pub fn start_clock(&self, least_time_per_move: u32, turn: gyoku::Color) -> gyoku::Clock {
+        let control = self.clock.apply(gyoku::TimeControl {
+            main: u64::from(self.total) * 1000,
+            byoyomi: u64::from(self.byoyomi) * 1000,
+            increment: u64::from(self.increment) * 1000,
+            least_time_per_move: u64::from(least_time_per_move) * 1000,
+            rounding: gyoku::Rounding::FlooredSeconds,
+            ..gyoku::TimeControl::sudden_death(0)
+        });
+        let [black, white] = self
+            .main_times
+            .map_or([control.main; 2], |t| t.map(|s| u64::from(s) * 1000));
+        gyoku::Clock::with_remaining(control, turn, black, white)
+    }
+
     /// The game's rules: its preset's, with its own move limit (none for 0; the rest of
     /// the limit as the preset has it) and its fouls; shogi-server's way at the limit when
     /// `strict_csa_server`.
