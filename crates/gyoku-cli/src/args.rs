@@ -250,6 +250,20 @@ pub enum Command {
     /// Run the CSA-protocol game server (shogi-server's protocol, x1 included): games
     /// refereed under any preset, every echoed move stored first.
     Serve(ServeArgs),
+    /// Give each participant of an organised event a key (128 random bits): written to a
+    /// new file only you may read, their digests added to the event file's `[seats]`.
+    /// With them, `gyoku serve --event-file` gives each seat to its key alone, not to
+    /// whoever logs in first with the name.
+    EventKeys {
+        /// The event file (`gyoku serve --event-file`).
+        file: std::path::PathBuf,
+        /// Where the keys go (a new file; default: the event file's name with `.keys`).
+        #[arg(long, value_name = "FILE")]
+        keys_out: Option<std::path::PathBuf>,
+        /// Print what was written as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Put a USI engine on a CSA server (Floodgate, shogi-server, gyoku serve), with the
     /// referee checking the server's every ruling.
     CsaClient(CsaClientArgs),

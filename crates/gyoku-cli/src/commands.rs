@@ -102,6 +102,11 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             reseed_each_game,
         } => arena::run_engine(&style, seed, reseed_each_game),
         Command::Serve(args) => serve::run_serve(args),
+        Command::EventKeys {
+            file,
+            keys_out,
+            json,
+        } => crate::event_keys::run_event_keys(&file, keys_out.as_deref(), json),
         Command::Ratings(args) => ratings::run_ratings(&args),
         Command::Tournament(args) => arena::run_tournament(args),
         Command::CsaClient(args) => arena::run_csa_client(args),

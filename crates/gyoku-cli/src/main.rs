@@ -21,6 +21,8 @@ macro_rules! outln {
 mod arena;
 mod args;
 mod commands;
+mod event_keys;
+mod private_file;
 mod ratings;
 mod records;
 mod referee;

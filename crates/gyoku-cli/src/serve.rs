@@ -359,20 +359,7 @@ fn admin_token(path: &std::path::Path) -> Result<gyoku_server::http::AdminToken,
     if !path.exists() {
         let token = gyoku_server::http::AdminToken::random_text()
             .map_err(|e| Failure::Run(format!("--admin-token-file: {e}")))?;
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        let write = || -> std::io::Result<()> {
-            use std::io::Write;
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-            let mut f = options.open(&tmp)?;
-            f.write_all(format!("{token}\n").as_bytes())?;
-            f.sync_all()?;
-            std::fs::hard_link(&tmp, path)
-        };
-        let made = write();
-        let _ = std::fs::remove_file(&tmp);
+        let made = crate::private_file::write_new_private(path, format!("{token}\n").as_bytes());
         made.map_err(|e| Failure::Run(format!("--admin-token-file {shown}: {e}")))?;
     }
     #[cfg(unix)]

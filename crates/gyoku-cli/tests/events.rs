@@ -744,3 +744,121 @@ fn schedules_that_could_not_work_are_refused() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Reads lines from `r` until one contains `what` (each read waits up to its timeout);
+/// every line read, that one last.
+fn read_until(r: &mut BufReader<TcpStream>, what: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    loop {
+        let mut line = String::new();
+        let n = r.read_line(&mut line).unwrap_or(0);
+        assert!(n > 0, "the connection ended before '{what}': {lines:?}");
+        let done = line.contains(what);
+        lines.push(line.trim_end().to_string());
+        if done {
+            return lines;
+        }
+    }
+}
+
+/// A CSA connection that has sent `login` (a whole line), read through.
+fn csa_login(csa: u16, login: &str) -> (TcpStream, BufReader<TcpStream>) {
+    let s = TcpStream::connect(("127.0.0.1", csa)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    (&s).write_all(format!("{login}\n").as_bytes()).unwrap();
+    let r = BufReader::new(s.try_clone().unwrap());
+    (s, r)
+}
+
+/// Issue 43: an event's seat was anyone's — a stranger who logged in first as a participant,
+/// with a password of his own, played that participant's boards. With `gyoku event-keys`
+/// the seats belong to the keys the organiser hands out: the stranger is refused (and binds
+/// nothing), the participant gets in with its key and is given its board.
+#[test]
+fn an_events_seats_belong_to_the_keys_the_organiser_hands_out() {
+    let dir = std::env::temp_dir().join(format!("gyoku-event-keys-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = event_file(
+        &dir,
+        "name = \"keyed\"\ngame = \"keyed-60-0\"\nformat = \"round-robin\"\n\
+         participants = [\"p1\", \"p2\"]\n",
+    );
+    let made = Command::new(env!("CARGO_BIN_EXE_gyoku"))
+        .arg("event-keys")
+        .arg(&file)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let told: Value = serde_json::from_slice(&made.stdout).unwrap();
+    assert_eq!(
+        (told["event"].clone(), told["participants"].clone()),
+        (json!("keyed"), json!(2))
+    );
+    let keys_file = PathBuf::from(told["keys_file"].as_str().unwrap());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&keys_file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the keys are for their owner only");
+    }
+    let listing = std::fs::read_to_string(&keys_file).unwrap();
+    let key = |name: &str| {
+        listing
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no key for {name}: {listing}"))
+            .to_string()
+    };
+    let (k1, k2) = (key("p1"), key("p2"));
+    assert_eq!((k1.len(), k2.len()), (32, 32));
+    let with_table = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        with_table.contains("[seats]") && !with_table.contains(&k1),
+        "{with_table}"
+    );
+    // Asked again, it refuses: the keys handed out stay the keys.
+    let again = Command::new(env!("CARGO_BIN_EXE_gyoku"))
+        .arg("event-keys")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("have keys already"));
+
+    let said = Arc::new(std::sync::Mutex::new(String::new()));
+    let (_server, csa, _http) = start_fresh(&dir, &file, &said);
+    // The stranger comes first, with p1's name and a password of his own; then without one.
+    for login in [
+        "LOGIN p1 strangers-own x1",
+        "LOGIN p1 keyed-60-0,strangers-own",
+    ] {
+        let (_s, mut r) = csa_login(csa, login);
+        let lines = read_until(&mut r, "LOGIN:");
+        assert_eq!(
+            lines.last().unwrap(),
+            "LOGIN:incorrect",
+            "{login}: {lines:?}"
+        );
+    }
+    // The participants, each with its key: logged in, and given their board.
+    let (mut s1, mut r1) = csa_login(csa, &format!("LOGIN p1 {k1} x1"));
+    assert_eq!(read_until(&mut r1, "LOGIN:").last().unwrap(), "LOGIN:p1 OK");
+    s1.write_all(b"%%GAME keyed-60-0 *\n").unwrap();
+    let (_s2, mut r2) = csa_login(csa, &format!("LOGIN p2 keyed-60-0,{k2}"));
+    assert_eq!(read_until(&mut r2, "LOGIN:").last().unwrap(), "LOGIN:p2 OK");
+    for r in [&mut r1, &mut r2] {
+        let summary = read_until(r, "END Game_Summary");
+        assert!(
+            summary.iter().any(|l| l == "Name+:p1" || l == "Name-:p1"),
+            "{summary:?}"
+        );
+    }
+    assert!(!said.lock().unwrap().contains(&k1), "a key is never shown");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,7 +1,8 @@
 //! Names and passwords: a name is bound to the password it first logged in with, stored as
 //! an argon2id hash with a random salt. A name that logged in without a password (CSA mode
 //! with only a game name, as shogi-server allows) stays unbound, and cannot take a name
-//! that is bound.
+//! that is bound. A name an event seats with a key ([`crate::event::seats`]) takes only
+//! its key while the event is on the server, and is never bound.
 
 use std::sync::{Arc, Mutex};
 
@@ -12,6 +13,7 @@ use blake2::digest::consts::U16;
 use blake2::digest::{KeyInit, Mac};
 use md5::{Digest, Md5};
 
+use crate::event::seats::SeatsOnServer;
 use crate::store::{Passwords, StoreError};
 
 thread_local! {
@@ -168,6 +170,7 @@ enum RatingIds {
 pub struct Accounts {
     store: Arc<Mutex<Box<dyn Passwords>>>,
     rating_ids: Arc<RatingIds>,
+    seats: Arc<SeatsOnServer>,
 }
 
 /// The name of the rating ids' key among the server's secrets.
@@ -204,7 +207,16 @@ impl Accounts {
         Ok(Accounts {
             store: Arc::new(Mutex::new(store)),
             rating_ids: Arc::new(rating_ids),
+            seats: Arc::default(),
         })
+    }
+
+    /// These accounts with the events' keyed seats: a seated name logs in with its key
+    /// only (a stranger's password for it is wrong, and binds nothing).
+    #[must_use]
+    pub fn with_event_seats(mut self, seats: SeatsOnServer) -> Accounts {
+        self.seats = Arc::new(seats);
+        self
     }
 
     /// The public rating id of `name` logged in with `password` (in `'rating:` record
@@ -239,6 +251,10 @@ impl Accounts {
         may_bind: impl FnOnce() -> Result<(), std::time::Duration>,
     ) -> Result<Checked, StoreError> {
         let right = |ok: bool| if ok { Checked::Right } else { Checked::Wrong };
+        // An event's seat: its key, and nothing stored, decides.
+        if let Some(ok) = self.seats.check(name, password) {
+            return Ok(right(ok));
+        }
         let bound = self.lock().password_hash(name)?;
         match (bound, password.is_empty()) {
             (Some(hash), false) => Ok(right(verify_password(password, &hash))),
@@ -369,6 +385,46 @@ mod tests {
             a.check_paced("fresh", "other", "t", || Ok(())).unwrap(),
             Checked::Right
         );
+    }
+
+    /// Issue 43: an event's seat belongs to its key. A stranger who comes first with the
+    /// name and a password of his own is refused and binds nothing; the key gets in, even
+    /// where the name was bound to another password before the event.
+    #[test]
+    fn a_seated_name_takes_its_key_only() {
+        use std::collections::BTreeMap;
+
+        use crate::event::seats::{SeatKeys, written_digest};
+        let people = ["p3".to_string(), "p4".to_string()];
+        let written = BTreeMap::from([
+            ("p3".to_string(), written_digest("key-of-p3")),
+            ("p4".to_string(), written_digest("key-of-p4")),
+        ]);
+        let keys = SeatKeys::read(&written, &people).unwrap();
+        let a = Accounts::new(
+            Box::new(crate::store::SqliteStore::open_memory().unwrap()),
+            false,
+        )
+        .unwrap();
+        assert!(a.check("p4", "old password", "t").unwrap());
+        let a = a.with_event_seats(SeatKeys::merged([&keys]));
+        for (name, password, right) in [
+            ("p3", "stranger's own", false),
+            ("p3", "", false),
+            ("p3", "key-of-p4", false),
+            ("p3", "key-of-p3", true),
+            ("p4", "old password", false),
+            ("p4", "key-of-p4", true),
+            ("other", "anything", true),
+        ] {
+            assert_eq!(
+                a.check(name, password, "t").unwrap(),
+                right,
+                "{name} {password}"
+            );
+        }
+        // Nothing was bound by the tries: the store has no p3.
+        assert_eq!(a.lock().password_hash("p3").unwrap(), None);
     }
 
     #[tokio::test]

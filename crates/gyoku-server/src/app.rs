@@ -99,6 +99,7 @@ pub async fn run(
     let records = options.records.clone();
     let md5_rating_ids = options.md5_rating_ids;
     let event_files = options.events.clone();
+    let event_seats = crate::event::seats::SeatKeys::merged(event_files.iter().map(|f| &f.seats));
     let schedules = options.lobby.schedules.clone();
     // One referee a database: a second one stops here (or, a standby, waits), before it
     // touches a game.
@@ -142,7 +143,8 @@ pub async fn run(
                 )),
             }
         }
-        let accounts = Accounts::new(crate::store::open(&db)?, md5_rating_ids)?;
+        let accounts =
+            Accounts::new(crate::store::open(&db)?, md5_rating_ids)?.with_event_seats(event_seats);
         Ok::<_, crate::store::StoreError>((
             store,
             accounts,

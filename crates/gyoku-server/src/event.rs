@@ -8,6 +8,7 @@
 
 pub mod file;
 pub mod round_robin;
+pub mod seats;
 pub mod state;
 pub mod view;
 

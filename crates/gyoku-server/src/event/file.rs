@@ -15,12 +15,19 @@
 //! periods = 3                     # optional: byoyomi periods (the game name's byoyomi)
 //! thinking_units = "10x60s"       # optional: thinking-time units beside the byoyomi
 //! participants = ["alpha", "beta", "gamma", "delta"]
+//!
+//! [seats]                         # optional: each seat's key (gyoku event-keys adds it)
+//! alpha = "blake2b:…"             # and so on for every participant
 //! ```
+
+use std::collections::BTreeMap;
 
 use chrono::NaiveDateTime;
 use gyoku::Preset;
 use gyoku_proto::csa::GameName;
 use serde::{Deserialize, Serialize};
+
+use super::seats::SeatKeys;
 
 /// The most participants an event may have.
 pub const MAX_PARTICIPANTS: usize = 1000;
@@ -75,6 +82,8 @@ struct Written {
     #[serde(default)]
     thinking_units: Option<String>,
     participants: Vec<String>,
+    #[serde(default)]
+    seats: BTreeMap<String, String>,
 }
 
 fn default_forfeit_after() -> u64 {
@@ -114,6 +123,11 @@ pub struct EventFile {
     pub thinking_units: Option<String>,
     /// The participants' login names, in seeding order.
     pub participants: Vec<String>,
+    /// Each participant's key, when the organiser gave them keys (`[seats]`): not part of
+    /// the event's stored definition, so keys may be given (or given anew) to an event
+    /// under way.
+    #[serde(skip)]
+    pub seats: SeatKeys,
 }
 
 /// Reads a time as the file writes it.
@@ -248,6 +262,7 @@ impl EventFile {
             gyoku_arena::timecontrol::parse_thinking_units(text)
                 .map_err(|e| format!("thinking_units = {e}"))?;
         }
+        let seats = SeatKeys::read(&w.seats, &w.participants)?;
         Ok(EventFile {
             name: w.name,
             game: w.game,
@@ -261,7 +276,17 @@ impl EventFile {
             periods: w.periods,
             thinking_units: w.thinking_units,
             participants: w.participants,
+            seats,
         })
+    }
+
+    /// Whether `other` defines the same event (its seats' keys aside).
+    pub fn same_event(&self, other: &EventFile) -> bool {
+        let bare = |f: &EventFile| EventFile {
+            seats: SeatKeys::default(),
+            ..f.clone()
+        };
+        bare(self) == bare(other)
     }
 
     /// The byoyomi periods and thinking units of every game of the event.
@@ -342,6 +367,29 @@ participants = ["a", "b", "c", "d"]
         assert_eq!(e.not_before(1), parse_time("2026-05-03 10:00:00"));
         assert_eq!(e.not_before(2), parse_time("2026-05-03 13:00:00"));
         assert_eq!(e.not_before(3), None);
+    }
+
+    /// Issue 43: a `[seats]` table keys the seats, and keys given to an event under way do
+    /// not make it another event.
+    #[test]
+    fn seats_keys_are_read_and_are_not_the_events_definition() {
+        use super::super::seats::table;
+        let keys: Vec<(String, String)> = ["a", "b", "c", "d"]
+            .iter()
+            .map(|n| ((*n).to_string(), format!("key-{n}")))
+            .collect();
+        let keyed = EventFile::parse(&format!("{GOOD}{}", table(&keys))).unwrap();
+        assert_eq!(keyed.seats.check("c", "key-c"), Some(true));
+        assert_eq!(keyed.seats.check("c", "key-d"), Some(false));
+        let bare = EventFile::parse(GOOD).unwrap();
+        assert!(bare.seats.is_empty());
+        assert!(keyed.same_event(&bare) && keyed != bare);
+        // Stored without its keys, the definition reads back as the same event.
+        let stored: EventFile =
+            serde_json::from_str(&serde_json::to_string(&keyed).unwrap()).unwrap();
+        assert!(stored.seats.is_empty() && stored.same_event(&keyed));
+        let partial = EventFile::parse(&format!("{GOOD}{}", table(&keys[..3]))).unwrap_err();
+        assert!(partial.contains("participant 'd' has no key"), "{partial}");
     }
 
     /// Each mistake, and the words that say where it is.

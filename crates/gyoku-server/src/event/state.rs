@@ -205,7 +205,7 @@ impl Event {
         };
         match entry {
             Entry::Defined { file } if self.entries == 0 => {
-                if *file == self.file {
+                if file.same_event(&self.file) {
                     Ok(())
                 } else {
                     Err("the event file differs from the one the event began with".into())
