@@ -54,11 +54,10 @@ def python_shogi_player(port, name, game, seed, results):
             # `move` sends the move and reads one line: the echo (or, if the game was
             # already over, an end line).
             echo = tcp.move(piece, me, move)
-            while echo.startswith("##["):
-                # A server notice (Gyoku's `##[ERROR] storage is failing…` when a commit is
-                # slow under this step's load): python-shogi cannot read one; skip it.
-                print(f"{name}: notice {echo[:60]}…")
-                echo = tcp.read_line()
+            if echo.startswith("##["):
+                # python-shogi cannot read a server notice, and a CSA-mode player is sent
+                # none (issue 43: the storage notice goes to x1 players only).
+                raise RuntimeError(f"{name}: a notice reached a CSA-mode player: {echo[:80]}")
             if echo.startswith("#"):
                 message = shogi.CSA.SERVER_MESSAGE_SYMBOLS.index(echo[1:])
                 if message in ends:
@@ -69,8 +68,7 @@ def python_shogi_player(port, name, game, seed, results):
             continue
         line = tcp.read_line()
         if line.startswith("##["):
-            print(f"{name}: notice {line[:60]}…")
-            continue
+            raise RuntimeError(f"{name}: a notice reached a CSA-mode player: {line[:80]}")
         color, usi, _, message = tcp.parse_server_message(line, board)
         if message is not None:
             if message in ends:

@@ -2,8 +2,9 @@
 //! No sockets and no sleeps; `tests/csa_server.rs` plays a few of them over real sockets
 //! end to end.
 
-use super::io::{AGREE_TIMEOUT_MS, Config, ConnId, Input, Millis};
+use super::io::{AGREE_TIMEOUT_MS, CheckedLogin, Config, ConnId, Input, Millis};
 use super::tests::{Transcript, sent};
+use crate::identity::Identity;
 
 /// Two x1 players (connections 1, Black, and 2, White) agree to `game` at instant 0; the
 /// Game_ID.
@@ -161,6 +162,37 @@ fn a_resumed_game_keeps_each_sides_time() {
     t.line(2, "AGREE");
     // Black has 598 s and a 10 s byoyomi from 10 s on.
     assert_eq!(t.lobby.next_deadline(), Some(10_000 + 608_000));
+}
+
+/// Issue 43: the storage notice reached CSA-mode players too, and python-shogi's client,
+/// which knows no `##[` line, stopped at it. Only x1 players are told; a CSA-mode player's
+/// clock stands still all the same.
+#[test]
+fn a_csa_mode_player_is_not_sent_the_storage_notice() {
+    let mut t = Transcript::new();
+    t.login_x1(1, "b");
+    t.input(Input::LoggedIn(
+        2,
+        CheckedLogin {
+            who: Identity::csa("w"),
+            x1: false,
+            game: Some(("plain-600-10".into(), Some(gyoku::Color::White))),
+            address: None,
+            reconnect: None,
+        },
+    ));
+    t.line(1, "%%GAME plain-600-10 +");
+    t.line(1, "AGREE");
+    let start = t.line(2, "AGREE");
+    assert!(
+        start.iter().any(|(_, l)| l.starts_with("START:")),
+        "{start:?}"
+    );
+    t.now.mono = 4_000;
+    let told = sent(t.input(Input::StorageFailing));
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(told[0].0, 1, "the x1 player alone: {told:?}");
+    assert_eq!(t.lobby.next_deadline(), None, "every clock stands still");
 }
 
 /// Storage fails (issue 28, item 17): every running clock stops and the players are told;

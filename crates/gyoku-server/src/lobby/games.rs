@@ -14,6 +14,7 @@ use super::ending::Ending;
 use super::io::{ConnId, MAX_DEFERRED, Now, Output, tell};
 use super::room::{GameLine, Phase, Room, Step};
 use super::spec::{GameSpec, Replay};
+use crate::identity::PlayerKind;
 
 impl Lobby {
     /// Proposes a game, new or resumed, to its two players.
@@ -294,7 +295,9 @@ impl Lobby {
     }
 
     /// Storage fails: every game's clock stops, and its players are told why their moves
-    /// are not echoed yet.
+    /// are not echoed yet — those who can read a notice (x1 clients and the web page's
+    /// people): a plain CSA client knows no `##[` line (python-shogi's stops at one), and
+    /// its move is echoed once stored all the same.
     pub(super) fn storage_failing(&mut self, now: Now, out: &mut Vec<Output>) {
         if self.storage_failing {
             return;
@@ -309,7 +312,13 @@ impl Lobby {
             if matches!(room.phase, Phase::Playing) {
                 room.hold_clock(now);
                 for p in room.players {
-                    tell(out, p, notice.clone());
+                    let reads_notices = self
+                        .conns
+                        .get(&p)
+                        .is_some_and(|c| c.x1 || c.who.kind() == PlayerKind::Web);
+                    if reads_notices {
+                        tell(out, p, notice.clone());
+                    }
                 }
             }
         }
