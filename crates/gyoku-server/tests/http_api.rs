@@ -21,6 +21,11 @@ struct TestServer {
 
 impl TestServer {
     fn start(name: &str) -> TestServer {
+        TestServer::start_with(name, gyoku_server::http::HttpOptions::default())
+    }
+
+    /// A server with these HTTP bounds.
+    fn start_with(name: &str, http_options: gyoku_server::http::HttpOptions) -> TestServer {
         let dir = std::env::temp_dir().join(format!("gyoku-http-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -40,7 +45,7 @@ impl TestServer {
             new_names_per_address: 1_000,
             http: Some("127.0.0.1:0".parse().unwrap()),
             md5_rating_ids: false,
-            http_options: gyoku_server::http::HttpOptions::default(),
+            http_options,
             engines: Vec::new(),
             ratings_every: std::time::Duration::from_secs(1),
             events: Vec::new(),
@@ -1082,6 +1087,100 @@ fn slow_bodies_do_not_freeze_the_api() {
     // And the address is served again.
     let (status, _) = server.post_json("/api/impasse", &json!({ "sfen": "startpos" }));
     assert_eq!(status, 200);
+}
+
+/// Issue 43: slow record uploads shared the players' lane — 8 addresses × 32 slow
+/// `/api/judge` bodies took every place among the requests answered at once, so every
+/// request, a web player's move included, waited and was answered 503 (the player lost on
+/// time). Record files now have a lane of their own: past its share an address's uploads
+/// are refused at once, and the players' moves and the page's views are answered while
+/// the slow ones hang on. Here one address may hold more requests than the server answers
+/// at once, as eight did.
+#[test]
+fn slow_uploads_do_not_take_the_players_lane() {
+    let options = gyoku_server::http::HttpOptions {
+        max_in_flight: 24,
+        max_in_flight_per_address: 64,
+        queue_timeout: Duration::from_secs(2),
+        ..gyoku_server::http::HttpOptions::default()
+    };
+    let per_address = options.max_uploads_per_address;
+    let server = TestServer::start_with("uploads", options);
+    let (black, white) = server.two_people(json!({
+        "rules": "csa", "time": {"total": 60, "byoyomi": 10},
+    }));
+    // 40 record files that never finish arriving.
+    let mut slow = Vec::new();
+    for _ in 0..40 {
+        let mut s = TcpStream::connect(server.http).unwrap();
+        s.write_all(
+            format!(
+                "POST /api/judge HTTP/1.1\r\nHost: {}\r\nContent-Length: 100000\r\nConnection: close\r\n\r\nV2.2\n",
+                server.http
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        s.set_nonblocking(true).unwrap();
+        slow.push((s, None::<String>));
+    }
+    // Each past the address's share is refused at once (429); the rest hang on.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        for (s, answer) in &mut slow {
+            if answer.is_none() {
+                let mut buf = [0u8; 512];
+                if let Ok(n @ 1..) = s.read(&mut buf) {
+                    *answer = Some(String::from_utf8_lossy(&buf[..n]).into_owned());
+                }
+            }
+        }
+        let answered: Vec<&str> = slow
+            .iter()
+            .filter_map(|(_, a)| a.as_deref().and_then(|a| a.lines().next()))
+            .collect();
+        if answered.len() == slow.len() - per_address {
+            assert!(
+                answered.iter().all(|a| a.starts_with("HTTP/1.1 429")),
+                "{answered:?}"
+            );
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the uploads past the share were not refused: {answered:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Meanwhile the players move and the page is served.
+    for (token, m) in [(&black, "7g7f"), (&white, "3c3d"), (&black, "2g2f")] {
+        let (status, v) =
+            server.post_json(&format!("/api/seats/{token}/move"), &json!({ "move": m }));
+        assert_eq!(status, 200, "{v}");
+    }
+    let (status, v) = server.get("/api/games");
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = server.get(&format!("/api/seats/{white}"));
+    assert_eq!(
+        (status, v["game"]["status"].as_str()),
+        (200, Some("playing")),
+        "{v}"
+    );
+    // Once the slow ones are gone, a record file is judged again.
+    drop(slow);
+    let body = b"V2.2\nPI\n+\n+7776FU\n%TORYO\n".to_vec();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (status, v) = server.request("POST", "/api/judge", &body);
+        if status == 200 {
+            break;
+        }
+        assert!(
+            status == 429 && std::time::Instant::now() < deadline,
+            "{status} {v}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Issue 28, item 13: idle HTTP connections were kept forever (~20,000 took every file

@@ -31,6 +31,12 @@ pub struct HttpOptions {
     pub max_in_flight: usize,
     /// Requests being answered at once for one address.
     pub max_in_flight_per_address: usize,
+    /// Record files being uploaded or worked on at once (`POST /api/judge`,
+    /// `/api/convert`): a lane of their own, so slow uploads never take the places of
+    /// players' moves and the page's views (issue 43).
+    pub max_uploads_in_flight: usize,
+    /// Record files being uploaded or worked on at once for one address.
+    pub max_uploads_per_address: usize,
     /// Event streams open at once, in all.
     pub max_watchers: usize,
     /// Event streams open at once from one address.
@@ -62,6 +68,8 @@ impl Default for HttpOptions {
             max_connections_per_address: 128,
             max_in_flight: 256,
             max_in_flight_per_address: 32,
+            max_uploads_in_flight: 16,
+            max_uploads_per_address: 4,
             max_watchers: super::MAX_WATCHERS,
             max_watchers_per_address: 32,
             header_timeout: Duration::from_secs(15),
@@ -129,15 +137,42 @@ impl Drop for AddressSlot {
     }
 }
 
-/// The checks' state: the bound address, the names allowed, the request caps.
+/// Requests answered at once in one lane, in all and by address.
+#[derive(Debug)]
+struct Lane {
+    in_flight: Semaphore,
+    per_address: PerAddress,
+    /// What a refusal calls the lane's requests.
+    what: &'static str,
+}
+
+impl Lane {
+    fn new(max: usize, per_address: usize, what: &'static str) -> Lane {
+        Lane {
+            in_flight: Semaphore::new(max.max(1)),
+            per_address: PerAddress::new(per_address.max(1)),
+            what,
+        }
+    }
+}
+
+/// The checks' state: the bound address, the names allowed, the request caps of each lane.
 #[derive(Debug)]
 pub(crate) struct Guard {
     bound: SocketAddr,
     hosts: Vec<String>,
     relay_secret: Option<super::RelaySecret>,
-    in_flight: Semaphore,
-    in_flight_per_address: PerAddress,
+    /// Everything but record files: the players' moves, the page, the views.
+    requests: Lane,
+    /// Record files to judge or convert.
+    uploads: Lane,
     queue_timeout: Duration,
+}
+
+/// Whether `request` sends a record file (judge, convert): it goes in the uploads' lane.
+fn uploads_a_record(request: &Request) -> bool {
+    request.method() == Method::POST
+        && matches!(request.uri().path(), "/api/judge" | "/api/convert")
 }
 
 impl Guard {
@@ -150,8 +185,16 @@ impl Guard {
                 .iter()
                 .map(|h| h.trim().trim_end_matches('.').to_ascii_lowercase())
                 .collect(),
-            in_flight: Semaphore::new(options.max_in_flight.max(1)),
-            in_flight_per_address: PerAddress::new(options.max_in_flight_per_address.max(1)),
+            requests: Lane::new(
+                options.max_in_flight,
+                options.max_in_flight_per_address,
+                "requests",
+            ),
+            uploads: Lane::new(
+                options.max_uploads_in_flight,
+                options.max_uploads_per_address,
+                "record files",
+            ),
             queue_timeout: options.queue_timeout,
         }
     }
@@ -253,24 +296,33 @@ pub(crate) async fn check(
                 .extensions()
                 .get::<ConnectInfo<SocketAddr>>()
                 .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
-            match guard.in_flight_per_address.take(ip) {
+            let lane = if uploads_a_record(&request) {
+                &guard.uploads
+            } else {
+                &guard.requests
+            };
+            match lane.per_address.take(ip) {
                 None => ApiError::new(
                     StatusCode::TOO_MANY_REQUESTS,
                     "too_many_requests",
                     format!(
-                        "{} requests from your address are being answered; wait for them",
-                        guard.in_flight_per_address.max()
+                        "{} {} from your address are being answered; wait for them",
+                        lane.per_address.max(),
+                        lane.what
                     ),
                 )
                 .into_response(),
                 Some(_slot) => {
-                    match tokio::time::timeout(guard.queue_timeout, guard.in_flight.acquire()).await
+                    match tokio::time::timeout(guard.queue_timeout, lane.in_flight.acquire()).await
                     {
                         Ok(Ok(_permit)) => next.run(request).await,
                         _ => ApiError::new(
                             StatusCode::SERVICE_UNAVAILABLE,
                             "busy",
-                            "the server is answering as many requests as it can; try again",
+                            format!(
+                                "the server is answering as many {} as it can; try again",
+                                lane.what
+                            ),
                         )
                         .into_response(),
                     }
