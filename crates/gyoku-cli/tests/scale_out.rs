@@ -520,3 +520,173 @@ fn cut_off_from_the_database_exactly_one_referee_goes_on() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
 }
+
+/// A request from the loopback address `from` (127.0.0.2, …) whose answer is not waited
+/// for: the connection, its request sent.
+fn hanging_request(from: std::net::Ipv4Addr, at: SocketAddr, path: &str) -> TcpStream {
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    socket
+        .bind(&SocketAddr::new(from.into(), 0).into())
+        .unwrap();
+    socket.connect(&at.into()).unwrap();
+    let mut s: TcpStream = socket.into();
+    let body = "{\"move\": \"7g7f\"}";
+    s.write_all(
+        format!(
+            "POST {path} HTTP/1.1\r\nHost: {at}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    s
+}
+
+/// Issue 43: a referee that hung (SIGSTOP) took a web instance's reads down — 256 relayed
+/// actions each held one of the instance's places for 20 s, and `GET /api/games` was
+/// answered 503. Relayed requests now have a lane of their own, so eight addresses' worth
+/// of them cost only that lane: the instance's own reads are answered at once. And every
+/// route the referee answers is relayed (the claim and sennichite routes were not: they
+/// were declared twice and one list fell behind).
+#[test]
+fn a_hung_referee_costs_a_web_instance_its_relayed_places_only() {
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let Some((_c, _name, url)) = fresh_database("gyoku_hung", "a web instance whose referee hangs")
+    else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("gyoku-hung-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let data = |who: &str| dir.join(who).display().to_string();
+    let any = "127.0.0.1:0";
+    let referee = Instance::start(&[
+        "--db",
+        &url,
+        "--csa",
+        any,
+        "--http",
+        any,
+        "--data-dir",
+        &data("referee"),
+    ]);
+    let r_http = referee.address("open http://").to_string();
+    let web = Instance::start(&[
+        "--role",
+        "web",
+        "--referee",
+        &r_http,
+        "--db",
+        &url,
+        "--http",
+        any,
+        "--data-dir",
+        &data("web"),
+    ]);
+    let w = web.address("web instance on http://");
+    // The routes added since the relay's list was written reach the referee (its own
+    // answer for a seat it does not know, not the instance's 404 for no such endpoint).
+    for action in ["claim", "sennichite", "move"] {
+        let v = must(
+            w,
+            "POST",
+            &format!("/api/seats/nosuch/{action}"),
+            &json!({}),
+            404,
+        );
+        assert_eq!(v["error"]["code"], "no_such_seat", "{action}: {v}");
+    }
+    must(w, "GET", "/api/games", &Value::Null, 200);
+
+    // The relay's connections are pooled: twenty relayed reads, one after another, take
+    // one or two connections to the referee (each had its own, left in TIME_WAIT).
+    for _ in 0..20 {
+        must(w, "GET", "/api/ratings", &Value::Null, 200);
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let port = r_http.rsplit_once(':').unwrap().1.parse::<u16>().unwrap();
+        let to_referee = std::fs::read_to_string("/proc/net/tcp")
+            .unwrap()
+            .lines()
+            .skip(1)
+            .filter(|l| {
+                let remote = l.split_whitespace().nth(2).unwrap_or("");
+                remote.ends_with(&format!(":{port:04X}"))
+            })
+            .count();
+        assert!(
+            (1..=2).contains(&to_referee),
+            "{to_referee} connections to the referee"
+        );
+    }
+    // The referee hangs; eight addresses send it 32 moves each through the instance.
+    let pid = referee.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-STOP", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let hanging: Vec<TcpStream> = (2..10u8)
+        .flat_map(|k| (0..32).map(move |_| std::net::Ipv4Addr::new(127, 0, 0, k)))
+        .map(|from| hanging_request(from, w, "/api/seats/nosuch/move"))
+        .collect();
+    // The instance's own reads are answered while every relayed request still hangs
+    // (before the first is told anything: a refused connection after 5 s, a place
+    // waited for 10 s, the referee's answer 20 s).
+    let answered = request(w, "GET", "/api/games", &Value::Null);
+    let health = request(w, "GET", "/api/health", &Value::Null);
+    let mut pending = hanging;
+    let mut told = Vec::new();
+    for s in &mut pending {
+        s.set_nonblocking(true).unwrap();
+        let mut buf = [0u8; 1024];
+        if let Ok(n @ 1..) = s.read(&mut buf) {
+            told.push(String::from_utf8_lossy(&buf[..n]).into_owned());
+        }
+    }
+    assert_eq!(
+        answered.map(|(s, _)| s),
+        Some(200),
+        "the instance's reads while the referee hung"
+    );
+    assert_eq!(health.map(|(s, _)| s), Some(200));
+    assert!(
+        told.is_empty(),
+        "answered only after relayed requests gave up: {told:?}"
+    );
+    // And the relayed lane was full: the requests past it are told `busy`.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    'busy: loop {
+        for s in &mut pending {
+            let mut buf = [0u8; 1024];
+            if let Ok(n @ 1..) = s.read(&mut buf) {
+                let answer = String::from_utf8_lossy(&buf[..n]);
+                assert!(answer.starts_with("HTTP/1.1 5"), "{answer}");
+                if answer.contains("\"busy\"") {
+                    break 'busy;
+                }
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no relayed request was told busy"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        Command::new("kill")
+            .args(["-CONT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    drop(pending);
+    // The referee answers again, through the instance.
+    must(w, "POST", "/api/seats/nosuch/claim", &json!({}), 404);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -100,27 +100,20 @@ pub fn router(
         .route("/api/impasse", post(impasse))
         .route("/api/judge", post(judge_record))
         .route("/api/convert", post(convert));
-    let referees = if options.relay_to.is_some() {
-        REFEREES_ROUTES
-            .iter()
-            .fold(Router::new(), |r, path| r.route(path, any(relay::forward)))
-    } else {
-        Router::new()
-            .route("/api/ratings", get(league::ratings))
-            .route("/api/rounds", get(league::rounds))
-            .route("/api/events", get(events::list_events))
-            .route("/api/events/{name}", get(events::event))
-            .route("/api/events/{name}/admin", post(events::admin))
-            .route("/api/play", get(seats::options).post(seats::start))
-            .route("/api/seats/{token}", get(seats::seat))
-            .route("/api/seats/{token}/join", post(seats::join))
-            .route("/api/seats/{token}/move", post(seats::play_move))
-            .route("/api/seats/{token}/resign", post(seats::resign))
-            .route("/api/seats/{token}/declare", post(seats::declare))
-            .route("/api/seats/{token}/impasse", post(seats::impasse))
-            .route("/api/seats/{token}/sennichite", post(seats::sennichite))
-            .route("/api/seats/{token}/claim", post(seats::claim))
-    };
+    // What only the referee answers: its handlers there, relayed from a web instance.
+    let relaying = options.relay_to.is_some();
+    let referees = referees_routes()
+        .into_iter()
+        .fold(Router::new(), |r, (path, handler)| {
+            r.route(
+                path,
+                if relaying {
+                    any(relay::forward)
+                } else {
+                    handler
+                },
+            )
+        });
     everywhere
         .merge(referees)
         .fallback(not_found)
@@ -130,22 +123,46 @@ pub fn router(
         .with_state(api)
 }
 
-/// What only the referee instance answers (it holds the lobby, the seats and the league):
-/// a web instance relays these ([`relay`]).
-const REFEREES_ROUTES: [&str; 12] = [
-    "/api/ratings",
-    "/api/rounds",
-    "/api/events",
-    "/api/events/{name}",
-    "/api/events/{name}/admin",
-    "/api/play",
-    "/api/seats/{token}",
-    "/api/seats/{token}/join",
-    "/api/seats/{token}/move",
-    "/api/seats/{token}/resign",
-    "/api/seats/{token}/declare",
-    "/api/seats/{token}/impasse",
-];
+/// What only the referee instance answers (it holds the lobby, the seats and the league),
+/// each route with its handlers there: declared once, so that a web instance relays
+/// every one of them ([`relay`]) and nothing else.
+fn referees_routes() -> Vec<(&'static str, axum::routing::MethodRouter<Shared>)> {
+    vec![
+        ("/api/ratings", get(league::ratings)),
+        ("/api/rounds", get(league::rounds)),
+        ("/api/events", get(events::list_events)),
+        ("/api/events/{name}", get(events::event)),
+        ("/api/events/{name}/admin", post(events::admin)),
+        ("/api/play", get(seats::options).post(seats::start)),
+        ("/api/seats/{token}", get(seats::seat)),
+        ("/api/seats/{token}/join", post(seats::join)),
+        ("/api/seats/{token}/move", post(seats::play_move)),
+        ("/api/seats/{token}/resign", post(seats::resign)),
+        ("/api/seats/{token}/declare", post(seats::declare)),
+        ("/api/seats/{token}/impasse", post(seats::impasse)),
+        ("/api/seats/{token}/sennichite", post(seats::sennichite)),
+        ("/api/seats/{token}/claim", post(seats::claim)),
+    ]
+}
+
+/// Whether `path` is one of the referee's routes (a `{…}` segment matches any one
+/// segment): on a web instance, a request that will be relayed.
+pub(crate) fn is_referees(path: &str) -> bool {
+    static PATHS: std::sync::LazyLock<Vec<&'static str>> =
+        std::sync::LazyLock::new(|| referees_routes().into_iter().map(|(p, _)| p).collect());
+    PATHS.iter().any(|route| {
+        let mut given = path.split('/');
+        let mut wanted = route.split('/');
+        loop {
+            match (given.next(), wanted.next()) {
+                (None, None) => return true,
+                (Some(g), Some(w)) if w.starts_with('{') && !g.is_empty() => {}
+                (Some(g), Some(w)) if g == w => {}
+                _ => return false,
+            }
+        }
+    })
+}
 
 /// A request whose `Content-Length` says more than [`MAX_UPLOAD`] is answered 413 at once,
 /// before anything is read or any slot taken (a client that declares 10^12 bytes and
@@ -200,4 +217,27 @@ async fn health(State(api): State<Shared>) -> Json<Value> {
         "storage_reads": api.reads.load(Relaxed),
         "replays": api.replays.load(Relaxed),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_referees_routes_are_known_by_path() {
+        for (path, relayed) in [
+            ("/api/seats/abc/move", true),
+            ("/api/seats/abc/claim", true),
+            ("/api/seats/abc/sennichite", true),
+            ("/api/seats/abc", true),
+            ("/api/events/cup/admin", true),
+            ("/api/events", true),
+            ("/api/play", true),
+            ("/api/seats//move", false),
+            ("/api/seats/abc/move/x", false),
+            ("/api/games", false),
+            ("/api/judge", false),
+            ("/", false),
+        ] {
+            assert_eq!(super::is_referees(path), relayed, "{path}");
+        }
+    }
 }

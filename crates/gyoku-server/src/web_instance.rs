@@ -72,10 +72,7 @@ pub async fn run_web(
         tokio::task::spawn_blocking(move || follow_changes(&url, &changes, &stop))
     };
     let mut http_options = options.http_options.clone();
-    http_options.relay_to = Some(Relay {
-        referee: options.referee,
-        secret: RelaySecret::new(secret),
-    });
+    http_options.relay_to = Some(Relay::new(options.referee, RelaySecret::new(secret)));
     let mut http_stop = stop.clone();
     let stopped = async move {
         let _ = http_stop.wait_for(|s| *s).await;

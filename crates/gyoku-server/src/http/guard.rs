@@ -37,6 +37,10 @@ pub struct HttpOptions {
     pub max_uploads_in_flight: usize,
     /// Record files being uploaded or worked on at once for one address.
     pub max_uploads_per_address: usize,
+    /// On a web instance, requests relayed to the referee at once (each from one address
+    /// at most [`HttpOptions::max_in_flight_per_address`]): a lane of their own, so a
+    /// referee that does not answer costs these places only, never the instance's reads.
+    pub max_relayed_in_flight: usize,
     /// Event streams open at once, in all.
     pub max_watchers: usize,
     /// Event streams open at once from one address.
@@ -70,6 +74,7 @@ impl Default for HttpOptions {
             max_in_flight_per_address: 32,
             max_uploads_in_flight: 16,
             max_uploads_per_address: 4,
+            max_relayed_in_flight: 128,
             max_watchers: super::MAX_WATCHERS,
             max_watchers_per_address: 32,
             header_timeout: Duration::from_secs(15),
@@ -166,6 +171,8 @@ pub(crate) struct Guard {
     requests: Lane,
     /// Record files to judge or convert.
     uploads: Lane,
+    /// On a web instance: what is relayed to the referee (`None` elsewhere).
+    relayed: Option<Lane>,
     queue_timeout: Duration,
 }
 
@@ -195,6 +202,13 @@ impl Guard {
                 options.max_uploads_per_address,
                 "record files",
             ),
+            relayed: options.relay_to.as_ref().map(|_| {
+                Lane::new(
+                    options.max_relayed_in_flight,
+                    options.max_in_flight_per_address,
+                    "requests for the referee",
+                )
+            }),
             queue_timeout: options.queue_timeout,
         }
     }
@@ -296,10 +310,10 @@ pub(crate) async fn check(
                 .extensions()
                 .get::<ConnectInfo<SocketAddr>>()
                 .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
-            let lane = if uploads_a_record(&request) {
-                &guard.uploads
-            } else {
-                &guard.requests
+            let lane = match &guard.relayed {
+                _ if uploads_a_record(&request) => &guard.uploads,
+                Some(relayed) if super::is_referees(request.uri().path()) => relayed,
+                _ => &guard.requests,
             };
             match lane.per_address.take(ip) {
                 None => ApiError::new(

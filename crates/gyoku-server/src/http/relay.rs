@@ -6,10 +6,11 @@
 //! referee's lobby, its secret known only there, and a person's action wants the lobby's
 //! answer at once (the move refused, the invitation taken); relayed, the request meets the
 //! referee's own handlers and checks, and its answer comes back unchanged. The web
-//! instance has checked the request's `Host` and `Origin` and holds its place among the
-//! requests at once before relaying it; the referee takes the client's address from the
-//! relay (for its per-address caps) only when the request carries the deployment's relay
-//! secret, which both read from the database they share.
+//! instance has checked the request's `Host` and `Origin` and holds a place in the relayed
+//! requests' own lane before relaying it (a referee that hangs costs those places, never
+//! the instance's reads); its connections to the referee are pooled. The referee takes the
+//! client's address from the relay (for its per-address caps) only when the request
+//! carries the deployment's relay secret, which both read from the database they share.
 
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
@@ -19,7 +20,6 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, Full, Limited};
-use hyper_util::rt::TokioIo;
 
 use super::body::MAX_JSON;
 use super::error::ApiError;
@@ -60,13 +60,54 @@ fn too_large() -> Response {
     .into_response()
 }
 
-/// Where a web instance relays to, and what it signs with.
+/// The most idle connections to the referee a web instance keeps open for the next
+/// relayed requests.
+const POOLED_CONNECTIONS: usize = 32;
+
+/// How long an idle pooled connection to the referee is kept.
+const POOL_IDLE: Duration = Duration::from_secs(30);
+
+/// The pooled HTTP/1 client a web instance relays with.
+type PooledClient = hyper_util::client::legacy::Client<
+    hyper_util::client::legacy::connect::HttpConnector,
+    Full<axum::body::Bytes>,
+>;
+
+/// Where a web instance relays to, and what it signs with; the connections to the referee
+/// are pooled (kept open and used again), not opened for each request.
 #[derive(Clone, Debug)]
 pub struct Relay {
     /// The referee instance's HTTP address.
-    pub referee: SocketAddr,
+    referee: SocketAddr,
     /// The deployment's secret.
-    pub secret: RelaySecret,
+    secret: RelaySecret,
+    client: PooledClient,
+}
+
+impl Relay {
+    /// Relays to the referee at `referee`, signing with `secret`. Call it inside a tokio
+    /// runtime (the pool's timers run on it).
+    pub fn new(referee: SocketAddr, secret: RelaySecret) -> Relay {
+        let mut connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        connector.set_nodelay(true);
+        connector.set_connect_timeout(Some(Duration::from_secs(5)));
+        let client =
+            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+                .pool_max_idle_per_host(POOLED_CONNECTIONS)
+                .pool_idle_timeout(POOL_IDLE)
+                .pool_timer(hyper_util::rt::TokioTimer::new())
+                .build(connector);
+        Relay {
+            referee,
+            secret,
+            client,
+        }
+    }
+
+    /// The referee's address.
+    pub fn referee(&self) -> SocketAddr {
+        self.referee
+    }
 }
 
 /// Relays the request to the referee and hands back its answer.
@@ -142,30 +183,25 @@ async fn send(relay: &Relay, client: IpAddr, request: Request) -> Result<Respons
     parts.headers.insert(RELAY, secret);
     let client = HeaderValue::from_str(&client.to_string()).map_err(|e| e.to_string())?;
     parts.headers.insert(CLIENT, client);
-    let stream = tokio::net::TcpStream::connect(relay.referee)
+    let uri = format!(
+        "http://{}{}",
+        relay.referee,
+        parts.uri.path_and_query().map_or("/", |p| p.as_str())
+    );
+    parts.uri = uri.parse().map_err(|e| format!("{uri}: {e}"))?;
+    let answer = relay
+        .client
+        .request(hyper::Request::from_parts(parts, Full::new(body)))
         .await
         .map_err(|e| format!("{}: {e}", relay.referee))?;
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| e.to_string())?;
-    let connection = tokio::spawn(connection);
-    let answered = async {
-        let answer = sender
-            .send_request(hyper::Request::from_parts(parts, Full::new(body)))
-            .await
-            .map_err(|e| e.to_string())?;
-        let (mut parts, body) = answer.into_parts();
-        for hop in [header::CONNECTION, header::TRANSFER_ENCODING] {
-            parts.headers.remove(hop);
-        }
-        let body = Limited::new(body, MAX_ANSWER)
-            .collect()
-            .await
-            .map_err(|e| format!("the answer's body: {e}"))?
-            .to_bytes();
-        Ok(Response::from_parts(parts, Body::from(body)))
+    let (mut parts, body) = answer.into_parts();
+    for hop in [header::CONNECTION, header::TRANSFER_ENCODING] {
+        parts.headers.remove(hop);
     }
-    .await;
-    connection.abort();
-    answered
+    let body = Limited::new(body, MAX_ANSWER)
+        .collect()
+        .await
+        .map_err(|e| format!("the answer's body: {e}"))?
+        .to_bytes();
+    Ok(Response::from_parts(parts, Body::from(body)))
 }
