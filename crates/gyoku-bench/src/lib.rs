@@ -12,6 +12,7 @@ pub mod csa_load;
 pub mod login_flood;
 pub mod ratings;
 pub mod runner_cost;
+pub mod slow_uploads;
 pub mod watch_load;
 
 use std::path::PathBuf;

@@ -10,6 +10,7 @@
 //! cargo run --release -p gyoku-bench -- csa-load [--games N] [--plies N] [--peer-games N] [--think MS] [--before PATH] [--attack] [--drops N]
 //! cargo run --release -p gyoku-bench -- chat-flood [--listeners N] [--seconds S] [--memory-limit BYTES] [--before PATH]
 //! cargo run --release -p gyoku-bench -- login-flood [--names N] [--addresses N] [--before PATH]
+//! cargo run --release -p gyoku-bench -- slow-uploads [--addresses N] [--per-address N] [--plies N] [--think MS] [--before PATH]
 //! cargo run --release -p gyoku-bench -- watch-load --db postgres://ADMIN@HOST/DB [--games N] [--watchers N] [--plies N] [--think MS]
 //! cargo run --release -p gyoku-bench -- runner [--games N] [--rounds N] [--before PATH] [--shogitest PATH]
 //! ```
@@ -47,6 +48,11 @@
 //! ADDRESSES loopback addresses (8: 127.0.0.2 …) while a known player logs in from
 //! 127.0.0.1, on `gyoku serve` at its own pace of new names and on `--before`'s build:
 //! how long the known player waited, and how many of the crowd were let in or refused.
+//! `slow-uploads` (issue 43) keeps PER-ADDRESS (32) `POST /api/judge` bodies from each of
+//! ADDRESSES (8) loopback addresses arriving a byte a second, while two people play PLIES
+//! moves (16) of a 10 s byoyomi game over the HTTP API, each thinking MS (1000) before a
+//! move, on `gyoku serve` and on `--before`'s build: each move's answer time, the moves not
+//! answered 200, how the uploads were answered, and how the game stood at the end.
 //! `ratings` writes N games (1,000,000 by default) among PLAYERS players (1,000) as
 //! Floodgate's `mk_game_results` lines and rates them with `gyoku ratings --floodgate`
 //! (built beside this one) and with shogi-server's `mk_rate` (stopped after S seconds,
@@ -89,6 +95,10 @@ fn main() {
     let mut mk_rate_limit = 1800;
     let mut chat_flood = false;
     let mut login_flood = false;
+    let mut slow_uploads = false;
+    let mut per_address = 32usize;
+    let mut plies_given: Option<usize> = None;
+    let mut think_given: Option<u64> = None;
     let mut names = 3200;
     let mut addresses: u8 = 8;
     let mut listeners = 200;
@@ -105,6 +115,8 @@ fn main() {
             "csa-load" => load = true,
             "chat-flood" => chat_flood = true,
             "login-flood" => login_flood = true,
+            "slow-uploads" => slow_uploads = true,
+            "--per-address" => per_address = it.next().and_then(|n| n.parse().ok()).unwrap_or(32),
             "--names" => names = it.next().and_then(|n| n.parse().ok()).unwrap_or(3200),
             "--addresses" => addresses = it.next().and_then(|n| n.parse().ok()).unwrap_or(8),
             "--listeners" => listeners = it.next().and_then(|n| n.parse().ok()).unwrap_or(200),
@@ -122,9 +134,15 @@ fn main() {
             "--mk-rate-limit" => {
                 mk_rate_limit = it.next().and_then(|n| n.parse().ok()).unwrap_or(1800);
             }
-            "--plies" => plies = it.next().and_then(|n| n.parse().ok()).unwrap_or(60),
+            "--plies" => {
+                plies = it.next().and_then(|n| n.parse().ok()).unwrap_or(60);
+                plies_given = Some(plies);
+            }
             "--peer-games" => peer_games = it.next().and_then(|n| n.parse().ok()),
-            "--think" => think = it.next().and_then(|n| n.parse().ok()).unwrap_or(2000),
+            "--think" => {
+                think = it.next().and_then(|n| n.parse().ok()).unwrap_or(2000);
+                think_given = Some(think);
+            }
             "--games" => games = it.next().and_then(|n| n.parse().ok()).unwrap_or(1000),
             "--before" => before = it.next().map(std::path::PathBuf::from),
             "--attack" => attack = true,
@@ -213,6 +231,15 @@ fn main() {
     }
     if login_flood {
         run_login_flood(names, addresses, before.as_deref());
+        return;
+    }
+    if slow_uploads {
+        run_slow_uploads(
+            (addresses, per_address),
+            plies_given.unwrap_or(16),
+            think_given.unwrap_or(1000),
+            before.as_deref(),
+        );
         return;
     }
     if chat_flood {
@@ -379,6 +406,62 @@ fn run_login_flood(names: usize, addresses: u8, before: Option<&std::path::Path>
             r.names, r.known_login_ms, r.admitted, r.refused, r.unanswered, r.crowd_seconds
         );
         drop(server);
+    }
+}
+
+/// `slow-uploads`: slow record uploads from `addresses` × `per_address` while two people
+/// play, on this build's `gyoku serve` and (`--before`) an older one.
+fn run_slow_uploads(
+    (addresses, per_address): (u8, usize),
+    plies: usize,
+    think: u64,
+    before: Option<&std::path::Path>,
+) {
+    use gyoku_bench::csa_load::ServerUnderTest;
+    let _ = rlimit::increase_nofile_limit(4096);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    println!(
+        "| server | slow uploads | uploads answered early | moves | moves not answered 200 | move answer p50 | move answer max | game at the end |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for (name, binary) in builds_to_compare(before) {
+        let mut server = match ServerUnderTest::gyoku_with_http(&binary) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("gyoku-bench: {name}: {e}");
+                continue;
+            }
+        };
+        let Some(http) = server.http else {
+            eprintln!("gyoku-bench: {name}: no HTTP port");
+            continue;
+        };
+        eprintln!("{name}: {addresses} × {per_address} slow uploads, {plies} moves…");
+        let run = runtime.block_on(gyoku_bench::slow_uploads::run(
+            http,
+            addresses,
+            per_address,
+            plies,
+            std::time::Duration::from_millis(think),
+            10,
+        ));
+        match run {
+            Ok(r) => println!(
+                "| {name} | {} | {} | {} | {} | {:.0} ms | {} ms | {} |",
+                r.uploads,
+                r.uploads_answered,
+                r.moves,
+                r.moves_failed,
+                gyoku_bench::csa_load::percentile_ms(&r.move_ms, 50.0),
+                r.move_ms.last().copied().unwrap_or(0),
+                r.game,
+            ),
+            Err(e) => eprintln!("gyoku-bench: {name}: {e}"),
+        }
+        let _ = server.exited();
     }
 }
 
