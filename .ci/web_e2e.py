@@ -352,6 +352,28 @@ def play(driver, base, shots):
     finally:
         friend.quit()
 
+    # --- the other person's page is gone: a countdown, then the win claimed (issue 42) ----
+    link = invite_person(driver, base, rules="csa", color="black")
+    friend = browser()
+    try:
+        friend.get(link)
+        wait(friend, lambda d: d.find_element(By.ID, "join")).click()
+        wait(driver, lambda d: d.find_elements(By.ID, "controls") and d.find_elements(By.ID, "ending"))
+        wait(driver, lambda d: (lambda x: x and x["seat"]["phase"] == "playing" and x["turn"] == "black")(
+            d.execute_script(VIEW)))
+        make_move(driver, "7g7f")
+        wait(friend, lambda d: (lambda x: x and x["moves"] == 1)(d.execute_script(VIEW)))
+        assert not driver.find_elements(By.ID, "opponent-away"), "away while both pages are open"
+    finally:
+        friend.quit()
+    counting = text_of(driver, "opponent-away", lambda t: "left" in t)
+    driver.save_screenshot(os.path.join(shots, "play-opponent-left.png"))
+    click(driver, "#claim-absence")
+    ending = text_of(driver, "ending", lambda t: "ply" in t)
+    print(f"play (the other person's page gone): '{counting}' -> {ending}")
+    assert "s to come back" in counting and "Black wins" in ending and "a player left" in ending, (counting, ending)
+    driver.save_screenshot(os.path.join(shots, "play-absence-claimed.png"))
+
     # --- the form's clocks of real events: byoyomi periods and thinking units ------------
     driver.get(base + "#/play")
     wait(driver, lambda d: d.find_element(By.ID, "periods"))
@@ -635,7 +657,7 @@ def main():
                 'participants = ["club1", "club2", "club3", "club4"]\n')
     server = subprocess.Popen(
         [gyoku, "serve", "--csa", f"127.0.0.1:{csa}", "--http", f"127.0.0.1:{http}",
-         "--data-dir", work, "--max-moves", str(MAX_MOVES),
+         "--data-dir", work, "--max-moves", str(MAX_MOVES), "--reconnect-grace", "9s",
          "--schedule", "floodgate-300-10F=:00,:30", "--ratings-every", "1",
          "--event-file", event_file],
         stderr=open(os.path.join(work, "serve.log"), "w"), start_new_session=True)

@@ -142,6 +142,11 @@ fn referees_routes() -> Vec<(&'static str, axum::routing::MethodRouter<Shared>)>
         ("/api/seats/{token}/impasse", post(seats::impasse)),
         ("/api/seats/{token}/sennichite", post(seats::sennichite)),
         ("/api/seats/{token}/claim", post(seats::claim)),
+        ("/api/seats/{token}/presence", get(seats::presence)),
+        (
+            "/api/seats/{token}/claim-absence",
+            post(seats::claim_absence),
+        ),
     ]
 }
 

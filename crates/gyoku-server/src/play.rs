@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use gyoku::rules::Fouls;
@@ -383,6 +383,12 @@ pub struct Seat {
     lines: Mutex<Option<mpsc::Sender<Said>>>,
     state: watch::Sender<SeatState>,
     created: Instant,
+    /// The other person's seat, in a game between two people (an invitation: its
+    /// creator's).
+    partner: Mutex<Weak<Seat>>,
+    /// When the seat's holder last asked for it or acted (its page asks every few
+    /// seconds while it is open).
+    seen: Mutex<Instant>,
 }
 
 impl Seat {
@@ -400,7 +406,40 @@ impl Seat {
             lines: Mutex::new(None),
             state: watch::Sender::new(SeatState::new(phase, color)),
             created: Instant::now(),
+            partner: Mutex::new(Weak::new()),
+            seen: Mutex::new(Instant::now()),
         }
+    }
+
+    /// Its holder is here (it asked for the seat, or acted at it).
+    pub fn here(&self) {
+        *self.seen.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+    }
+
+    /// How long since its holder was last here.
+    pub fn unseen_for(&self) -> Duration {
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .elapsed()
+    }
+
+    /// The other person's seat, in a game between two people.
+    pub fn partner(&self) -> Option<Arc<Seat>> {
+        self.partner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .upgrade()
+    }
+
+    fn set_partner(&self, partner: &Arc<Seat>) {
+        *self.partner.lock().unwrap_or_else(PoisonError::into_inner) = Arc::downgrade(partner);
+    }
+
+    /// Its holder is taken to have left: its connection to the lobby closes, and the
+    /// lobby ends its game as a player who leaves (`abnormal`: the other side wins).
+    pub fn leave(&self) {
+        *self.lines.lock().unwrap_or_else(PoisonError::into_inner) = None;
     }
 
     /// What it knows, now.
@@ -439,6 +478,19 @@ impl Seat {
             .ok()?
             .clone();
         Some(now)
+    }
+
+    /// Waits (at most [`ANSWER_WAIT`]) until its state satisfies `done`; the state then.
+    pub async fn wait_for(&self, done: impl Fn(&SeatState) -> bool) -> Option<SeatState> {
+        let mut rx = self.state.subscribe();
+        let wait = rx.wait_for(|s| done(s));
+        Some(
+            tokio::time::timeout(ANSWER_WAIT, wait)
+                .await
+                .ok()?
+                .ok()?
+                .clone(),
+        )
     }
 
     fn update(&self, f: impl FnOnce(&mut SeatState)) {
@@ -505,6 +557,9 @@ pub struct Play {
     serial: AtomicU64,
     /// Engine games at once.
     engine_games: Arc<Semaphore>,
+    /// How long a person may be away from a game before the other may claim it
+    /// (`--reconnect-grace`; zero: never).
+    away_grace: Duration,
 }
 
 /// A name as a CSA record and an engine's Game_Summary may carry it: letters, digits and
@@ -535,15 +590,22 @@ impl Play {
         &self.local
     }
 
-    /// The web page's games over `local`, with these engines.
-    pub fn new(local: Handle, engines: Vec<EngineChoice>) -> Arc<Play> {
+    /// The web page's games over `local`, with these engines; a person away from a game
+    /// for `away_grace` (the server's reconnection grace) may be claimed against.
+    pub fn new(local: Handle, engines: Vec<EngineChoice>, away_grace: Duration) -> Arc<Play> {
         Arc::new(Play {
             local,
             engines,
             seats: Mutex::new(HashMap::new()),
             serial: AtomicU64::new(1),
             engine_games: Arc::new(Semaphore::new(MAX_ENGINE_GAMES)),
+            away_grace,
         })
+    }
+
+    /// How long a person may be away before the other may claim the game (zero: never).
+    pub fn away_grace(&self) -> Duration {
+        self.away_grace
     }
 
     /// The engines' names.
@@ -714,6 +776,7 @@ impl Play {
                     clock: req.clock,
                     start: req.start.as_ref().map(Position::to_sfen),
                 });
+                invitation.set_partner(&seat);
                 seats.insert(invitation.key, Arc::new(invitation));
             }
             permit
@@ -771,6 +834,10 @@ impl Play {
                 host,
             ));
             seats.insert(seat.key, Arc::clone(&seat));
+            if let Some(creator) = invitation.partner() {
+                creator.set_partner(&seat);
+                seat.set_partner(&creator);
+            }
             *invitation
                 .joined
                 .lock()

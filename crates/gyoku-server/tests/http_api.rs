@@ -26,6 +26,15 @@ impl TestServer {
 
     /// A server with these HTTP bounds.
     fn start_with(name: &str, http_options: gyoku_server::http::HttpOptions) -> TestServer {
+        TestServer::start_configured(name, http_options, Config::default())
+    }
+
+    /// A server with these HTTP bounds and lobby settings (its schedule added).
+    fn start_configured(
+        name: &str,
+        http_options: gyoku_server::http::HttpOptions,
+        lobby: Config,
+    ) -> TestServer {
         let dir = std::env::temp_dir().join(format!("gyoku-http-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -38,7 +47,7 @@ impl TestServer {
                     "floodgate-300-10F".into(),
                     gyoku_server::lobby::Schedule::parse(":00,:30").unwrap(),
                 )],
-                ..Config::default()
+                ..lobby
             },
             max_connections: 100,
             max_per_address: 50,
@@ -1181,6 +1190,76 @@ fn slow_uploads_do_not_take_the_players_lane() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Issue 42, item 3: a person whose page is gone is away; the other sees it and, after the
+/// grace, claims the game (the away player loses as one who left). Before then the claim is
+/// refused, and a person who comes back is here again.
+#[test]
+fn a_person_away_past_the_grace_loses_the_game_when_claimed() {
+    let lobby = Config {
+        reconnect_grace_ms: 2_000,
+        ..Config::default()
+    };
+    let server =
+        TestServer::start_configured("away", gyoku_server::http::HttpOptions::default(), lobby);
+    let (black, white) = server.two_people(json!({ "rules": "csa", "time": {"total": 600} }));
+    let presence = |token: &str| {
+        let (status, v) = server.get(&format!("/api/seats/{token}/presence"));
+        assert_eq!(status, 200, "{v}");
+        v
+    };
+    let v = presence(&black);
+    assert_eq!(
+        (
+            v["opponent"]["here"].clone(),
+            v["opponent"]["claimable"].clone()
+        ),
+        (json!(true), json!(false)),
+        "{v}"
+    );
+    assert_eq!(v["opponent"]["grace"], 2, "{v}");
+    let claim = format!("/api/seats/{black}/claim-absence");
+    let (status, v) = server.post_json(&claim, &json!({}));
+    assert_eq!((status, error_code(&v)), (409, "opponent_here"), "{v}");
+    // White's page is gone (nothing asks for White's seat); Black's keeps asking.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let away = loop {
+        let v = presence(&black);
+        if v["opponent"]["claimable"] == true {
+            break v;
+        }
+        assert!(std::time::Instant::now() < deadline, "never claimable: {v}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(away["opponent"]["here"], false, "{away}");
+    assert_eq!(away["opponent"]["seconds_left"], 0, "{away}");
+    // White's own view says Black is here.
+    let (_, w) = server.get(&format!("/api/seats/{white}"));
+    assert_eq!(w["seat"]["opponent"]["here"], true, "{w}");
+    // White came back just then: not claimable any more.
+    let (status, v) = server.post_json(&claim, &json!({}));
+    assert_eq!((status, error_code(&v)), (409, "opponent_here"), "{v}");
+    // White goes again; once claimable, the claim ends the game: Black wins.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while presence(&black)["opponent"]["claimable"] != true {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never claimable again"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let (status, v) = server.post_json(&claim, &json!({}));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["game"]["status"], "finished", "{v}");
+    assert_eq!(
+        (v["game"]["result"].as_str(), v["game"]["reason"].as_str()),
+        (Some("black"), Some("abnormal")),
+        "{v}"
+    );
+    assert_eq!(v["game"]["outcome"]["reason"], "abnormal", "{v}");
+    let (status, v) = server.post_json(&claim, &json!({}));
+    assert_eq!((status, error_code(&v)), (409, "not_playing"), "{v}");
 }
 
 /// Issue 28, item 13: idle HTTP connections were kept forever (~20,000 took every file

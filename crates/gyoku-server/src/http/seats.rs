@@ -26,14 +26,47 @@ use crate::lobby::ClockExtras;
 use crate::play::{GameRequest, Opponent, Phase, PlayError, Said, Seat, SeatState};
 use crate::tickets::SeatToken;
 
+/// The seat the token reaches; its holder is here (issue 42: a person whose page stops
+/// asking for the seat is away).
 fn seat_of(api: &Shared, token: &str) -> Result<Arc<Seat>, ApiError> {
-    api.play()?.seat(token).ok_or_else(|| {
+    let seat = api.play()?.seat(token).ok_or_else(|| {
         ApiError::new(
             StatusCode::NOT_FOUND,
             "no_such_seat",
             "no seat with this token (a server restart forgets them)",
         )
-    })
+    })?;
+    seat.here();
+    Ok(seat)
+}
+
+/// A page that asks for its seat less often than this is taken to be gone (the page asks
+/// every 2 s while its game is played).
+pub const PRESENT_WITHIN: std::time::Duration = std::time::Duration::from_secs(6);
+
+/// The other person of a game between two people being played, as this seat sees them:
+/// whether they are here, and once away, how long until the game may be claimed (the
+/// server's reconnection grace, counted from when they were last here). Null when the
+/// other side is an engine, the game is not being played, or the grace is zero.
+fn opponent_json(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Value, ApiError> {
+    let grace = api.play()?.away_grace();
+    let Some(other) = seat.partner() else {
+        return Ok(Value::Null);
+    };
+    if s.phase != Phase::Playing || grace.is_zero() {
+        return Ok(Value::Null);
+    }
+    let away = other.unseen_for();
+    // Counted from when they were last here; never before they are taken to be gone.
+    let claimable_after = grace.max(PRESENT_WITHIN);
+    Ok(json!({
+        "name": other.who.shown(),
+        "here": away < PRESENT_WITHIN,
+        "away_seconds": away.as_secs(),
+        "grace": grace.as_secs(),
+        "seconds_left": claimable_after.saturating_sub(away).as_secs(),
+        "claimable": away >= claimable_after,
+    }))
 }
 
 fn play_error(e: &PlayError) -> ApiError {
@@ -255,7 +288,59 @@ async fn answer(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Json<Value>,
         Some(id) => view_of(api, id).await?,
         None => Value::Null,
     };
-    Ok(Json(json!({ "seat": seat_json(seat, s), "game": game })))
+    let mut shown = seat_json(seat, s);
+    shown["opponent"] = opponent_json(api, seat, s)?;
+    Ok(Json(json!({ "seat": shown, "game": game })))
+}
+
+/// `GET /api/seats/{token}/presence`: the seat's holder is here (its page asks every 2 s
+/// while the game is played), and how the other person stands (`opponent`: here, or away
+/// with the seconds until the game may be claimed). Reads no storage.
+pub(super) async fn presence(
+    State(api): State<Shared>,
+    Path(token): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let seat = seat_of(&api, &token)?;
+    let s = seat.state();
+    Ok(Json(json!({
+        "phase": s.phase.name(),
+        "opponent": opponent_json(&api, &seat, &s)?,
+    })))
+}
+
+/// `POST /api/seats/{token}/claim-absence`: the other person has been away for the
+/// server's grace: the game ends as if they had left (`abnormal`, this seat wins).
+/// `409 opponent_here` (with `seconds_left`) before then.
+pub(super) async fn claim_absence(
+    State(api): State<Shared>,
+    Path(token): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let seat = seat_of(&api, &token)?;
+    let before = playing(&seat)?;
+    let opponent = opponent_json(&api, &seat, &before)?;
+    if opponent["claimable"] != json!(true) {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "opponent_here",
+            if opponent.is_null() {
+                "there is no person's absence to claim in this game".to_string()
+            } else {
+                format!(
+                    "the other player may come back for {} s more",
+                    opponent["seconds_left"]
+                )
+            },
+        )
+        .with("seconds_left", opponent["seconds_left"].clone()));
+    }
+    if let Some(other) = seat.partner() {
+        other.leave();
+    }
+    let after = seat
+        .wait_for(|s| s.phase != Phase::Playing)
+        .await
+        .ok_or_else(no_answer)?;
+    answer(&api, &seat, &after).await
 }
 
 /// `POST /api/seats/{code}/join` with `{"name"}`: opens an invitation. The game starts, and

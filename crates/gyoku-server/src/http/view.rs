@@ -244,6 +244,12 @@ pub(super) fn game_view(
     v["sfen"] = json!(game.position().to_sfen());
     v["turn"] = json!(game.turn().name());
     v["in_check"] = json!(game.position().is_check());
+    let mut outcome = outcome;
+    // A player who left is recorded as resigning (`%TORYO`, as the CSA record has no word
+    // for it); the view says what happened, as the stored reason does.
+    if v["reason"] == "abnormal" && outcome["reason"] == "resignation" {
+        outcome["reason"] = json!("abnormal");
+    }
     v["outcome"] = outcome;
     v["impasse"] = impasse_json(&report);
     v["fouls"] = json!(rules.fouls.code());

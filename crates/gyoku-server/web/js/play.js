@@ -160,13 +160,27 @@ export async function showSeat(token) {
     page.clockView = null;
     refresh();
   };
+  // Asked while the game is played: the server knows this page is here, and the page
+  // learns whether the other person's is (a countdown once they are gone).
+  const presence = async () => {
+    try {
+      const x = await api('GET', `/api/seats/${token}/presence`);
+      const key = (o) => (!o ? '' : o.here ? 'here' : `${o.seconds_left}/${o.claimable}`);
+      const changed = key(x.opponent) !== key(seat.away);
+      seat.away = x.opponent;
+      if (changed && page.clockView) renderGame(page.clockView.view);
+    } catch (e) { /* the next poll tries again */ }
+  };
   if (r.game) { renderGame(r.game); follow(r.game.id); } else waiting();
   // A game not yet started, a replay after a no-contest: the seat is asked again.
   page.timers.push(setInterval(async () => {
     if (seat.next) return;
     if (!seat.seat.game_id || seat.seat.phase !== 'playing' || (page.clockView && page.clockView.view.status !== 'playing')) {
       refresh();
-    } else if (page.clockView && (page.clockView.view.allows.impasse_count || page.clockView.view.allows.sennichite_agreement)) {
+      return;
+    }
+    presence();
+    if (page.clockView && (page.clockView.view.allows.impasse_count || page.clockView.view.allows.sennichite_agreement)) {
       // A proposal is not a stored change: the seat is asked for it.
       try {
         const x = await api('GET', `/api/seats/${token}`);

@@ -30,6 +30,7 @@ export function controlsEl(v, seat) {
       claimButton(v, seat, button)),
     claimable(v, seat)
       ? el('p', { id: 'foul-made' }, t('foulMade', { kind: word(FOULS, v.pending_foul.kind), move: v.pending_foul.move })) : null,
+    awayEl(v, seat, button),
     seat.asking ? confirmEl(seat) : null,
     seat.seat.proposal && seat.seat.proposal !== you
       ? el('p', { id: 'proposal' }, t(seat.seat.proposal_kind === 'sennichite' ? 'proposedSennichite' : 'proposed')) : null,
@@ -110,6 +111,15 @@ function sennichiteButton(v, seat, button) {
   if (!v.allows.sennichite_agreement) return null;
   return proposalButton(v, seat, button, 'sennichite', v.allows.sennichite,
     ['proposeSennichite', 'sennichiteProposed', 'acceptSennichite']);
+}
+
+// The other person's page is gone: a countdown of the grace, then a claim of the game.
+function awayEl(v, seat, button) {
+  const away = seat.away;
+  if (!away || away.here || v.status !== 'playing' || seat.seat.phase !== 'playing') return null;
+  return el('p', { id: 'opponent-away' },
+    away.claimable ? t('opponentGone') : t('opponentLeft', { n: away.seconds_left }), ' ',
+    away.claimable ? button('claim-absence', t('claimAbsence'), true, () => act(seat, 'claim-absence')) : null);
 }
 
 // Under fouls that stand only when claimed: the opponent has just made a foul.
