@@ -351,7 +351,7 @@ fn a_swiss_event_of_twelve_finishes_after_a_kill_in_round_three() {
             std::thread::sleep(Duration::from_millis(50));
             server.process.kill();
             killed = true;
-            std::thread::sleep(Duration::from_millis(300));
+            // Started again as soon as its ports are free (`start` waits for that).
             server = start(&dir, csa, http_port, &file, &said);
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -626,8 +626,11 @@ fn the_admin_endpoint_answers_to_its_token_only_and_a_missing_player_forfeits() 
             .unwrap()
             .contains("has not ended")
     );
-    std::thread::sleep(Duration::from_millis(400));
-    let v = event_view(http, "club");
+    let mut v = Value::Null;
+    kit::wait_until(Duration::from_secs(10), "the adjusted result shown", || {
+        v = event_view(http, "club");
+        v["pairings"][0]["boards"][0]["result"] == "white"
+    });
     assert_eq!(v["status"], "paused");
     let b = &v["pairings"][0]["boards"][0];
     assert_eq!(b["result"], "white", "{v}");
@@ -656,9 +659,9 @@ fn the_admin_endpoint_answers_to_its_token_only_and_a_missing_player_forfeits() 
         &json!({"action": "end", "reason": "the hall closes"}),
     );
     assert_eq!(status, 200, "{v}");
-    std::thread::sleep(Duration::from_millis(400));
-    let v = event_view(http, "club");
-    assert_eq!(v["ended"], "the hall closes", "{v}");
+    kit::wait_until(Duration::from_secs(10), "the event's end shown", || {
+        event_view(http, "club")["ended"] == "the hall closes"
+    });
     // A name that is not a participant is refused the event's game.
     let mut eve = TcpStream::connect(("127.0.0.1", csa)).unwrap();
     eve.set_read_timeout(Some(Duration::from_secs(5))).unwrap();

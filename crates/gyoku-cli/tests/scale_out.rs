@@ -514,8 +514,9 @@ fn cut_off_from_the_database_exactly_one_referee_goes_on() {
         if !referee_on {
             referee.says(|l| l.contains("this one stops").then_some(()));
         }
+        // Each round's instances are new (their own ports): dropping these kills and
+        // waits for them.
         drop((referee, standby));
-        std::thread::sleep(Duration::from_millis(300));
     }
     let _ = std::fs::remove_dir_all(&dir);
     let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));

@@ -101,6 +101,31 @@ fn locate(
     Ok(None)
 }
 
+/// Waits until `done` holds, polling it every 20 ms; fails naming `what` if it does not
+/// within `within`. The condition ends the wait, not the poll's interval: the tests' one
+/// way to wait for something to happen (never a fixed sleep).
+///
+/// # Panics
+/// When `done` does not hold within `within`.
+///
+/// ```
+/// let mut n = 0;
+/// gyoku_testdata::wait_until(std::time::Duration::from_secs(1), "three polls", || {
+///     n += 1;
+///     n == 3
+/// });
+/// ```
+pub fn wait_until(within: std::time::Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + within;
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: not within {within:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,6 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 /// The `gyoku` binary under test.
 pub fn gyoku() -> &'static str {
@@ -127,12 +126,6 @@ fn address_after(line: &str, marker: &str, end: char) -> Option<SocketAddr> {
     rest.split(end).next()?.trim().parse().ok()
 }
 
-/// Waits until `done` holds, polling it every 20 ms; fails naming `what` if it does not
-/// within `within`. The condition ends the wait, not the poll's interval.
-pub fn wait_until(within: Duration, what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + within;
-    while !done() {
-        assert!(Instant::now() < deadline, "{what}: not within {within:?}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+/// Waits until `done` holds ([`gyoku_testdata::wait_until`], shared with the server
+/// crate's tests).
+pub use gyoku_testdata::wait_until;
