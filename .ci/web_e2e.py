@@ -364,6 +364,8 @@ def play(driver, base, shots):
         make_move(driver, "7g7f")
         wait(friend, lambda d: (lambda x: x and x["moves"] == 1)(d.execute_script(VIEW)))
         assert not driver.find_elements(By.ID, "opponent-away"), "away while both pages are open"
+        # White goes to another site: its page says it leaves as it goes.
+        friend.get("about:blank")
     finally:
         friend.quit()
     counting = text_of(driver, "opponent-away", lambda t: "left" in t)

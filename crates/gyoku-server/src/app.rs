@@ -192,7 +192,10 @@ pub async fn run(
             let play = Some(crate::play::Play::new(
                 driver.clone(),
                 options.engines.clone(),
-                std::time::Duration::from_millis(options.lobby.reconnect_grace_ms),
+                (
+                    std::time::Duration::from_millis(options.lobby.reconnect_grace_ms),
+                    options.http_options.presence_silence,
+                ),
             ));
             let mut http_options = options.http_options.clone();
             http_options.relay_secret = Some(crate::http::RelaySecret::new(relay_secret));

@@ -143,6 +143,7 @@ fn referees_routes() -> Vec<(&'static str, axum::routing::MethodRouter<Shared>)>
         ("/api/seats/{token}/sennichite", post(seats::sennichite)),
         ("/api/seats/{token}/claim", post(seats::claim)),
         ("/api/seats/{token}/presence", get(seats::presence)),
+        ("/api/seats/{token}/leave", post(seats::leave)),
         (
             "/api/seats/{token}/claim-absence",
             post(seats::claim_absence),

@@ -386,9 +386,9 @@ pub struct Seat {
     /// The other person's seat, in a game between two people (an invitation: its
     /// creator's).
     partner: Mutex<Weak<Seat>>,
-    /// When the seat's holder last asked for it or acted (its page asks every few
-    /// seconds while it is open).
-    seen: Mutex<Instant>,
+    /// When the seat's holder last asked for it or acted (its page asks every second
+    /// while it is open), and whether its page said it was leaving then.
+    seen: Mutex<(Instant, bool)>,
 }
 
 impl Seat {
@@ -407,21 +407,25 @@ impl Seat {
             state: watch::Sender::new(SeatState::new(phase, color)),
             created: Instant::now(),
             partner: Mutex::new(Weak::new()),
-            seen: Mutex::new(Instant::now()),
+            seen: Mutex::new((Instant::now(), false)),
         }
     }
 
     /// Its holder is here (it asked for the seat, or acted at it).
     pub fn here(&self) {
-        *self.seen.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        *self.seen.lock().unwrap_or_else(PoisonError::into_inner) = (Instant::now(), false);
     }
 
-    /// How long since its holder was last here.
-    pub fn unseen_for(&self) -> Duration {
-        self.seen
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .elapsed()
+    /// Its holder's page said it was leaving (closed, or went elsewhere).
+    pub fn left(&self) {
+        *self.seen.lock().unwrap_or_else(PoisonError::into_inner) = (Instant::now(), true);
+    }
+
+    /// How long since its holder was last here, and whether its page said it was
+    /// leaving then.
+    pub fn unseen_for(&self) -> (Duration, bool) {
+        let (at, left) = *self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        (at.elapsed(), left)
     }
 
     /// The other person's seat, in a game between two people.
@@ -560,6 +564,9 @@ pub struct Play {
     /// How long a person may be away from a game before the other may claim it
     /// (`--reconnect-grace`; zero: never).
     away_grace: Duration,
+    /// How long a page may stay silent and still be here (a browser asks rarely from a
+    /// tab in the background: once a minute after five minutes).
+    silence: Duration,
 }
 
 /// A name as a CSA record and an engine's Game_Summary may carry it: letters, digits and
@@ -591,8 +598,13 @@ impl Play {
     }
 
     /// The web page's games over `local`, with these engines; a person away from a game
-    /// for `away_grace` (the server's reconnection grace) may be claimed against.
-    pub fn new(local: Handle, engines: Vec<EngineChoice>, away_grace: Duration) -> Arc<Play> {
+    /// for `away_grace` (the server's reconnection grace) may be claimed against, a page
+    /// silent for `silence` is away (else when it says it leaves).
+    pub fn new(
+        local: Handle,
+        engines: Vec<EngineChoice>,
+        (away_grace, silence): (Duration, Duration),
+    ) -> Arc<Play> {
         Arc::new(Play {
             local,
             engines,
@@ -600,12 +612,14 @@ impl Play {
             serial: AtomicU64::new(1),
             engine_games: Arc::new(Semaphore::new(MAX_ENGINE_GAMES)),
             away_grace,
+            silence,
         })
     }
 
-    /// How long a person may be away before the other may claim the game (zero: never).
-    pub fn away_grace(&self) -> Duration {
-        self.away_grace
+    /// How long a person may be away before the other may claim the game (zero: never),
+    /// and how long a page may stay silent and still be here.
+    pub fn presence_bounds(&self) -> (Duration, Duration) {
+        (self.away_grace, self.silence)
     }
 
     /// The engines' names.

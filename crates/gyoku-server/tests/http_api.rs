@@ -1206,17 +1206,24 @@ fn slow_uploads_do_not_take_the_players_lane() {
     }
 }
 
-/// Issue 42, item 3: a person whose page is gone is away; the other sees it and, after the
-/// grace, claims the game (the away player loses as one who left). Before then the claim is
-/// refused, and a person who comes back is here again.
+/// Issue 42, item 3: a person whose page is gone (silent past its bound, or said it left)
+/// is away; the other sees it and, after the grace, claims the game (the away player loses
+/// as one who left). Before then the claim is refused, and a person who comes back is here
+/// again.
 #[test]
 fn a_person_away_past_the_grace_loses_the_game_when_claimed() {
     let lobby = Config {
         reconnect_grace_ms: 2_000,
         ..Config::default()
     };
-    let server =
-        TestServer::start_configured("away", gyoku_server::http::HttpOptions::default(), lobby);
+    let server = TestServer::start_configured(
+        "away",
+        gyoku_server::http::HttpOptions {
+            presence_silence: Duration::from_secs(3),
+            ..gyoku_server::http::HttpOptions::default()
+        },
+        lobby,
+    );
     let (black, white) = server.two_people(json!({ "rules": "csa", "time": {"total": 600} }));
     let presence = |token: &str| {
         let (status, v) = server.get(&format!("/api/seats/{token}/presence"));
@@ -1254,7 +1261,24 @@ fn a_person_away_past_the_grace_loses_the_game_when_claimed() {
     // White came back just then: not claimable any more.
     let (status, v) = server.post_json(&claim, &json!({}));
     assert_eq!((status, error_code(&v)), (409, "opponent_here"), "{v}");
-    // White goes again; once claimable, the claim ends the game: Black wins.
+    // White's page says it leaves (a beacon as it closes): away at once, not after the
+    // silence; once the grace has passed, the claim ends the game: Black wins.
+    let (status, _) = server.request_with(
+        "POST",
+        &format!("/api/seats/{white}/leave"),
+        "Content-Type: text/plain\r\n",
+        b"",
+    );
+    assert_eq!(status, 204);
+    let v = presence(&black);
+    assert_eq!(
+        (
+            v["opponent"]["here"].clone(),
+            v["opponent"]["claimable"].clone()
+        ),
+        (json!(false), json!(false)),
+        "{v}"
+    );
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     while presence(&black)["opponent"]["claimable"] != true {
         assert!(

@@ -54,6 +54,10 @@ pub struct HttpOptions {
     pub upload_timeout: Duration,
     /// How long a request waits for a place among [`HttpOptions::max_in_flight`].
     pub queue_timeout: Duration,
+    /// How long a web page's seat may go unasked and its person still be here (the page
+    /// asks every second, but a browser runs a tab in the background once a minute after
+    /// five minutes): past it, or once the page says it leaves, the person is away.
+    pub presence_silence: Duration,
     /// The operator's token for events' admin endpoint (`None`: the endpoint is off).
     pub admin_token: Option<super::AdminToken>,
     /// A web instance's referee: the requests that act, and what only the referee holds,
@@ -81,6 +85,7 @@ impl Default for HttpOptions {
             body_timeout: Duration::from_secs(10),
             upload_timeout: Duration::from_secs(120),
             queue_timeout: Duration::from_secs(10),
+            presence_silence: Duration::from_secs(90),
             admin_token: None,
             relay_to: None,
             relay_secret: None,

@@ -27,7 +27,7 @@ use crate::play::{GameRequest, Opponent, Phase, PlayError, Said, Seat, SeatState
 use crate::tickets::SeatToken;
 
 /// The seat the token reaches; its holder is here (issue 42: a person whose page stops
-/// asking for the seat is away).
+/// asking for the seat, or says it leaves, is away).
 fn seat_of(api: &Shared, token: &str) -> Result<Arc<Seat>, ApiError> {
     let seat = api.play()?.seat(token).ok_or_else(|| {
         ApiError::new(
@@ -40,28 +40,24 @@ fn seat_of(api: &Shared, token: &str) -> Result<Arc<Seat>, ApiError> {
     Ok(seat)
 }
 
-/// A page that asks for its seat less often than this is taken to be gone (the page asks
-/// every 2 s while its game is played).
-pub const PRESENT_WITHIN: std::time::Duration = std::time::Duration::from_secs(6);
-
 /// The other person of a game between two people being played, as this seat sees them:
 /// whether they are here, and once away, how long until the game may be claimed (the
-/// server's reconnection grace, counted from when they were last here). Null when the
-/// other side is an engine, the game is not being played, or the grace is zero.
+/// server's reconnection grace, counted from when their page said it was leaving, or from
+/// when it last asked — then never before its silence is past). Null when the other side
+/// is an engine, the game is not being played, or the grace is zero.
 fn opponent_json(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Value, ApiError> {
-    let grace = api.play()?.away_grace();
+    let (grace, silence) = api.play()?.presence_bounds();
     let Some(other) = seat.partner() else {
         return Ok(Value::Null);
     };
     if s.phase != Phase::Playing || grace.is_zero() {
         return Ok(Value::Null);
     }
-    let away = other.unseen_for();
-    // Counted from when they were last here; never before they are taken to be gone.
-    let claimable_after = grace.max(PRESENT_WITHIN);
+    let (away, said_so) = other.unseen_for();
+    let claimable_after = if said_so { grace } else { grace.max(silence) };
     Ok(json!({
         "name": other.who.shown(),
-        "here": away < PRESENT_WITHIN,
+        "here": !said_so && away < silence,
         "away_seconds": away.as_secs(),
         "grace": grace.as_secs(),
         "seconds_left": claimable_after.saturating_sub(away).as_secs(),
@@ -306,6 +302,16 @@ pub(super) async fn presence(
         "phase": s.phase.name(),
         "opponent": opponent_json(&api, &seat, &s)?,
     })))
+}
+
+/// `POST /api/seats/{token}/leave`: the seat's page is going (closed, or gone elsewhere;
+/// sent as a beacon): its person is away from now, until the page asks again.
+pub(super) async fn leave(
+    State(api): State<Shared>,
+    Path(token): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    seat_of(&api, &token)?.left();
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// `POST /api/seats/{token}/claim-absence`: the other person has been away for the

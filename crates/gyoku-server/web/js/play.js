@@ -5,6 +5,13 @@ import { renderGame } from './game.js';
 import { errorText, FOUL_NOTES, FOUL_WORDS, sideName, t, timeText } from './i18n.js';
 import { main, page, showError } from './page.js';
 
+// A seat's page that goes (closed, reloaded, gone to another site) says so: its person is
+// away from then on, until the page asks again (a reload asks at once).
+window.addEventListener('pagehide', () => {
+  const seat = page.playing;
+  if (seat && seat.seat && seat.seat.phase === 'playing') navigator.sendBeacon(`/api/seats/${seat.token}/leave`);
+});
+
 export async function showPlayForm() {
   const q = new URLSearchParams(location.hash.split('?')[1] || '');
   const opts = await api('GET', '/api/play');
