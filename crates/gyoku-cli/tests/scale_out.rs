@@ -7,74 +7,18 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod kit;
+
 /// The tests take turns: one restarts PostgreSQL, which would cut the other's connections.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-/// A `gyoku serve` and what it has said on its standard error so far.
-struct Instance {
-    child: Child,
-    said: Arc<Mutex<Vec<String>>>,
-}
-
-impl Drop for Instance {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Instance {
-    fn start(args: &[&str]) -> Instance {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_gyoku"))
-            .arg("serve")
-            .args(args)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let said = Arc::new(Mutex::new(Vec::new()));
-        let mut err = BufReader::new(child.stderr.take().unwrap());
-        let kept = Arc::clone(&said);
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            while err.read_line(&mut line).is_ok_and(|n| n > 0) {
-                kept.lock().unwrap().push(line.trim_end().to_string());
-                line.clear();
-            }
-        });
-        Instance { child, said }
-    }
-
-    /// The first thing `found` reads in a line it has said (within 30 s).
-    fn says<T>(&self, found: impl Fn(&str) -> Option<T>) -> T {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(t) = self.said.lock().unwrap().iter().find_map(|l| found(l)) {
-                return t;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "never said it: {:?}",
-                self.said.lock().unwrap()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// The address after `prefix` in what it says (`… http://ADDR/…`).
-    fn address(&self, prefix: &str) -> SocketAddr {
-        self.says(|l| {
-            let rest = &l[l.find(prefix)? + prefix.len()..];
-            let end = rest.find(['/', ' ']).unwrap_or(rest.len());
-            rest[..end].parse().ok()
-        })
-    }
-}
+use kit::Instance;
 
 /// One HTTP request: the status and the JSON body (`None` when nothing answered).
 fn request(at: SocketAddr, method: &str, path: &str, body: &Value) -> Option<(u16, Value)> {

@@ -9,6 +9,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// The `gyoku` binary under test.
 pub fn gyoku() -> &'static str {
@@ -126,6 +127,72 @@ fn address_after(line: &str, marker: &str, end: char) -> Option<SocketAddr> {
     rest.split(end).next()?.trim().parse().ok()
 }
 
+/// A `gyoku serve` of any role (a referee, a web instance, a standby) and what it has said
+/// on its standard error so far, line by line; killed and waited for when dropped. For a
+/// server that waits for nothing before it listens, [`serve`] is shorter.
+pub struct Instance {
+    /// The process.
+    pub child: Child,
+    /// Its lines so far.
+    pub said: Arc<Mutex<Vec<String>>>,
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Instance {
+    /// Starts `gyoku serve` with `args`; what it says is read on by a thread.
+    pub fn start(args: &[&str]) -> Instance {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gyoku"))
+            .arg("serve")
+            .args(args)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let said = Arc::new(Mutex::new(Vec::new()));
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        let kept = Arc::clone(&said);
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            while err.read_line(&mut line).is_ok_and(|n| n > 0) {
+                kept.lock().unwrap().push(line.trim_end().to_string());
+                line.clear();
+            }
+        });
+        Instance { child, said }
+    }
+
+    /// The first thing `found` reads in a line it has said (within 30 s).
+    pub fn says<T>(&self, found: impl Fn(&str) -> Option<T>) -> T {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(t) = self.said.lock().unwrap().iter().find_map(|l| found(l)) {
+                return t;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "never said it: {:?}",
+                self.said.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The address after `prefix` in what it says (`… http://ADDR/…`).
+    pub fn address(&self, prefix: &str) -> SocketAddr {
+        self.says(|l| {
+            let rest = &l[l.find(prefix)? + prefix.len()..];
+            let end = rest.find(['/', ' ']).unwrap_or(rest.len());
+            rest[..end].parse().ok()
+        })
+    }
+}
+
 /// Waits until `done` holds ([`gyoku_testdata::wait_until`], shared with the server
 /// crate's tests).
+#[allow(unused_imports)]
 pub use gyoku_testdata::wait_until;
