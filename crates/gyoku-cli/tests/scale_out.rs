@@ -441,23 +441,32 @@ fn cut_off_from_the_database_exactly_one_referee_goes_on() {
             &[&name],
         )
         .unwrap();
-        std::thread::sleep(Duration::from_secs(4));
+        // One of them says it holds the database: the referee, connected again with its
+        // claim, or the standby, having taken it over.
+        let said =
+            |i: &Instance, what: &str| i.said.lock().unwrap().iter().any(|l| l.contains(what));
+        kit::wait_until(
+            Duration::from_secs(20),
+            "a referee holding the database",
+            || {
+                said(&referee, "holds its claim on the database")
+                    || said(&standby, "this one takes over")
+            },
+        );
+        let standby_took = said(&standby, "this one takes over");
+        if standby_took {
+            referee.says(|l| l.contains("this one stops").then_some(()));
+            kit::wait_until(Duration::from_secs(10), "the referee gone", || {
+                referee.child.try_wait().unwrap().is_some()
+            });
+        }
         let referee_on = referee.child.try_wait().unwrap().is_none();
-        let standby_took = standby
-            .said
-            .lock()
-            .unwrap()
-            .iter()
-            .any(|l| l.contains("this one takes over"));
         assert!(
             referee_on != standby_took,
             "round {round}: referee running {referee_on}, standby took over {standby_took}: {:?} {:?}",
             referee.said.lock().unwrap(),
             standby.said.lock().unwrap()
         );
-        if !referee_on {
-            referee.says(|l| l.contains("this one stops").then_some(()));
-        }
         // Each round's instances are new (their own ports): dropping these kills and
         // waits for them.
         drop((referee, standby));
