@@ -95,68 +95,35 @@ pub async fn run(
     on_start: impl FnOnce(&Started),
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<(), ServeError> {
-    let db = options.db.clone();
-    let records = options.records.clone();
-    let md5_rating_ids = options.md5_rating_ids;
-    let event_files = options.events.clone();
-    let event_seats = crate::event::seats::SeatKeys::merged(event_files.iter().map(|f| &f.seats));
-    let schedules = options.lobby.schedules.clone();
     // One referee a database: a second one stops here (or, a standby, waits), before it
     // touches a game.
     let store = claim(&options.db, options.standby).await?;
-    let (
+    let taking_up = TakingUp {
+        db: options.db.clone(),
+        records: options.records.clone(),
+        md5_rating_ids: options.md5_rating_ids,
+        events: options.events.clone(),
+        schedules: options
+            .lobby
+            .schedules
+            .iter()
+            .map(|(g, _)| g.clone())
+            .collect(),
+    };
+    let Stored {
         store,
         accounts,
         buoys,
-        (interrupted, suspended, recent_ids),
+        interrupted,
+        suspended,
+        recent_ids,
         records_restored,
-        (taken_up, scheduled),
+        taken_up,
+        scheduled,
         relay_secret,
-    ) = tokio::task::spawn_blocking(move || {
-        let mut store = store;
-        // The deployment's relay secret, for the web instances that relay to this one.
-        let relay_secret = store.secret(
-            crate::http::RELAY_SECRET_NAME,
-            &crate::tickets::new_secret(),
-        )?;
-        let events = take_up_events(&mut *store, event_files)?;
-        let mut scheduled = Vec::new();
-        for (game, _) in &schedules {
-            scheduled.extend(store.games_named(game, SCHEDULED_HISTORY)?);
-        }
-        let records_restored = restore_record_files(&mut *store, &records)?;
-        store.start_upkeep()?;
-        let interrupted = store.suspend_unfinished()?;
-        let buoys = store.buoys()?;
-        // Game_IDs follow the clock: those of the last minute are not issued again.
-        let since = (chrono::Local::now() - chrono::Duration::seconds(60))
-            .format("%Y/%m/%d %H:%M:%S")
-            .to_string();
-        let recent_ids = store.game_ids_since(&since)?;
-        let mut suspended = Vec::new();
-        for (g, moves) in store.suspended_games()? {
-            match GameSpec::from_stored(&g, moves) {
-                Some(spec) => suspended.push(spec),
-                None => note(&format!(
-                    "suspended game {} cannot be read back; left as it is",
-                    g.id
-                )),
-            }
-        }
-        let accounts =
-            Accounts::new(crate::store::open(&db)?, md5_rating_ids)?.with_event_seats(event_seats);
-        Ok::<_, crate::store::StoreError>((
-            store,
-            accounts,
-            buoys,
-            (interrupted, suspended, recent_ids),
-            records_restored,
-            (events, scheduled),
-            relay_secret,
-        ))
-    })
-    .await
-    .map_err(|e| ServeError::Task(e.to_string()))??;
+    } = tokio::task::spawn_blocking(move || taking_up.take_up(store))
+        .await
+        .map_err(|e| ServeError::Task(e.to_string()))??;
     let listener = listen(options.csa).map_err(|e| ServeError::Listen {
         addr: options.csa.to_string(),
         why: e.to_string(),
@@ -173,46 +140,20 @@ pub async fn run(
     let (stop_all, stop) = watch::channel(false);
     let http = match options.http {
         None => None,
-        Some(addr) => {
-            let db = options.db.clone();
-            let conn = tokio::task::spawn_blocking(move || crate::store::open(&db))
-                .await
-                .map_err(|e| ServeError::Task(e.to_string()))??;
-            let l = tokio::net::TcpListener::bind(addr)
-                .await
-                .map_err(|e| ServeError::Listen {
-                    addr: addr.to_string(),
-                    why: e.to_string(),
-                })?;
-            let at = l.local_addr().map_err(|e| ServeError::Listen {
-                addr: addr.to_string(),
-                why: e.to_string(),
-            })?;
-            let watched = changes.clone();
-            let play = Some(crate::play::Play::new(
-                driver.clone(),
-                options.engines.clone(),
-                (
-                    std::time::Duration::from_millis(options.lobby.reconnect_grace_ms),
-                    options.http_options.presence_silence,
-                ),
-            ));
-            let mut http_options = options.http_options.clone();
-            http_options.relay_secret = Some(crate::http::RelaySecret::new(relay_secret));
-            let league = league.clone();
-            let mut http_stop = stop.clone();
-            let stopped = async move {
-                let _ = http_stop.wait_for(|stop| *stop).await;
-            };
-            let task = tokio::spawn(async move {
-                let served =
-                    crate::http::serve(l, conn, watched, play, league, http_options, stopped);
-                if let Err(e) = served.await {
-                    note(&format!("the HTTP API stopped: {e}"));
-                }
-            });
-            Some((at, task))
-        }
+        Some(addr) => Some(
+            start_http(
+                addr,
+                &options,
+                Serving {
+                    driver: driver.clone(),
+                    changes: changes.clone(),
+                    league: league.clone(),
+                    stop: stop.clone(),
+                },
+                relay_secret,
+            )
+            .await?,
+        ),
     };
     on_start(&Started {
         csa: local,
@@ -278,6 +219,140 @@ pub async fn run(
     // Every record file the driver handed over is on disk.
     let _ = tokio::task::spawn_blocking(move || writer.join()).await;
     result
+}
+
+/// What the HTTP side is served with, beside the options.
+struct Serving {
+    driver: driver::Handle,
+    changes: tokio::sync::broadcast::Sender<String>,
+    league: Arc<crate::league::League>,
+    stop: watch::Receiver<bool>,
+}
+
+/// The HTTP API and the web page on `addr`, on a storage connection of its own, until
+/// `stop`: its address and its task.
+async fn start_http(
+    addr: SocketAddr,
+    options: &Options,
+    serving: Serving,
+    relay_secret: String,
+) -> Result<(SocketAddr, tokio::task::JoinHandle<()>), ServeError> {
+    let db = options.db.clone();
+    let conn = tokio::task::spawn_blocking(move || crate::store::open(&db))
+        .await
+        .map_err(|e| ServeError::Task(e.to_string()))??;
+    let l = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| ServeError::Listen {
+            addr: addr.to_string(),
+            why: e.to_string(),
+        })?;
+    let at = l.local_addr().map_err(|e| ServeError::Listen {
+        addr: addr.to_string(),
+        why: e.to_string(),
+    })?;
+    let watched = serving.changes;
+    let play = Some(crate::play::Play::new(
+        serving.driver,
+        options.engines.clone(),
+        (
+            Duration::from_millis(options.lobby.reconnect_grace_ms),
+            options.http_options.presence_silence,
+        ),
+    ));
+    let mut http_options = options.http_options.clone();
+    http_options.relay_secret = Some(crate::http::RelaySecret::new(relay_secret));
+    let league = serving.league;
+    let mut http_stop = serving.stop;
+    let stopped = async move {
+        let _ = http_stop.wait_for(|stop| *stop).await;
+    };
+    let task = tokio::spawn(async move {
+        let served = crate::http::serve(l, conn, watched, play, league, http_options, stopped);
+        if let Err(e) = served.await {
+            note(&format!("the HTTP API stopped: {e}"));
+        }
+    });
+    Ok((at, task))
+}
+
+/// What a starting referee takes up from storage, and with what.
+struct TakingUp {
+    db: DbUrl,
+    records: std::path::PathBuf,
+    md5_rating_ids: bool,
+    events: Vec<crate::event::EventFile>,
+    schedules: Vec<String>,
+}
+
+/// What storage held at the start.
+struct Stored {
+    store: Box<dyn crate::store::Backend>,
+    accounts: Accounts,
+    buoys: Vec<crate::store::StoredBuoy>,
+    interrupted: usize,
+    suspended: Vec<GameSpec>,
+    recent_ids: Vec<String>,
+    records_restored: usize,
+    taken_up: Vec<crate::event::Event>,
+    scheduled: Vec<crate::store::NamedGame>,
+    relay_secret: String,
+}
+
+impl TakingUp {
+    /// Reads what the referee goes on from (blocking: on a thread of its own): the
+    /// deployment's relay secret, the events, the scheduled games' history, record files
+    /// to restore, games left unfinished (suspended), buoys, recent Game_IDs, the accounts
+    /// (with the events' keyed seats).
+    fn take_up(
+        self,
+        mut store: Box<dyn crate::store::Backend>,
+    ) -> Result<Stored, crate::store::StoreError> {
+        // The deployment's relay secret, for the web instances that relay to this one.
+        let relay_secret = store.secret(
+            crate::http::RELAY_SECRET_NAME,
+            &crate::tickets::new_secret(),
+        )?;
+        let seats = crate::event::seats::SeatKeys::merged(self.events.iter().map(|f| &f.seats));
+        let taken_up = take_up_events(&mut *store, self.events)?;
+        let mut scheduled = Vec::new();
+        for game in &self.schedules {
+            scheduled.extend(store.games_named(game, SCHEDULED_HISTORY)?);
+        }
+        let records_restored = restore_record_files(&mut *store, &self.records)?;
+        store.start_upkeep()?;
+        let interrupted = store.suspend_unfinished()?;
+        let buoys = store.buoys()?;
+        // Game_IDs follow the clock: those of the last minute are not issued again.
+        let since = (chrono::Local::now() - chrono::Duration::seconds(60))
+            .format("%Y/%m/%d %H:%M:%S")
+            .to_string();
+        let recent_ids = store.game_ids_since(&since)?;
+        let mut suspended = Vec::new();
+        for (g, moves) in store.suspended_games()? {
+            match GameSpec::from_stored(&g, moves) {
+                Some(spec) => suspended.push(spec),
+                None => note(&format!(
+                    "suspended game {} cannot be read back; left as it is",
+                    g.id
+                )),
+            }
+        }
+        let accounts = Accounts::new(crate::store::open(&self.db)?, self.md5_rating_ids)?
+            .with_event_seats(seats);
+        Ok(Stored {
+            store,
+            accounts,
+            buoys,
+            interrupted,
+            suspended,
+            recent_ids,
+            records_restored,
+            taken_up,
+            scheduled,
+            relay_secret,
+        })
+    }
 }
 
 /// How long a standby waits between its tries at the database's claim.

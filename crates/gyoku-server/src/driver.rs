@@ -554,6 +554,124 @@ fn backoff(failures: u32) -> Duration {
     Duration::from_millis(100u64 << failures.min(6)).min(Duration::from_secs(5))
 }
 
+/// The page's view of the rounds and events, published to the league: at most every
+/// [`PUBLISH_EVERY`], and only when it changed.
+struct Views {
+    /// When it was last published.
+    at: Option<Instant>,
+    /// A view left unpublished by the rate limit: published when the limit allows.
+    again: Option<Instant>,
+    /// The events' version last published, and when.
+    events: (u64, Instant),
+}
+
+impl Default for Views {
+    fn default() -> Views {
+        Views {
+            at: None,
+            again: None,
+            events: (u64::MAX, Instant::now()),
+        }
+    }
+}
+
+impl Views {
+    fn publish(&mut self, lobby: &Lobby, league: &crate::league::League) {
+        if !lobby.has_schedules() && !lobby.has_events() {
+            return;
+        }
+        let now = Instant::now();
+        match self.at {
+            Some(t) if now.duration_since(t) < PUBLISH_EVERY => {
+                self.again.get_or_insert(t + PUBLISH_EVERY);
+            }
+            _ => self.again = None,
+        }
+        if self
+            .at
+            .is_some_and(|t| now.duration_since(t) < PUBLISH_EVERY)
+        {
+            return;
+        }
+        self.at = Some(now);
+        let view = lobby.scheduled_view();
+        if *league.scheduled() != view {
+            league.set_scheduled(view);
+        }
+        // Built only when an event changed (standings cost a rating fit), or every few
+        // seconds for what the version does not see (a game resumed).
+        if lobby.has_events()
+            && (lobby.events_changed() != self.events.0
+                || now.duration_since(self.events.1) >= EVENTS_REFRESH)
+        {
+            self.events = (lobby.events_changed(), now);
+            let view = lobby.events_view();
+            if *league.events() != view {
+                league.set_events(view);
+            }
+        }
+    }
+}
+
+/// `first` and whatever else has arrived (up to 4,096 inputs): the lobby's inputs into
+/// `batch`, the rest done at once.
+fn take_batch(
+    first: Event,
+    rx: &mut mpsc::Receiver<Event>,
+    batch: &mut Vec<(Input, Instant)>,
+    outbox: &mut Outbox,
+) {
+    let mut push = |ev: Event, batch: &mut Vec<(Input, Instant)>| match ev {
+        Event::Register(id, h) => {
+            outbox.conns.insert(id, h);
+        }
+        Event::Lobby(input, at) => batch.push((input, at)),
+        Event::RecordsWritten(players) => outbox.release(&players),
+    };
+    push(first, batch);
+    while batch.len() < 4096 {
+        match rx.try_recv() {
+            Ok(ev) => push(ev, batch),
+            Err(_) => break,
+        }
+    }
+}
+
+/// The batch's inputs to the lobby, each at the instant it arrived; the connections that
+/// closed.
+fn hand_over(
+    lobby: &mut Lobby,
+    batch: &mut Vec<(Input, Instant)>,
+    epoch: Instant,
+    out: &mut Vec<Output>,
+) -> Vec<ConnId> {
+    let wall = chrono::Local::now().naive_local();
+    let mut gone = Vec::new();
+    for (input, at) in batch.drain(..) {
+        if let Input::Closed(id) = input {
+            gone.push(id);
+        }
+        let mono =
+            u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX);
+        lobby.handle(input, Now { mono, wall }, out);
+    }
+    gone
+}
+
+/// Commits `changes` on a blocking thread; the store, what was stored and the result come
+/// back on the receiver.
+fn commit_in_background(
+    mut store: Box<dyn Journal>,
+    changes: Vec<Change>,
+) -> tokio::sync::oneshot::Receiver<Committed> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    tokio::task::spawn_blocking(move || {
+        let result = store.commit(&changes);
+        let _ = tx.send((store, changes, result));
+    });
+    rx
+}
+
 /// The referee loop: takes what arrived (many connections' lines at once), lets the lobby
 /// decide, commits every storage change in one transaction on a blocking thread, and only
 /// then sends what depended on it. A batch that stores nothing is answered at once (after
@@ -583,11 +701,7 @@ pub(crate) async fn drive(
     let mut slow_at: Option<Instant> = None;
     let mut failures = 0u32;
     let mut failing = false;
-    let mut published_at: Option<Instant> = None;
-    // A view left unpublished by the rate limit: published when the limit allows.
-    let mut publish_again: Option<Instant> = None;
-    // The events' version last published, and when.
-    let mut events_published: (u64, Instant) = (u64::MAX, Instant::now());
+    let mut views = Views::default();
     let mut batch: Vec<(Input, Instant)> = Vec::new();
     let mut out = Vec::new();
     // When the last commit began (an empty one keeps the claim when nothing else does).
@@ -602,24 +716,13 @@ pub(crate) async fn drive(
         tokio::select! {
             ev = rx.recv() => {
                 let Some(ev) = ev else { break };
-                let mut push = |ev: Event, batch: &mut Vec<(Input, Instant)>| match ev {
-                    Event::Register(id, h) => { outbox.conns.insert(id, h); }
-                    Event::Lobby(input, at) => batch.push((input, at)),
-                    Event::RecordsWritten(players) => outbox.release(&players),
-                };
-                push(ev, &mut batch);
-                while batch.len() < 4096 {
-                    match rx.try_recv() {
-                        Ok(ev) => push(ev, &mut batch),
-                        Err(_) => break,
-                    }
-                }
+                take_batch(ev, &mut rx, &mut batch, &mut outbox);
             }
             () = sleep_until_opt(deadline) => batch.push((Input::Tick, Instant::now())),
             done = wait_commit(&mut committing) => finished = Some(done?),
             () = sleep_until_opt(retry_at) => retry_at = None,
             () = sleep_until_opt(keep_at) => {}
-            () = sleep_until_opt(publish_again) => publish_again = None,
+            () = sleep_until_opt(views.again) => views.again = None,
             () = sleep_until_opt(slow_at) => {
                 slow_at = None;
                 if !failing {
@@ -668,47 +771,9 @@ pub(crate) async fn drive(
                 }
             }
         }
-        let wall = chrono::Local::now().naive_local();
-        let mut gone = Vec::new();
-        for (input, at) in batch.drain(..) {
-            if let Input::Closed(id) = input {
-                gone.push(id);
-            }
-            let mono =
-                u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX);
-            lobby.handle(input, Now { mono, wall }, &mut out);
-        }
+        let gone = hand_over(&mut lobby, &mut batch, epoch, &mut out);
         dispatch(&mut out, &mut outbox, &mut waiting);
-        if lobby.has_schedules() || lobby.has_events() {
-            // The page's view of the rounds and events: at most every 250 ms, and when it
-            // changed.
-            let now = Instant::now();
-            match published_at {
-                Some(t) if now.duration_since(t) < PUBLISH_EVERY => {
-                    publish_again.get_or_insert(t + PUBLISH_EVERY);
-                }
-                _ => publish_again = None,
-            }
-            if published_at.is_none_or(|t| now.duration_since(t) >= PUBLISH_EVERY) {
-                published_at = Some(now);
-                let view = lobby.scheduled_view();
-                if *league.scheduled() != view {
-                    league.set_scheduled(view);
-                }
-                // Built only when an event changed (standings cost a rating fit), or every
-                // few seconds for what the version does not see (a game resumed).
-                if lobby.has_events()
-                    && (lobby.events_changed() != events_published.0
-                        || now.duration_since(events_published.1) >= EVENTS_REFRESH)
-                {
-                    events_published = (lobby.events_changed(), now);
-                    let view = lobby.events_view();
-                    if *league.events() != view {
-                        league.set_events(view);
-                    }
-                }
-            }
-        }
+        views.publish(&lobby, &league);
         for id in gone {
             outbox.conns.remove(&id);
         }
@@ -718,14 +783,9 @@ pub(crate) async fn drive(
         {
             last_commit = Instant::now();
             let unstored = std::mem::take(&mut waiting);
-            let mut s = store.take().expect("the store is back after each commit");
-            let (tx, rx_done) = tokio::sync::oneshot::channel();
-            let batch_changes = unstored.changes.clone();
-            tokio::task::spawn_blocking(move || {
-                let result = s.commit(&batch_changes);
-                let _ = tx.send((s, batch_changes, result));
-            });
-            committing = Some((unstored, rx_done));
+            let s = store.take().expect("the store is back after each commit");
+            let done = commit_in_background(s, unstored.changes.clone());
+            committing = Some((unstored, done));
             slow_at = Some(Instant::now() + SLOW_COMMIT);
         }
     }

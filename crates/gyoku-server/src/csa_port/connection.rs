@@ -7,7 +7,7 @@ use tokio::net::TcpStream;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use gyoku_proto::csa::ClientMessage;
+use gyoku_proto::csa::{ClientMessage, Login};
 use gyoku_proto::csa_line::ServerLine;
 
 use super::new_names;
@@ -62,15 +62,71 @@ pub(crate) async fn connection(
     let address = socket
         .peer_addr()
         .map_or(std::net::IpAddr::from([0, 0, 0, 0]), |a| a.ip());
-    let (read_half, mut write_half) = socket.into_split();
-    let (tx, mut rx) = queue();
+    let (read_half, write_half) = socket.into_split();
+    let (tx, rx) = queue();
     let closed = Arc::new(Notify::new());
-    let writer_closed = Arc::clone(&closed);
     // Set when the lobby refuses a reconnection: the try then counts as a wrong guess.
     let refused = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let writer_refused = Arc::clone(&refused);
-    let writer = tokio::spawn(async move {
-        // The one place the lobby's values become the protocol's text.
+    let writer = spawn_writer(write_half, rx, Arc::clone(&closed), Arc::clone(&refused));
+    let mut reader = BufReader::new(read_half);
+    let mut buf = Vec::new();
+    let say = |line: ServerLine| {
+        let _ = tx.push_lines(vec![line]);
+    };
+    let gate = Gate {
+        closed: &closed,
+        driver: &driver,
+        accounts: &accounts,
+        limits,
+        address,
+    };
+    let (login, ticketed) = match gate.log_in(&mut reader, &mut buf, &say).await {
+        LoggedIn::Gone => return,
+        LoggedIn::Not => {
+            drop(tx);
+            let _ = writer.await;
+            return;
+        }
+        LoggedIn::As(login, ticketed) => (login, ticketed),
+    };
+    // A reconnection's token is checked by the lobby: a refused one counts as a wrong
+    // guess for the name and the address once the connection ends.
+    let reconnecting = login.reconnect.is_some().then(|| login.name.clone());
+    let checked = checked_login(login, ticketed, &accounts, address);
+    let conn = ConnHandle {
+        out: tx.clone(),
+        closed: Arc::clone(&closed),
+    };
+    if !driver.register(id, conn).await || !driver.input(Input::LoggedIn(id, checked)).await {
+        return;
+    }
+    drop(tx);
+    pass_lines(id, &mut reader, &mut buf, &closed, &driver).await;
+    let _ = driver.input(Input::Closed(id)).await;
+    let _ = writer.await;
+    if let Some(name) = reconnecting
+        && refused.load(std::sync::atomic::Ordering::Relaxed)
+    {
+        let mut throttle = limits
+            .throttle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(said) = throttle.failed(address, &name, Instant::now()) {
+            note(&format!("reconnect: {said}"));
+        }
+    }
+}
+
+/// The one place the lobby's values become the protocol's text: writes what the driver
+/// queues for the client, each write within [`WRITE_TIMEOUT`]; notes a refused
+/// reconnection in `refused`, and `closed` when it stops.
+fn spawn_writer(
+    mut write_half: tokio::net::tcp::OwnedWriteHalf,
+    mut rx: crate::driver::Incoming,
+    closed: Arc<Notify>,
+    refused: Arc<std::sync::atomic::AtomicBool>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
         let mut text = String::new();
         while let Some(msg) = rx.recv().await {
             if matches!(msg, WriterMsg::Close) {
@@ -81,7 +137,7 @@ pub(crate) async fn connection(
                     .iter()
                     .any(|l| matches!(l, ServerLine::ReconnectRefused(_)))
             {
-                writer_refused.store(true, std::sync::atomic::Ordering::Relaxed);
+                refused.store(true, std::sync::atomic::Ordering::Relaxed);
             }
             text.clear();
             msg.write_to(&mut text);
@@ -91,155 +147,207 @@ pub(crate) async fn connection(
             }
         }
         let _ = write_half.shutdown().await;
-        writer_closed.notify_one();
-    });
-    let mut reader = BufReader::new(read_half);
-    let mut buf = Vec::new();
-    let say = |line: ServerLine| {
-        let _ = tx.push_lines(vec![line]);
-    };
-    // Log in.
-    let deadline = Instant::now() + LOGIN_TIME;
-    let login = loop {
-        let line = tokio::select! {
-            l = tokio::time::timeout_at(deadline, read_line(&mut reader, &mut buf)) => l,
-            () = closed.notified() => return,
-        };
-        let line = match line {
-            Ok(Ok(Some(l))) => l,
-            Ok(Err(e)) => {
-                say(ServerLine::Error(e.to_string()));
-                break None;
+        closed.notify_one();
+    })
+}
+
+/// What the login phase ended with.
+enum LoggedIn {
+    /// The connection was closed (its writer stopped): nothing more to do.
+    Gone,
+    /// No login: the deadline, the end of the stream, an unreadable line.
+    Not,
+    /// A login, with who a web page's ticket says it is.
+    As(Login, Option<Identity>),
+}
+
+/// What a password check came to.
+enum Verdict {
+    Right,
+    Wrong,
+    /// A new name its address may not bind yet (for this long).
+    NewRefused(std::time::Duration),
+    /// Storage could not say (not the client's fault).
+    Unavailable(String),
+    /// No place to check it in time, or the server is stopping.
+    Stop,
+    /// The connection was closed meanwhile.
+    Gone,
+}
+
+/// What a connection's login is checked with.
+struct Gate<'a> {
+    closed: &'a Notify,
+    driver: &'a Handle,
+    accounts: &'a Accounts,
+    limits: &'a Limits,
+    address: std::net::IpAddr,
+}
+
+impl Gate<'_> {
+    /// Reads lines until a login is accepted, within [`LOGIN_TIME`].
+    async fn log_in(
+        &self,
+        reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>,
+        buf: &mut Vec<u8>,
+        say: &impl Fn(ServerLine),
+    ) -> LoggedIn {
+        let deadline = Instant::now() + LOGIN_TIME;
+        loop {
+            let line = tokio::select! {
+                l = tokio::time::timeout_at(deadline, read_line(reader, buf)) => l,
+                () = self.closed.notified() => return LoggedIn::Gone,
+            };
+            let line = match line {
+                Ok(Ok(Some(l))) => l,
+                Ok(Err(e)) => {
+                    say(ServerLine::Error(e.to_string()));
+                    return LoggedIn::Not;
+                }
+                _ => return LoggedIn::Not,
+            };
+            let login = match ClientMessage::parse(&line) {
+                Ok(ClientMessage::Login(login)) => login,
+                Ok(ClientMessage::KeepAlive) => continue,
+                _ => {
+                    say(ServerLine::LoginIncorrect);
+                    if line.split_whitespace().count() >= 4 {
+                        say(ServerLine::LoginUsage);
+                    }
+                    continue;
+                }
+            };
+            // The engine a web page's seat chose, with the seat's ticket: the ticket says
+            // who it is.
+            if let Some(who) = self.driver.ticket(&login.name, &login.password) {
+                return LoggedIn::As(login, Some(who));
             }
-            _ => break None,
-        };
-        match ClientMessage::parse(&line) {
-            Ok(ClientMessage::Login(login)) => {
-                // The engine a web page's seat chose, with the seat's ticket: the ticket says
-                // who it is.
-                if let Some(who) = driver.ticket(&login.name, &login.password) {
-                    break Some((login, Some(who)));
-                }
-                // Guessing is slowed: after a few wrong passwords (or reconnect tries) for
-                // this name or from this address, each try waits (within the login
-                // deadline).
-                if !login.password.is_empty() || login.reconnect.is_some() {
-                    let wait = limits
-                        .throttle
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .wait(address, &login.name, Instant::now());
-                    if !wait.is_zero() {
-                        let until = (Instant::now() + wait).min(deadline);
-                        tokio::select! {
-                            () = tokio::time::sleep_until(until) => {}
-                            () = closed.notified() => return,
-                        }
+            let guess = !login.password.is_empty() || login.reconnect.is_some();
+            // Guessing is slowed: after a few wrong passwords (or reconnect tries) for this
+            // name or from this address, each try waits (within the login deadline).
+            if guess {
+                let wait = self
+                    .limits
+                    .throttle
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .wait(self.address, &login.name, Instant::now());
+                if !wait.is_zero() {
+                    let until = (Instant::now() + wait).min(deadline);
+                    tokio::select! {
+                        () = tokio::time::sleep_until(until) => {}
+                        () = self.closed.notified() => return LoggedIn::Gone,
                     }
-                }
-                // A player coming back to its game proves who it is by the game's token
-                // (128 bits, given to it alone), checked by the lobby: no password hash, so
-                // a crowd coming back at once costs no hashing (issue 42).
-                if login.reconnect.is_some() {
-                    break Some((login, None));
-                }
-                // Every check (a storage read, a hash for a password) waits for a place on
-                // the password threads' queue rather than being refused when a crowd logs
-                // in at once; the login deadline bounds the wait.
-                let _place = tokio::select! {
-                    place = limits.checking.acquire() => match place {
-                        Ok(p) => p,
-                        Err(_) => break None,
-                    },
-                    () = tokio::time::sleep_until(deadline) => break None,
-                    () = closed.notified() => return,
-                };
-                // Hashing a password takes tens of milliseconds and memory: a few at once.
-                let _permit = if login.password.is_empty() {
-                    None
-                } else {
-                    match limits.hashing.acquire().await {
-                        Ok(p) => Some(p),
-                        Err(_) => break None,
-                    }
-                };
-                let accounts = accounts.clone();
-                let (name, password) = (login.name.clone(), login.password.clone());
-                let now = chrono::Local::now().format("%Y/%m/%d %H:%M:%S").to_string();
-                let new_names = Arc::clone(&limits.new_names);
-                // A new name is bound only while its address may bind one: asked before the
-                // hash, so a crowd of new names costs a read each, not a hash each.
-                let may_bind = move || {
-                    new_names
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .take(address, Instant::now())
-                };
-                let checked = limits
-                    .hash_pool
-                    .run(move || accounts.check_paced(&name, &password, &now, may_bind))
-                    .await
-                    .ok_or_else(|| "the password threads are busy".to_string())
-                    .and_then(|r| r.map_err(|e| e.to_string()));
-                let ok = match checked {
-                    Ok(Checked::Right) => true,
-                    Ok(Checked::Wrong) => false,
-                    Ok(Checked::NewRefused(wait)) => {
-                        say(ServerLine::LoginIncorrect);
-                        say(ServerLine::Error(new_names::refusal(wait)));
-                        continue;
-                    }
-                    Err(e) => {
-                        // Not the client's fault: a right password must not hear it is wrong.
-                        note(&format!("login of {}: {e}", login.name));
-                        say(ServerLine::Error(UNAVAILABLE.into()));
-                        continue;
-                    }
-                };
-                if !login.password.is_empty() || login.reconnect.is_some() {
-                    let mut throttle = limits
-                        .throttle
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    if ok {
-                        throttle.succeeded(address, &login.name);
-                    } else if let Some(said) = throttle.failed(address, &login.name, Instant::now())
-                    {
-                        note(&format!("login: {said}"));
-                    }
-                }
-                if ok {
-                    break Some((login, None));
-                }
-                say(ServerLine::LoginIncorrect);
-            }
-            Ok(ClientMessage::KeepAlive) => {}
-            _ => {
-                say(ServerLine::LoginIncorrect);
-                if line.split_whitespace().count() >= 4 {
-                    say(ServerLine::LoginUsage);
                 }
             }
+            // A player coming back to its game proves who it is by the game's token (128
+            // bits, given to it alone), checked by the lobby: no password hash, so a crowd
+            // coming back at once costs no hashing (issue 42).
+            if login.reconnect.is_some() {
+                return LoggedIn::As(login, None);
+            }
+            let right = match self.check(&login, deadline).await {
+                Verdict::Right => true,
+                Verdict::Wrong => false,
+                Verdict::NewRefused(wait) => {
+                    say(ServerLine::LoginIncorrect);
+                    say(ServerLine::Error(new_names::refusal(wait)));
+                    continue;
+                }
+                Verdict::Unavailable(e) => {
+                    // Not the client's fault: a right password must not hear it is wrong.
+                    note(&format!("login of {}: {e}", login.name));
+                    say(ServerLine::Error(UNAVAILABLE.into()));
+                    continue;
+                }
+                Verdict::Stop => return LoggedIn::Not,
+                Verdict::Gone => return LoggedIn::Gone,
+            };
+            if guess {
+                let mut throttle = self
+                    .limits
+                    .throttle
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if right {
+                    throttle.succeeded(self.address, &login.name);
+                } else if let Some(said) =
+                    throttle.failed(self.address, &login.name, Instant::now())
+                {
+                    note(&format!("login: {said}"));
+                }
+            }
+            if right {
+                return LoggedIn::As(login, None);
+            }
+            say(ServerLine::LoginIncorrect);
         }
-    };
-    // A reconnection's token is checked by the lobby: a refused one counts as a wrong
-    // guess for the name and the address once the connection ends.
-    let reconnecting = login
-        .as_ref()
-        .and_then(|(l, _)| l.reconnect.is_some().then(|| l.name.clone()));
-    let Some((login, ticketed)) = login else {
-        drop(tx);
-        let _ = writer.await;
-        return;
-    };
-    // A reconnecting player's rating key is the one its game was started with (the lobby
-    // gives it back), not one made from a password not checked here.
+    }
+
+    /// Checks the login's name and password on the password threads: every check (a
+    /// storage read, a hash for a password) waits for a place on their queue rather than
+    /// being refused when a crowd logs in at once, within the login deadline; a few hashes
+    /// at once (each takes tens of milliseconds and memory).
+    async fn check(&self, login: &Login, deadline: Instant) -> Verdict {
+        let limits = self.limits;
+        let _place = tokio::select! {
+            place = limits.checking.acquire() => match place {
+                Ok(p) => p,
+                Err(_) => return Verdict::Stop,
+            },
+            () = tokio::time::sleep_until(deadline) => return Verdict::Stop,
+            () = self.closed.notified() => return Verdict::Gone,
+        };
+        let _permit = if login.password.is_empty() {
+            None
+        } else {
+            match limits.hashing.acquire().await {
+                Ok(p) => Some(p),
+                Err(_) => return Verdict::Stop,
+            }
+        };
+        let accounts = self.accounts.clone();
+        let (name, password) = (login.name.clone(), login.password.clone());
+        let now = chrono::Local::now().format("%Y/%m/%d %H:%M:%S").to_string();
+        let new_names = Arc::clone(&limits.new_names);
+        let address = self.address;
+        // A new name is bound only while its address may bind one: asked before the hash,
+        // so a crowd of new names costs a read each, not a hash each.
+        let may_bind = move || {
+            new_names
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take(address, Instant::now())
+        };
+        let checked = limits
+            .hash_pool
+            .run(move || accounts.check_paced(&name, &password, &now, may_bind))
+            .await;
+        match checked {
+            None => Verdict::Unavailable("the password threads are busy".into()),
+            Some(Ok(Checked::Right)) => Verdict::Right,
+            Some(Ok(Checked::Wrong)) => Verdict::Wrong,
+            Some(Ok(Checked::NewRefused(wait))) => Verdict::NewRefused(wait),
+            Some(Err(e)) => Verdict::Unavailable(e.to_string()),
+        }
+    }
+}
+
+/// The lobby's view of an accepted login: who it is (a reconnecting player's rating key is
+/// the one its game was started with — the lobby gives it back —, not one made from a
+/// password not checked here) and the game it asks for.
+fn checked_login(
+    login: Login,
+    ticketed: Option<Identity>,
+    accounts: &Accounts,
+    address: std::net::IpAddr,
+) -> CheckedLogin {
     let who = ticketed.unwrap_or_else(|| Identity::Csa {
         rating_key: (!login.password.is_empty() && login.reconnect.is_none())
             .then(|| RatingKey::from(accounts.rating_id(&login.name, &login.password))),
         name: login.name.clone(),
     });
-    let checked = CheckedLogin {
+    CheckedLogin {
         who,
         game: if login.x1 || login.reconnect.is_some() {
             None
@@ -252,19 +360,21 @@ pub(crate) async fn connection(
         x1: login.x1,
         address: Some(address),
         reconnect: login.reconnect,
-    };
-    let conn = ConnHandle {
-        out: tx.clone(),
-        closed: Arc::clone(&closed),
-    };
-    if !driver.register(id, conn).await || !driver.input(Input::LoggedIn(id, checked)).await {
-        return;
     }
-    drop(tx);
+}
+
+/// The client's lines to the driver, at its pace, until it or the server closes.
+async fn pass_lines(
+    id: ConnId,
+    reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>,
+    buf: &mut Vec<u8>,
+    closed: &Notify,
+    driver: &Handle,
+) {
     let mut pace = Pace::new(Instant::now());
     loop {
         let line = tokio::select! {
-            l = read_line(&mut reader, &mut buf) => l,
+            l = read_line(reader, buf) => l,
             () = closed.notified() => break,
         };
         match line {
@@ -286,19 +396,6 @@ pub(crate) async fn connection(
                 note(&format!("connection {id}: {e}"));
                 break;
             }
-        }
-    }
-    let _ = driver.input(Input::Closed(id)).await;
-    let _ = writer.await;
-    if let Some(name) = reconnecting
-        && refused.load(std::sync::atomic::Ordering::Relaxed)
-    {
-        let mut throttle = limits
-            .throttle
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(said) = throttle.failed(address, &name, Instant::now()) {
-            note(&format!("reconnect: {said}"));
         }
     }
 }

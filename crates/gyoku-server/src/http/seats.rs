@@ -289,7 +289,7 @@ async fn answer(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Json<Value>,
     Ok(Json(json!({ "seat": shown, "game": game })))
 }
 
-/// `GET /api/seats/{token}/presence`: the seat's holder is here (its page asks every 2 s
+/// `GET /api/seats/{token}/presence`: the seat's holder is here (its page asks every second
 /// while the game is played), and how the other person stands (`opponent`: here, or away
 /// with the seconds until the game may be claimed). Reads no storage.
 pub(super) async fn presence(

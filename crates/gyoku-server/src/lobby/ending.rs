@@ -27,153 +27,177 @@ pub(super) struct EndLines {
     pub(super) reason: &'static str,
 }
 
-/// What is said at `ending`; `foul_text` is the losing line of a foul (`%KACHI` for a
-/// failed declaration).
-pub(super) fn end_lines(foul_text: Option<&str>, ending: &Ending) -> EndLines {
-    // CSA's end line for a foul, naming the side that lost by it (a record keeps the foul
-    // as shogi-server's `'ILLEGAL_MOVE(…)` comment, which Gyoku reads back as the move).
-    let foul_by = |result: GameResult| match result {
+/// CSA's end line for a foul, naming the side that lost by it (a record keeps the foul as
+/// shogi-server's `'ILLEGAL_MOVE(…)` comment, which Gyoku reads back as the move).
+fn foul_by(result: GameResult) -> Option<&'static str> {
+    match result {
         GameResult::Win(Color::White) => Some("%+ILLEGAL_ACTION"),
         GameResult::Win(Color::Black) => Some("%-ILLEGAL_ACTION"),
         _ => None,
-    };
-    let said = |special: Option<&str>, end: GameEnd| -> Vec<ServerLine> {
-        let special = special.map(|text| ServerLine::Special {
-            text: text.to_string(),
-            ms: None,
-        });
-        special
-            .into_iter()
-            .chain([ServerLine::Reason(Reason::Known(end))])
-            .collect()
-    };
-    let (reason_lines, result, record_end, summary, code): (
-        Vec<ServerLine>,
-        Option<GameResult>,
-        Option<&'static str>,
-        &'static str,
-        &'static str,
+    }
+}
+
+/// A special line (`%TORYO` …), if any, then the reason line.
+fn said(special: Option<&str>, end: GameEnd) -> Vec<ServerLine> {
+    let special = special.map(|text| ServerLine::Special {
+        text: text.to_string(),
+        ms: None,
+    });
+    special
+        .into_iter()
+        .chain([ServerLine::Reason(Reason::Known(end))])
+        .collect()
+}
+
+/// How an ending is told: the lines before each side's result, the record's last line,
+/// shogi-server's summary word and the stored reason's code.
+struct Told {
+    lines: Vec<ServerLine>,
+    record_end: Option<&'static str>,
+    summary: &'static str,
+    code: &'static str,
+}
+
+const fn told(
+    lines: Vec<ServerLine>,
+    record_end: Option<&'static str>,
+    summary: &'static str,
+    code: &'static str,
+) -> Told {
+    Told {
+        lines,
+        record_end,
+        summary,
+        code,
+    }
+}
+
+/// How the referee's decision `o` is told; `foul_text` is the losing line of a foul
+/// (`%KACHI` for a failed declaration).
+fn decided(o: &Outcome, foul_text: Option<&str>) -> Told {
+    match &o.reason {
+        EndReason::Checkmate | EndReason::NoLegalMove => {
+            // The protocol has no word for mate (shogi-server never sees one): the result
+            // lines alone, which every client reads (python-shogi refuses any reason line
+            // it does not know). The record says %TSUMI.
+            told(Vec::new(), Some("%TSUMI"), "checkmate", o.reason.code())
+        }
+        EndReason::Resignation { .. } => told(
+            said(Some("%TORYO"), GameEnd::Resign),
+            Some("%TORYO"),
+            "toryo",
+            "resignation",
+        ),
+        EndReason::IllegalMove { kind, .. } | EndReason::ClaimedFoul { kind, .. } => told(
+            said(None, GameEnd::IllegalMove),
+            foul_by(o.result),
+            match kind {
+                IllegalMoveKind::Uchifuzume => "uchifuzume",
+                IllegalMoveKind::KingInCheck => "oute_kaihimore",
+                _ => "illegal move",
+            },
+            o.reason.code(),
+        ),
+        EndReason::Forfeit { .. } if foul_text == Some("%KACHI") => told(
+            said(Some("%KACHI"), GameEnd::IllegalMove),
+            Some("%KACHI"),
+            "illegal kachi",
+            "failed_declaration",
+        ),
+        EndReason::Forfeit { .. } => told(
+            said(None, GameEnd::IllegalMove),
+            foul_by(o.result),
+            "illegal move",
+            "illegal_move",
+        ),
+        EndReason::FailedDeclaration { .. } => told(
+            said(Some("%KACHI"), GameEnd::IllegalMove),
+            Some("%KACHI"),
+            "illegal kachi",
+            "failed_declaration",
+        ),
+        EndReason::Declaration { .. } => told(
+            said(Some("%KACHI"), GameEnd::Jishogi),
+            Some("%KACHI"),
+            "kachi",
+            "declaration",
+        ),
+        EndReason::AutomaticImpasse { .. } => told(
+            said(None, GameEnd::Jishogi),
+            None,
+            "jishogi",
+            "automatic_impasse",
+        ),
+        EndReason::ImpasseAgreement { .. } | EndReason::ImpasseCount { .. } => told(
+            said(None, GameEnd::Jishogi),
+            Some("%JISHOGI"),
+            "jishogi",
+            o.reason.code(),
+        ),
+        EndReason::Sennichite { .. } | EndReason::AgreedSennichite { .. } => told(
+            said(None, GameEnd::Sennichite),
+            Some("%SENNICHITE"),
+            "sennichite",
+            o.reason.code(),
+        ),
+        EndReason::PerpetualCheck { .. } => told(
+            said(None, GameEnd::OuteSennichite),
+            foul_by(o.result),
+            "oute_sennichite",
+            "perpetual_check",
+        ),
+        EndReason::Try { .. } => told(
+            vec![ServerLine::Reason(Reason::Unknown("#TRY".into()))],
+            Some("%TRY"),
+            "try",
+            "try",
+        ),
+        EndReason::MoveLimit { .. } => told(
+            said(None, GameEnd::MaxMoves),
+            Some("%MAX_MOVES"),
+            "max_moves",
+            "move_limit",
+        ),
+        EndReason::TimeUp { .. } => told(
+            said(None, GameEnd::TimeUp),
+            Some("%TIME_UP"),
+            "time up",
+            "time_up",
+        ),
+    }
+}
+
+/// What is said at `ending`; `foul_text` is the losing line of a foul (`%KACHI` for a
+/// failed declaration).
+pub(super) fn end_lines(foul_text: Option<&str>, ending: &Ending) -> EndLines {
+    let (
+        Told {
+            lines: reason_lines,
+            record_end,
+            summary,
+            code,
+        },
+        result,
     ) = match ending {
         Ending::Left(color) => (
-            said(Some("%TORYO"), GameEnd::Resign),
+            told(
+                said(Some("%TORYO"), GameEnd::Resign),
+                Some("%TORYO"),
+                "abnormal",
+                "abnormal",
+            ),
             Some(GameResult::Win(!*color)),
-            Some("%TORYO"),
-            "abnormal",
-            "abnormal",
         ),
         Ending::Suspended => (
-            said(None, GameEnd::Chudan),
+            told(
+                said(None, GameEnd::Chudan),
+                Some("%CHUDAN"),
+                "chudan",
+                "chudan",
+            ),
             None,
-            Some("%CHUDAN"),
-            "chudan",
-            "chudan",
         ),
-        Ending::Decided(o) => {
-            let r = Some(o.result);
-            match &o.reason {
-                EndReason::Checkmate | EndReason::NoLegalMove => {
-                    // The protocol has no word for mate (shogi-server never sees one):
-                    // the result lines alone, which every client reads (python-shogi
-                    // refuses any reason line it does not know). The record says %TSUMI.
-                    (Vec::new(), r, Some("%TSUMI"), "checkmate", o.reason.code())
-                }
-                EndReason::Resignation { .. } => (
-                    said(Some("%TORYO"), GameEnd::Resign),
-                    r,
-                    Some("%TORYO"),
-                    "toryo",
-                    "resignation",
-                ),
-                EndReason::IllegalMove { kind, .. } | EndReason::ClaimedFoul { kind, .. } => (
-                    said(None, GameEnd::IllegalMove),
-                    r,
-                    foul_by(o.result),
-                    match kind {
-                        IllegalMoveKind::Uchifuzume => "uchifuzume",
-                        IllegalMoveKind::KingInCheck => "oute_kaihimore",
-                        _ => "illegal move",
-                    },
-                    o.reason.code(),
-                ),
-                EndReason::Forfeit { .. } if foul_text == Some("%KACHI") => (
-                    said(Some("%KACHI"), GameEnd::IllegalMove),
-                    r,
-                    Some("%KACHI"),
-                    "illegal kachi",
-                    "failed_declaration",
-                ),
-                EndReason::Forfeit { .. } => (
-                    said(None, GameEnd::IllegalMove),
-                    r,
-                    foul_by(o.result),
-                    "illegal move",
-                    "illegal_move",
-                ),
-                EndReason::FailedDeclaration { .. } => (
-                    said(Some("%KACHI"), GameEnd::IllegalMove),
-                    r,
-                    Some("%KACHI"),
-                    "illegal kachi",
-                    "failed_declaration",
-                ),
-                EndReason::Declaration { .. } => (
-                    said(Some("%KACHI"), GameEnd::Jishogi),
-                    r,
-                    Some("%KACHI"),
-                    "kachi",
-                    "declaration",
-                ),
-                EndReason::AutomaticImpasse { .. } => (
-                    said(None, GameEnd::Jishogi),
-                    r,
-                    None,
-                    "jishogi",
-                    "automatic_impasse",
-                ),
-                EndReason::ImpasseAgreement { .. } | EndReason::ImpasseCount { .. } => (
-                    said(None, GameEnd::Jishogi),
-                    r,
-                    Some("%JISHOGI"),
-                    "jishogi",
-                    o.reason.code(),
-                ),
-                EndReason::Sennichite { .. } | EndReason::AgreedSennichite { .. } => (
-                    said(None, GameEnd::Sennichite),
-                    r,
-                    Some("%SENNICHITE"),
-                    "sennichite",
-                    o.reason.code(),
-                ),
-                EndReason::PerpetualCheck { .. } => (
-                    said(None, GameEnd::OuteSennichite),
-                    r,
-                    foul_by(o.result),
-                    "oute_sennichite",
-                    "perpetual_check",
-                ),
-                EndReason::Try { .. } => (
-                    vec![ServerLine::Reason(Reason::Unknown("#TRY".into()))],
-                    r,
-                    Some("%TRY"),
-                    "try",
-                    "try",
-                ),
-                EndReason::MoveLimit { .. } => (
-                    said(None, GameEnd::MaxMoves),
-                    r,
-                    Some("%MAX_MOVES"),
-                    "max_moves",
-                    "move_limit",
-                ),
-                EndReason::TimeUp { .. } => (
-                    said(None, GameEnd::TimeUp),
-                    r,
-                    Some("%TIME_UP"),
-                    "time up",
-                    "time_up",
-                ),
-            }
-        }
+        Ending::Decided(o) => (decided(o, foul_text), Some(o.result)),
     };
     let max_moves =
         matches!(ending, Ending::Decided(o) if matches!(o.reason, EndReason::MoveLimit { .. }));

@@ -24,20 +24,7 @@ impl Lobby {
             return;
         }
         match cmd {
-            X1Command::Game { game: None, .. } => {
-                let c = self.conns.get_mut(&conn).expect("logged in");
-                if matches!(c.status, Status::Connected | Status::GameWaiting) {
-                    self.set_status(conn, Status::Connected);
-                    self.conns
-                        .get_mut(&conn)
-                        .expect("logged in")
-                        .game_name
-                        .clear();
-                } else {
-                    let refused = c.status.refuses("GAME", "connected or game_waiting");
-                    tell(out, conn, refused);
-                }
-            }
+            X1Command::Game { game: None, .. } => self.stop_waiting(conn, out),
             X1Command::Game {
                 game: Some(game),
                 turn,
@@ -45,29 +32,7 @@ impl Lobby {
             X1Command::Challenge { game, turn } => {
                 self.game_command(conn, true, &game, turn.unwrap_or('*'), now, out);
             }
-            X1Command::Who => {
-                let who = self.conns.values().map(|c| {
-                    // Names only: a rating id is derived from a password.
-                    let mode = if c.x1 { "x1" } else { "CSA" };
-                    let text = if c.status == Status::Connected {
-                        format!("{} {mode} {}", c.name(), c.status.name())
-                    } else {
-                        let t = match c.sente {
-                            Some(true) => '+',
-                            Some(false) => '-',
-                            None => '*',
-                        };
-                        let (status, game) = (c.status.name(), &c.game_name);
-                        format!("{} {mode} {status} {game} {t}", c.name())
-                    };
-                    ServerLine::X1 {
-                        tag: X1Tag::Who,
-                        text,
-                    }
-                });
-                let reply: Vec<ServerLine> = who.chain([ok(X1Tag::Who)]).collect();
-                tell_lines(out, conn, reply);
-            }
+            X1Command::Who => self.who(conn, out),
             X1Command::List => {
                 let list = self.by_id.keys().map(|id| ServerLine::X1 {
                     tag: X1Tag::List,
@@ -87,30 +52,7 @@ impl Lobby {
                 }
                 tell(out, conn, ok(X1Tag::Show));
             }
-            X1Command::MonitorOn { game_id, .. } => {
-                let Some(&key) = self.by_id.get(&game_id) else {
-                    tell(
-                        out,
-                        conn,
-                        ServerLine::Error(format!("no such game: {game_id}")),
-                    );
-                    return;
-                };
-                let show = self.games[&key].show(now);
-                let g = self.games.get_mut(&key).expect("listed");
-                g.monitors.retain(|&m| m != conn);
-                g.monitors.push(conn);
-                let c = self.conns.get_mut(&conn).expect("logged in");
-                c.monitoring.retain(|&k| k != key);
-                c.monitoring.push(key);
-                let summary = show.lines().map(str::to_string);
-                let moves = g
-                    .moves
-                    .iter()
-                    .flat_map(|(m, t, _)| [m.clone(), format!("T{t}")]);
-                let seen = summary.chain(moves).chain(["+OK".to_string()]);
-                tell_lines(out, conn, seen.map(|text| monitor(&game_id, text)));
-            }
+            X1Command::MonitorOn { game_id, .. } => self.monitor_on(conn, &game_id, now, out),
             X1Command::MonitorOff { game_id, .. } => {
                 if let Some(&key) = self.by_id.get(&game_id)
                     && let Some(g) = self.games.get_mut(&key)
@@ -120,24 +62,7 @@ impl Lobby {
                     c.monitoring.retain(|&k| k != key);
                 }
             }
-            X1Command::Chat(message) => {
-                let from = self.conns[&conn].name().to_string();
-                // Control bytes (ESC, BEL, BS, NUL…) reach every x1 client's terminal:
-                // shown escaped (`\x1b`), never sent.
-                // One copy of the message, however many listeners' queues hold it (issue 43:
-                // a 16 KB line to 200 listeners that never read was 200 copies, and a batch
-                // of such lines took gigabytes before a queue's bound could drop anyone).
-                let message: std::sync::Arc<str> = gyoku_kifu::escape_controls(&message).into();
-                for (&id, c) in &self.conns {
-                    if c.x1 {
-                        let chat = ServerLine::Chat {
-                            from: from.clone(),
-                            message: std::sync::Arc::clone(&message),
-                        };
-                        tell(out, id, chat);
-                    }
-                }
-            }
+            X1Command::Chat(message) => self.chat(conn, &message, out),
             X1Command::Version => {
                 let version = ServerLine::X1 {
                     tag: X1Tag::Version,
@@ -168,33 +93,7 @@ impl Lobby {
             X1Command::SetBuoy { game, moves, count } => {
                 self.set_buoy(conn, &game, &moves, count.unwrap_or(1), now, out);
             }
-            X1Command::DeleteBuoy(name) => {
-                let owner = self.conns[&conn].name().to_string();
-                match self.buoys.get(&name) {
-                    None => tell(
-                        out,
-                        conn,
-                        ServerLine::Error(format!("buoy game not found: {name}")),
-                    ),
-                    Some(b) if b.owner != owner => tell(
-                        out,
-                        conn,
-                        ServerLine::Error(format!(
-                            "you are not allowed to delete a buoy game that you did not set: {name}"
-                        )),
-                    ),
-                    Some(b) => {
-                        out.push(Output::Store(Change::Buoy {
-                            name: name.clone(),
-                            moves: b.moves.clone(),
-                            owner,
-                            count: 0,
-                        }));
-                        self.buoys.remove(&name);
-                        tell(out, conn, ok(X1Tag::DeleteBuoy));
-                    }
-                }
-            }
+            X1Command::DeleteBuoy(name) => self.delete_buoy(conn, &name, out),
             X1Command::GetBuoyCount(name) => {
                 let count = self.buoys.get(&name).map_or(-1, |b| i64::from(b.count));
                 let count = ServerLine::X1 {
@@ -209,6 +108,121 @@ impl Lobby {
                     conn,
                     ServerLine::Error(format!("unknown command {word}")),
                 );
+            }
+        }
+    }
+
+    /// `%%GAME` with no game: out of the waiting list.
+    fn stop_waiting(&mut self, conn: ConnId, out: &mut Vec<Output>) {
+        let c = self.conns.get_mut(&conn).expect("logged in");
+        if matches!(c.status, Status::Connected | Status::GameWaiting) {
+            self.set_status(conn, Status::Connected);
+            self.conns
+                .get_mut(&conn)
+                .expect("logged in")
+                .game_name
+                .clear();
+        } else {
+            let refused = c.status.refuses("GAME", "connected or game_waiting");
+            tell(out, conn, refused);
+        }
+    }
+
+    /// `%%WHO`: everyone logged in, by name (a rating id is derived from a password: never
+    /// shown), mode, status and the game waited for.
+    fn who(&self, conn: ConnId, out: &mut Vec<Output>) {
+        let who = self.conns.values().map(|c| {
+            let mode = if c.x1 { "x1" } else { "CSA" };
+            let text = if c.status == Status::Connected {
+                format!("{} {mode} {}", c.name(), c.status.name())
+            } else {
+                let t = match c.sente {
+                    Some(true) => '+',
+                    Some(false) => '-',
+                    None => '*',
+                };
+                let (status, game) = (c.status.name(), &c.game_name);
+                format!("{} {mode} {status} {game} {t}", c.name())
+            };
+            ServerLine::X1 {
+                tag: X1Tag::Who,
+                text,
+            }
+        });
+        let reply: Vec<ServerLine> = who.chain([ok(X1Tag::Who)]).collect();
+        tell_lines(out, conn, reply);
+    }
+
+    /// `%%MONITOR2ON`: the game so far, then each change as it comes.
+    fn monitor_on(&mut self, conn: ConnId, game_id: &str, now: Now, out: &mut Vec<Output>) {
+        let Some(&key) = self.by_id.get(game_id) else {
+            tell(
+                out,
+                conn,
+                ServerLine::Error(format!("no such game: {game_id}")),
+            );
+            return;
+        };
+        let show = self.games[&key].show(now);
+        let g = self.games.get_mut(&key).expect("listed");
+        g.monitors.retain(|&m| m != conn);
+        g.monitors.push(conn);
+        let c = self.conns.get_mut(&conn).expect("logged in");
+        c.monitoring.retain(|&k| k != key);
+        c.monitoring.push(key);
+        let summary = show.lines().map(str::to_string);
+        let moves = g
+            .moves
+            .iter()
+            .flat_map(|(m, t, _)| [m.clone(), format!("T{t}")]);
+        let seen = summary.chain(moves).chain(["+OK".to_string()]);
+        tell_lines(out, conn, seen.map(|text| monitor(game_id, text)));
+    }
+
+    /// `%%CHAT`: to every x1 client. Control bytes (ESC, BEL, BS, NUL…) reach every x1
+    /// client's terminal: shown escaped (`\x1b`), never sent. One copy of the message,
+    /// however many listeners' queues hold it (issue 43: a 16 KB line to 200 listeners
+    /// that never read was 200 copies, and a batch of such lines took gigabytes before a
+    /// queue's bound could drop anyone).
+    fn chat(&self, conn: ConnId, message: &str, out: &mut Vec<Output>) {
+        let from = self.conns[&conn].name().to_string();
+        let message: std::sync::Arc<str> = gyoku_kifu::escape_controls(message).into();
+        for (&id, c) in &self.conns {
+            if c.x1 {
+                let chat = ServerLine::Chat {
+                    from: from.clone(),
+                    message: std::sync::Arc::clone(&message),
+                };
+                tell(out, id, chat);
+            }
+        }
+    }
+
+    /// `%%DELETEBUOY`: by the one who set it.
+    fn delete_buoy(&mut self, conn: ConnId, name: &str, out: &mut Vec<Output>) {
+        let owner = self.conns[&conn].name().to_string();
+        match self.buoys.get(name) {
+            None => tell(
+                out,
+                conn,
+                ServerLine::Error(format!("buoy game not found: {name}")),
+            ),
+            Some(b) if b.owner != owner => tell(
+                out,
+                conn,
+                ServerLine::Error(format!(
+                    "you are not allowed to delete a buoy game that you did not set: {name}"
+                )),
+            ),
+            Some(b) => {
+                out.push(Output::Store(Change::Buoy {
+                    name: name.to_string(),
+                    moves: b.moves.clone(),
+                    owner,
+                    count: 0,
+                }));
+                self.buoys.remove(name);
+                tell(out, conn, ok(X1Tag::DeleteBuoy));
             }
         }
     }
