@@ -364,11 +364,12 @@ def play(driver, base, shots):
         make_move(driver, "7g7f")
         wait(friend, lambda d: (lambda x: x and x["moves"] == 1)(d.execute_script(VIEW)))
         assert not driver.find_elements(By.ID, "opponent-away"), "away while both pages are open"
-        # White goes to another site: its page says it leaves as it goes.
+        # White goes to another site: its page says it leaves as it goes (the browser is
+        # kept open until Black's page has heard it, so that the beacon is not cut off).
         friend.get("about:blank")
+        counting = text_of(driver, "opponent-away", lambda t: "left" in t)
     finally:
         friend.quit()
-    counting = text_of(driver, "opponent-away", lambda t: "left" in t)
     driver.save_screenshot(os.path.join(shots, "play-opponent-left.png"))
     click(driver, "#claim-absence")
     ending = text_of(driver, "ending", lambda t: "ply" in t)
