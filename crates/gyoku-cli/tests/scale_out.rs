@@ -614,24 +614,22 @@ fn a_hung_referee_costs_a_web_instance_its_relayed_places_only() {
         "answered only after relayed requests gave up: {told:?}"
     );
     // And the relayed lane was full: the requests past it are told `busy`.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    'busy: loop {
-        for s in &mut pending {
-            let mut buf = [0u8; 1024];
-            if let Ok(n @ 1..) = s.read(&mut buf) {
-                let answer = String::from_utf8_lossy(&buf[..n]);
-                assert!(answer.starts_with("HTTP/1.1 5"), "{answer}");
-                if answer.contains("\"busy\"") {
-                    break 'busy;
+    kit::wait_until(
+        Duration::from_secs(30),
+        "no relayed request was told busy",
+        || {
+            let mut busy = false;
+            for s in &mut pending {
+                let mut buf = [0u8; 1024];
+                if let Ok(n @ 1..) = s.read(&mut buf) {
+                    let answer = String::from_utf8_lossy(&buf[..n]);
+                    assert!(answer.starts_with("HTTP/1.1 5"), "{answer}");
+                    busy |= answer.contains("\"busy\"");
                 }
             }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no relayed request was told busy"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+            busy
+        },
+    );
     assert!(
         Command::new("kill")
             .args(["-CONT", &pid])

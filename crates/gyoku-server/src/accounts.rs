@@ -15,6 +15,7 @@ use md5::{Digest, Md5};
 
 use crate::event::seats::SeatsOnServer;
 use crate::store::{Passwords, StoreError};
+use crate::tickets::{from_hex32, hex};
 
 thread_local! {
     /// This thread's argon2 memory, reused from hash to hash (19 MiB with the default
@@ -115,10 +116,6 @@ pub fn verify_password(password: &str, hash: &str) -> bool {
         && Output::new(&out).is_ok_and(|got| got == expected)
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// shogi-server's rating id, `name+md5(password)`: unsalted, so anyone who sees it can test
 /// passwords against it. Written only when the operator asks (`--md5-rating-ids`, for
 /// shogi-server's own test suite).
@@ -193,15 +190,9 @@ impl Accounts {
             getrandom::fill(&mut fresh)
                 .map_err(|e| StoreError::Internal(format!("no randomness for a key: {e}")))?;
             let kept = store.secret(RATING_KEY, &hex(&fresh))?;
-            let mut key = [0u8; 32];
-            for (i, byte) in key.iter_mut().enumerate() {
-                *byte = kept
-                    .get(2 * i..2 * i + 2)
-                    .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .ok_or_else(|| {
-                        StoreError::Unreadable(format!("the stored {RATING_KEY} does not read"))
-                    })?;
-            }
+            let key = kept.get(..64).and_then(from_hex32).ok_or_else(|| {
+                StoreError::Unreadable(format!("the stored {RATING_KEY} does not read"))
+            })?;
             RatingIds::Keyed(key)
         };
         Ok(Accounts {

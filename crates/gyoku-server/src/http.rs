@@ -98,8 +98,8 @@ pub fn router(
         .route("/api/games/{id}/chart.svg", get(game_chart))
         .route("/api/games/{id}/record", get(game_record))
         .route("/api/impasse", post(impasse))
-        .route("/api/judge", post(judge_record))
-        .route("/api/convert", post(convert));
+        .route(JUDGE_ROUTE, post(judge_record))
+        .route(CONVERT_ROUTE, post(convert));
     // What only the referee answers: its handlers there, relayed from a web instance.
     let relaying = options.relay_to.is_some();
     let referees = referees_routes()
@@ -122,6 +122,12 @@ pub fn router(
         .layer(axum::middleware::from_fn(refuse_declared_oversize))
         .with_state(api)
 }
+
+/// The routes that take a record file (judge, convert): the guard gives them a lane of
+/// their own.
+pub(crate) const JUDGE_ROUTE: &str = "/api/judge";
+/// See [`JUDGE_ROUTE`].
+pub(crate) const CONVERT_ROUTE: &str = "/api/convert";
 
 /// What only the referee instance answers (it holds the lobby, the seats and the league),
 /// each route with its handlers there: declared once, so that a web instance relays

@@ -14,6 +14,33 @@ use crate::identity::Identity;
 /// A secret's digest: what is kept and compared, never the secret itself.
 pub type SecretDigest = [u8; 32];
 
+/// `bytes` as lower-case hex digits.
+///
+/// ```
+/// assert_eq!(gyoku_server::tickets::hex(&[0x0f, 0xa0]), "0fa0");
+/// ```
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// 32 bytes from exactly 64 hex digits (a digest or a key as written).
+///
+/// ```
+/// use gyoku_server::tickets::{from_hex32, hex};
+/// assert_eq!(from_hex32(&hex(&[7; 32])), Some([7; 32]));
+/// assert_eq!(from_hex32("07"), None);
+/// ```
+pub fn from_hex32(text: &str) -> Option<[u8; 32]> {
+    if text.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
 /// A new secret: 128 random bits as 32 hex digits.
 ///
 /// # Panics
@@ -21,7 +48,7 @@ pub type SecretDigest = [u8; 32];
 pub fn new_secret() -> String {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).expect("the system's randomness");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex(&bytes)
 }
 
 /// The digest of `secret`.

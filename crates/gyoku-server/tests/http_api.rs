@@ -1148,33 +1148,32 @@ fn slow_uploads_do_not_take_the_players_lane() {
         slow.push((s, None::<String>));
     }
     // Each past the address's share is refused at once (429); the rest hang on.
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        for (s, answer) in &mut slow {
-            if answer.is_none() {
-                let mut buf = [0u8; 512];
-                if let Ok(n @ 1..) = s.read(&mut buf) {
-                    *answer = Some(String::from_utf8_lossy(&buf[..n]).into_owned());
+    let answered_lines = |slow: &[(TcpStream, Option<String>)]| -> Vec<String> {
+        slow.iter()
+            .filter_map(|(_, a)| a.as_deref().and_then(|a| a.lines().next()))
+            .map(str::to_string)
+            .collect()
+    };
+    let answered = gyoku_testdata::wait_for(
+        Duration::from_secs(20),
+        || "the uploads past the share were not refused".into(),
+        || {
+            for (s, answer) in &mut slow {
+                if answer.is_none() {
+                    let mut buf = [0u8; 512];
+                    if let Ok(n @ 1..) = s.read(&mut buf) {
+                        *answer = Some(String::from_utf8_lossy(&buf[..n]).into_owned());
+                    }
                 }
             }
-        }
-        let answered: Vec<&str> = slow
-            .iter()
-            .filter_map(|(_, a)| a.as_deref().and_then(|a| a.lines().next()))
-            .collect();
-        if answered.len() == slow.len() - per_address {
-            assert!(
-                answered.iter().all(|a| a.starts_with("HTTP/1.1 429")),
-                "{answered:?}"
-            );
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the uploads past the share were not refused: {answered:?}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+            let answered = answered_lines(&slow);
+            (answered.len() == slow.len() - per_address).then_some(answered)
+        },
+    );
+    assert!(
+        answered.iter().all(|a| a.starts_with("HTTP/1.1 429")),
+        "{answered:?}"
+    );
     // Meanwhile the players move and the page is served.
     for (token, m) in [(&black, "7g7f"), (&white, "3c3d"), (&black, "2g2f")] {
         let (status, v) =
@@ -1192,18 +1191,11 @@ fn slow_uploads_do_not_take_the_players_lane() {
     // Once the slow ones are gone, a record file is judged again.
     drop(slow);
     let body = b"V2.2\nPI\n+\n+7776FU\n%TORYO\n".to_vec();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    loop {
+    gyoku_testdata::wait_until(Duration::from_secs(10), "a record judged again", || {
         let (status, v) = server.request("POST", "/api/judge", &body);
-        if status == 200 {
-            break;
-        }
-        assert!(
-            status == 429 && std::time::Instant::now() < deadline,
-            "{status} {v}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        assert!(status == 200 || status == 429, "{status} {v}");
+        status == 200
+    });
 }
 
 /// Issue 42, item 3: a person whose page is gone (silent past its bound, or said it left)
@@ -1244,15 +1236,11 @@ fn a_person_away_past_the_grace_loses_the_game_when_claimed() {
     let (status, v) = server.post_json(&claim, &json!({}));
     assert_eq!((status, error_code(&v)), (409, "opponent_here"), "{v}");
     // White's page is gone (nothing asks for White's seat); Black's keeps asking.
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    let away = loop {
-        let v = presence(&black);
-        if v["opponent"]["claimable"] == true {
-            break v;
-        }
-        assert!(std::time::Instant::now() < deadline, "never claimable: {v}");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let away = gyoku_testdata::wait_for(
+        Duration::from_secs(20),
+        || format!("never claimable: {}", presence(&black)),
+        || Some(presence(&black)).filter(|v| v["opponent"]["claimable"] == true),
+    );
     assert_eq!(away["opponent"]["here"], false, "{away}");
     assert_eq!(away["opponent"]["seconds_left"], 0, "{away}");
     // White's own view says Black is here.
@@ -1279,14 +1267,9 @@ fn a_person_away_past_the_grace_loses_the_game_when_claimed() {
         (json!(false), json!(false)),
         "{v}"
     );
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while presence(&black)["opponent"]["claimable"] != true {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never claimable again"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    gyoku_testdata::wait_until(Duration::from_secs(20), "never claimable again", || {
+        presence(&black)["opponent"]["claimable"] == true
+    });
     let (status, v) = server.post_json(&claim, &json!({}));
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["game"]["status"], "finished", "{v}");

@@ -116,11 +116,38 @@ fn locate(
 /// });
 /// ```
 pub fn wait_until(within: std::time::Duration, what: &str, mut done: impl FnMut() -> bool) {
+    wait_for(within, || what.to_string(), || done().then_some(()));
+}
+
+/// Waits until `found` finds something, polling it every 20 ms, and gives it back; fails
+/// with what `what` says then (made only on failure: it may show the state waited on) if
+/// nothing is found within `within`.
+///
+/// # Panics
+/// When nothing is found within `within`.
+///
+/// ```
+/// let mut n = 0;
+/// let found = gyoku_testdata::wait_for(std::time::Duration::from_secs(1), || "n".into(), || {
+///     n += 1;
+///     (n == 3).then_some(n * 10)
+/// });
+/// assert_eq!(found, 30);
+/// ```
+pub fn wait_for<T>(
+    within: std::time::Duration,
+    what: impl Fn() -> String,
+    mut found: impl FnMut() -> Option<T>,
+) -> T {
     let deadline = std::time::Instant::now() + within;
-    while !done() {
+    loop {
+        if let Some(t) = found() {
+            return t;
+        }
         assert!(
             std::time::Instant::now() < deadline,
-            "{what}: not within {within:?}"
+            "{}: not within {within:?}",
+            what()
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }

@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The `gyoku` binary under test.
 pub fn gyoku() -> &'static str {
@@ -168,18 +168,11 @@ impl Instance {
 
     /// The first thing `found` reads in a line it has said (within 30 s).
     pub fn says<T>(&self, found: impl Fn(&str) -> Option<T>) -> T {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(t) = self.said.lock().unwrap().iter().find_map(|l| found(l)) {
-                return t;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "never said it: {:?}",
-                self.said.lock().unwrap()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        gyoku_testdata::wait_for(
+            Duration::from_secs(30),
+            || format!("never said it: {:?}", self.said.lock().unwrap()),
+            || self.said.lock().unwrap().iter().find_map(|l| found(l)),
+        )
     }
 
     /// The address after `prefix` in what it says (`… http://ADDR/…`).

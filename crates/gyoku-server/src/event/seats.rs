@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::tickets::{SecretDigest, digest, same_digest};
+use crate::tickets::{SecretDigest, digest, from_hex32, hex, same_digest};
 
 /// How a digest is written in the file, before its 64 hex digits.
 pub const DIGEST_PREFIX: &str = "blake2b:";
@@ -54,7 +54,7 @@ impl SeatKeys {
         for (name, text) in written {
             let read = text
                 .strip_prefix(DIGEST_PREFIX)
-                .and_then(parse_hex)
+                .and_then(from_hex32)
                 .ok_or_else(|| {
                     format!("seats.{name}: '{DIGEST_PREFIX}' and 64 hex digits (a key's digest)")
                 })?;
@@ -124,9 +124,7 @@ impl SeatsOnServer {
 
 /// A key's digest as the file writes it.
 pub fn written_digest(key: &str) -> String {
-    let d = digest(key);
-    let hex: String = d.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{DIGEST_PREFIX}{hex}")
+    format!("{DIGEST_PREFIX}{}", hex(&digest(key)))
 }
 
 /// The `[seats]` table for `keys` (name, key), to end an event file with.
@@ -141,17 +139,6 @@ pub fn table(keys: &[(String, String)]) -> String {
         text.push_str(&format!("{name} = \"{}\"\n", written_digest(key)));
     }
     text
-}
-
-fn parse_hex(text: &str) -> Option<SecretDigest> {
-    if text.len() != 64 {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (i, byte) in out.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    Some(out)
 }
 
 #[cfg(test)]

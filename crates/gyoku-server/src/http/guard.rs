@@ -183,8 +183,8 @@ pub(crate) struct Guard {
 
 /// Whether `request` sends a record file (judge, convert): it goes in the uploads' lane.
 fn uploads_a_record(request: &Request) -> bool {
-    request.method() == Method::POST
-        && matches!(request.uri().path(), "/api/judge" | "/api/convert")
+    let path = request.uri().path();
+    request.method() == Method::POST && (path == super::JUDGE_ROUTE || path == super::CONVERT_ROUTE)
 }
 
 impl Guard {

@@ -40,29 +40,78 @@ fn seat_of(api: &Shared, token: &str) -> Result<Arc<Seat>, ApiError> {
     Ok(seat)
 }
 
-/// The other person of a game between two people being played, as this seat sees them:
-/// whether they are here, and once away, how long until the game may be claimed (the
-/// server's reconnection grace, counted from when their page said it was leaving, or from
-/// when it last asked — then never before its silence is past). Null when the other side
-/// is an engine, the game is not being played, or the grace is zero.
-fn opponent_json(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Value, ApiError> {
-    let (grace, silence) = api.play()?.presence_bounds();
-    let Some(other) = seat.partner() else {
-        return Ok(Value::Null);
-    };
-    if s.phase != Phase::Playing || grace.is_zero() {
-        return Ok(Value::Null);
+/// The other person of a game between two people being played, as a seat sees them.
+struct OtherPerson {
+    name: String,
+    /// Since when they were last here (or said they left).
+    away: std::time::Duration,
+    /// Whether their page said it left.
+    said_so: bool,
+    grace: std::time::Duration,
+    silence: std::time::Duration,
+}
+
+impl OtherPerson {
+    /// The other person of `seat`'s game, if it is a person's game being played and the
+    /// server has a grace.
+    fn of(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Option<OtherPerson>, ApiError> {
+        let (grace, silence) = api.play()?.presence_bounds();
+        let Some(other) = seat.partner() else {
+            return Ok(None);
+        };
+        if s.phase != Phase::Playing || grace.is_zero() {
+            return Ok(None);
+        }
+        let (away, said_so) = other.unseen_for();
+        Ok(Some(OtherPerson {
+            name: other.who.shown().to_string(),
+            away,
+            said_so,
+            grace,
+            silence,
+        }))
     }
-    let (away, said_so) = other.unseen_for();
-    let claimable_after = if said_so { grace } else { grace.max(silence) };
-    Ok(json!({
-        "name": other.who.shown(),
-        "here": !said_so && away < silence,
-        "away_seconds": away.as_secs(),
-        "grace": grace.as_secs(),
-        "seconds_left": claimable_after.saturating_sub(away).as_secs(),
-        "claimable": away >= claimable_after,
-    }))
+
+    /// Here: their page has asked within the silence and not said it left.
+    fn here(&self) -> bool {
+        !self.said_so && self.away < self.silence
+    }
+
+    /// The grace counts from the leaving, or from the last ask (then never before the
+    /// silence is past).
+    fn claimable_after(&self) -> std::time::Duration {
+        if self.said_so {
+            self.grace
+        } else {
+            self.grace.max(self.silence)
+        }
+    }
+
+    fn seconds_left(&self) -> u64 {
+        self.claimable_after().saturating_sub(self.away).as_secs()
+    }
+
+    fn claimable(&self) -> bool {
+        self.away >= self.claimable_after()
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "here": self.here(),
+            "away_seconds": self.away.as_secs(),
+            "grace": self.grace.as_secs(),
+            "seconds_left": self.seconds_left(),
+            "claimable": self.claimable(),
+        })
+    }
+}
+
+/// The other person as the API shows them: whether they are here, and once away, how long
+/// until the game may be claimed. Null when the other side is an engine, the game is not
+/// being played, or the grace is zero.
+fn opponent_json(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Value, ApiError> {
+    Ok(OtherPerson::of(api, seat, s)?.map_or(Value::Null, |o| o.json()))
 }
 
 fn play_error(e: &PlayError) -> ApiError {
@@ -323,21 +372,18 @@ pub(super) async fn claim_absence(
 ) -> Result<Json<Value>, ApiError> {
     let seat = seat_of(&api, &token)?;
     let before = playing(&seat)?;
-    let opponent = opponent_json(&api, &seat, &before)?;
-    if opponent["claimable"] != json!(true) {
+    let opponent = OtherPerson::of(&api, &seat, &before)?;
+    if !opponent.as_ref().is_some_and(OtherPerson::claimable) {
+        let left = opponent.as_ref().map(OtherPerson::seconds_left);
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "opponent_here",
-            if opponent.is_null() {
-                "there is no person's absence to claim in this game".to_string()
-            } else {
-                format!(
-                    "the other player may come back for {} s more",
-                    opponent["seconds_left"]
-                )
-            },
+            left.map_or_else(
+                || "there is no person's absence to claim in this game".to_string(),
+                |n| format!("the other player may come back for {n} s more"),
+            ),
         )
-        .with("seconds_left", opponent["seconds_left"].clone()));
+        .with("seconds_left", json!(left)));
     }
     if let Some(other) = seat.partner() {
         other.leave();
