@@ -13,7 +13,7 @@
 //! suspends it, a player who leaves mid-game loses at once), it is said where it happens.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
 
 use change::StoredBuoy;
 
@@ -94,7 +94,7 @@ pub struct Lobby {
     rounds: BTreeMap<String, rounds::Rounds>,
     /// Each player's (id) last scheduled opponent (id), whether it had Black, and its
     /// Blacks less its Whites in scheduled games.
-    last_scheduled: HashMap<String, (String, bool, i32)>,
+    last_scheduled: HashMap<String, rounds::LastScheduled>,
     /// The latest rating list ([`Input::Ratings`]).
     ratings: rounds::Ratings,
     /// The latest input's time (for the next round's deadline).
@@ -132,6 +132,8 @@ impl Lobby {
                     next: None,
                     played: 0,
                     sat_out: HashMap::new(),
+                    stranded: HashSet::new(),
+                    before: HashMap::new(),
                 };
                 (game.clone(), r)
             })

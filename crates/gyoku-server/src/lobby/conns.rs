@@ -9,6 +9,7 @@ use gyoku_proto::csa_line::ServerLine;
 
 use super::Lobby;
 use super::ending::Ending;
+use super::games::Withdrawn;
 use super::io::{CheckedLogin, ConnId, Millis, Now, Output, tell};
 use super::room::{GameLine, Phase};
 use crate::identity::{Identity, RatingKey};
@@ -206,7 +207,7 @@ impl Lobby {
                 out.push(Output::Close(conn));
             }
             ClientMessage::Agree(_) => self.agree(conn, now, out),
-            ClientMessage::Reject(_) => self.reject(conn, out),
+            ClientMessage::Reject(_) => self.reject(conn, now, out),
             ClientMessage::Challenge => {
                 // CSA's official test server's command: accepted and meaningless here.
                 tell(out, conn, ServerLine::ChallengeAccepted);
@@ -303,8 +304,7 @@ impl Lobby {
             let g = &self.games[&key];
             match g.phase {
                 Phase::Agreeing { .. } => {
-                    let name = c.name().to_string();
-                    self.drop_proposal(key, &name, out);
+                    self.drop_proposal(key, Withdrawn::By(conn), now, out);
                 }
                 Phase::Playing => {
                     let color = g.color_of(conn);

@@ -16,6 +16,15 @@ use super::room::{GameLine, Phase, Room, Step};
 use super::spec::{GameSpec, Replay};
 use crate::identity::PlayerKind;
 
+/// Who withdrew a proposal.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Withdrawn {
+    /// A player: it rejected the game or left.
+    By(ConnId),
+    /// Nobody: the agreement's time ran out.
+    Lapsed,
+}
+
 impl Lobby {
     /// Proposes a game, new or resumed, to its two players.
     pub(super) fn open(
@@ -89,7 +98,7 @@ impl Lobby {
         }
     }
 
-    pub(super) fn reject(&mut self, conn: ConnId, out: &mut Vec<Output>) {
+    pub(super) fn reject(&mut self, conn: ConnId, now: Now, out: &mut Vec<Output>) {
         let Some(c) = self.conns.get(&conn) else {
             return;
         };
@@ -98,23 +107,54 @@ impl Lobby {
             return;
         }
         let key = c.game.expect("agree_waiting has a game");
-        let name = c.name().to_string();
-        self.drop_proposal(key, &name, out);
+        self.drop_proposal(key, Withdrawn::By(conn), now, out);
     }
 
-    /// A proposal withdrawn by `by`: both players hear it and are released; a resumed
-    /// game goes back to waiting for them.
-    pub(super) fn drop_proposal(&mut self, key: u64, by: &str, out: &mut Vec<Output>) {
+    /// A proposal withdrawn: both players hear it and are released; a resumed game goes
+    /// back to waiting for them. In a scheduled round, a player who did not withdraw it is
+    /// stranded instead ([`Lobby::strand`]): paired again at once where the round allows.
+    pub(super) fn drop_proposal(
+        &mut self,
+        key: u64,
+        withdrawn: Withdrawn,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
         let Some(room) = self.games.remove(&key) else {
             return;
         };
         self.by_id.remove(&room.id);
-        room.reject(by, out);
+        let by = match withdrawn {
+            Withdrawn::By(conn) => self
+                .conns
+                .get(&conn)
+                .map_or_else(String::new, |c| c.name().to_string()),
+            Withdrawn::Lapsed => "the Server (timed out)".to_string(),
+        };
+        room.reject(&by, out);
         if room.resumed {
             self.suspended.insert(room.spec());
         }
+        let scheduled = !room.resumed && self.is_scheduled(&room.name);
+        if scheduled {
+            self.unpropose_scheduled(&room.name, room.players);
+        }
         for p in room.players {
-            self.release(p, true, out);
+            let stranded = scheduled
+                && match withdrawn {
+                    Withdrawn::By(conn) => p != conn,
+                    // The agreement lapsed: whoever had agreed waited for nothing.
+                    Withdrawn::Lapsed => self
+                        .conns
+                        .get(&p)
+                        .is_some_and(|c| c.status == Status::StartWaiting),
+                };
+            if stranded {
+                self.release(p, false, out);
+                self.strand(p, &room.name, now, out);
+            } else {
+                self.release(p, true, out);
+            }
         }
     }
 
@@ -367,7 +407,7 @@ impl Lobby {
                 let ending = self.games.get_mut(&key).expect("listed").flag(now);
                 self.end(key, ending, now, out);
             } else {
-                self.drop_proposal(key, "the Server (timed out)", out);
+                self.drop_proposal(key, Withdrawn::Lapsed, now, out);
             }
         }
         abandoned.sort_unstable();

@@ -109,8 +109,10 @@ impl Lobby {
             return self.event_waits(conn, game, now, out);
         }
         if self.is_scheduled(game) {
-            // Paired at the next round, with everyone waiting then.
+            // Paired at the next round, with everyone waiting then (at once if this
+            // round's proposal to it was withdrawn and another of the round waits).
             self.set_status(conn, Status::GameWaiting);
+            self.stand_in(conn, game, now, out);
             return;
         }
         match self.find_rival(conn, game) {

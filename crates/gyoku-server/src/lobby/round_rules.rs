@@ -197,3 +197,130 @@ fn the_pairing_history_is_taken_up_after_a_restart() {
         );
     }
 }
+
+/// Logs `name` in on `conn` in CSA mode, naming the scheduled game.
+fn login_csa(t: &mut Transcript, conn: u64, name: &str) {
+    t.input(Input::LoggedIn(
+        conn,
+        super::io::CheckedLogin {
+            who: crate::identity::Identity::csa(name),
+            x1: false,
+            game: Some((crate::identity::GameName::from(GAME), None)),
+            address: None,
+            reconnect: None,
+        },
+    ));
+}
+
+/// Whether the batch closes `conn`.
+fn closes(out: &[super::io::Output], conn: u64) -> bool {
+    out.iter()
+        .any(|o| matches!(o, super::io::Output::Close(c) if *c == conn))
+}
+
+/// The round's time: the lobby's clock moved to `wall`, a second on.
+fn tick_at(t: &mut Transcript, wall: &str) -> Vec<super::io::Output> {
+    t.now.wall = at(wall).wall;
+    t.now.mono += 1_000;
+    t.input(Input::Tick)
+}
+
+/// Issue 43: a player whose proposal the other side withdraws as the round is paired
+/// (it leaves, or lets the agreement lapse) is not cut off to wait for the next round: in
+/// CSA mode it is told `REJECT` and, at once, a game with the player the round left out;
+/// with nobody of the round left to play it waits on, connected, for the next round. A
+/// newcomer between rounds still waits for the next one.
+#[test]
+fn a_player_whose_partner_leaves_as_the_round_is_paired_plays_the_one_left_out() {
+    let config = Config {
+        schedules: vec![(GAME.into(), Schedule::parse(":00,:30").unwrap())],
+        ..Config::default()
+    };
+    let mut t = Transcript::with(config);
+    t.now = at("2026-11-26 09:55:00.000");
+    let names = ["ann", "ben", "cat", "dan", "eve"];
+    for (k, n) in names.iter().enumerate() {
+        login_csa(&mut t, k as u64 + 1, n);
+    }
+    let proposed = proposals(&sent(tick_at(&mut t, "2026-11-26 10:00:00.000")));
+    assert_eq!(proposed.len(), 4, "two games: {proposed:?}");
+    let conn_of = |n: &str| names.iter().position(|m| *m == n).unwrap() as u64 + 1;
+    let mut games: Vec<(String, String)> = proposed.values().cloned().collect();
+    games.dedup();
+    let out_of_round = names
+        .iter()
+        .find(|n| !games.iter().any(|(b, w)| b == *n || w == *n))
+        .expect("one sits out");
+    // The first game's Black leaves before agreeing: White hears REJECT, is not cut off,
+    // and is proposed a game with the one left out in the same batch.
+    let (left, stranded) = games[0].clone();
+    let out = t.input(Input::Closed(conn_of(&left)));
+    let told = sent(out.clone());
+    let to_stranded: String = told
+        .iter()
+        .filter(|(c, _)| *c == conn_of(&stranded))
+        .map(|(_, m)| m.as_str())
+        .collect();
+    assert!(to_stranded.starts_with("REJECT:"), "{told:?}");
+    assert!(!closes(&out, conn_of(&stranded)), "{stranded} was cut off");
+    let again: Vec<(String, String)> = proposals(&told).into_values().collect();
+    assert_eq!(again.len(), 2, "{told:?}");
+    let mut pair = [again[0].0.clone(), again[0].1.clone()];
+    pair.sort();
+    let mut expected = [stranded.clone(), out_of_round.to_string()];
+    expected.sort();
+    assert_eq!(pair, expected);
+    // The second game: its Black agrees, its White lets the agreement lapse. White goes
+    // (CSA mode: the connection ends); Black, with nobody of the round left, waits on.
+    let (agreed, lapsed) = games[1].clone();
+    t.line(conn_of(&agreed), "AGREE");
+    t.now.mono += super::io::AGREE_TIMEOUT_MS;
+    let out = t.input(Input::Tick);
+    assert!(closes(&out, conn_of(&lapsed)));
+    assert!(!closes(&out, conn_of(&agreed)), "{agreed} was cut off");
+    assert!(proposals(&sent(out)).is_empty());
+    // A newcomer between rounds is not paired with it: rounds pair at their time.
+    login_csa(&mut t, 9, "fay");
+    assert!(proposals(&sent(t.input(Input::Tick))).is_empty());
+    // The next round pairs them.
+    let next: Vec<(String, String)> = proposals(&sent(tick_at(&mut t, "2026-11-26 10:30:00.000")))
+        .into_values()
+        .collect();
+    assert_eq!(next.len(), 2, "{next:?}");
+    let mut pair = [next[0].0.clone(), next[0].1.clone()];
+    pair.sort();
+    let mut expected = [agreed.clone(), "fay".to_string()];
+    expected.sort();
+    assert_eq!(pair, expected);
+}
+
+/// In x1 mode the stranded player is released as after any game (it says `%%GAME` again
+/// to wait): saying it pairs it at once with the one the round left out.
+#[test]
+fn an_x1_player_left_without_a_game_is_paired_when_it_waits_again() {
+    let config = Config {
+        schedules: vec![(GAME.into(), Schedule::parse(":00,:30").unwrap())],
+        ..Config::default()
+    };
+    let mut t = Transcript::with(config);
+    t.now = at("2026-11-26 09:55:00.000");
+    for (k, n) in ["ann", "ben", "cat"].iter().enumerate() {
+        t.login_x1(k as u64 + 1, n);
+        t.line(k as u64 + 1, &format!("%%GAME {GAME} *"));
+    }
+    let proposed = proposals(&sent(tick_at(&mut t, "2026-11-26 10:00:00.000")));
+    assert_eq!(proposed.len(), 2);
+    let (&rejecting, _) = proposed.iter().next().unwrap();
+    let (&stranded, _) = proposed.iter().nth(1).unwrap();
+    let left_out = (1..=3).find(|c| !proposed.contains_key(c)).unwrap();
+    let told = t.line(rejecting, "REJECT");
+    assert!(
+        proposals(&told).is_empty(),
+        "nothing unasked in x1 mode: {told:?}"
+    );
+    let again = t.line(stranded, &format!("%%GAME {GAME} *"));
+    let paired: BTreeSet<u64> = proposals(&again).into_keys().collect();
+    assert_eq!(paired, BTreeSet::from([stranded, left_out]), "{again:?}");
+    // The one who rejected waits for the next round like anyone else.
+    assert!(t.line(rejecting, &format!("%%GAME {GAME} *")).is_empty());
+}

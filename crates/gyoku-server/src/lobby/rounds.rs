@@ -3,7 +3,7 @@
 //! game is proposed; `%%FLOODGATE` says when the next rounds are and who waits; `%%RATING`
 //! lists the ratings the driver last computed from the stored games.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use chrono::NaiveDateTime;
 use gyoku_proto::csa_line::{ServerLine, X1Tag};
@@ -24,7 +24,18 @@ pub(super) struct Rounds {
     pub(super) played: u32,
     /// The round each player (id) last sat out.
     pub(super) sat_out: HashMap<String, u32>,
+    /// This round's players (ids) whose proposal the other side withdrew (rejected it,
+    /// left, or let it lapse): paired again at once, with one another or with the
+    /// round's sat-out player, instead of waiting for the next round.
+    pub(super) stranded: HashSet<String>,
+    /// What each player this round paired had in `last_scheduled` before: a withdrawn
+    /// proposal was never a game, so it puts that back.
+    pub(super) before: HashMap<String, Option<LastScheduled>>,
 }
+
+/// A player's last scheduled opponent (id), whether it had Black, and its Blacks less its
+/// Whites in scheduled games.
+pub(super) type LastScheduled = (String, bool, i32);
 
 /// The rating an unrated player is paired with: the rating list's mean.
 pub const UNRATED: i64 = 1000;
@@ -92,6 +103,8 @@ impl Lobby {
         let round = {
             let r = self.rounds.get_mut(game).expect("a scheduled game");
             r.played += 1;
+            r.stranded.clear();
+            r.before.clear();
             r.played
         };
         let field: Vec<Waiting> = waiting
@@ -123,23 +136,129 @@ impl Lobby {
                 .insert(id, round);
         }
         for (b, w) in pairs {
-            let (black, white) = (waiting[b], waiting[w]);
-            let (bb, wb) = (field[b].balance, field[w].balance);
-            let to_black = (field[w].id.clone(), true, bb + 1);
-            let to_white = (field[b].id.clone(), false, wb - 1);
-            self.last_scheduled.insert(field[b].id.clone(), to_black);
-            self.last_scheduled.insert(field[w].id.clone(), to_white);
-            for conn in [black, white] {
-                // Out of the queue: the proposal opens the game.
-                self.set_status(conn, Status::Connected);
-                let c = self
-                    .conns
-                    .get_mut(&conn)
-                    .expect("waiting players are logged in");
-                c.game_name = game.to_string();
-            }
-            self.propose(game, [black, white], Vec::new(), None, now, out);
+            let ids = [field[b].id.clone(), field[w].id.clone()];
+            let balances = [field[b].balance, field[w].balance];
+            self.propose_scheduled(game, [waiting[b], waiting[w]], ids, balances, now, out);
         }
+    }
+
+    /// Proposes a scheduled game to `players` (Black, White; their ids and colour
+    /// balances), each one's pairing history updated (and what it was kept, should the
+    /// proposal be withdrawn).
+    fn propose_scheduled(
+        &mut self,
+        game: &str,
+        players: [ConnId; 2],
+        [black_id, white_id]: [String; 2],
+        [bb, wb]: [i32; 2],
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let r = self.rounds.get_mut(game).expect("a scheduled game");
+        for id in [&black_id, &white_id] {
+            r.before
+                .entry(id.clone())
+                .or_insert_with(|| self.last_scheduled.get(id).cloned());
+        }
+        self.last_scheduled
+            .insert(black_id.clone(), (white_id.clone(), true, bb + 1));
+        self.last_scheduled
+            .insert(white_id, (black_id, false, wb - 1));
+        for conn in players {
+            // Out of the queue: the proposal opens the game.
+            self.set_status(conn, Status::Connected);
+            let c = self
+                .conns
+                .get_mut(&conn)
+                .expect("waiting players are logged in");
+            c.game_name = game.to_string();
+        }
+        self.propose(game, players, Vec::new(), None, now, out);
+    }
+
+    /// A scheduled proposal to `players` was withdrawn: it was never a game, so their
+    /// pairing history is as before it.
+    pub(super) fn unpropose_scheduled(&mut self, game: &str, players: [ConnId; 2]) {
+        for conn in players {
+            if !self.conns.contains_key(&conn) {
+                continue;
+            }
+            let id = self.player_id(conn);
+            let Some(before) = self.rounds.get_mut(game).and_then(|r| r.before.remove(&id)) else {
+                continue;
+            };
+            match before {
+                Some(last) => self.last_scheduled.insert(id, last),
+                None => self.last_scheduled.remove(&id),
+            };
+        }
+    }
+
+    /// `conn` played no game this round because the other side withdrew its proposal. It
+    /// waits for the game again (a CSA-mode player at once; one in x1 mode when it says
+    /// `%%GAME` again, as after any game) and is paired at once if someone else of the
+    /// round is waiting without a game.
+    pub(super) fn strand(&mut self, conn: ConnId, game: &str, now: Now, out: &mut Vec<Output>) {
+        let id = self.player_id(conn);
+        let Some(r) = self.rounds.get_mut(game) else {
+            return;
+        };
+        r.stranded.insert(id);
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        if c.x1 {
+            return;
+        }
+        c.game_name = game.to_string();
+        c.sente = None;
+        self.set_status(conn, Status::GameWaiting);
+        self.stand_in(conn, game, now, out);
+    }
+
+    /// If `conn` (waiting for the scheduled `game`) was stranded this round, pairs it with
+    /// another of the round who waits without a game: stranded too, or the one the round
+    /// left out. Nobody else is paired between rounds.
+    pub(super) fn stand_in(&mut self, conn: ConnId, game: &str, now: Now, out: &mut Vec<Output>) {
+        let me = self.player_id(conn);
+        let Some(r) = self.rounds.get(game) else {
+            return;
+        };
+        if !r.stranded.contains(&me) {
+            return;
+        }
+        let of_the_round =
+            |id: &String| r.stranded.contains(id) || r.sat_out.get(id) == Some(&r.played);
+        let who = self.conns[&conn].who.clone();
+        let Some((other, other_id)) = self
+            .waiting
+            .for_game(game)
+            .filter(|&id| id != conn)
+            .filter(|id| {
+                self.conns
+                    .get(id)
+                    .is_some_and(|c| c.status == Status::GameWaiting && c.who != who)
+            })
+            .map(|id| (id, self.player_id(id)))
+            .find(|(_, id)| *id != me && of_the_round(id))
+        else {
+            return;
+        };
+        let r = self.rounds.get_mut(game).expect("a scheduled game");
+        r.stranded.remove(&me);
+        r.stranded.remove(&other_id);
+        if r.sat_out.get(&other_id) == Some(&r.played) {
+            r.sat_out.remove(&other_id);
+        }
+        let balance = |id: &String| self.last_scheduled.get(id).map_or(0, |l| l.2);
+        let (mine, theirs) = (balance(&me), balance(&other_id));
+        // The one with fewer Blacks has Black; between equals, the one who waited longer.
+        let players = if theirs <= mine {
+            ([other, conn], [other_id, me], [theirs, mine])
+        } else {
+            ([conn, other], [me, other_id], [mine, theirs])
+        };
+        self.propose_scheduled(game, players.0, players.1, players.2, now, out);
     }
 
     /// `%%FLOODGATE`: each scheduled game, its next round, and who waits.
