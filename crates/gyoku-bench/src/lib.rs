@@ -5,7 +5,8 @@
 //! Peers: haitaka 0.3.2 and rsshogi 1.7.3 (the fastest Rust generators), shogi_core 0.1.5
 //! with shogi_legality_lite 0.1.3 (a plain reference), and cshogi (PyPI, C++ through
 //! Python; run as a subprocess that times itself in-process, if `python3 -c 'import cshogi'`
-//! works).
+//! works), and for perft YaneuraOu's MATERIAL edition (a binary you built, `go perft D`
+//! over USI, its own in-process time; [`use_yaneuraou`]).
 
 pub mod chat_flood;
 pub mod csa_load;
@@ -96,16 +97,20 @@ pub enum Library {
     LegalityLite,
     /// cshogi from Python.
     Cshogi,
+    /// YaneuraOu's MATERIAL edition over USI (`go perft`): perft only, and only once
+    /// [`use_yaneuraou`] named its binary.
+    Yaneuraou,
 }
 
 impl Library {
     /// Every library, Gyoku first.
-    pub const ALL: [Library; 5] = [
+    pub const ALL: [Library; 6] = [
         Library::Gyoku,
         Library::Haitaka,
         Library::Rsshogi,
         Library::LegalityLite,
         Library::Cshogi,
+        Library::Yaneuraou,
     ];
 
     /// The name in reports.
@@ -116,6 +121,7 @@ impl Library {
             Library::Rsshogi => "rsshogi 1.7.3",
             Library::LegalityLite => "shogi_core+legality_lite",
             Library::Cshogi => "cshogi (Python)",
+            Library::Yaneuraou => "YaneuraOu (MATERIAL, go perft)",
         }
     }
 }
@@ -175,7 +181,66 @@ pub fn run(library: Library, cell: &Cell) -> Option<Run> {
                 seconds: v["seconds"].as_f64()?,
             })
         }
+        Library::Yaneuraou => yaneuraou_perft(YANEURAOU.get()?, cell),
     }
+}
+
+/// YaneuraOu's binary, once [`use_yaneuraou`] named it.
+static YANEURAOU: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Includes YaneuraOu in perft: `binary` is its MATERIAL edition (built as
+/// `../shared/peers/README.md` says), which answers `go perft D` after `position sfen`.
+/// The first call names it; later ones are ignored.
+pub fn use_yaneuraou(binary: PathBuf) {
+    let _ = YANEURAOU.set(binary);
+}
+
+/// Whether [`use_yaneuraou`] named a binary.
+pub fn yaneuraou_named() -> bool {
+    YANEURAOU.get().is_some()
+}
+
+/// The most lines YaneuraOu may print for one `go perft` (a line per root move, then its
+/// totals) before it is given up.
+const YANEURAOU_MAX_LINES: usize = 10_000;
+
+/// One `go perft` by YaneuraOu in a process of its own: the nodes it counted and the time
+/// it says it took (`Elapsed Time = N [ms]`: its own in-process time, as for the others).
+/// The process is killed when this returns, answered or not.
+fn yaneuraou_perft(binary: &std::path::Path, cell: &Cell) -> Option<Run> {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(binary)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let stdout = child.stdout.take()?;
+    let asked = writeln!(
+        stdin,
+        "usi\nisready\nposition sfen {}\ngo perft {}",
+        cell.sfen, cell.depth
+    );
+    let (mut nodes, mut ms) = (None, None);
+    if asked.is_ok() {
+        for line in BufReader::new(stdout).lines().take(YANEURAOU_MAX_LINES) {
+            let Ok(line) = line else { break };
+            if let Some(t) = line.strip_prefix("Elapsed Time = ") {
+                ms = t.trim_end_matches("[ms]").trim().parse::<f64>().ok();
+            }
+            if let Some(n) = line.strip_prefix("Nodes searched: ") {
+                nodes = n.trim().parse::<u64>().ok();
+                break;
+            }
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    Some(Run {
+        nodes: nodes?,
+        seconds: ms? / 1000.0,
+    })
 }
 
 /// Runs `peers/<script>` with `python3` and reads the JSON line it prints.
@@ -603,6 +668,12 @@ pub fn records_mixed(
     let rules = gyoku::Preset::Jsa.rules();
     let mut one_core = Vec::new();
     let mut cli = Vec::new();
+    let mut cli_one_core = Vec::new();
+    // The CLI held to one core by `taskset`, where there is one: what the second core gives.
+    let taskset = Command::new("taskset")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
     let mut judged = 0;
     for _ in 0..rounds {
         let run = time(|| {
@@ -621,21 +692,10 @@ pub fn records_mixed(
         judged = run.nodes;
         one_core.push(run.seconds);
         if let Some(bin) = gyoku_cli {
-            let start = Instant::now();
-            let out = Command::new(bin)
-                .arg("judge")
-                .arg(&dir)
-                .args(["--rules", "jsa"])
-                .output()
-                .expect("gyoku judge runs");
-            let seconds = start.elapsed().as_secs_f64();
-            let text = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                text.contains(&format!("{count} records judged, 0 unreadable")),
-                "gyoku judge: {}",
-                text.lines().rev().take(5).collect::<Vec<_>>().join(" / ")
-            );
-            cli.push(seconds);
+            cli.push(judge_dir(bin, &dir, count, false));
+            if taskset {
+                cli_one_core.push(judge_dir(bin, &dir, count, true));
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -652,7 +712,41 @@ pub fn records_mixed(
             median(&mut cli),
         ));
     }
+    if !cli_one_core.is_empty() {
+        rows.push((
+            "gyoku judge DIR (the CLI held to 1 core by taskset, output included)".to_string(),
+            judged,
+            median(&mut cli_one_core),
+        ));
+    }
     rows
+}
+
+/// Seconds `gyoku judge DIR --rules jsa` takes over the `count` records in `dir` (on one
+/// core with `one_core`, through `taskset -c 0`), its summary checked.
+fn judge_dir(bin: &std::path::Path, dir: &std::path::Path, count: usize, one_core: bool) -> f64 {
+    let mut command = if one_core {
+        let mut c = Command::new("taskset");
+        c.args(["-c", "0"]).arg(bin);
+        c
+    } else {
+        Command::new(bin)
+    };
+    let start = Instant::now();
+    let out = command
+        .arg("judge")
+        .arg(dir)
+        .args(["--rules", "jsa"])
+        .output()
+        .expect("gyoku judge runs");
+    let seconds = start.elapsed().as_secs_f64();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("{count} records judged, 0 unreadable")),
+        "gyoku judge: {}",
+        text.lines().rev().take(5).collect::<Vec<_>>().join(" / ")
+    );
+    seconds
 }
 
 /// The referee's own work per engine move, as `gyoku-arena` does it between `bestmove`

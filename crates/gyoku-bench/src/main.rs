@@ -1,7 +1,7 @@
 //! `gyoku-bench`: Gyoku against its peers, side by side in one run.
 //!
 //! ```text
-//! cargo run --release -p gyoku-bench -- [perft] [--rounds N] [--quick] [--no-cshogi]
+//! cargo run --release -p gyoku-bench -- [perft] [--rounds N] [--quick] [--no-cshogi] [--yaneuraou PATH]
 //! cargo run --release -p gyoku-bench -- judge [--rounds N] [--games N] [--no-cshogi]
 //! cargo run --release -p gyoku-bench -- records [--rounds N] [--games N] [--no-cshogi]
 //! cargo run --release -p gyoku-bench -- referee [--rounds N] [--games N]
@@ -26,7 +26,8 @@
 //! movers' echo latency and the watchers' delivery latency side by side. `--db` names a
 //! PostgreSQL user that may create databases; each run gets a database of its own.
 //! `csa-load` plays N games at once (2N CSA clients) on `gyoku serve` (built beside this
-//! one) and, with the same script and PEER-GAMES games, on shogi-server (if `ruby` and
+//! one) and, with the same script and PEER-GAMES games (N, at most 45: shogi-server serves
+//! 100 connections at once), on shogi-server (if `ruby` and
 //! `../shared/peers/shogi-server` are there), and reports games held, moves per second
 //! and the move-echo latency side by side: first as fast as the echoes come (throughput),
 //! then with each player thinking MS on average before a move (latency at a given load;
@@ -150,6 +151,11 @@ fn main() {
             "--rounds" => rounds = it.next().and_then(|n| n.parse().ok()).unwrap_or(3),
             "--quick" => quick = true,
             "--no-cshogi" => cshogi = false,
+            "--yaneuraou" => {
+                if let Some(path) = it.next() {
+                    gyoku_bench::use_yaneuraou(std::path::PathBuf::from(path));
+                }
+            }
             other => {
                 eprintln!("gyoku-bench: unknown argument {other}");
                 std::process::exit(2);
@@ -255,7 +261,7 @@ fn main() {
         csa_load(
             n,
             plies,
-            peer_games.unwrap_or(n),
+            peer_games.unwrap_or(n.min(PEER_MAX_GAMES)),
             think,
             before.as_deref(),
             (attack, drops),
@@ -359,6 +365,12 @@ fn main() {
     if !cshogi || !cshogi_available() {
         eprintln!("gyoku-bench: cshogi not used (pip install cshogi to include it)");
         libraries.retain(|&l| l != Library::Cshogi);
+    }
+    if !gyoku_bench::yaneuraou_named() {
+        eprintln!(
+            "gyoku-bench: YaneuraOu not used (--yaneuraou PATH: its MATERIAL edition, built as ../shared/peers/README.md says)"
+        );
+        libraries.retain(|&l| l != Library::Yaneuraou);
     }
     let rows = perft_matrix(&cells, &libraries, rounds, |line| eprintln!("{line}"));
     println!("{}", markdown(&rows));
@@ -514,6 +526,10 @@ fn run_chat_flood(listeners: usize, seconds: u64, limit: u64, before: Option<&st
         );
     }
 }
+
+/// The most games shogi-server is given by default: it serves at most 100 connections at
+/// once (WEBrick's `MaxClients`, which it does not raise), two a game and a few to spare.
+const PEER_MAX_GAMES: usize = 45;
 
 fn csa_load(
     games: usize,
