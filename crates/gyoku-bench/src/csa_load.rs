@@ -685,24 +685,26 @@ pub const SLOW_BODIES: usize = 256;
 /// commands (`%%WHO` and `%%LIST`, a line for every connection or game each; `%%VERSION`;
 /// `%%CHAT`) as fast as the server takes them, reading and dropping what it is sent, and
 /// on the HTTP port (if given) keeps [`SLOW_BODIES`] move requests open, each body sent a
-/// byte a second, until `stop`. The lines it wrote.
+/// byte a second, until `stop`. The lines it wrote (most wait in the sockets' buffers) and
+/// the lines the server took, counted from its answers (one `%%VERSION` in four lines).
 pub async fn attack(
     addr: SocketAddr,
     http: Option<SocketAddr>,
     mut stop: tokio::sync::watch::Receiver<bool>,
-) -> u64 {
+) -> (u64, u64) {
     let slow: Vec<_> = http
         .into_iter()
         .flat_map(|http| (0..SLOW_BODIES).map(move |k| (http, k)))
         .map(|(http, k)| tokio::spawn(slow_body(http, k, stop.clone())))
         .collect();
     let Ok(stream) = TcpStream::connect(addr).await else {
-        return 0;
+        return (0, 0);
     };
     let (r, mut w) = stream.into_split();
-    let drain = tokio::spawn(drain(r));
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let drain = tokio::spawn(count_versions(r, answered.clone()));
     if w.write_all(b"LOGIN attacker pw x1\n").await.is_err() {
-        return 0;
+        return (0, 0);
     }
     let burst = "%%WHO\n%%LIST\n%%VERSION\n%%CHAT flood\n".repeat(250);
     let mut lines = 0;
@@ -721,7 +723,24 @@ pub async fn attack(
     for s in slow {
         s.abort();
     }
-    lines
+    let taken = 4 * answered.load(std::sync::atomic::Ordering::Relaxed);
+    (lines, taken)
+}
+
+/// Reads what the server sends until it closes the connection, counting its `%%VERSION`
+/// answers in `answered`.
+async fn count_versions(
+    r: tokio::net::tcp::OwnedReadHalf,
+    answered: std::sync::Arc<std::sync::atomic::AtomicU64>,
+) {
+    let mut r = BufReader::new(r);
+    let mut line = Vec::new();
+    while r.read_until(b'\n', &mut line).await.is_ok_and(|n| n > 0) {
+        if line.starts_with(b"##[VERSION] +OK") {
+            answered.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        line.clear();
+    }
 }
 
 /// Reads and drops what the server sends until it closes the connection.

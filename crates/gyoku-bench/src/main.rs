@@ -688,8 +688,13 @@ fn csa_load(
             ));
             let report = run_load(server.addr, n, plies, think, &tag).await;
             let _ = stop.send(true);
-            let lines = attacker.await.unwrap_or(0);
-            eprintln!("  the attacker wrote {lines} lines of x1 commands");
+            let (written, taken) = attacker.await.unwrap_or((0, 0));
+            let seconds = (report.setup_seconds + report.play_seconds).max(1e-9);
+            eprintln!(
+                "  the attacker wrote {written} lines of x1 commands ({:.0} a second; most wait in the sockets' buffers); the server took about {taken} ({:.0} a second)",
+                written as f64 / seconds,
+                taken as f64 / seconds
+            );
             report
         });
         let name = if attacked {
