@@ -3,15 +3,13 @@
 //! Each run must end by itself with a clear message, and leave no engine process (nor an
 //! engine's child) behind.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod kit;
+
+use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-fn gyoku() -> &'static str {
-    env!("CARGO_BIN_EXE_gyoku")
-}
 
 fn work_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("gyoku-faults-{name}-{}", std::process::id()));
@@ -36,7 +34,7 @@ enum EngineKind {
 fn engine(dir: &Path, kind: EngineKind) -> String {
     let pids = dir.join("pids");
     let body = match kind {
-        EngineKind::Plays => format!("exec '{}' engine --style random", gyoku()),
+        EngineKind::Plays => format!("exec '{}' engine --style random", kit::gyoku()),
         EngineKind::Crashes | EngineKind::Hangs => {
             let on_go = match kind {
                 EngineKind::Crashes => "exit 3",
@@ -91,14 +89,15 @@ fn engine_processes_left(dir: &Path) -> Vec<String> {
             .map(str::to_string)
             .collect()
     };
-    let until = Instant::now() + Duration::from_secs(5);
-    loop {
-        let left = alive();
-        if left.is_empty() || Instant::now() > until {
-            return left;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    gyoku_testdata::wait_for(
+        Duration::from_secs(10),
+        || "the engine's processes to go".to_string(),
+        || {
+            let left = alive();
+            (left.is_empty() || Instant::now() >= deadline).then_some(left)
+        },
+    )
 }
 
 fn summary(moves: &[String]) -> String {
@@ -184,41 +183,25 @@ struct Run {
 /// Runs `gyoku csa-client` against `port` with `engine`, killed if it runs past 60 s.
 fn client(port: u16, engine: &str, out: &Path) -> Run {
     let start = Instant::now();
-    let mut child = Command::new(gyoku())
-        .args(["csa-client", "--engine", engine, "--host", "127.0.0.1"])
-        .args([
-            "--port",
-            &port.to_string(),
-            "--id",
-            "alice",
-            "--password",
-            "pw",
-        ])
-        .args(["--retry", "50ms", "--server-grace", "1s", "--out"])
-        .arg(out)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("gyoku csa-client still running after 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let ran = kit::output_within(
+        Command::new(kit::gyoku())
+            .args(["csa-client", "--engine", engine, "--host", "127.0.0.1"])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--id",
+                "alice",
+                "--password",
+                "pw",
+            ])
+            .args(["--retry", "50ms", "--server-grace", "1s", "--out"])
+            .arg(out),
+        Duration::from_secs(60),
+        "gyoku csa-client",
+    );
     Run {
-        status,
-        stderr: reader.join().unwrap(),
+        status: ran.status,
+        stderr: String::from_utf8_lossy(&ran.stderr).into_owned(),
         took: start.elapsed(),
     }
 }

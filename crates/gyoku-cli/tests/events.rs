@@ -555,14 +555,11 @@ fn the_admin_endpoint_answers_to_its_token_only_and_a_missing_player_forfeits() 
         (403, json!("cross_origin"))
     );
     // The event is shown as soon as the referee loop runs (a moment after it listens).
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let shown = loop {
-        let v = event_view(http, "club");
-        if !v.is_null() || Instant::now() > deadline {
-            break v;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let shown = gyoku_testdata::wait_for(
+        Duration::from_secs(10),
+        || "the event to be shown".to_string(),
+        || Some(event_view(http, "club")).filter(|v| !v.is_null()),
+    );
     assert_eq!(shown["status"], "playing", "nothing was paused");
 
     // ann and cat come; bob and dan do not: after 2 s each board is forfeited to the one
@@ -574,15 +571,11 @@ fn the_admin_endpoint_answers_to_its_token_only_and_a_missing_player_forfeits() 
             .unwrap();
         clients.push(s);
     }
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let v = loop {
-        let v = event_view(http, "club");
-        if v["round"] == 2 {
-            break v;
-        }
-        assert!(Instant::now() < deadline, "round 1 was not forfeited: {v}");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let v = gyoku_testdata::wait_for(
+        Duration::from_secs(20),
+        || format!("round 1 to be forfeited: {}", event_view(http, "club")),
+        || Some(event_view(http, "club")).filter(|v| v["round"] == 2),
+    );
     let r1 = &v["pairings"][0]["boards"];
     assert_eq!(r1[0]["reason"], "forfeit", "{v}");
     assert_eq!(
@@ -598,13 +591,14 @@ fn the_admin_endpoint_answers_to_its_token_only_and_a_missing_player_forfeits() 
     // result, resume.
     let bearer = bearer.replacen("Bearer", "bearer", 1);
     let ok = [("Authorization", bearer.as_str())];
-    let (status, v) = loop {
-        let (status, v) = request(http, "POST", admin, &ok, &pause);
-        if status != 429 || Instant::now() > heard_by {
-            break (status, v);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let (status, v) = gyoku_testdata::wait_for(
+        heard_by.saturating_duration_since(Instant::now()) + Duration::from_secs(5),
+        || "the admin endpoint to hear the token again".to_string(),
+        || {
+            let (status, v) = request(http, "POST", admin, &ok, &pause);
+            (status != 429 || Instant::now() > heard_by).then_some((status, v))
+        },
+    );
     assert_eq!((status, v["status"].clone()), (200, json!("paused")), "{v}");
     let (status, v) = request(http, "POST", admin, &ok, &pause);
     assert_eq!(

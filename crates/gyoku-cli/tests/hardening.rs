@@ -2,6 +2,8 @@
 //! One test per defect found; each failed before its fix. Every run has a time limit, so a
 //! hang fails the test instead of stalling the suite.
 
+mod kit;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -10,28 +12,11 @@ const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/record
 
 /// Runs `gyoku` with a time limit; a run still going after it is killed and fails.
 fn gyoku_within(limit: Duration, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gyoku"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run gyoku");
-    let t0 = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if t0.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "gyoku {args:?} still running after {limit:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    kit::output_within(
+        Command::new(kit::gyoku()).args(args),
+        limit,
+        &format!("gyoku {args:?}"),
+    )
 }
 
 fn gyoku(args: &[&str]) -> Output {
@@ -278,24 +263,14 @@ fn outputs_never_replace_what_is_not_a_regular_file() {
 
 /// Runs `sh -c script` with a time limit, for tests that need a pipe or a resource limit.
 fn shell_within(limit: Duration, script: &str) -> Output {
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(script)
-        .env("GYOKU", env!("CARGO_BIN_EXE_gyoku"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let t0 = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        assert!(
-            t0.elapsed() < limit,
-            "still running after {limit:?}: {script}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+    kit::output_within(
+        Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .env("GYOKU", kit::gyoku()),
+        limit,
+        script,
+    )
 }
 
 /// Item 11: the built-in engine reads bounded lines and ignores one it cannot read, as a
@@ -421,15 +396,20 @@ fn processes_with(marker: &str) -> Vec<u32> {
     pids
 }
 
-fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let t0 = Instant::now();
-    while t0.elapsed() < limit {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    done()
+/// Whether `done` holds within `limit`, polled ([`gyoku_testdata::wait_for`]).
+fn holds_within(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    gyoku_testdata::wait_for(
+        limit + Duration::from_secs(5),
+        || "a condition".to_string(),
+        || {
+            if done() {
+                Some(true)
+            } else {
+                (Instant::now() >= deadline).then_some(false)
+            }
+        },
+    )
 }
 
 /// An engine command whose processes carry `marker`: the built-in engine run by a
@@ -472,7 +452,7 @@ fn no_engine_outlives_the_runner() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        wait_until(Duration::from_secs(5), || processes_with(&marker)
+        holds_within(Duration::from_secs(5), || processes_with(&marker)
             .is_empty()),
         "left after a normal finish: {:?}",
         processes_with(&marker)
@@ -512,7 +492,7 @@ fn no_engine_outlives_the_runner() {
             .spawn()
             .unwrap();
         assert!(
-            wait_until(Duration::from_secs(20), || processes_with(&marker).len()
+            holds_within(Duration::from_secs(20), || processes_with(&marker).len()
                 >= 2),
             "{signal}: the engines did not start"
         );
@@ -523,14 +503,14 @@ fn no_engine_outlives_the_runner() {
             .unwrap();
         assert!(sent.success());
         assert!(
-            wait_until(Duration::from_secs(15), || runner
+            holds_within(Duration::from_secs(15), || runner
                 .try_wait()
                 .unwrap()
                 .is_some()),
             "{signal}: the runner did not stop"
         );
         assert!(
-            wait_until(Duration::from_secs(5), || processes_with(&marker)
+            holds_within(Duration::from_secs(5), || processes_with(&marker)
                 .is_empty()),
             "{signal}: left after the runner: {:?}",
             processes_with(&marker)

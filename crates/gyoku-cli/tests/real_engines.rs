@@ -151,14 +151,11 @@ fn tournaments_of_four_real_engines_resume_and_judge_again() {
             .spawn()
             .unwrap();
         let results = dir.join("results.jsonl");
-        let started = std::time::Instant::now();
-        while std::fs::read_to_string(&results).map_or(0, |t| t.lines().count()) < 2 {
-            assert!(
-                started.elapsed().as_secs() < 120,
-                "no games finished in 2 minutes"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        gyoku_testdata::wait_until(
+            std::time::Duration::from_secs(120),
+            "two games to finish",
+            || std::fs::read_to_string(&results).map_or(0, |t| t.lines().count()) >= 2,
+        );
         Command::new("kill")
             .args(["-INT", &child.id().to_string()])
             .status()

@@ -46,15 +46,24 @@ fn request(at: SocketAddr, method: &str, path: &str, body: &Value) -> Option<(u1
 /// A request that must be answered with `status` (tried again for a while when nothing or a
 /// 5xx answers: an instance reconnecting to PostgreSQL).
 fn must(at: SocketAddr, method: &str, path: &str, body: &Value, status: u16) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        match request(at, method, path, body) {
-            Some((s, v)) if s == status => return v,
+    let last = Mutex::new(None);
+    gyoku_testdata::wait_for(
+        Duration::from_secs(30),
+        || {
+            format!(
+                "{method} {path} answered {status}: {:?}",
+                last.lock().unwrap()
+            )
+        },
+        || match request(at, method, path, body) {
+            Some((s, v)) if s == status => Some(v),
             Some((s, v)) if s < 500 => panic!("{method} {path}: {s} {v}"),
-            other => assert!(Instant::now() < deadline, "{method} {path}: {other:?}"),
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+            other => {
+                *last.lock().unwrap() = other;
+                None
+            }
+        },
+    )
 }
 
 /// An event stream watched on a thread: the last game view it carried.
@@ -98,18 +107,23 @@ impl Watcher {
 
     /// The view it last carried, once `done` holds of it (within 60 s).
     fn until(&self, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(v) = self.last.lock().unwrap().as_ref().filter(|v| done(v)) {
-                return v.clone();
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{what}: the stream's last view {:?}",
-                self.last.lock().unwrap()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        gyoku_testdata::wait_for(
+            Duration::from_secs(60),
+            || {
+                format!(
+                    "{what}: the stream's last view {:?}",
+                    self.last.lock().unwrap()
+                )
+            },
+            || {
+                self.last
+                    .lock()
+                    .unwrap()
+                    .as_ref()
+                    .filter(|v| done(v))
+                    .cloned()
+            },
+        )
     }
 }
 
@@ -265,15 +279,16 @@ fn one_referee_and_two_web_instances_on_one_postgresql() {
     let seat = |at: SocketAddr, token: &str| {
         must(at, "GET", &format!("/api/seats/{token}"), &Value::Null, 200)
     };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let game = loop {
-        let v = seat(w1, &black);
-        if v["seat"]["phase"] == "playing" && v["game"]["id"].is_string() {
-            break v["game"]["id"].as_str().unwrap().to_string();
-        }
-        assert!(Instant::now() < deadline, "{v}");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let game = gyoku_testdata::wait_for(
+        Duration::from_secs(30),
+        || format!("the game to start: {}", seat(w1, &black)),
+        || {
+            let v = seat(w1, &black);
+            (v["seat"]["phase"] == "playing")
+                .then(|| v["game"]["id"].as_str().map(str::to_string))
+                .flatten()
+        },
+    );
     let watchers = [
         Watcher::watch(r_http, &game),
         Watcher::watch(w1, &game),
@@ -296,11 +311,11 @@ fn one_referee_and_two_web_instances_on_one_postgresql() {
                     Some((422, e)) if e.to_string().contains("storage is failing") => {
                         let mut with = played.clone();
                         with.push(m.clone());
-                        let deadline = Instant::now() + Duration::from_secs(30);
-                        while moves_of(&seat(at, token)["game"]) != with {
-                            assert!(Instant::now() < deadline, "the kept move {m} was lost");
-                            std::thread::sleep(Duration::from_millis(50));
-                        }
+                        gyoku_testdata::wait_until(
+                            Duration::from_secs(30),
+                            &format!("the kept move {m} to show up (else it was lost)"),
+                            || moves_of(&seat(at, token)["game"]) == with,
+                        );
                     }
                     other => panic!("{path} {m}: {other:?}"),
                 }

@@ -748,15 +748,15 @@ impl TestServer {
 
     /// Polls a seat until `done` holds (at most 10 s); its last answer.
     fn until(&self, token: &str, done: impl Fn(&Value) -> bool) -> Value {
-        for _ in 0..200 {
-            let (status, v) = self.get(&format!("/api/seats/{token}"));
-            assert_eq!(status, 200, "{v}");
-            if done(&v) {
-                return v;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("seat {token} never got there");
+        gyoku_testdata::wait_for(
+            Duration::from_secs(10),
+            || format!("seat {token} to get there"),
+            || {
+                let (status, v) = self.get(&format!("/api/seats/{token}"));
+                assert_eq!(status, 200, "{v}");
+                done(&v).then_some(v)
+            },
+        )
     }
 }
 
@@ -1610,29 +1610,28 @@ fn a_conversion_is_bounded_by_its_output() {
 #[test]
 fn the_rating_list_and_the_scheduled_rounds_are_served() {
     let server = TestServer::start("league");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let ratings = loop {
-        let (status, v) = server.get("/api/ratings");
-        assert_eq!(status, 200);
-        if !v["computed_at"].is_null() || std::time::Instant::now() > deadline {
-            break v;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    };
+    let ratings = gyoku_testdata::wait_for(
+        Duration::from_secs(10),
+        || "the ratings to be computed".to_string(),
+        || {
+            let (status, v) = server.get("/api/ratings");
+            assert_eq!(status, 200);
+            (!v["computed_at"].is_null()).then_some(v)
+        },
+    );
     assert!(ratings["computed_at"].is_string(), "{ratings}");
     assert_eq!(ratings["players"], serde_json::json!([]));
     // The rounds' view is published once the lobby has had an input.
     let mut c = std::net::TcpStream::connect(server.csa).unwrap();
     std::io::Write::write_all(&mut c, b"LOGIN ann pw x1\n%%GAME floodgate-300-10F *\n").unwrap();
-    let rounds = loop {
-        let (_, v) = server.get("/api/rounds");
-        if v["rounds"][0]["waiting"] == serde_json::json!(["ann"])
-            || std::time::Instant::now() > deadline
-        {
-            break v;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    };
+    let rounds = gyoku_testdata::wait_for(
+        Duration::from_secs(10),
+        || "ann to be listed as waiting for the round".to_string(),
+        || {
+            let (_, v) = server.get("/api/rounds");
+            (v["rounds"][0]["waiting"] == serde_json::json!(["ann"])).then_some(v)
+        },
+    );
     let r = &rounds["rounds"][0];
     assert_eq!(
         (r["game"].as_str(), &r["waiting"]),
@@ -1694,19 +1693,18 @@ fn a_players_page_has_its_games_results_and_rating_over_time() {
         }
     }
     assert_eq!(played, 30);
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    let page = loop {
-        let (status, v) = server.get("/api/players/ann");
-        assert_eq!(status, 200, "{v}");
-        if v["history"].as_array().is_some_and(|h| !h.is_empty()) {
-            break v;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "ann was never rated: {v}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let page = gyoku_testdata::wait_for(
+        Duration::from_secs(30),
+        || format!("ann to be rated: {}", server.get("/api/players/ann").1),
+        || {
+            let (status, v) = server.get("/api/players/ann");
+            assert_eq!(status, 200, "{v}");
+            v["history"]
+                .as_array()
+                .is_some_and(|h| !h.is_empty())
+                .then_some(v)
+        },
+    );
     assert_eq!(page["rating"]["rated"], true, "{page}");
     let rate = page["rating"]["rate"].as_i64().unwrap();
     assert_eq!(

@@ -189,3 +189,63 @@ impl Instance {
 /// crate's tests).
 #[allow(unused_imports)]
 pub use gyoku_testdata::wait_until;
+
+/// Waits for `child` to exit, polled as [`gyoku_testdata::wait_for`] polls; if it is still
+/// running after `within`, kills it and fails naming `what`. Its exit status.
+pub fn exits_within(child: &mut Child, within: Duration, what: &str) -> std::process::ExitStatus {
+    let deadline = std::time::Instant::now() + within;
+    let exited = gyoku_testdata::wait_for(
+        within + Duration::from_secs(5),
+        || format!("{what} to exit"),
+        || match child.try_wait() {
+            Ok(Some(status)) => Some(Some(status)),
+            Ok(None) if std::time::Instant::now() < deadline => None,
+            _ => Some(None),
+        },
+    );
+    exited.unwrap_or_else(|| {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("{what} still running after {within:?}");
+    })
+}
+
+/// Runs `command` to its end with its standard output and error gathered (read as it
+/// writes, so a full pipe never stalls it), within `within`: past it the process is killed
+/// and the test fails naming `what` ([`exits_within`]).
+pub fn output_within(command: &mut Command, within: Duration, what: &str) -> std::process::Output {
+    use std::io::Read;
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what} cannot start: {e}"));
+    let gather = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = gather(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = gather(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let status = exits_within(&mut child, within, what);
+    std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    }
+}
