@@ -76,6 +76,9 @@ pub struct Lobby {
     buoys: BTreeMap<String, StoredBuoy>,
     /// Suspended games, waiting for both players.
     suspended: index::Suspended,
+    /// Connections that logged in with a suspended game's reconnect token: the game (id)
+    /// each may take up though its side played without a password.
+    resume_proofs: HashMap<ConnId, String>,
     /// Each live game's deadline (agreement or clock), earliest first; entries a game
     /// has moved on from are dropped when they come up.
     deadlines: BinaryHeap<Reverse<(Millis, u64)>>,
@@ -147,6 +150,7 @@ impl Lobby {
             by_id: BTreeMap::new(),
             buoys: buoys.into_iter().map(|b| (b.name.clone(), b)).collect(),
             suspended: index::Suspended::new(suspended),
+            resume_proofs: HashMap::new(),
             deadlines: BinaryHeap::new(),
             next_game: 1,
             id_second: chrono::NaiveDateTime::MIN,

@@ -92,6 +92,49 @@ impl Room {
 }
 
 impl Lobby {
+    /// The side of the suspended game `game_id` that `login`'s name played, if `token` is
+    /// the reconnect token it last held.
+    fn suspended_seat_of(
+        &self,
+        game_id: &str,
+        login: &CheckedLogin,
+        token: &SecretDigest,
+    ) -> Option<Color> {
+        let spec = self.suspended.get(game_id)?;
+        [Color::Black, Color::White].into_iter().find(|c| {
+            spec.names[c.index()] == login.who.shown()
+                && spec.kinds[c.index()] == login.who.kind()
+                && spec.resume_keys[c.index()]
+                    .as_ref()
+                    .is_some_and(|key| same_digest(key, token))
+        })
+    }
+
+    /// A player logs in with its suspended game's reconnect token: logged in as any login
+    /// is, proven to be that game's player; in CSA mode it asks for the game at once, in
+    /// x1 mode it does with `%%GAME`.
+    fn log_in_to_resume(
+        &mut self,
+        conn: ConnId,
+        mut login: CheckedLogin,
+        game_id: &str,
+        color: Color,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        login.reconnect = None;
+        if !login.x1 {
+            let name = self.suspended.get(game_id).map(|s| s.name.clone());
+            login.game = name.map(|n| (n.into(), Some(color)));
+        }
+        self.resume_proofs.insert(conn, game_id.to_string());
+        self.logged_in(conn, login, now, out);
+        if !self.conns.contains_key(&conn) {
+            // Refused (its name is in a game on another connection).
+            self.resume_proofs.remove(&conn);
+        }
+    }
+
     /// `conn`, playing `color` in the game `key`, dropped: with a grace the player is away
     /// and the game waits; without one (or for a game not yet started) as before.
     /// Whether the game waits.
@@ -183,6 +226,9 @@ impl Lobby {
             matches!(room.phase, Phase::Playing).then_some((key, color))
         });
         let Some((key, color)) = found else {
+            if let Some(color) = self.suspended_seat_of(&r.game_id, &login, &token) {
+                return self.log_in_to_resume(conn, login, &r.game_id, color, now, out);
+            }
             let ended = self
                 .ended_away
                 .iter()
@@ -543,5 +589,38 @@ mod tests {
         t.line(2, "AGREE");
         let told = to(&sent(t.input(Input::Closed(1))), 2);
         assert!(told.ends_with("#RESIGN\n#WIN\n"), "{told}");
+    }
+    /// Issue 43: a game suspended (`%CHUDAN`) by players who logged in without a password
+    /// was anyone's who said their name. Such a side now takes it up only with its reconnect
+    /// token; a stranger with the name is told how, and takes nothing.
+    #[test]
+    fn a_passwordless_sides_suspended_game_is_taken_up_with_its_token_only() {
+        let (mut t, tokens, id) = game();
+        t.line(1, "+7776FU");
+        let suspended = t.line(2, "%CHUDAN");
+        assert!(to(&suspended, 1).contains("#CHUDAN"), "{suspended:?}");
+        // The players still connected (x1 mode) may ask for it again without the token.
+        assert!(t.line(1, "%%GAME g-600-10 +").is_empty(), "a waits for b");
+        t.input(Input::Closed(1));
+        t.input(Input::Closed(2));
+        // A stranger says a's name, without a password as a did: refused, nothing proposed.
+        t.login_x1(3, "a");
+        let stranger = t.line(3, "%%GAME g-600-10 +");
+        assert!(
+            to(&stranger, 3).contains("only with its reconnect token"),
+            "{stranger:?}"
+        );
+        t.input(Input::Closed(3));
+        // A wrong token is refused as for a live game.
+        let wrong = back(&mut t, 4, "a", &id, &"0".repeat(32));
+        assert!(closed(&wrong, 4));
+        // Both players come back with their tokens (CSA mode): the game is proposed again,
+        // its move kept.
+        back(&mut t, 5, "a", &id, &tokens[0]);
+        let heard = sent(back(&mut t, 6, "b", &id, &tokens[1]));
+        let summary = to(&heard, 5);
+        assert!(summary.contains("BEGIN Game_Summary"), "{heard:?}");
+        assert!(summary.contains("+7776FU"), "{summary}");
+        assert!(summary.contains(&format!("Game_ID:{id}")), "{summary}");
     }
 }

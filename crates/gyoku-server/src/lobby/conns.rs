@@ -265,6 +265,7 @@ impl Lobby {
 
     /// Forgets a connection: its name, its place in a queue, the games it monitors.
     pub(super) fn remove_conn(&mut self, conn: ConnId) -> Option<Conn> {
+        self.resume_proofs.remove(&conn);
         let c = self.conns.remove(&conn)?;
         if c.status == Status::GameWaiting {
             self.waiting.remove(&c.game_name, conn);

@@ -300,6 +300,13 @@ impl Lobby {
         }
         if matches!(ending, Ending::Suspended) {
             self.suspended.insert(room.spec());
+            // A player still connected (x1 mode) is the one who played it: it may ask for
+            // it again on this connection without its token.
+            for p in room.players {
+                if self.conns.contains_key(&p) {
+                    self.resume_proofs.insert(p, room.id.clone());
+                }
+            }
         }
         // A no contest (JSA sennichite, a 24-30 impasse, the 500-move limit) is replayed
         // with colours swapped: offered to both players at once, linked to this game.

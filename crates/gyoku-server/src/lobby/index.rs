@@ -122,6 +122,7 @@ mod tests {
             kinds: [crate::identity::PlayerKind::Csa; 2],
             main_times: None,
             clock: Default::default(),
+            resume_keys: [None, None],
         }
     }
 

@@ -63,11 +63,7 @@ impl Lobby {
         }
         let me = c.name().to_string();
         if let Some(id) = self.suspended_for(game, &me) {
-            if !self.played_it(conn, &id) {
-                let refused = format!(
-                    "the suspended game {id} is taken up only by the player who played it, \
-                     logged in as then (with the same password, or with none)"
-                );
+            if let Err(refused) = self.played_it(conn, &id) {
                 tell(out, conn, ServerLine::Error(refused));
                 return;
             }
@@ -294,6 +290,7 @@ impl Lobby {
                 )
             }),
             kinds: [black, white].map(|p| self.conns[&p].who.kind()),
+            resume_keys: [None, None],
         };
         self.open(spec, [black, white], false, now, out);
     }
@@ -305,18 +302,40 @@ impl Lobby {
 
     /// Whether `conn` logged in as the player of the suspended game `id` did: the same
     /// rating id (the same password), or none as then.
-    fn played_it(&self, conn: ConnId, id: &str) -> bool {
+    fn played_it(&self, conn: ConnId, id: &str) -> Result<(), String> {
+        let refused = || {
+            format!(
+                "the suspended game {id} is taken up only by the player who played it, \
+                 logged in as then (with the same password, or with none)"
+            )
+        };
         let (Some(spec), Some(c)) = (self.suspended.get(id), self.conns.get(&conn)) else {
-            return false;
+            return Err(refused());
         };
         let seat = usize::from(spec.names[0] != c.name());
         // A player from the web page is never taken up again by a login that says its
         // name: the kinds must agree too.
-        spec.kinds[seat] == c.who.kind()
+        let as_then = spec.kinds[seat] == c.who.kind()
             && same_login(
                 spec.rating_ids[seat].as_ref(),
                 c.rating_id().map(|k| k.as_str().to_string()).as_ref(),
-            )
+            );
+        if !as_then {
+            return Err(refused());
+        }
+        // Without a password a login proves nothing: the side's reconnect token does.
+        let passwordless = spec.rating_ids[seat].as_deref() == Some("");
+        if passwordless
+            && spec.resume_keys[seat].is_some()
+            && self.resume_proofs.get(&conn).map(String::as_str) != Some(id)
+        {
+            return Err(format!(
+                "the suspended game {id} was played without a password: it is taken up \
+                 only with its reconnect token (LOGIN {} <password> reconnect:{id}+<token>)",
+                c.name()
+            ));
+        }
+        Ok(())
     }
 
     /// A player of a suspended game asks for it: it waits for the other player, and once

@@ -703,6 +703,7 @@ impl Room {
             kinds: self.kinds,
             main_times: self.main_times,
             clock: self.clock_extras,
+            resume_keys: self.seats.each_ref().map(|s| s.token),
         }
     }
 

@@ -82,6 +82,11 @@ pub struct GameSpec {
     pub main_times: Option<[u32; 2]>,
     /// Byoyomi periods and thinking-time units ([`StartedGame::clock`]).
     pub clock: super::clock_extras::ClockExtras,
+    /// The digests of the reconnect tokens Black and White last held, kept while the game
+    /// is suspended: a side that logged in without a password takes the game up only with
+    /// its token, for nothing else tells it from another login of its name. Not stored:
+    /// after a restart such a side is taken up as before.
+    pub resume_keys: [Option<crate::tickets::SecretDigest>; 2],
 }
 
 impl GameSpec {
@@ -110,6 +115,7 @@ impl GameSpec {
             kinds: g.kinds,
             main_times: g.main_times,
             clock: g.clock,
+            resume_keys: [None, None],
         })
     }
 }
