@@ -1,27 +1,25 @@
 //! The CSA server end to end over loopback TCP: real sockets, the real SQLite file and the
 //! real record files, driven by scripted clients.
 
+mod kit;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use gyoku_server::Options;
 use gyoku_server::lobby::Config;
-use gyoku_server::{Options, run};
 
 struct TestServer {
     addr: SocketAddr,
     dir: PathBuf,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    running: kit::Running,
 }
 
 impl TestServer {
     fn start(name: &str, config: Config) -> TestServer {
-        let dir = std::env::temp_dir().join(format!("gyoku-server-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TestServer::start_in(dir, config)
+        TestServer::start_in(kit::fresh_dir("gyoku-server", name), config)
     }
 
     /// A server on what `dir` holds already.
@@ -38,9 +36,7 @@ impl TestServer {
     /// [`TestServer::start`], taking `[in all, per address]` connections and binding so
     /// many new names per address.
     fn start_limited(name: &str, limits: [usize; 3]) -> TestServer {
-        let dir = std::env::temp_dir().join(format!("gyoku-server-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = kit::fresh_dir("gyoku-server", name);
         let db = gyoku_server::store::DbUrl::Sqlite(dir.join("gyoku.sqlite3"));
         TestServer::start_on_limited(dir, Config::default(), db, limits)
     }
@@ -54,43 +50,18 @@ impl TestServer {
         [max_connections, max_per_address, new_names]: [usize; 3],
     ) -> TestServer {
         let options = Options {
-            csa: "127.0.0.1:0".parse().unwrap(),
             db,
-            records: dir.join("records"),
             lobby: config,
             max_connections,
             max_per_address,
             new_names_per_address: new_names.try_into().unwrap(),
-            http: None,
-            md5_rating_ids: false,
-            http_options: gyoku_server::http::HttpOptions::default(),
-            engines: Vec::new(),
-            ratings_every: std::time::Duration::from_secs(1),
-            events: Vec::new(),
-            standby: false,
+            ..kit::options(&dir)
         };
-        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async move {
-                run(options, |s| addr_tx.send(s.csa).unwrap(), async move {
-                    let _ = stop_rx.await;
-                })
-                .await
-                .unwrap();
-            });
-        });
-        let addr = addr_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        let running = kit::Running::start(options);
         TestServer {
-            addr,
+            addr: running.csa,
             dir,
-            stop: Some(stop_tx),
-            thread: Some(thread),
+            running,
         }
     }
 
@@ -130,12 +101,7 @@ impl TestServer {
     }
 
     fn stop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+        self.running.stop();
     }
 }
 

@@ -2,21 +2,22 @@
 //! over CSA and read back over HTTP while it is played and after, and every kind of bad
 //! input answered with its documented code and status (never a 500).
 
+mod kit;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use gyoku_server::Options;
 use gyoku_server::lobby::Config;
-use gyoku_server::{Options, run};
 use serde_json::{Value, json};
 
 struct TestServer {
     csa: SocketAddr,
     http: SocketAddr,
     dir: PathBuf,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    running: kit::Running,
 }
 
 impl TestServer {
@@ -35,13 +36,8 @@ impl TestServer {
         http_options: gyoku_server::http::HttpOptions,
         lobby: Config,
     ) -> TestServer {
-        let dir = std::env::temp_dir().join(format!("gyoku-http-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = kit::fresh_dir("gyoku-http", name);
         let options = Options {
-            csa: "127.0.0.1:0".parse().unwrap(),
-            db: gyoku_server::store::DbUrl::Sqlite(dir.join("gyoku.sqlite3")),
-            records: dir.join("records"),
             lobby: Config {
                 schedules: vec![(
                     "floodgate-300-10F".into(),
@@ -49,44 +45,16 @@ impl TestServer {
                 )],
                 ..lobby
             },
-            max_connections: 100,
-            max_per_address: 50,
-            new_names_per_address: 1_000,
             http: Some("127.0.0.1:0".parse().unwrap()),
-            md5_rating_ids: false,
             http_options,
-            engines: Vec::new(),
-            ratings_every: std::time::Duration::from_secs(1),
-            events: Vec::new(),
-            standby: false,
+            ..kit::options(&dir)
         };
-        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async move {
-                run(
-                    options,
-                    |s| addr_tx.send((s.csa, s.http.unwrap())).unwrap(),
-                    async move {
-                        let _ = stop_rx.await;
-                    },
-                )
-                .await
-                .unwrap();
-            });
-        });
-        let (csa, http) = addr_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        let running = kit::Running::start(options);
         TestServer {
-            csa,
-            http,
+            csa: running.csa,
+            http: running.http.expect("an HTTP port was asked for"),
             dir,
-            stop: Some(stop_tx),
-            thread: Some(thread),
+            running,
         }
     }
 
@@ -179,12 +147,7 @@ impl TestServer {
 
 impl Drop for TestServer {
     fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+        self.running.stop();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

@@ -9,9 +9,8 @@ use gyoku_proto::csa_line::ServerLine;
 
 use super::Lobby;
 use super::ending::Ending;
-use super::games::Withdrawn;
 use super::io::{CheckedLogin, ConnId, Millis, Now, Output, tell};
-use super::room::{GameLine, Phase};
+use super::room::{GameLine, Phase, Withdrawn};
 use crate::identity::{Identity, RatingKey};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,18 +12,9 @@ use super::Lobby;
 use super::conns::Status;
 use super::ending::Ending;
 use super::io::{ConnId, MAX_DEFERRED, Now, Output, tell};
-use super::room::{GameLine, Phase, Room, Step};
+use super::room::{GameLine, Phase, Room, Step, Withdrawn};
 use super::spec::{GameSpec, Replay};
 use crate::identity::PlayerKind;
-
-/// Who withdrew a proposal.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Withdrawn {
-    /// A player: it rejected the game or left.
-    By(ConnId),
-    /// Nobody: the agreement's time ran out.
-    Lapsed,
-}
 
 impl Lobby {
     /// Proposes a game, new or resumed, to its two players.

@@ -50,6 +50,15 @@ impl GameLine {
     }
 }
 
+/// Who withdrew a proposal.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Withdrawn {
+    /// A player: it rejected the game or left.
+    By(ConnId),
+    /// Nobody: the agreement's time ran out.
+    Lapsed,
+}
+
 /// What a player's line did to a room.
 #[derive(Debug)]
 pub(super) enum Step {
