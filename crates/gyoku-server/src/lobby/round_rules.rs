@@ -27,12 +27,7 @@ fn proposals(out: &[(u64, String)]) -> BTreeMap<u64, (String, String)> {
 
 #[test]
 fn forty_players_over_twelve_rounds_are_paired_by_rating() {
-    let config = Config {
-        schedules: vec![(GAME.into(), Schedule::parse(":00,:30").unwrap())],
-        ..Config::default()
-    };
-    let mut t = Transcript::with(config);
-    t.now = at("2026-11-26 09:55:00.000");
+    let mut t = rounds_at_9_55();
     let names: Vec<String> = (0..40).map(|k| format!("eng{k:02}")).collect();
     // Ratings from 1000 to 2950, every 50: the best pairing is each with its neighbour.
     let ratings: BTreeMap<String, i64> = names
@@ -198,6 +193,16 @@ fn the_pairing_history_is_taken_up_after_a_restart() {
     }
 }
 
+/// A lobby whose `GAME` has rounds at `:00` and `:30`, at 09:55 on 2026-11-26.
+fn rounds_at_9_55() -> Transcript {
+    let mut t = Transcript::with(Config {
+        schedules: vec![(GAME.into(), Schedule::parse(":00,:30").unwrap())],
+        ..Config::default()
+    });
+    t.now = at("2026-11-26 09:55:00.000");
+    t
+}
+
 /// Logs `name` in on `conn` in CSA mode, naming the scheduled game.
 fn login_csa(t: &mut Transcript, conn: u64, name: &str) {
     t.input(Input::LoggedIn(
@@ -232,12 +237,7 @@ fn tick_at(t: &mut Transcript, wall: &str) -> Vec<super::io::Output> {
 /// newcomer between rounds still waits for the next one.
 #[test]
 fn a_player_whose_partner_leaves_as_the_round_is_paired_plays_the_one_left_out() {
-    let config = Config {
-        schedules: vec![(GAME.into(), Schedule::parse(":00,:30").unwrap())],
-        ..Config::default()
-    };
-    let mut t = Transcript::with(config);
-    t.now = at("2026-11-26 09:55:00.000");
+    let mut t = rounds_at_9_55();
     let names = ["ann", "ben", "cat", "dan", "eve"];
     for (k, n) in names.iter().enumerate() {
         login_csa(&mut t, k as u64 + 1, n);
@@ -298,12 +298,7 @@ fn a_player_whose_partner_leaves_as_the_round_is_paired_plays_the_one_left_out()
 /// to wait): saying it pairs it at once with the one the round left out.
 #[test]
 fn an_x1_player_left_without_a_game_is_paired_when_it_waits_again() {
-    let config = Config {
-        schedules: vec![(GAME.into(), Schedule::parse(":00,:30").unwrap())],
-        ..Config::default()
-    };
-    let mut t = Transcript::with(config);
-    t.now = at("2026-11-26 09:55:00.000");
+    let mut t = rounds_at_9_55();
     for (k, n) in ["ann", "ben", "cat"].iter().enumerate() {
         t.login_x1(k as u64 + 1, n);
         t.line(k as u64 + 1, &format!("%%GAME {GAME} *"));
