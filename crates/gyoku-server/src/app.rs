@@ -229,7 +229,7 @@ struct Serving {
     stop: watch::Receiver<bool>,
 }
 
-/// The HTTP API and the web page on `addr`, on a storage connection of its own, until
+/// The HTTP API and the web page on `addr`, on storage connections of its own, until
 /// `stop`: its address and its task.
 async fn start_http(
     addr: SocketAddr,
@@ -238,9 +238,12 @@ async fn start_http(
     relay_secret: String,
 ) -> Result<(SocketAddr, tokio::task::JoinHandle<()>), ServeError> {
     let db = options.db.clone();
-    let conn = tokio::task::spawn_blocking(move || crate::store::open(&db))
-        .await
-        .map_err(|e| ServeError::Task(e.to_string()))??;
+    let conns = tokio::task::spawn_blocking(move || {
+        let first = crate::store::open(&db)?;
+        crate::http::open_readers(&db, first, crate::http::READERS)
+    })
+    .await
+    .map_err(|e| ServeError::Task(e.to_string()))??;
     let l = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| ServeError::Listen {
@@ -268,7 +271,7 @@ async fn start_http(
         let _ = http_stop.wait_for(|stop| *stop).await;
     };
     let task = tokio::spawn(async move {
-        let served = crate::http::serve(l, conn, watched, play, league, http_options, stopped);
+        let served = crate::http::serve(l, conns, watched, play, league, http_options, stopped);
         if let Err(e) = served.await {
             note(&format!("the HTTP API stopped: {e}"));
         }

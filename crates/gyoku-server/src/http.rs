@@ -30,6 +30,7 @@ mod games;
 mod guard;
 mod league;
 mod listener;
+mod reads;
 mod relay;
 mod relay_secret;
 mod seats;
@@ -43,6 +44,8 @@ pub use error::ApiError;
 pub use events::{AdminToken, MAX_REASON};
 pub use games::MAX_LISTED;
 pub use guard::HttpOptions;
+pub use reads::READERS;
+pub(crate) use reads::open_readers;
 pub use relay::{RELAY_TIMEOUT, Relay};
 pub use relay_secret::{RELAY_SECRET_NAME, RelaySecret};
 pub use state::MAX_WATCHERS;
@@ -55,13 +58,14 @@ use state::{Api, Shared};
 use tools::{convert, impasse, judge_record};
 use watched::Watching;
 
-/// The API's routes over `db` (a connection of its own); `changes` carries the Game_ID of
+/// The API's routes over `dbs` (connections of its own, read from by whichever is free:
+/// [`READERS`] of them as `gyoku serve` opens them); `changes` carries the Game_ID of
 /// each change the server commits; `play` makes the web page's games (`None` on a web
 /// instance, whose `options.relay_to` names the referee that holds them); `bound` is the
 /// address it listens on (a request must name it, or one of `options.hosts`, as its
 /// `Host`). Call it inside a tokio runtime (a task follows the changes).
 pub fn router(
-    db: Box<dyn Archive>,
+    dbs: Vec<Box<dyn Archive>>,
     changes: broadcast::Sender<String>,
     play: Option<Arc<Play>>,
     league: Arc<crate::league::League>,
@@ -71,7 +75,7 @@ pub fn router(
     let changed_at = Arc::new(Mutex::new(HashMap::new()));
     let heard = changes.subscribe();
     let api = Arc::new(Api {
-        db: Mutex::new(db),
+        db: reads::Reads::new(dbs),
         work: Semaphore::new(2),
         uploads: Semaphore::new(1),
         watchers: Arc::new(Semaphore::new(options.max_watchers.max(1))),
@@ -206,7 +210,7 @@ async fn refuse_declared_oversize(
 /// When the listener's address cannot be read.
 pub async fn serve(
     listener: tokio::net::TcpListener,
-    db: Box<dyn Archive>,
+    dbs: Vec<Box<dyn Archive>>,
     changes: broadcast::Sender<String>,
     play: Option<Arc<Play>>,
     league: Arc<crate::league::League>,
@@ -214,7 +218,7 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let bound = listener.local_addr()?;
-    let router = router(db, changes, play, league, bound, &options);
+    let router = router(dbs, changes, play, league, bound, &options);
     listener::serve_connections(listener, router, &options, shutdown).await;
     Ok(())
 }

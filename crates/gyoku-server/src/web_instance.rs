@@ -50,7 +50,8 @@ pub async fn run_web(
     let (store, secret) = tokio::task::spawn_blocking(move || {
         let mut store = crate::store::open(&db)?;
         let secret = store.secret(RELAY_SECRET_NAME, &crate::tickets::new_secret())?;
-        Ok::<_, crate::store::StoreError>((store, secret))
+        let readers = crate::http::open_readers(&db, store, crate::http::READERS)?;
+        Ok::<_, crate::store::StoreError>((readers, secret))
     })
     .await
     .map_err(|e| ServeError::Task(e.to_string()))??;

@@ -1318,7 +1318,14 @@ fn a_web_move_costs_one_storage_read_and_one_replay() {
     };
     for (token, m) in [(&black, "7g7f"), (&white, "3c3d"), (&black, "8h2b+")] {
         let before = counters();
-        let (status, v) = mv(token, m);
+        // The mover's seat hears the other's move echoed a moment after the other's answer
+        // (the seat knows the turn from the server's lines): until then it refuses, with no
+        // storage read (as checked below), and the move is asked again.
+        let (status, v) = gyoku_testdata::wait_for(
+            Duration::from_secs(10),
+            || format!("{m}'s seat to hear the move before it"),
+            || Some(mv(token, m)).filter(|(_, v)| v["error"]["code"] != "not_your_turn"),
+        );
         assert_eq!(status, 200, "{v}");
         let after = counters();
         assert_eq!((after.0 - before.0, after.1 - before.1), (1, 1), "{m}");

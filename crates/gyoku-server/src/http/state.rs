@@ -1,4 +1,4 @@
-//! What every handler shares: the API's storage connection, its work slots, the changes it
+//! What every handler shares: the API's storage connections, its work slots, the changes it
 //! follows, the web page's seats, and the counters `GET /api/health` reports.
 
 use std::collections::HashMap;
@@ -15,7 +15,8 @@ use super::guard::{self, HttpOptions};
 use super::watched::Watching;
 
 pub(super) struct Api {
-    pub(super) db: Mutex<Box<dyn Archive>>,
+    /// The storage connections requests read with.
+    pub(super) db: super::reads::Reads,
     /// Replaying stored games for their views runs on blocking threads, this many at once.
     pub(super) work: Semaphore,
     /// What an upload asks (judging, converting, the calculator) runs apart, this many at
@@ -72,17 +73,10 @@ pub(super) async fn with_db<T: Send + 'static>(
     f: impl FnOnce(&mut dyn Archive) -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, ApiError> {
     api.reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let api = api.clone();
-    tokio::task::spawn_blocking(move || {
-        let mut db = api
-            .db
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        f(&mut **db)
+    api.db.run(f).await.map_err(|e| match e {
+        super::reads::ReadFailed::Store(e) => ApiError::from(e),
+        super::reads::ReadFailed::Thread(why) => ApiError::storage(why),
     })
-    .await
-    .map_err(ApiError::storage)?
-    .map_err(ApiError::from)
 }
 
 /// Runs a game view's CPU work on a blocking thread, a bounded number at once.
