@@ -38,8 +38,10 @@ fn engine(seed: u32) -> String {
     )
 }
 
+/// A fresh directory under cargo's scratch directory for integration tests (in `target/`,
+/// replaced by the next run).
 fn fresh(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gyoku-cli-{name}-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("gyoku-cli-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }

@@ -18,8 +18,10 @@ pub fn fake(args: &str) -> EngineConfig {
     c
 }
 
+/// A fresh directory for a test's match, under cargo's scratch directory for integration
+/// tests (in `target/`, replaced by the next run: nothing is left in the system's temp).
 pub fn out_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gyoku-arena-{name}-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("gyoku-arena-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
