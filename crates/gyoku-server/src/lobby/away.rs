@@ -590,6 +590,7 @@ mod tests {
         let told = to(&sent(t.input(Input::Closed(1))), 2);
         assert!(told.ends_with("#RESIGN\n#WIN\n"), "{told}");
     }
+
     /// Issue 43: a game suspended (`%CHUDAN`) by players who logged in without a password
     /// was anyone's who said their name. Such a side now takes it up only with its reconnect
     /// token; a stranger with the name is told how, and takes nothing.

@@ -132,6 +132,7 @@ impl Lobby {
         }
         for p in room.players {
             let stranded = scheduled
+                && self.conns.contains_key(&p)
                 && match withdrawn {
                     Withdrawn::By(conn) => p != conn,
                     // The agreement lapsed: whoever had agreed waited for nothing.

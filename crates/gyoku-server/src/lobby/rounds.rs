@@ -199,6 +199,9 @@ impl Lobby {
     /// `%%GAME` again, as after any game) and is paired at once if someone else of the
     /// round is waiting without a game.
     pub(super) fn strand(&mut self, conn: ConnId, game: &str, now: Now, out: &mut Vec<Output>) {
+        if !self.conns.contains_key(&conn) {
+            return;
+        }
         let id = self.player_id(conn);
         let Some(r) = self.rounds.get_mut(game) else {
             return;
