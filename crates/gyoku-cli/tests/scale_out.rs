@@ -600,6 +600,26 @@ fn a_hung_referee_costs_a_web_instance_its_relayed_places_only() {
             .unwrap()
             .success()
     );
+    // `kill` returns once the signal is sent; a thread already running may still answer
+    // for a moment. Stopped is when every thread says so (`T` in its stat).
+    kit::wait_until(
+        Duration::from_secs(10),
+        "the referee's threads to stop",
+        || {
+            let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
+                .into_iter()
+                .flatten();
+            tasks.flatten().all(|t| {
+                std::fs::read_to_string(t.path().join("stat"))
+                    .ok()
+                    .and_then(|stat| {
+                        stat.rsplit_once(") ")
+                            .map(|(_, rest)| rest.starts_with('T'))
+                    })
+                    .unwrap_or(true)
+            })
+        },
+    );
     let hanging: Vec<TcpStream> = (2..10u8)
         .flat_map(|k| (0..32).map(move |_| std::net::Ipv4Addr::new(127, 0, 0, k)))
         .map(|from| hanging_request(from, w, "/api/seats/nosuch/move"))
