@@ -72,6 +72,16 @@ const fn told(
     }
 }
 
+/// A failed declaration, as shogi-server tells it (also a foul whose line was `%KACHI`).
+fn illegal_kachi() -> Told {
+    told(
+        said(Some("%KACHI"), GameEnd::IllegalMove),
+        Some("%KACHI"),
+        "illegal kachi",
+        "failed_declaration",
+    )
+}
+
 /// How the referee's decision `o` is told; `foul_text` is the losing line of a foul
 /// (`%KACHI` for a failed declaration).
 fn decided(o: &Outcome, foul_text: Option<&str>) -> Told {
@@ -98,24 +108,14 @@ fn decided(o: &Outcome, foul_text: Option<&str>) -> Told {
             },
             o.reason.code(),
         ),
-        EndReason::Forfeit { .. } if foul_text == Some("%KACHI") => told(
-            said(Some("%KACHI"), GameEnd::IllegalMove),
-            Some("%KACHI"),
-            "illegal kachi",
-            "failed_declaration",
-        ),
+        EndReason::Forfeit { .. } if foul_text == Some("%KACHI") => illegal_kachi(),
         EndReason::Forfeit { .. } => told(
             said(None, GameEnd::IllegalMove),
             foul_by(o.result),
             "illegal move",
             "illegal_move",
         ),
-        EndReason::FailedDeclaration { .. } => told(
-            said(Some("%KACHI"), GameEnd::IllegalMove),
-            Some("%KACHI"),
-            "illegal kachi",
-            "failed_declaration",
-        ),
+        EndReason::FailedDeclaration { .. } => illegal_kachi(),
         EndReason::Declaration { .. } => told(
             said(Some("%KACHI"), GameEnd::Jishogi),
             Some("%KACHI"),
