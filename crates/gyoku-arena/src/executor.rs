@@ -4,7 +4,7 @@
 //!
 //! What to play is decided elsewhere, as a pure function of the results so far: a match's
 //! game numbers (pairs of one opening, colours swapped), a tournament's
-//! [`crate::tournament::schedule::Plan`]. The pool only plays: each worker starts an
+//! [`gyoku_league::schedule::Plan`]. The pool only plays: each worker starts an
 //! engine when a game first needs it, keeps the two it used last running for the next game,
 //! restarts one that failed, and writes each game's USI traffic when asked.
 
@@ -22,7 +22,7 @@ use tokio::task::JoinHandle;
 use crate::engine::{Engine, EngineConfig, EngineFailure, UsiLog};
 use crate::openings::Opening;
 use crate::referee::{self, GameReport, GameSetup, SearchLimits};
-pub use crate::tournament::schedule::Job;
+use gyoku_league::schedule::Job;
 
 /// An engine as a match or a tournament enters it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -393,12 +393,32 @@ pub fn match_rules(mut rules: RuleSet) -> RuleSet {
     rules
 }
 
+/// The digest of the rules a match or a tournament played under: the rules as the
+/// referee played them (fouls and failed declarations losing: [`match_rules`])
+/// and, for an event preset, the clock it was played with. A match under a preset as it
+/// is, on the event's own clock, has the digest `gyoku rules PRESET --json` shows.
+///
+/// ```
+/// use gyoku::Preset;
+/// use gyoku_arena::executor::match_rules_digest;
+/// use gyoku_league::rules_digest::of_preset;
+/// let wcsc = Preset::Wcsc;
+/// let clock = wcsc.event().unwrap().clock;
+/// assert_eq!(match_rules_digest("wcsc", &wcsc.rules(), &clock), of_preset(wcsc));
+/// let blitz = gyoku::TimeControl::fischer(60_000, 1_000);
+/// assert_ne!(match_rules_digest("wcsc", &wcsc.rules(), &blitz), of_preset(wcsc));
+/// assert_eq!(match_rules_digest("csa", &Preset::Csa.rules(), &blitz), of_preset(Preset::Csa));
+/// ```
+pub fn match_rules_digest(preset: &str, rules: &RuleSet, time: &TimeControl) -> String {
+    gyoku_league::rules_digest::of_game(preset, &match_rules(*rules), time)
+}
+
 /// UTC now as `YYYY/MM/DD HH:MM:SS` (for record headers).
 pub(crate) fn now_text() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-    crate::ratings::floodgate::format_time(secs).replace('-', "/")
+    gyoku_league::ratings::floodgate::format_time(secs).replace('-', "/")
 }
 
 /// The report of a game an engine lost before it began (it could not be started).

@@ -16,7 +16,8 @@
 
 use gyoku::{Color, GameResult};
 
-use crate::sprt::{Sprt, Tally};
+use gyoku_league::sprt::Sprt;
+use gyoku_league::tally::Tally;
 
 /// A name as the line writes it: whitespace as `_`.
 pub fn name(text: &str) -> String {

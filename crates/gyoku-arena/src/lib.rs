@@ -9,6 +9,9 @@
 //! [`builtin`] is a small USI engine (random or one-ply greedy, declaring when it can) for
 //! demos and tests that need nothing installed.
 //!
+//! The math of competitions (Elo, SPRT, rating lists, schedules, Swiss pairings,
+//! standings, the rules digest) is `gyoku-league`'s, with no processes or I/O.
+//!
 //! The referee trusts nothing an engine says: time is taken from the referee's own clock
 //! (from writing `go` to reading `bestmove`), an illegal `bestmove` is a foul, `bestmove
 //! win` is judged under the rule set, and an engine that crashes, hangs, floods its output
@@ -20,16 +23,12 @@
 pub mod adjudication;
 pub mod builtin;
 pub mod csa_bridge;
-pub mod elo;
 pub mod engine;
 pub mod executor;
 pub mod fastchess;
 pub mod openings;
-pub mod ratings;
 pub mod referee;
-pub mod rules_digest;
 pub mod runner;
-pub mod sprt;
 pub mod timecontrol;
 pub mod tournament;
 pub mod transcript;

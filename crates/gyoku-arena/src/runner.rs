@@ -16,12 +16,15 @@ use gyoku::{Color, GameResult, RuleSet, TimeControl};
 use gyoku_kifu::{Format, Record};
 use serde_json::{Value, json};
 
-use crate::elo::{EloEstimate, estimate};
-use crate::executor::{self, Conditions, Entrant, Finished, Job, Pool};
+use gyoku_league::elo::{EloEstimate, estimate};
+use gyoku_league::schedule::Job;
+
+use crate::executor::{self, Conditions, Entrant, Finished, Pool};
 pub use crate::executor::{derived_options, match_rules};
 use crate::openings::Opening;
 use crate::referee::GameReport;
-use crate::sprt::{Decision, Sprt, Tally};
+use gyoku_league::sprt::{Decision, Sprt};
+use gyoku_league::tally::Tally;
 
 /// A match to run.
 #[derive(Clone, Debug)]
@@ -195,12 +198,12 @@ impl SprtOutcome {
         let mut out = format!(
             "SPRT ({}, {}) elo0={} elo1={} alpha={} beta={}: LLR {:.2} ({lower:.2}, {upper:.2}): {verdict}\n",
             match s.model {
-                crate::sprt::Model::Logistic => "logistic Elo",
-                crate::sprt::Model::Normalized => "normalized Elo",
+                gyoku_league::sprt::Model::Logistic => "logistic Elo",
+                gyoku_league::sprt::Model::Normalized => "normalized Elo",
             },
             match s.counting {
-                crate::sprt::Counting::Pentanomial => "pentanomial",
-                crate::sprt::Counting::Trinomial => "trinomial",
+                gyoku_league::sprt::Counting::Pentanomial => "pentanomial",
+                gyoku_league::sprt::Counting::Trinomial => "trinomial",
             },
             s.elo0,
             s.elo1,
@@ -228,8 +231,8 @@ impl SprtOutcome {
         let elo = self.tally.elo();
         json!({
             "elo0": s.elo0, "elo1": s.elo1, "alpha": s.alpha, "beta": s.beta,
-            "model": match s.model { crate::sprt::Model::Logistic => "logistic", crate::sprt::Model::Normalized => "normalized" },
-            "counting": match s.counting { crate::sprt::Counting::Pentanomial => "pentanomial", crate::sprt::Counting::Trinomial => "trinomial" },
+            "model": match s.model { gyoku_league::sprt::Model::Logistic => "logistic", gyoku_league::sprt::Model::Normalized => "normalized" },
+            "counting": match s.counting { gyoku_league::sprt::Counting::Pentanomial => "pentanomial", gyoku_league::sprt::Counting::Trinomial => "trinomial" },
             "llr": self.llr, "lower": lower, "upper": upper,
             "decision": self.decision.map(|d| match d { Decision::H0 => "H0", Decision::H1 => "H1" }),
             "pentanomial": self.tally.pairs,
@@ -296,7 +299,7 @@ pub struct MatchSummary {
     pub warnings: Vec<String>,
     /// The rules' preset name.
     pub rules: String,
-    /// The digest of the rules played under ([`crate::rules_digest::of_match`]).
+    /// The digest of the rules played under ([`crate::executor::match_rules_digest`]).
     pub rules_digest: String,
 }
 
@@ -798,7 +801,11 @@ pub async fn run(
         sprt: test,
         warnings,
         rules: config.preset.clone(),
-        rules_digest: crate::rules_digest::of_match(&config.preset, &config.rules, &config.time),
+        rules_digest: crate::executor::match_rules_digest(
+            &config.preset,
+            &config.rules,
+            &config.time,
+        ),
     })
 }
 

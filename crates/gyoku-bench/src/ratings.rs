@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use gyoku_arena::ratings::{floodgate, mle};
+use gyoku_league::ratings::{floodgate, mle};
 
 /// SplitMix64.
 struct Rng(u64);
@@ -187,8 +187,8 @@ pub fn run(games: usize, players: usize, gyoku: &Path, peers: &Path, mk_rate_lim
 /// computes them; for a round-robin of `engines` engines repeated `rounds` times and a
 /// Swiss of the same field. Returns (format, games, microseconds per game).
 pub fn tournament_overhead(engines: usize, rounds: u32) -> Vec<(String, usize, f64)> {
-    use gyoku_arena::tournament::schedule::{Format, Plan, Played};
-    use gyoku_arena::tournament::{Standings, TournamentGame};
+    use gyoku_league::schedule::{Format, Plan, Played};
+    use gyoku_league::standings::{Standings, TournamentGame};
     let mut rng = Rng(7);
     let mut out = Vec::new();
     for (format, rounds) in [

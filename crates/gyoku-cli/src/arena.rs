@@ -8,8 +8,8 @@ use gyoku_arena::engine::EngineConfig;
 use gyoku_arena::executor::Entrant;
 use gyoku_arena::openings;
 use gyoku_arena::runner::{self, MatchConfig};
-use gyoku_arena::sprt::Sprt;
 use gyoku_arena::timecontrol::{describe, parse_duration, parse_time_control};
+use gyoku_league::sprt::Sprt;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::Failure;
@@ -325,8 +325,9 @@ pub fn run_match(args: MatchArgs) -> Result<(), Failure> {
 
 /// `gyoku tournament --engine NAME=CMD ...`.
 pub fn run_tournament(args: crate::args::TournamentArgs) -> Result<(), Failure> {
-    use gyoku_arena::tournament::schedule::Plan;
-    use gyoku_arena::tournament::{self, Format, TournamentConfig};
+    use gyoku_arena::tournament::{self, TournamentConfig};
+    use gyoku_league::schedule::Format;
+    use gyoku_league::schedule::Plan;
     let format: Format = args
         .format
         .parse()

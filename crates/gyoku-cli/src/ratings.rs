@@ -1,13 +1,13 @@
 //! `gyoku ratings`: games gathered from records, match and tournament results, Floodgate's
 //! `mk_game_results` lines and a server's database, rated by
-//! [`gyoku_arena::ratings`].
+//! [`gyoku_league::ratings`].
 
 use std::path::Path;
 
 use gyoku::{Color, GameResult, Preset};
-use gyoku_arena::ratings::floodgate::{self, GameLine, Stamp};
-use gyoku_arena::ratings::mle::{self, Results, Score};
 use gyoku_kifu::Record;
+use gyoku_league::ratings::floodgate::{self, GameLine, Stamp};
+use gyoku_league::ratings::mle::{self, Results, Score};
 use serde_json::{Value, json};
 
 use crate::Failure;
@@ -475,9 +475,9 @@ fn mle_list(args: &RatingsArgs, gathered: &Gathered) -> Result<(), Failure> {
                     "group": r.group,
                     "elo": round1(r.elo),
                     "error": if r.error.is_finite() { json!(round1(r.error)) } else { json!(null) },
-                    "games": t.games(),
-                    "wins": t.wins, "draws": t.draws, "losses": t.losses,
-                    "score": t.points() / f64::from(t.games().max(1)),
+                    "games": t.game_count(),
+                    "wins": t.wins(), "draws": t.draws(), "losses": t.losses(),
+                    "score": t.points() / t.game_count().max(1) as f64,
                 })
             })
             .collect();
@@ -535,9 +535,9 @@ fn mle_list(args: &RatingsArgs, gathered: &Gathered) -> Result<(), Failure> {
             } else {
                 "-".into()
             },
-            t.games(),
-            100.0 * t.points() / f64::from(t.games().max(1)),
-            format!("{}/{}/{}", t.wins, t.draws, t.losses),
+            t.game_count(),
+            100.0 * t.points() / t.game_count().max(1) as f64,
+            format!("{}/{}/{}", t.wins(), t.draws(), t.losses()),
         );
     }
     notes(gathered);

@@ -242,7 +242,7 @@ pub fn run_rules(
             );
             outln!("  {:<18} {}", "since", event.since);
         }
-        let digest = gyoku_arena::rules_digest::of_rules(
+        let digest = gyoku_league::rules_digest::of_rules(
             preset.name(),
             &rules,
             preset.event().map(|e| e.clock).as_ref(),
@@ -273,6 +273,6 @@ fn preset_json(preset: Preset, rules: &RuleSet) -> Value {
         "rules": data["rules"],
         "clock": data["clock"],
         "since": preset.event().map(|e| e.since),
-        "digest": gyoku_arena::rules_digest::of_rules(preset.name(), rules, clock.as_ref()),
+        "digest": gyoku_league::rules_digest::of_rules(preset.name(), rules, clock.as_ref()),
     })
 }

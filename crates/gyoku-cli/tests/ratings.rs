@@ -38,7 +38,7 @@ impl Rng {
 
 /// `YYYY/MM/DD HH:MM:SS` of seconds since 1970 (no zone).
 fn time_text(t: i64) -> String {
-    gyoku_arena::ratings::floodgate::format_time(t).replace('-', "/")
+    gyoku_league::ratings::floodgate::format_time(t).replace('-', "/")
 }
 
 /// 2026-11-21 00:00 as seconds since 1970.

@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use gyoku_arena::ratings::floodgate::Player;
+use gyoku_league::ratings::floodgate::Player;
 
 /// A scheduled game as the page shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]

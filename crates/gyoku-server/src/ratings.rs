@@ -1,7 +1,7 @@
 //! The server's rating list: its finished games rated as Floodgate rates its own
-//! ([`gyoku_arena::ratings::floodgate`], `mk_rate`'s rules), by rating id.
+//! ([`gyoku_league::ratings::floodgate`], `mk_rate`'s rules), by rating id.
 
-use gyoku_arena::ratings::floodgate::{self, GameLine, UNRATED_GROUP};
+use gyoku_league::ratings::floodgate::{self, GameLine, UNRATED_GROUP};
 
 use crate::lobby::Ratings;
 use crate::store::{DbUrl, FinishedGame};

@@ -302,7 +302,7 @@ fn a_game_played_over_csa_is_seen_over_http_while_played_and_after() {
     // preset as it is, which `gyoku rules csa --json` gives.
     assert_eq!(
         g["rules_digest"],
-        gyoku_arena::rules_digest::of_preset(gyoku::Preset::Csa).as_str(),
+        gyoku_league::rules_digest::of_preset(gyoku::Preset::Csa).as_str(),
         "{g}"
     );
 

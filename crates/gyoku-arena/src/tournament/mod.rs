@@ -1,25 +1,21 @@
-//! Tournaments of many engines: round-robin, gauntlet, Swiss and knockout ([`schedule`]),
-//! every game refereed as in a match ([`crate::referee`]), records and `results.jsonl`
-//! written as games finish, resumable, with standings, a crosstable and the endings by
-//! reason ([`standings`]).
+//! Tournaments of many engines: round-robin, gauntlet, Swiss and knockout (scheduled by
+//! [`gyoku_league::schedule`]), every game refereed as in a match ([`crate::referee`]),
+//! records and `results.jsonl` written as games finish, resumable, with standings, a
+//! crosstable and the endings by reason ([`gyoku_league::standings`]).
 
-pub mod schedule;
-pub mod standings;
-pub mod swiss;
-
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use gyoku::{GameResult, RuleSet, TimeControl};
 use serde_json::{Value, json};
 
+use gyoku_league::schedule::{Job, Plan, Played};
+use gyoku_league::standings::{Standings, TournamentGame};
+
 use crate::executor::{self, Conditions, Entrant, Finished, Pool};
 use crate::openings::Opening;
 use crate::runner::{self, MatchError};
-pub use schedule::Format;
-use schedule::{Job, Plan, Played};
-pub use standings::Standings;
 
 /// A tournament to run.
 #[derive(Clone, Debug)]
@@ -47,67 +43,6 @@ pub struct TournamentConfig {
     pub adjudication: crate::adjudication::Adjudication,
     /// Where each game's USI traffic is written (`game-NNNN.usi.log`), if anywhere.
     pub log_usi: Option<PathBuf>,
-}
-
-/// One finished game, as `results.jsonl` keeps it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TournamentGame {
-    /// Its number.
-    pub number: u32,
-    /// Its round.
-    pub round: u32,
-    /// Black's and White's engines (indices).
-    pub players: [usize; 2],
-    /// `black`, `white`, `draw` or `no_contest`.
-    pub result: String,
-    /// The end reason's code.
-    pub reason: String,
-    /// Plies.
-    pub plies: u32,
-}
-
-impl TournamentGame {
-    /// Black's half-points (a no contest counts as a draw).
-    pub fn black_half_points(&self) -> u8 {
-        match self.result.as_str() {
-            "black" => 2,
-            "white" => 0,
-            _ => 1,
-        }
-    }
-
-    fn played(&self) -> Played {
-        Played {
-            number: self.number,
-            black: self.players[0],
-            white: self.players[1],
-            black_half_points: self.black_half_points(),
-        }
-    }
-
-    fn to_json(&self, names: &[String]) -> Value {
-        json!({
-            "game": self.number,
-            "round": self.round,
-            "players": [names[self.players[0]], names[self.players[1]]],
-            "result": self.result,
-            "reason": self.reason,
-            "plies": self.plies,
-        })
-    }
-
-    fn from_json(v: &Value, names: &[String]) -> Option<TournamentGame> {
-        let index = |s: &Value| names.iter().position(|n| Some(n.as_str()) == s.as_str());
-        let players = v["players"].as_array()?;
-        Some(TournamentGame {
-            number: u32::try_from(v["game"].as_u64()?).ok()?,
-            round: u32::try_from(v["round"].as_u64()?).ok()?,
-            players: [index(players.first()?)?, index(players.get(1)?)?],
-            result: v["result"].as_str()?.to_string(),
-            reason: v["reason"].as_str()?.to_string(),
-            plies: u32::try_from(v["plies"].as_u64()?).ok()?,
-        })
-    }
 }
 
 /// Where a tournament stands, after each game.
@@ -142,7 +77,7 @@ pub struct TournamentSummary {
     pub standings: Standings,
     /// The rules' preset name.
     pub rules: String,
-    /// The digest of the rules played under ([`crate::rules_digest::of_match`]).
+    /// The digest of the rules played under ([`crate::executor::match_rules_digest`]).
     pub rules_digest: String,
 }
 
@@ -422,7 +357,11 @@ pub async fn run(
         out: config.out.clone(),
         standings,
         rules: config.preset.clone(),
-        rules_digest: crate::rules_digest::of_match(&config.preset, &config.rules, &config.time),
+        rules_digest: crate::executor::match_rules_digest(
+            &config.preset,
+            &config.rules,
+            &config.time,
+        ),
     })
 }
 
@@ -454,9 +393,4 @@ fn scheduled(
             return (kept, rest);
         }
     }
-}
-
-/// Games by number, for the standings.
-pub(crate) fn by_number(games: &[TournamentGame]) -> BTreeMap<u32, Played> {
-    games.iter().map(|g| (g.number, g.played())).collect()
 }

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use gyoku_arena::tournament::swiss::{self, Entrant};
+use gyoku_league::swiss::{self, Entrant};
 
 use super::file::{EventFile, EventFormat};
 use super::round_robin::berger;

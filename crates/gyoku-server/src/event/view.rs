@@ -4,8 +4,9 @@
 
 use serde_json::{Value, json};
 
-use gyoku_arena::tournament::schedule::Plan;
-use gyoku_arena::tournament::{Format, Standings, TournamentGame};
+use gyoku_league::schedule::Format;
+use gyoku_league::schedule::Plan;
+use gyoku_league::standings::{Standings, TournamentGame};
 
 use super::file::EventFormat;
 use super::state::{BoardResult, Event};

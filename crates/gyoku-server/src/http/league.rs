@@ -6,7 +6,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use serde_json::{Value, json};
 
-use gyoku_arena::ratings::floodgate::{UNRATED_GROUP, format_time};
+use gyoku_league::ratings::floodgate::{UNRATED_GROUP, format_time};
 
 use super::error::ApiError;
 use super::state::{Shared, with_db};

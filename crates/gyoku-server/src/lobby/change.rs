@@ -41,7 +41,7 @@ pub struct StartedGame {
     /// suspended game resumes only for players who log in the same way.
     pub rating_ids: [Option<String>; 2],
     /// The digest of the rules it is played under
-    /// ([`gyoku_arena::rules_digest::of_game`]); `None` in games stored before it was kept.
+    /// ([`gyoku_league::rules_digest::of_game`]); `None` in games stored before it was kept.
     pub rules_digest: Option<String>,
     /// How Black and White came to the board: a CSA client, a person on the web page, or
     /// the engine a page chose ([`PlayerKind`]); `Csa` for games stored before it was

@@ -742,7 +742,7 @@ impl Room {
     /// preset.
     pub(super) fn rules_digest(&self) -> String {
         let clock = self.clock.control_of(Color::Black);
-        gyoku_arena::rules_digest::of_game(self.preset.name(), self.referee.rules(), clock)
+        gyoku_league::rules_digest::of_game(self.preset.name(), self.referee.rules(), clock)
     }
 
     /// The Game_Summary for a player (`Some(colour)`) or a monitor (`None`, with the

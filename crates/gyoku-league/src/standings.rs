@@ -6,9 +6,78 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::TournamentGame;
-use super::schedule::{Format, Plan};
 use crate::ratings::mle::{self, Results, Score};
+use crate::schedule::{Format, Plan, Played};
+
+/// One finished game, as `results.jsonl` keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TournamentGame {
+    /// Its number.
+    pub number: u32,
+    /// Its round.
+    pub round: u32,
+    /// Black's and White's engines (indices).
+    pub players: [usize; 2],
+    /// `black`, `white`, `draw` or `no_contest`.
+    pub result: String,
+    /// The end reason's code.
+    pub reason: String,
+    /// Plies.
+    pub plies: u32,
+}
+
+impl TournamentGame {
+    /// Black's half-points (a no contest counts as a draw).
+    pub fn black_half_points(&self) -> u8 {
+        match self.result.as_str() {
+            "black" => 2,
+            "white" => 0,
+            _ => 1,
+        }
+    }
+
+    /// The game as the schedule counts it.
+    pub fn played(&self) -> Played {
+        Played {
+            number: self.number,
+            black: self.players[0],
+            white: self.players[1],
+            black_half_points: self.black_half_points(),
+        }
+    }
+
+    /// The game as `results.jsonl` keeps it, the players by their `names`.
+    pub fn to_json(&self, names: &[String]) -> Value {
+        json!({
+            "game": self.number,
+            "round": self.round,
+            "players": [names[self.players[0]], names[self.players[1]]],
+            "result": self.result,
+            "reason": self.reason,
+            "plies": self.plies,
+        })
+    }
+
+    /// A game read back from `results.jsonl`, the players found among `names`; `None`
+    /// when a field is missing or names no player.
+    pub fn from_json(v: &Value, names: &[String]) -> Option<TournamentGame> {
+        let index = |s: &Value| names.iter().position(|n| Some(n.as_str()) == s.as_str());
+        let players = v["players"].as_array()?;
+        Some(TournamentGame {
+            number: u32::try_from(v["game"].as_u64()?).ok()?,
+            round: u32::try_from(v["round"].as_u64()?).ok()?,
+            players: [index(players.first()?)?, index(players.get(1)?)?],
+            result: v["result"].as_str()?.to_string(),
+            reason: v["reason"].as_str()?.to_string(),
+            plies: u32::try_from(v["plies"].as_u64()?).ok()?,
+        })
+    }
+}
+
+/// Games by number, for the standings.
+pub fn by_number(games: &[TournamentGame]) -> BTreeMap<u32, Played> {
+    games.iter().map(|g| (g.number, g.played())).collect()
+}
 
 /// One engine's line.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,7 +123,7 @@ impl Standings {
     pub fn new(plan: &Plan, games: &[TournamentGame]) -> Standings {
         let mut byes = Vec::new();
         if plan.format == Format::Swiss {
-            let finished = super::by_number(games);
+            let finished = by_number(games);
             byes = plan
                 .swiss_rounds(&finished)
                 .into_iter()
@@ -69,8 +138,8 @@ impl Standings {
     /// server keeps its pairings as they were made, whatever a later adjustment changed.
     ///
     /// ```
-    /// use gyoku_arena::tournament::{Format, Standings, TournamentGame};
-    /// use gyoku_arena::tournament::schedule::Plan;
+    /// use gyoku_league::schedule::{Format, Plan};
+    /// use gyoku_league::standings::{Standings, TournamentGame};
     /// let plan = Plan { format: Format::Swiss, engines: 3, rounds: 1, games_per_encounter: 1 };
     /// let won = TournamentGame {
     ///     number: 1, round: 1, players: [0, 1], result: "black".into(),
@@ -110,7 +179,7 @@ impl Standings {
             };
             results.add(&b.to_string(), &w.to_string(), score, 1.0);
         }
-        let finished = super::by_number(games);
+        let finished = by_number(games);
         let mut bye_points = vec![0.0; n];
         for &b in byes.iter().filter(|&&b| b < n) {
             bye_points[b] += f64::from(plan.games_per_encounter);

@@ -89,7 +89,7 @@ impl GameLine {
     /// bad date in it is an error at its line, not a file of no games.
     ///
     /// ```
-    /// use gyoku_arena::ratings::floodgate::GameLine;
+    /// use gyoku_league::ratings::floodgate::GameLine;
     /// assert!(GameLine::looks_like("2026/13/45 10:00:00\ttoryo\twin\ta+1\tb+2\tlose\tx.csa"));
     /// assert!(!GameLine::looks_like("N+black"));
     /// ```
@@ -102,7 +102,7 @@ impl GameLine {
     /// Reads one `mk_game_results` line.
     ///
     /// ```
-    /// use gyoku_arena::ratings::floodgate::GameLine;
+    /// use gyoku_league::ratings::floodgate::GameLine;
     /// let g = GameLine::parse("2026/11/20 10:00:00\ttoryo\twin\ta+1\tb+2\tlose\tx.csa\t80").unwrap();
     /// assert_eq!((g.black_id.as_str(), g.plies), ("a+1", Some(80)));
     /// assert!(GameLine::parse("2026/11/20 10:00:00\ttoryo").is_err());
@@ -144,7 +144,7 @@ impl GameLine {
 /// Reads `YYYY/MM/DD`, `YYYY-MM-DD`, either followed by `HH:MM[:SS]`.
 ///
 /// ```
-/// use gyoku_arena::ratings::floodgate::parse_time;
+/// use gyoku_league::ratings::floodgate::parse_time;
 /// assert_eq!(parse_time("1970/01/02 00:00:01"), Some(86_401));
 /// assert_eq!(parse_time("2026-11-21"), parse_time("2026/11/21 00:00:00"));
 /// assert_eq!(parse_time("2026-13-01"), None);
@@ -217,7 +217,7 @@ pub fn format_time(t: Stamp) -> String {
 /// The rated id of a login, `None` for `@NORATE` ones: `name@anything+trip` is `name+trip`.
 ///
 /// ```
-/// use gyoku_arena::ratings::floodgate::rated_id;
+/// use gyoku_league::ratings::floodgate::rated_id;
 /// assert_eq!(rated_id("gps@600+abc").as_deref(), Some("gps+abc"));
 /// assert_eq!(rated_id("gps@NORATE+abc"), None);
 /// ```
@@ -419,7 +419,7 @@ pub fn rate<'a>(
         let mut rates: Vec<i64> = solved
             .rating
             .iter()
-            .map(|r| (r * mle::ELO_PER_NATURAL + 1000.0).trunc() as i64)
+            .map(|r| (r * crate::elo::ELO_PER_NATURAL + 1000.0).trunc() as i64)
             .collect();
         if let Some((who, fixed)) = &o.fixed {
             let found = at

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::swiss::{self, Entrant};
+use crate::swiss::{self, Entrant};
 
 /// A tournament's format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

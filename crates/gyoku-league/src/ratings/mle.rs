@@ -9,9 +9,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::linalg::Cholesky;
-
-/// Elo points per natural unit of the logistic model (`400 / ln 10`).
-pub const ELO_PER_NATURAL: f64 = 400.0 / std::f64::consts::LN_10;
+use crate::elo::ELO_PER_NATURAL;
+use crate::tally::Tally;
 
 /// The most players one group may have: the solver keeps an `n × n` matrix.
 pub const MAX_GROUP: usize = 5_000;
@@ -28,38 +27,15 @@ pub enum Score {
     Loss,
 }
 
-/// One player's games, as counted (unweighted).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
-    /// Wins.
-    pub wins: u32,
-    /// Draws.
-    pub draws: u32,
-    /// Losses.
-    pub losses: u32,
-}
-
-impl Tally {
-    /// Games.
-    pub fn games(&self) -> u32 {
-        self.wins + self.draws + self.losses
-    }
-
-    /// Points: a win 1, a draw ½.
-    pub fn points(&self) -> f64 {
-        f64::from(self.wins) + 0.5 * f64::from(self.draws)
-    }
-}
-
 /// Games between named players, each with a weight (1 for a game counted whole).
 ///
 /// ```
-/// use gyoku_arena::ratings::mle::{Results, Score};
+/// use gyoku_league::ratings::mle::{Results, Score};
 /// let mut r = Results::default();
 /// r.add("gps", "fairy", Score::Win, 1.0);
 /// r.add("fairy", "gps", Score::Draw, 1.0);
 /// assert_eq!(r.players(), ["gps", "fairy"]);
-/// assert_eq!(r.tally(0).wins, 1);
+/// assert_eq!(r.tally(0).wins(), 1);
 /// assert_eq!(r.points(0, 1), 1.5);
 /// ```
 #[derive(Clone, Debug, Default)]
@@ -95,17 +71,13 @@ impl Results {
         };
         *self.points.entry((a, b)).or_default() += pa * weight;
         *self.points.entry((b, a)).or_default() += pb * weight;
-        let (ta, tb) = match score {
-            Score::Win => ((1, 0, 0), (0, 0, 1)),
-            Score::Draw => ((0, 1, 0), (0, 1, 0)),
-            Score::Loss => ((0, 0, 1), (1, 0, 0)),
+        let first_half_points = match score {
+            Score::Win => 2,
+            Score::Draw => 1,
+            Score::Loss => 0,
         };
-        for (i, (w, d, l)) in [(a, ta), (b, tb)] {
-            let t = &mut self.tallies[i];
-            t.wins += w;
-            t.draws += d;
-            t.losses += l;
-        }
+        self.tallies[a].add_game(first_half_points);
+        self.tallies[b].add_game(2 - first_half_points);
     }
 
     /// The players' names, in the order they were first seen.
@@ -223,7 +195,7 @@ impl std::error::Error for RatingError {}
 /// first.
 ///
 /// ```
-/// use gyoku_arena::ratings::mle::{Options, Results, Score, rate};
+/// use gyoku_league::ratings::mle::{Options, Results, Score, rate};
 /// let mut r = Results::default();
 /// for _ in 0..3 { r.add("a", "b", Score::Win, 1.0); }
 /// r.add("a", "b", Score::Loss, 1.0);

@@ -39,7 +39,7 @@ const SEARCH_STEPS: usize = 2_000_000;
 /// pairing avoids every repeat, repeats are allowed.
 ///
 /// ```
-/// use gyoku_arena::tournament::swiss::{Entrant, pair};
+/// use gyoku_league::swiss::{Entrant, pair};
 /// let field = vec![Entrant::default(); 4];
 /// let round = pair(&field);
 /// assert_eq!(round.pairs, [(0, 1), (2, 3)]);

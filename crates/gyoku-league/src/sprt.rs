@@ -15,6 +15,9 @@
 //! iterated). As fastchess does, an empty cell counts as 0.001 and a pair with one win and
 //! one loss as a pair of draws.
 
+use crate::elo::{NORMALIZED_UNIT, logistic_score};
+use crate::tally::Tally;
+
 /// How Elo is read in the hypotheses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Model {
@@ -64,7 +67,7 @@ impl Sprt {
     /// [,counting=pentanomial|trinomial]`.
     ///
     /// ```
-    /// use gyoku_arena::sprt::{Model, Sprt};
+    /// use gyoku_league::sprt::{Model, Sprt};
     /// let s = Sprt::parse("elo0=0,elo1=5").unwrap();
     /// assert_eq!((s.alpha, s.beta, s.model), (0.05, 0.05, Model::Logistic));
     /// assert!(Sprt::parse("elo0=5,elo1=0").is_err());
@@ -158,7 +161,7 @@ impl Sprt {
     /// The log-likelihood ratio of `tally`, counted as [`Sprt::counting`] says.
     ///
     /// ```
-    /// use gyoku_arena::sprt::{Sprt, Tally};
+    /// use gyoku_league::{sprt::Sprt, tally::Tally};
     /// let s = Sprt::parse("elo0=0,elo1=2,counting=trinomial").unwrap();
     /// let t = Tally { games: [57030, 106593, 57433], pairs: [0; 5] };
     /// assert!((s.llr(&t) - -2.59).abs() < 0.01);
@@ -207,19 +210,6 @@ impl Sprt {
                 .map(|(o, (a, b))| o * (b.ln() - a.ln()))
                 .sum::<f64>()
     }
-}
-
-/// `800 / ln 10`: normalized Elo's unit.
-const NORMALIZED_UNIT: f64 = 800.0 / std::f64::consts::LN_10;
-
-/// The expected score of a side `elo` stronger.
-pub fn logistic_score(elo: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
-}
-
-/// The Elo difference of an expected score.
-pub fn logistic_elo(score: f64) -> f64 {
-    -400.0 * (1.0 / score - 1.0).log10()
 }
 
 /// The root of `Σ oᵢ φᵢ / (1 + θ φᵢ) = 0` (decreasing in θ) between the poles, by bisection
@@ -290,145 +280,6 @@ fn nearest_with_t(scores: &[f64], observed: &[f64], t: f64) -> Vec<f64> {
         }
     }
     p
-}
-
-/// Results so far: games (loss, draw, win of the first engine) and finished pairs by the
-/// first engine's points over the pair (0, ½, 1, 1½, 2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
-    /// Losses, draws, wins.
-    pub games: [u64; 3],
-    /// Pairs scoring 0, ½, 1, 1½ and 2 points.
-    pub pairs: [u64; 5],
-}
-
-impl Tally {
-    /// Adds a pair: the first engine's two game results, each 0 (loss), 1 (draw) or 2 (win)
-    /// half-points.
-    pub fn add_pair(&mut self, a: u8, b: u8) {
-        self.add_game(a);
-        self.add_game(b);
-        self.add_pair_points(a.min(2) + b.min(2));
-    }
-
-    /// Adds a pair whose games are counted already: the first engine's half-points over
-    /// it (0 to 4).
-    pub fn add_pair_points(&mut self, half_points: u8) {
-        self.pairs[usize::from(half_points.min(4))] += 1;
-    }
-
-    /// Adds a game outside a finished pair: 0 (loss), 1 (draw) or 2 (win) half-points.
-    pub fn add_game(&mut self, half_points: u8) {
-        self.games[usize::from(half_points.min(2))] += 1;
-    }
-
-    /// Games counted.
-    pub fn game_count(&self) -> u64 {
-        self.games.iter().sum()
-    }
-
-    /// The first engine's Elo with the half-width of its 95 % interval and the likelihood of
-    /// superiority (the chance it is the stronger), from the pairs when there are any, else
-    /// from the games; `None` before any.
-    pub fn elo(&self) -> Option<(f64, f64, f64)> {
-        let (scores, counts): (&[f64], Vec<u64>) = if self.pairs.iter().sum::<u64>() > 0 {
-            (&[0.0, 0.25, 0.5, 0.75, 1.0], self.pairs.to_vec())
-        } else {
-            (&[0.0, 0.5, 1.0], self.games.to_vec())
-        };
-        let n: u64 = counts.iter().sum();
-        if n == 0 {
-            return None;
-        }
-        let n = n as f64;
-        let mean: f64 = scores
-            .iter()
-            .zip(&counts)
-            .map(|(a, &c)| a * c as f64)
-            .sum::<f64>()
-            / n;
-        let var: f64 = scores
-            .iter()
-            .zip(&counts)
-            .map(|(a, &c)| c as f64 * (a - mean).powi(2))
-            .sum::<f64>()
-            / n;
-        let se = (var / n).sqrt();
-        let clamp = |s: f64| s.clamp(1e-9, 1.0 - 1e-9);
-        let low = logistic_elo(clamp(mean - 1.959_964 * se));
-        let high = logistic_elo(clamp(mean + 1.959_964 * se));
-        let los = if se > 0.0 {
-            0.5 * (1.0 + erf((mean - 0.5) / (se * std::f64::consts::SQRT_2)))
-        } else if mean > 0.5 {
-            1.0
-        } else if mean < 0.5 {
-            0.0
-        } else {
-            0.5
-        };
-        Some((logistic_elo(clamp(mean)), (high - low) / 2.0, los))
-    }
-}
-
-impl Tally {
-    /// The first engine's normalized Elo (its mean score's distance from ½ in units of a
-    /// game's standard deviation, times `800 / ln 10`) with the half-width of its 95 %
-    /// interval, from the pairs when there are any (a game's deviation being √2 times a
-    /// pair's), else from the games; `None` before any, or when every result is the same.
-    ///
-    /// ```
-    /// use gyoku_arena::sprt::Tally;
-    /// let tally = Tally { games: [30, 40, 50], pairs: [2, 10, 30, 15, 3] };
-    /// let (nelo, error) = tally.normalized_elo().unwrap();
-    /// assert!(nelo > 0.0 && error > 0.0);
-    /// ```
-    pub fn normalized_elo(&self) -> Option<(f64, f64)> {
-        let (scores, counts, scale): (&[f64], Vec<u64>, f64) = if self.pairs.iter().sum::<u64>() > 0
-        {
-            (
-                &[0.0, 0.25, 0.5, 0.75, 1.0],
-                self.pairs.to_vec(),
-                std::f64::consts::SQRT_2,
-            )
-        } else {
-            (&[0.0, 0.5, 1.0], self.games.to_vec(), 1.0)
-        };
-        let n = counts.iter().sum::<u64>() as f64;
-        if n == 0.0 {
-            return None;
-        }
-        let mean = scores
-            .iter()
-            .zip(&counts)
-            .map(|(a, &c)| a * c as f64)
-            .sum::<f64>()
-            / n;
-        let var = scores
-            .iter()
-            .zip(&counts)
-            .map(|(a, &c)| c as f64 * (a - mean).powi(2))
-            .sum::<f64>()
-            / n;
-        if var <= 0.0 {
-            return None;
-        }
-        let sigma = scale * var.sqrt();
-        Some((
-            (mean - 0.5) / sigma * NORMALIZED_UNIT,
-            1.959_964 / (scale * n.sqrt()) * NORMALIZED_UNIT,
-        ))
-    }
-}
-
-/// The error function (Abramowitz and Stegun 7.1.26, to 1.5e-7).
-fn erf(x: f64) -> f64 {
-    let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
-    let y = 1.0
-        - (((((1.061_405_429 * t - 1.453_152_027) * t) + 1.421_413_741) * t - 0.284_496_736) * t
-            + 0.254_829_592)
-            * t
-            * (-x * x).exp();
-    if x >= 0.0 { y } else { -y }
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ fn sha256_hex(text: &str) -> String {
 ///
 /// ```
 /// use gyoku::Preset;
-/// use gyoku_arena::rules_digest::{of_preset, of_rules};
+/// use gyoku_league::rules_digest::{of_preset, of_rules};
 /// let csa = of_preset(Preset::Csa);
 /// assert_eq!(csa.len(), 64);
 /// assert_ne!(csa, of_preset(Preset::Floodgate), "a clock and a name of its own");
@@ -35,25 +35,6 @@ pub fn of_preset(preset: Preset) -> String {
 /// keeps its name; its digest is no longer the preset's).
 pub fn of_rules(name: &str, rules: &RuleSet, clock: Option<&TimeControl>) -> String {
     sha256_hex(&gyoku::rules::canonical_json(name, rules, clock))
-}
-
-/// The digest of the rules a match or a tournament played under: the rules as the
-/// referee played them (fouls and failed declarations losing: [`crate::executor::match_rules`])
-/// and, for an event preset, the clock it was played with. A match under a preset as it
-/// is, on the event's own clock, has the digest `gyoku rules PRESET --json` shows.
-///
-/// ```
-/// use gyoku::Preset;
-/// use gyoku_arena::rules_digest::{of_match, of_preset};
-/// let wcsc = Preset::Wcsc;
-/// let clock = wcsc.event().unwrap().clock;
-/// assert_eq!(of_match("wcsc", &wcsc.rules(), &clock), of_preset(wcsc));
-/// let blitz = gyoku::TimeControl::fischer(60_000, 1_000);
-/// assert_ne!(of_match("wcsc", &wcsc.rules(), &blitz), of_preset(wcsc));
-/// assert_eq!(of_match("csa", &Preset::Csa.rules(), &blitz), of_preset(Preset::Csa));
-/// ```
-pub fn of_match(preset: &str, rules: &RuleSet, time: &TimeControl) -> String {
-    of_game(preset, &crate::executor::match_rules(*rules), time)
 }
 
 /// The digest of the rules one game is played under, as they are (a server game's
