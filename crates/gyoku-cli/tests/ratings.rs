@@ -435,6 +435,7 @@ fn a_servers_database_is_rated_by_its_rating_ids() {
                 kinds: [gyoku_server::identity::PlayerKind::Csa; 2],
                 main_times: None,
                 clock: Default::default(),
+                started_ms: None,
             })),
             Change::GameEnded {
                 game_id: id,

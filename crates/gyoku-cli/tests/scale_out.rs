@@ -338,6 +338,19 @@ fn one_referee_and_two_web_instances_on_one_postgresql() {
     w2_instance.child.kill().unwrap();
     w2_instance.child.wait().unwrap();
     (w2_instance, w2) = web("web2-again");
+    // Issue 40, step 7: the restarted instance never heard the last move, yet its view
+    // counts Black's running clock from when that move was made (the referee stored it),
+    // as the referee's own view does; it said `null` (not known) before.
+    let elapsed = |at: SocketAddr| {
+        let v = must(at, "GET", &format!("/api/games/{game}"), &Value::Null, 200);
+        v["clock"]["elapsed_ms"].as_u64()
+    };
+    let on_referee = elapsed(r_http).expect("the referee's view counts the running clock");
+    let on_restarted = elapsed(w2).expect("so does an instance that never heard the move");
+    assert!(
+        on_restarted >= on_referee,
+        "read later, counted from the same start: {on_restarted} ms, {on_referee} ms"
+    );
     let watcher_again = Watcher::watch(w2, &game);
     play(w1, &black, &mut played);
     play(w2, &white, &mut played);

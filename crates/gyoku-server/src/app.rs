@@ -134,7 +134,7 @@ pub async fn run(
     })?;
     // The HTTP API reads the same storage through a connection of its own.
     // Each committed change's Game_ID, for the API's watchers.
-    let (changes, _) = tokio::sync::broadcast::channel::<String>(4096);
+    let (changes, _) = tokio::sync::broadcast::channel::<crate::store::notices::Changed>(4096);
     let (driver, events) = driver::channel(local);
     let league = Arc::new(crate::league::League::default());
     let (stop_all, stop) = watch::channel(false);
@@ -224,7 +224,7 @@ pub async fn run(
 /// What the HTTP side is served with, beside the options.
 struct Serving {
     driver: driver::Handle,
-    changes: tokio::sync::broadcast::Sender<String>,
+    changes: tokio::sync::broadcast::Sender<crate::store::notices::Changed>,
     league: Arc<crate::league::League>,
     stop: watch::Receiver<bool>,
 }

@@ -646,6 +646,7 @@ fn hand_over(
     out: &mut Vec<Output>,
 ) -> Vec<ConnId> {
     let wall = chrono::Local::now().naive_local();
+    let (utc_ms, taken) = (crate::wall::utc_now_ms(), Instant::now());
     let mut gone = Vec::new();
     for (input, at) in batch.drain(..) {
         if let Input::Closed(id) = input {
@@ -653,7 +654,13 @@ fn hand_over(
         }
         let mono =
             u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX);
-        lobby.handle(input, Now { mono, wall }, out);
+        let age = i64::try_from(taken.saturating_duration_since(at).as_millis()).unwrap_or(0);
+        let now = Now {
+            mono,
+            wall,
+            utc_ms: utc_ms - age,
+        };
+        lobby.handle(input, now, out);
     }
     gone
 }
@@ -684,7 +691,7 @@ pub(crate) async fn drive(
     mut rx: mpsc::Receiver<Event>,
     store: Box<dyn Journal>,
     files: std::sync::mpsc::Sender<RecordJob>,
-    changes: tokio::sync::broadcast::Sender<String>,
+    changes: tokio::sync::broadcast::Sender<crate::store::notices::Changed>,
     league: Arc<crate::league::League>,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> Result<(), ServeError> {
@@ -692,6 +699,7 @@ pub(crate) async fn drive(
     let now_of = |at: Instant| Now {
         mono: u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX),
         wall: chrono::Local::now().naive_local(),
+        utc_ms: crate::wall::utc_now_ms() - i64::try_from(at.elapsed().as_millis()).unwrap_or(0),
     };
     let mut outbox = Outbox::default();
     let mut store = Some(store);
@@ -901,7 +909,7 @@ fn to_writer(o: Output) -> Option<(ConnId, WriterMsg)> {
 fn stored_now(
     stored: &[Change],
     unstored: Unstored,
-    changes: &tokio::sync::broadcast::Sender<String>,
+    changes: &tokio::sync::broadcast::Sender<crate::store::notices::Changed>,
     files: &std::sync::mpsc::Sender<RecordJob>,
     outbox: &mut Outbox,
 ) -> Result<(), ServeError> {
@@ -909,7 +917,7 @@ fn stored_now(
     for id in stored.iter().filter_map(Change::game_id) {
         if !told.contains(&id) {
             told.push(id);
-            let _ = changes.send(id.to_string());
+            let _ = changes.send(crate::store::notices::Changed::Game(id.to_string()));
         }
     }
     for job in unstored.records {

@@ -6,9 +6,8 @@
 //! It reads the same storage as the CSA side, through a connection of its own: every move
 //! a CSA client has seen echoed is already there.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
@@ -66,13 +65,12 @@ use watched::Watching;
 /// `Host`). Call it inside a tokio runtime (a task follows the changes).
 pub fn router(
     dbs: Vec<Box<dyn Archive>>,
-    changes: broadcast::Sender<String>,
+    changes: broadcast::Sender<crate::store::notices::Changed>,
     play: Option<Arc<Play>>,
     league: Arc<crate::league::League>,
     bound: SocketAddr,
     options: &HttpOptions,
 ) -> Router {
-    let changed_at = Arc::new(Mutex::new(HashMap::new()));
     let heard = changes.subscribe();
     let api = Arc::new(Api {
         db: reads::Reads::new(dbs),
@@ -81,7 +79,6 @@ pub fn router(
         watchers: Arc::new(Semaphore::new(options.max_watchers.max(1))),
         play,
         league,
-        changed_at,
         watchers_per_address: guard::PerAddress::new(options.max_watchers_per_address.max(1)),
         watching: Watching::default(),
         reads: std::sync::atomic::AtomicU64::new(0),
@@ -211,7 +208,7 @@ async fn refuse_declared_oversize(
 pub async fn serve(
     listener: tokio::net::TcpListener,
     dbs: Vec<Box<dyn Archive>>,
-    changes: broadcast::Sender<String>,
+    changes: broadcast::Sender<crate::store::notices::Changed>,
     play: Option<Arc<Play>>,
     league: Arc<crate::league::League>,
     options: HttpOptions,

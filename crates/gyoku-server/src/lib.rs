@@ -42,6 +42,7 @@ pub mod ratings;
 mod record_files;
 pub mod store;
 pub mod tickets;
+mod wall;
 pub mod web_instance;
 
 pub use app::{Options, Started, run};

@@ -65,7 +65,7 @@ pub async fn run_web(
         addr: options.http.to_string(),
         why: e.to_string(),
     })?;
-    let (changes, _) = broadcast::channel::<String>(4096);
+    let (changes, _) = broadcast::channel::<crate::store::notices::Changed>(4096);
     let (stop_all, stop) = watch::channel(false);
     let follower = {
         let changes = changes.clone();

@@ -1242,6 +1242,7 @@ fn ratings_from_the_stored_games_and_scheduled_rounds_are_told() {
                         kinds: [gyoku_server::identity::PlayerKind::Csa; 2],
                         main_times: None,
                         clock: Default::default(),
+                        started_ms: None,
                     })),
                     Change::GameEnded {
                         game_id: id,

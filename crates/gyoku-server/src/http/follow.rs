@@ -1,27 +1,26 @@
-//! The API's follower of the server's changes: when each game last changed (for the
-//! clocks), and, for a watched game, one view built per change and handed to its streams
-//! ([`super::watched`]).
+//! The API's follower of the server's changes: for a watched game, one view built per
+//! change and handed to its streams ([`super::watched`]). (The clocks need no following:
+//! a view counts the running clock from the start the referee stored.)
 
-use std::sync::{Arc, PoisonError, Weak};
-use std::time::Instant;
+use std::sync::{Arc, Weak};
 
 use tokio::sync::broadcast;
 
-use super::state::{Api, MAX_REMEMBERED};
+use super::state::Api;
 use super::view::view_of;
 use super::watched::Shown;
-use crate::store::notices::EVERYTHING_MAY_HAVE_CHANGED;
+use crate::store::notices::Changed;
 
-/// Follows the server's changes for as long as the API lives: remembers when each game
-/// last changed (for the clocks), and starts one view of each watched game that changed.
-pub(super) async fn follow(api: Weak<Api>, mut changes: broadcast::Receiver<String>) {
+/// Follows the server's changes for as long as the API lives: starts one view of each
+/// watched game that changed.
+pub(super) async fn follow(api: Weak<Api>, mut changes: broadcast::Receiver<Changed>) {
     loop {
         let changed = match changes.recv().await {
-            Ok(id) if id == EVERYTHING_MAY_HAVE_CHANGED => match api.upgrade() {
+            Ok(Changed::MayHaveMissed) => match api.upgrade() {
                 Some(api) => api.watching.ids(),
                 None => return,
             },
-            Ok(id) => vec![id],
+            Ok(Changed::Game(id)) => vec![id],
             // Changes were missed: every watched game may have changed.
             Err(broadcast::error::RecvError::Lagged(_)) => match api.upgrade() {
                 Some(api) => api.watching.ids(),
@@ -33,24 +32,11 @@ pub(super) async fn follow(api: Weak<Api>, mut changes: broadcast::Receiver<Stri
             return;
         };
         for id in changed {
-            remember_change(&api, &id);
             if api.watching.changed(&id) {
                 tokio::spawn(build(Arc::clone(&api), id));
             }
         }
     }
-}
-
-/// When `id` last changed (its clock started then, for the countdown).
-fn remember_change(api: &Api, id: &str) {
-    let mut m = api
-        .changed_at
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    if m.len() >= MAX_REMEMBERED && !m.contains_key(id) {
-        m.clear();
-    }
-    m.insert(id.to_string(), Instant::now());
 }
 
 /// Builds `id`'s view for its watchers, again while it keeps changing.

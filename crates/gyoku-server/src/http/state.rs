@@ -1,8 +1,7 @@
 //! What every handler shares: the API's storage connections, its work slots, the changes it
 //! follows, the web page's seats, and the counters `GET /api/health` reports.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::http::StatusCode;
 use tokio::sync::Semaphore;
@@ -28,8 +27,6 @@ pub(super) struct Api {
     pub(super) play: Option<Arc<Play>>,
     /// The rating list and the scheduled games, as last published.
     pub(super) league: Arc<crate::league::League>,
-    /// When each game last changed (its clock started, for the countdown).
-    pub(super) changed_at: Arc<Mutex<HashMap<String, std::time::Instant>>>,
     /// Event streams open at once from one address.
     pub(super) watchers_per_address: guard::PerAddress,
     /// The games event streams watch: each change's view built once for all of them.
@@ -56,10 +53,6 @@ impl Api {
         })
     }
 }
-
-/// Games whose last change time is remembered; beyond it the oldest memory is dropped
-/// (their clocks are shown without the running side's time spent).
-pub(super) const MAX_REMEMBERED: usize = 65_536;
 
 pub(super) type Shared = Arc<Api>;
 

@@ -358,12 +358,10 @@ pub(super) async fn detail_of(api: &Shared, id: &str) -> Result<GameDetail, ApiE
 /// A stored game's view, read now.
 pub(super) async fn view_of(api: &Shared, id: &str) -> Result<Value, ApiError> {
     let detail = detail_of(api, id).await?;
-    let since = api
-        .changed_at
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .get(id)
-        .map(std::time::Instant::elapsed);
+    let since = detail.turn_started_ms.map(|started| {
+        let ms = crate::wall::utc_now_ms().saturating_sub(started);
+        std::time::Duration::from_millis(u64::try_from(ms).unwrap_or(0))
+    });
     api.replays
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     work(api, move || game_view(&detail, since)).await

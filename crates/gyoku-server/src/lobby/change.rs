@@ -53,6 +53,9 @@ pub struct StartedGame {
     pub main_times: Option<[u32; 2]>,
     /// Byoyomi periods and thinking-time units beside the byoyomi (a web page's game).
     pub clock: super::clock_extras::ClockExtras,
+    /// When its clock started, in Unix milliseconds (the view's running clock counts from
+    /// it until the first move); `None` in games stored before it was kept.
+    pub started_ms: Option<i64>,
 }
 
 /// One change to the stored state.
@@ -73,6 +76,8 @@ pub enum Change {
         seconds: u64,
         /// The `,'` comment.
         comment: Option<String>,
+        /// When it was accepted, in Unix milliseconds: the other side's clock started then.
+        at_ms: i64,
     },
     /// A game ended (or was suspended, with no result).
     GameEnded {
@@ -95,6 +100,8 @@ pub enum Change {
     GameResumed {
         /// The Game_ID.
         game_id: String,
+        /// When, in Unix milliseconds: the side to move's clock started again then.
+        at_ms: i64,
     },
     /// A buoy game was set (or its count changed; 0 deletes it).
     Buoy {
@@ -127,7 +134,7 @@ impl Change {
             Change::GameStarted(g) => Some(&g.id),
             Change::Move { game_id, .. }
             | Change::GameEnded { game_id, .. }
-            | Change::GameResumed { game_id } => Some(game_id),
+            | Change::GameResumed { game_id, .. } => Some(game_id),
             Change::Buoy { .. } | Change::EventEntry { .. } => None,
         }
     }

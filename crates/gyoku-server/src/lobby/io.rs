@@ -91,6 +91,9 @@ pub struct Now {
     pub mono: Millis,
     /// Local wall time (Game_IDs, record dates).
     pub wall: chrono::NaiveDateTime,
+    /// Unix time in milliseconds: when a game's clock started, stored so that every
+    /// instance's view counts the running clock from the true start.
+    pub utc_ms: i64,
 }
 
 /// A login the driver has checked (the password against the name's stored hash, or a

@@ -223,6 +223,7 @@ fn at(mono: u64) -> Now {
         mono,
         wall: chrono::NaiveDateTime::parse_from_str("2026-11-25 10:00:00", "%Y-%m-%d %H:%M:%S")
             .unwrap(),
+        utc_ms: 0,
     }
 }
 

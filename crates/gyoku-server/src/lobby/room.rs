@@ -241,6 +241,7 @@ impl Room {
         if self.resumed {
             out.push(Output::Store(Change::GameResumed {
                 game_id: self.id.clone(),
+                at_ms: now.utc_ms,
             }));
         } else {
             self.started_at = now.wall.format("%Y/%m/%d %H:%M:%S").to_string();
@@ -269,6 +270,7 @@ impl Room {
                 kinds: self.kinds,
                 main_times: self.main_times,
                 clock: self.clock_extras,
+                started_ms: Some(now.utc_ms),
             }))));
         }
         for p in self.players {
@@ -488,6 +490,7 @@ impl Room {
             csa: text.clone(),
             seconds: charged,
             comment: comment.clone(),
+            at_ms: now.utc_ms,
         }));
         let echo = ServerLine::Move(EchoedMove {
             text: text.clone(),

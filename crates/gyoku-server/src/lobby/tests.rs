@@ -15,6 +15,7 @@ pub(super) fn at(s: &str) -> Now {
     Now {
         mono: 0,
         wall: chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f").unwrap(),
+        utc_ms: 0,
     }
 }
 

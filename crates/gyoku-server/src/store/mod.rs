@@ -50,6 +50,9 @@ mod contract {
     use super::*;
     use crate::identity::PlayerKind;
 
+    /// A Unix time in milliseconds (November 2026): past what 32 bits hold.
+    const T0: i64 = 1_795_000_000_000;
+
     fn started(id: &str, at: &str) -> Change {
         Change::GameStarted(Box::new(StartedGame {
             id: id.into(),
@@ -80,6 +83,8 @@ mod contract {
                     unit: 60_000,
                 },
             },
+            // When its clock started (step 7 of issue 40): the view's clock runs from it.
+            started_ms: Some(T0),
         }))
     }
 
@@ -90,6 +95,7 @@ mod contract {
             csa: csa.into(),
             seconds: 3,
             comment: None,
+            at_ms: T0 + i64::from(ply) * 10_000,
         }
     }
 
@@ -115,6 +121,11 @@ mod contract {
                 .is_err()
         );
         assert_eq!(db.moves("g1").unwrap(), vec![("+2726FU".to_string(), 3)]);
+        // The running clock started with the last move kept.
+        assert_eq!(
+            db.game("g1").unwrap().unwrap().turn_started_ms,
+            Some(T0 + 10_000)
+        );
 
         // The listing: being played first, then the latest started.
         db.commit(&[started("g2", "2026/11/23 11:00:00"), mv("g2", 1, "+7776FU")])
@@ -168,8 +179,14 @@ mod contract {
         assert_eq!(suspended[0].1, vec![("+2726FU".to_string(), 3)]);
         db.commit(&[Change::GameResumed {
             game_id: "g1".into(),
+            at_ms: T0 + 99_000,
         }])
         .unwrap();
+        // Taken up again: the clock runs from then.
+        assert_eq!(
+            db.game("g1").unwrap().unwrap().turn_started_ms,
+            Some(T0 + 99_000)
+        );
         assert!(db.suspended_games().unwrap().is_empty());
 
         // Buoys: set, changed, used up.
@@ -343,13 +360,13 @@ mod contract {
     /// channel; a follower hears them in order, after "everything may have changed" when
     /// it connects.
     fn changes_are_announced_when_they_commit(url: &str) {
-        let (changes, mut heard) = tokio::sync::broadcast::channel::<String>(64);
+        let (changes, mut heard) = tokio::sync::broadcast::channel::<notices::Changed>(64);
         let (stop, stopped) = tokio::sync::watch::channel(false);
         let follower = {
             let url = url.to_string();
             std::thread::spawn(move || notices::follow_changes(&url, &changes, &stopped))
         };
-        let next = |heard: &mut tokio::sync::broadcast::Receiver<String>| {
+        let next = |heard: &mut tokio::sync::broadcast::Receiver<notices::Changed>| {
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
             loop {
                 match heard.try_recv() {
@@ -361,7 +378,7 @@ mod contract {
                 }
             }
         };
-        assert_eq!(next(&mut heard), notices::EVERYTHING_MAY_HAVE_CHANGED);
+        assert_eq!(next(&mut heard), notices::Changed::MayHaveMissed);
         let mut store = PgStore::open(url).unwrap();
         store
             .commit(&[
@@ -370,8 +387,9 @@ mod contract {
                 started("announced-2", "2026/11/26 10:00:01"),
             ])
             .unwrap();
-        assert_eq!(next(&mut heard), "announced-1");
-        assert_eq!(next(&mut heard), "announced-2");
+        let game = |id: &str| notices::Changed::Game(id.into());
+        assert_eq!(next(&mut heard), game("announced-1"));
+        assert_eq!(next(&mut heard), game("announced-2"));
         stop.send(true).unwrap();
         follower.join().unwrap();
         assert!(

@@ -12,10 +12,16 @@ use super::schema::CHANGES_CHANNEL;
 use super::url::redact;
 use crate::log::note;
 
-/// What a follower hears instead of a Game_ID when it may have missed changes (it has just
-/// connected, or connected again after losing PostgreSQL): every game it shows may have
-/// changed.
-pub const EVERYTHING_MAY_HAVE_CHANGED: &str = "";
+/// What a follower of the referee's commits hears: on the referee from its driver, on a
+/// web instance from PostgreSQL's notices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Changed {
+    /// A game (its Game_ID) changed: it started, a move was kept, it ended or was resumed.
+    Game(String),
+    /// Changes may have been missed (the follower has just connected, or connected again
+    /// after losing PostgreSQL): every game it shows may have changed.
+    MayHaveMissed,
+}
 
 /// How long a wait for a notice lasts before the follower looks whether it should stop.
 const POLL: Duration = Duration::from_millis(250);
@@ -32,11 +38,11 @@ const RETRY_MOST: Duration = Duration::from_secs(5);
 
 /// Follows the changes committed to the PostgreSQL database at `url` until `stop` is set:
 /// each notice's Game_ID goes to `changes`, and after each connection (the first, and every
-/// one made again after PostgreSQL was lost) [`EVERYTHING_MAY_HAVE_CHANGED`]. Blocking: run
+/// one made again after PostgreSQL was lost) [`Changed::MayHaveMissed`]. Blocking: run
 /// it on a thread of its own.
 pub fn follow_changes(
     url: &str,
-    changes: &broadcast::Sender<String>,
+    changes: &broadcast::Sender<Changed>,
     stop: &watch::Receiver<bool>,
 ) {
     let mut retry = RETRY_FIRST;
@@ -49,7 +55,7 @@ pub fn follow_changes(
                     note("the change follower is connected to PostgreSQL again");
                     lost_said = false;
                 }
-                let _ = changes.send(EVERYTHING_MAY_HAVE_CHANGED.to_string());
+                let _ = changes.send(Changed::MayHaveMissed);
                 if let Err(e) = hear(&mut client, changes, stop) {
                     note(&format!(
                         "the change follower lost PostgreSQL ({e}); connecting again"
@@ -83,7 +89,7 @@ fn listen(url: &str) -> Result<Client, postgres::Error> {
 /// went away without closing it is found out then.
 fn hear(
     client: &mut Client,
-    changes: &broadcast::Sender<String>,
+    changes: &broadcast::Sender<Changed>,
     stop: &watch::Receiver<bool>,
 ) -> Result<(), String> {
     let mut asked = std::time::Instant::now();
@@ -92,7 +98,7 @@ fn hear(
             let mut notices = client.notifications();
             let mut heard = notices.timeout_iter(POLL).take(BURST);
             while let Some(n) = heard.next().map_err(|e| e.to_string())? {
-                let _ = changes.send(n.payload().to_string());
+                let _ = changes.send(Changed::Game(n.payload().to_string()));
             }
         }
         if client.is_closed() {

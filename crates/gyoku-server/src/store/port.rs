@@ -77,6 +77,10 @@ pub struct GameDetail {
     pub comments: Vec<Option<String>>,
     /// Its CSA record, once it has ended.
     pub record: Option<String>,
+    /// When the clock of the side to move started, in Unix milliseconds (the latest of the
+    /// game's start, its resumption and its last move); `None` for a game stored before
+    /// it was kept.
+    pub turn_started_ms: Option<i64>,
 }
 
 /// Why storage failed, by kind: the referee stops on [`StoreError::ClaimTaken`], the HTTP

@@ -105,6 +105,14 @@ pub const MIGRATIONS: &[&str] = &[
     "ALTER TABLE games ADD COLUMN periods INTEGER CHECK (periods >= 1);
      ALTER TABLE games ADD COLUMN thinking_units INTEGER CHECK (thinking_units >= 1);
      ALTER TABLE games ADD COLUMN thinking_unit_ms INTEGER CHECK (thinking_unit_ms >= 1);",
+    // 13: when each clock started, in Unix milliseconds (issue 40, step 7): a game's start
+    // and its latest resumption, and each move (the other side's clock started then); a
+    // view counts the running clock from the latest, on whichever instance reads it.
+    // NULL in games and moves stored before. BIGINT in both (SQLite's integers are 64-bit
+    // whatever the name; PostgreSQL's INTEGER is not).
+    "ALTER TABLE games ADD COLUMN started_ms BIGINT;
+     ALTER TABLE games ADD COLUMN resumed_ms BIGINT;
+     ALTER TABLE moves ADD COLUMN at_ms BIGINT;",
 ];
 
 /// The PostgreSQL channel on which the referee announces each changed game (its Game_ID
@@ -132,9 +140,10 @@ pub(crate) fn postgres_text(statement: &str) -> String {
 pub(crate) const INSERT_GAME: &str = "INSERT INTO games (id, name, black, white, rules, max_moves,
      least_time_per_move, total_time, byoyomi, increment, start_sfen, initial_moves, status,
      started_at, replay_of, fouls, black_rating_id, white_rating_id, rules_digest, black_kind,
-     white_kind, black_time, white_time, fouls_mode, periods, thinking_units, thinking_unit_ms)
+     white_kind, black_time, white_time, fouls_mode, periods, thinking_units, thinking_unit_ms,
+     started_ms)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'playing', ?13, ?14, ?15, ?16, ?17,
-     ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)
+     ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)
      ON CONFLICT (id) DO NOTHING";
 
 /// What a stored game was started as: its name, players and start time.
@@ -143,8 +152,9 @@ pub(crate) const GAME_STARTED_AS: &str =
 
 /// A move is kept. A row already there is left as it is (see [`INSERT_GAME`] and
 /// [`MOVE_AT`]).
-pub(crate) const INSERT_MOVE: &str = "INSERT INTO moves (game_id, ply, csa, seconds, comment)
-     VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (game_id, ply) DO NOTHING";
+pub(crate) const INSERT_MOVE: &str =
+    "INSERT INTO moves (game_id, ply, csa, seconds, comment, at_ms)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (game_id, ply) DO NOTHING";
 
 /// The move stored at a game's ply.
 pub(crate) const MOVE_AT: &str = "SELECT csa FROM moves WHERE game_id = ?1 AND ply = ?2";
@@ -155,7 +165,7 @@ pub(crate) const END_GAME: &str = "UPDATE games SET status = ?2, result = ?3, re
 
 /// A suspended game is taken up again.
 pub(crate) const RESUME_GAME: &str =
-    "UPDATE games SET status = 'playing' WHERE id = ?1 AND status = 'suspended'";
+    "UPDATE games SET status = 'playing', resumed_ms = ?2 WHERE id = ?1 AND status = 'suspended'";
 
 /// A buoy is set or its count changes.
 pub(crate) const UPSERT_BUOY: &str = "INSERT INTO buoys (name, moves, owner, count)
@@ -169,14 +179,14 @@ pub(crate) const DELETE_BUOY: &str = "DELETE FROM buoys WHERE name = ?1";
 pub(crate) const SUSPEND_UNFINISHED: &str =
     "UPDATE games SET status = 'suspended' WHERE status = 'playing'";
 
-/// [`crate::lobby::change::StartedGame`]'s columns, in its order (26).
+/// [`crate::lobby::change::StartedGame`]'s columns, in its order (27).
 macro_rules! started_columns {
     () => {
         "g.id, g.name, g.black, g.white, g.rules, g.max_moves, g.least_time_per_move,
          g.total_time, g.byoyomi, g.increment, g.start_sfen, g.initial_moves, g.started_at,
          g.replay_of, g.fouls, g.black_rating_id, g.white_rating_id, g.rules_digest,
          g.black_kind, g.white_kind, g.black_time, g.white_time, g.fouls_mode, g.periods,
-         g.thinking_units, g.thinking_unit_ms"
+         g.thinking_units, g.thinking_unit_ms, g.started_ms"
     };
 }
 
@@ -192,7 +202,7 @@ macro_rules! listed_columns {
 pub(crate) const LISTED_COLUMNS: usize = 11;
 
 /// How many columns [`started_columns`] has; [`GAME`]'s record follows them.
-pub(crate) const STARTED_COLUMNS: usize = 26;
+pub(crate) const STARTED_COLUMNS: usize = 27;
 
 /// Every suspended game, oldest first: the started game's columns.
 pub(crate) const SUSPENDED_GAMES: &str = concat!(
@@ -231,7 +241,9 @@ pub(crate) const GAME: &str = concat!(
     listed_columns!(),
     ", ",
     started_columns!(),
-    ", g.record FROM games g WHERE g.id = ?1"
+    ", g.record, g.resumed_ms,
+     (SELECT m.at_ms FROM moves m WHERE m.game_id = g.id ORDER BY m.ply DESC LIMIT 1)
+     FROM games g WHERE g.id = ?1"
 );
 
 /// The record files of the games that ended last.

@@ -74,6 +74,16 @@ impl Row {
         }
     }
 
+    fn opt_int(&mut self, i: usize) -> Result<Option<i64>, StoreError> {
+        match self.take(i) {
+            Value::Null => Ok(None),
+            Value::Int(v) => Ok(Some(v)),
+            other => Err(StoreError::Unreadable(format!(
+                "column {i}: an integer expected, {other:?} read"
+            ))),
+        }
+    }
+
     fn u32(&mut self, i: usize) -> Result<u32, StoreError> {
         Ok(u32::try_from(self.int(i)?).unwrap_or(0))
     }
@@ -152,6 +162,7 @@ fn keep(tx: &mut dyn Exec, change: &Change) -> Result<(), StoreError> {
             csa,
             seconds,
             comment,
+            at_ms,
         } => {
             let params = [
                 Text(game_id),
@@ -159,6 +170,7 @@ fn keep(tx: &mut dyn Exec, change: &Change) -> Result<(), StoreError> {
                 Text(csa),
                 int(*seconds),
                 OptText(comment.as_deref()),
+                Param::Int(*at_ms),
             ];
             match kept_otherwise(tx, schema::INSERT_MOVE, schema::MOVE_AT, &params, csa)? {
                 None => Ok(()),
@@ -189,9 +201,9 @@ fn keep(tx: &mut dyn Exec, change: &Change) -> Result<(), StoreError> {
                 ],
             )
             .map(drop),
-        Change::GameResumed { game_id } => {
-            tx.execute(schema::RESUME_GAME, &[Text(game_id)]).map(drop)
-        }
+        Change::GameResumed { game_id, at_ms } => tx
+            .execute(schema::RESUME_GAME, &[Text(game_id), Param::Int(*at_ms)])
+            .map(drop),
         Change::EventEntry {
             event,
             seq,
@@ -278,6 +290,7 @@ fn keep_start(tx: &mut dyn Exec, g: &StartedGame) -> Result<(), StoreError> {
             (g.clock.units.count > 0)
                 .then(|| i64::try_from(g.clock.units.unit).unwrap_or(i64::MAX)),
         ),
+        OptInt(g.started_ms),
     ];
     if tx.execute(schema::INSERT_GAME, &params)? > 0 {
         return Ok(());
@@ -334,6 +347,7 @@ fn started_of(row: &mut Row, at: usize) -> Result<StartedGame, StoreError> {
                 _ => gyoku::ThinkingUnits::default(),
             },
         },
+        started_ms: row.opt_int(at + 26)?,
     })
 }
 
@@ -501,7 +515,18 @@ impl<T: Sql> Archive for T {
         };
         let listed = listed_of(&mut row)?;
         let game = started_of(&mut row, schema::LISTED_COLUMNS)?;
-        let record = row.opt_text(schema::LISTED_COLUMNS + schema::STARTED_COLUMNS)?;
+        let after = schema::LISTED_COLUMNS + schema::STARTED_COLUMNS;
+        let record = row.opt_text(after)?;
+        // The running clock started at the latest of the game's start, its resumption and
+        // its last move.
+        let turn_started_ms = [
+            game.started_ms,
+            row.opt_int(after + 1)?,
+            row.opt_int(after + 2)?,
+        ]
+        .into_iter()
+        .flatten()
+        .max();
         let moves = moves_of(self, id)?;
         let comments = self
             .query(schema::MOVE_COMMENTS, &[Param::Text(id)])?
@@ -514,6 +539,7 @@ impl<T: Sql> Archive for T {
             moves,
             comments,
             record,
+            turn_started_ms,
         }))
     }
 
