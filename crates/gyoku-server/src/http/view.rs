@@ -370,6 +370,140 @@ pub(super) async fn view_of(api: &Shared, id: &str) -> Result<Value, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::evaluation;
+    use crate::identity::PlayerKind;
+    use crate::lobby::ClockExtras;
+    use crate::store::{GameDetail, ListedGame, StartedGame};
+
+    /// A stored game: `moves` after the start, `record` once it has ended.
+    fn stored(
+        id: &str,
+        rules: &str,
+        status: &str,
+        moves: &[(&str, u64, Option<&str>)],
+        record: Option<&str>,
+    ) -> GameDetail {
+        let ended = record.is_some();
+        GameDetail {
+            game: StartedGame {
+                id: id.into(),
+                name: "views-600-10".into(),
+                black: "alice".into(),
+                white: "bob".into(),
+                rules: rules.into(),
+                fouls: None,
+                max_moves: 256,
+                least_time_per_move: 0,
+                total_time: 600,
+                byoyomi: 10,
+                increment: 0,
+                start_sfen: gyoku::STARTPOS_SFEN.into(),
+                initial_moves: String::new(),
+                started_at: "2026/11/27 10:00:00".into(),
+                replay_of: None,
+                rating_ids: [None, None],
+                rules_digest: Some("d".repeat(64)),
+                kinds: [PlayerKind::Csa, PlayerKind::Web],
+                main_times: None,
+                clock: ClockExtras::default(),
+                started_ms: Some(1_795_000_000_000),
+            },
+            listed: ListedGame {
+                id: id.into(),
+                name: "views-600-10".into(),
+                black: "alice".into(),
+                white: "bob".into(),
+                rules: rules.into(),
+                status: status.into(),
+                result: ended.then(|| "white".into()),
+                reason: ended.then(|| "resignation".into()),
+                started_at: "2026/11/27 10:00:00".into(),
+                ended_at: ended.then(|| "2026/11/27 10:05:00".into()),
+                moves: u32::try_from(moves.len()).unwrap(),
+            },
+            moves: moves
+                .iter()
+                .map(|(m, t, _)| ((*m).to_string(), *t))
+                .collect(),
+            comments: moves
+                .iter()
+                .map(|(_, _, c)| c.map(str::to_string))
+                .collect(),
+            record: record.map(str::to_string),
+            turn_started_ms: Some(1_795_000_003_000),
+        }
+    }
+
+    /// Games of each kind, and their views.
+    fn views() -> Vec<(String, serde_json::Value)> {
+        let opening: &[(&str, u64, Option<&str>)] = &[
+            ("+7776FU", 3, Some("* 120 -3334FU")),
+            ("-3334FU", 2, None),
+            ("+8822UM", 5, Some("good")),
+        ];
+        let mut periods = stored("playing-with-periods", "csa", "playing", opening, None);
+        periods.game.clock = ClockExtras {
+            periods: 3,
+            units: gyoku::ThinkingUnits {
+                count: 10,
+                unit: 60_000,
+            },
+        };
+        periods.game.main_times = Some([540, 600]);
+        // White in check, a pawn in hand: its fouls with real pieces are listed.
+        let mut in_check = stored("in-check", "csa", "playing", &[], None);
+        in_check.game.start_sfen = "4k4/9/9/9/9/9/9/4R4/4K4 w p 1".into();
+        let games = [
+            stored("playing", "csa", "playing", opening, None),
+            periods,
+            in_check,
+            stored(
+                "resigned",
+                "csa",
+                "finished",
+                &opening[..2],
+                Some("V2\nN+alice\nN-bob\nPI\n+\n+7776FU\nT3\n-3334FU\nT2\n%TORYO\nT4\n"),
+            ),
+            stored(
+                "fouled",
+                "csa",
+                "finished",
+                &opening[..1],
+                Some(
+                    "V2\nN+alice\nN-bob\nPI\n+\n+7776FU\nT3\n'ILLEGAL_MOVE(-5152OU)\n%-ILLEGAL_ACTION\n",
+                ),
+            ),
+        ];
+        games
+            .iter()
+            .map(|d| {
+                let view = super::game_view(d, Some(std::time::Duration::from_millis(1500)));
+                (d.game.id.clone(), view.unwrap())
+            })
+            .collect()
+    }
+
+    /// Every part of a game's view, pinned to what it was before the views were typed
+    /// (`testdata/game_views.json`; `GYOKU_BLESS=1` writes it again).
+    #[test]
+    fn a_games_view_is_what_it_was() {
+        let got = serde_json::Value::Object(views().into_iter().collect());
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/http/testdata/game_views.json"
+        );
+        if std::env::var_os("GYOKU_BLESS").is_some() {
+            std::fs::write(path, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
+        }
+        let want: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        for (id, view) in got.as_object().unwrap() {
+            assert_eq!(view, &want[id], "{id}");
+        }
+        assert_eq!(
+            got.as_object().unwrap().len(),
+            want.as_object().unwrap().len()
+        );
+    }
 
     #[test]
     fn an_engines_comment_gives_its_evaluation() {
