@@ -8,7 +8,6 @@ use tokio::sync::broadcast;
 
 use super::state::Api;
 use super::view::view_of;
-use super::watched::Shown;
 use crate::store::notices::Changed;
 
 /// Follows the server's changes for as long as the API lives: starts one view of each
@@ -42,10 +41,7 @@ pub(super) async fn follow(api: Weak<Api>, mut changes: broadcast::Receiver<Chan
 /// Builds `id`'s view for its watchers, again while it keeps changing.
 async fn build(api: Arc<Api>, id: String) {
     loop {
-        let shown = view_of(&api, &id)
-            .await
-            .ok()
-            .map(|v| Arc::new(Shown::of(&v)));
+        let shown = view_of(&api, &id).await.ok().map(|v| Arc::new(v.shown()));
         if !api.watching.built(&id, shown) {
             return;
         }

@@ -19,7 +19,7 @@ use super::error::ApiError;
 use super::guard;
 use super::state::{Shared, with_db, work};
 use super::tools::format_named;
-use super::view::{Replayed, detail_of, listed_json, replay_stored, view_of};
+use super::view::{GameView, ListedView, Replayed, detail_of, replay_stored, view_of};
 use super::watched::Shown;
 
 /// The most games one listing returns.
@@ -46,7 +46,7 @@ pub(super) async fn list_games(
     };
     let games = with_db(&api, move |db| db.recent_games(limit)).await?;
     Ok(Json(json!({
-        "games": games.iter().map(listed_json).collect::<Vec<_>>(),
+        "games": games.iter().map(ListedView::of).collect::<Vec<_>>(),
     })))
 }
 
@@ -54,7 +54,7 @@ pub(super) async fn list_games(
 pub(super) async fn game(
     State(api): State<Shared>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<GameView>, ApiError> {
     view_of(&api, &id).await.map(Json)
 }
 
@@ -227,7 +227,7 @@ pub(super) async fn game_events(
     // Subscribed before the first read: no change falls between the two. The first view
     // is this stream's own (its clock read now); each change's is built once for all.
     let views = api.watching.subscribe(&id);
-    let first = Shown::of(&view_of(&api, &id).await?);
+    let first = view_of(&api, &id).await?.shown();
     let watch = Watch {
         views,
         // A watcher back after seeing the game end is sent nothing.

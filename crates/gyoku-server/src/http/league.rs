@@ -10,7 +10,7 @@ use gyoku_league::ratings::floodgate::{UNRATED_GROUP, format_time};
 
 use super::error::ApiError;
 use super::state::{Shared, with_db};
-use super::view::listed_json;
+use super::view::ListedView;
 
 /// `GET /api/ratings`: `{"computed_at", "players": [{"id", "name", "rate", "group",
 /// "rated", "win", "loss", "last_game"}]}`, each group highest first, then those not rated;
@@ -102,6 +102,6 @@ pub(super) async fn player(
         "history": history.iter().map(|(at, rate)| json!({"at": at, "rate": rate})).collect::<Vec<_>>(),
         "results": counted,
         "by_reason": results.iter().map(|(o, r, n)| json!({"outcome": o, "reason": r, "games": n})).collect::<Vec<_>>(),
-        "games": games.iter().map(listed_json).collect::<Vec<_>>(),
+        "games": games.iter().map(ListedView::of).collect::<Vec<_>>(),
     })))
 }

@@ -136,7 +136,7 @@ fn seat_json(seat: &Seat, s: &SeatState) -> Value {
             "from": t.from,
             "rules": t.preset.name(),
             "fouls": fouls,
-            "time": super::view::time_json(t.time, t.clock),
+            "time": super::view::TimeView::of(t.time, t.clock),
             "sfen": t.start,
         })
     });
@@ -330,8 +330,8 @@ pub(super) async fn seat(
 /// The seat and its game's view.
 async fn answer(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Json<Value>, ApiError> {
     let game = match s.game_id() {
-        Some(id) => view_of(api, id).await?,
-        None => Value::Null,
+        Some(id) => Some(view_of(api, id).await?),
+        None => None,
     };
     let mut shown = seat_json(seat, s);
     shown["opponent"] = opponent_json(api, seat, s)?;

@@ -1,7 +1,13 @@
 //! A stored game as the page sees it: its listing, moves, position, clocks and what the
-//! rules allow, from one storage read and one replay.
+//! rules allow, from one storage read and one replay. Each part is a typed view
+//! ([`GameView`], [`ListedView`], [`MoveView`], [`TimeView`], [`ClockView`]) that serde
+//! writes; only the judge's and the calculator's reports, shared with `gyoku judge
+//! --json` and `gyoku impasse --json`, are JSON values already.
+
+use std::collections::BTreeMap;
 
 use axum::http::StatusCode;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use gyoku::{Game, ImpasseReport, Move, Position};
@@ -13,41 +19,79 @@ use crate::store::{GameDetail, ListedGame};
 
 use super::error::ApiError;
 use super::state::{Shared, with_db, work};
+use super::watched::Shown;
 
-pub(super) fn listed_json(g: &ListedGame) -> Value {
-    json!({
-        "id": g.id,
-        "name": g.name,
-        "black": g.black,
-        "white": g.white,
-        "rules": g.rules,
-        "status": g.status,
-        "result": g.result,
-        "reason": g.reason,
-        "started_at": g.started_at,
-        "ended_at": g.ended_at,
-        "moves": g.moves,
-    })
+/// A game as the listing shows it (`GET /api/games`), and the first fields of its view.
+#[derive(Clone, Debug, Serialize)]
+pub(super) struct ListedView {
+    id: String,
+    name: String,
+    black: String,
+    white: String,
+    rules: String,
+    /// `playing`, `suspended` or `finished`.
+    status: String,
+    result: Option<String>,
+    reason: Option<String>,
+    started_at: String,
+    ended_at: Option<String>,
+    /// Moves stored.
+    moves: u32,
 }
 
-/// A move as the API shows it: USI, CSA and KI2 (`▲７六歩`, `△同　銀`), and its time.
-pub(super) fn move_json(
+impl ListedView {
+    pub(super) fn of(g: &ListedGame) -> ListedView {
+        ListedView {
+            id: g.id.clone(),
+            name: g.name.clone(),
+            black: g.black.clone(),
+            white: g.white.clone(),
+            rules: g.rules.clone(),
+            status: g.status.clone(),
+            result: g.result.clone(),
+            reason: g.reason.clone(),
+            started_at: g.started_at.clone(),
+            ended_at: g.ended_at.clone(),
+            moves: g.moves,
+        }
+    }
+}
+
+/// A move as the API shows it: USI, CSA and KI2 (`▲７六歩`, `△同　銀`), its time, its
+/// comment and the evaluation an engine's comment gives.
+#[derive(Clone, Debug, Serialize)]
+pub(super) struct MoveView {
     ply: usize,
-    pos: &Position,
-    m: Move,
-    before: Option<Move>,
+    usi: String,
+    csa: String,
+    ki2: String,
+    /// Seconds it took (none where the record says nothing).
     seconds: Option<u64>,
-    comment: Option<&str>,
-) -> Value {
-    json!({
-        "ply": ply,
-        "usi": m.to_string(),
-        "csa": gyoku_kifu::csa::move_text(pos, m, pos.turn()),
-        "ki2": gyoku_kifu::ki2::move_notation(pos, m, before.map(Move::to)),
-        "seconds": seconds,
-        "comment": comment,
-        "eval": comment.and_then(evaluation),
-    })
+    comment: Option<String>,
+    /// Centipawns from Black's side, from an engine's Floodgate comment.
+    eval: Option<i64>,
+}
+
+impl MoveView {
+    /// `m` played from `pos` at `ply`, `before` the move before it (for KI2's 同).
+    pub(super) fn of(
+        ply: usize,
+        pos: &Position,
+        m: Move,
+        before: Option<Move>,
+        seconds: Option<u64>,
+        comment: Option<&str>,
+    ) -> MoveView {
+        MoveView {
+            ply,
+            usi: m.to_string(),
+            csa: gyoku_kifu::csa::move_text(pos, m, pos.turn()),
+            ki2: gyoku_kifu::ki2::move_notation(pos, m, before.map(Move::to)),
+            seconds,
+            comment: comment.map(str::to_string),
+            eval: comment.and_then(evaluation),
+        }
+    }
 }
 
 /// The evaluation in an engine's Floodgate comment (`* <eval> <pv>`: centipawns, from
@@ -80,11 +124,11 @@ pub(super) fn ki2_moves(start: &Position, moves: impl Iterator<Item = Move>) -> 
 }
 
 /// A stored game played again: how it was set up, where it stands, its moves (as
-/// [`move_json`] shows them, and as moves), and its outcome's JSON.
+/// [`MoveView`]s, and as moves), and its outcome's JSON.
 pub(super) struct Replayed {
     pub(super) spec: GameSpec,
     pub(super) game: Game,
-    pub(super) moves: Vec<Value>,
+    pub(super) moves: Vec<MoveView>,
     pub(super) played: Vec<Move>,
     pub(super) outcome: Value,
 }
@@ -115,7 +159,7 @@ pub(super) fn replay_stored(d: &GameDetail) -> Result<Replayed, ApiError> {
             let mut before = None;
             for (i, m) in record.moves.iter().enumerate() {
                 let comment = m.comments.iter().find(|c| c.starts_with("* "));
-                moves.push(move_json(
+                moves.push(MoveView::of(
                     i + 1,
                     &pos,
                     m.mv,
@@ -134,7 +178,7 @@ pub(super) fn replay_stored(d: &GameDetail) -> Result<Replayed, ApiError> {
                 (&record.foul, j.game.outcome().map(|o| &o.reason))
             {
                 let seconds = spec.moves.get(moves.len()).map(|(_, t)| *t);
-                moves.push(move_json(
+                moves.push(MoveView::of(
                     moves.len() + 1,
                     &pos,
                     foul.mv,
@@ -164,7 +208,14 @@ pub(super) fn replay_stored(d: &GameDetail) -> Result<Replayed, ApiError> {
                     .checked_sub(spec.initial_moves.len())
                     .and_then(|k| d.comments.get(k))
                     .and_then(Option::as_deref);
-                moves.push(move_json(i + 1, &pos, mv, before, Some(seconds), comment));
+                moves.push(MoveView::of(
+                    i + 1,
+                    &pos,
+                    mv,
+                    before,
+                    Some(seconds),
+                    comment,
+                ));
                 if game.play(mv).is_err() {
                     return Err(corrupt());
                 }
@@ -204,143 +255,254 @@ pub(super) fn foul_as_move(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// A game's time as the API says it: `{"total", "byoyomi", "increment"}` in seconds, with
-/// `"periods"` and `"thinking_units": {"count", "seconds"}` where the byoyomi has them.
-pub(super) fn time_json(time: [u32; 3], clock: ClockExtras) -> Value {
-    let mut v = json!({ "total": time[0], "byoyomi": time[1], "increment": time[2] });
-    if clock.periods > 1 {
-        v["periods"] = json!(clock.periods);
+/// A game's time as the API says it: `total`, `byoyomi` and `increment` in seconds, with
+/// `periods` and `thinking_units` (`count`, `seconds`) where the byoyomi has them.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub(super) struct TimeView {
+    total: u32,
+    byoyomi: u32,
+    increment: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    periods: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking_units: Option<UnitsView>,
+}
+
+/// Thinking-time units beside the byoyomi: how many, and how long each is.
+#[derive(Clone, Copy, Debug, Serialize)]
+struct UnitsView {
+    count: u32,
+    seconds: u64,
+}
+
+impl TimeView {
+    /// Main time, byoyomi and increment in seconds, and the byoyomi's extras.
+    pub(super) fn of([total, byoyomi, increment]: [u32; 3], clock: ClockExtras) -> TimeView {
+        TimeView {
+            total,
+            byoyomi,
+            increment,
+            periods: (clock.periods > 1).then_some(clock.periods),
+            thinking_units: (clock.units.count > 0).then_some(UnitsView {
+                count: clock.units.count,
+                seconds: clock.units.unit / 1000,
+            }),
+        }
     }
-    if clock.units.count > 0 {
-        v["thinking_units"] =
-            json!({ "count": clock.units.count, "seconds": clock.units.unit / 1000 });
+}
+
+/// What the rules allow the page to offer.
+#[derive(Clone, Copy, Debug, Serialize)]
+struct AllowsView {
+    /// A declaration (entering king).
+    declaration: bool,
+    /// An impasse settled by counting points.
+    impasse_count: bool,
+    /// A sennichite by agreement, under these rules.
+    sennichite_agreement: bool,
+    /// One now: the rules allow it and the position has repeated.
+    sennichite: bool,
+}
+
+/// Under fouls that stand only when claimed: the foul its opponent may claim now.
+#[derive(Clone, Debug, Serialize)]
+struct PendingFoulView {
+    by: &'static str,
+    kind: &'static str,
+    #[serde(rename = "move")]
+    mv: String,
+    ply: u32,
+}
+
+/// A stored game as `GET /api/games/{id}` answers and its event stream sends.
+#[derive(Clone, Debug, Serialize)]
+pub(super) struct GameView {
+    #[serde(flatten)]
+    listed: ListedView,
+    start_sfen: String,
+    time: TimeView,
+    /// A replay's own start times (a replay clock that keeps what each had left), in
+    /// seconds, Black's and White's; none for fresh clocks.
+    start_times: Option<[u32; 2]>,
+    max_moves: u32,
+    moves: Vec<MoveView>,
+    sfen: String,
+    turn: &'static str,
+    in_check: bool,
+    /// As `gyoku judge --json`: `result` null while it is played.
+    outcome: Value,
+    /// The calculator on the position now, as `gyoku impasse --json`.
+    impasse: Value,
+    fouls: &'static str,
+    pending_foul: Option<PendingFoulView>,
+    /// The digest of the rules it is played under (`gyoku rules --json`), none for games
+    /// stored before it was kept.
+    rules_digest: Option<String>,
+    /// Who played each side: `csa` (a CSA client), `web` (a person on the page), `engine`
+    /// (the engine a page chose). Names say nothing of it.
+    black_kind: &'static str,
+    white_kind: &'static str,
+    allows: AllowsView,
+    clock: ClockView,
+    /// The side to move's legal moves, USI (the page marks where a piece may go).
+    legal: Vec<String>,
+    /// The fouls a player could make with real pieces, USI, with their kind.
+    physical_fouls: BTreeMap<String, &'static str>,
+}
+
+impl GameView {
+    /// The view as its watchers receive it.
+    pub(super) fn shown(&self) -> Shown {
+        // A view is strings, numbers and string-keyed maps: it always serializes.
+        let json = serde_json::to_string(self).unwrap_or_default();
+        Shown::of(json, self.moves.len(), &self.listed.status)
     }
-    v
 }
 
 /// A stored game's view: its listing, start, moves, where it stands, the clocks, what the
-/// rules allow, and the calculator. `since` is how long ago the game last changed, if known.
+/// rules allow, and the calculator. `since` is how long the side to move's clock has run,
+/// if known.
 pub(super) fn game_view(
     d: &GameDetail,
     since: Option<std::time::Duration>,
-) -> Result<Value, ApiError> {
+) -> Result<GameView, ApiError> {
     let Replayed {
         spec,
         game,
         moves,
-        outcome,
+        mut outcome,
         ..
     } = replay_stored(d)?;
     let rules = game.rules();
     let report = ImpasseReport::new(game.position(), Some(&spec.start.to_setup()));
-    let mut v = listed_json(&d.listed);
-    v["start_sfen"] = json!(spec.start.to_sfen());
-    v["time"] = time_json([spec.total, spec.byoyomi, spec.increment], spec.clock);
-    // A replay's own start times (a replay clock that keeps what each had left), in
-    // seconds, Black's and White's; null for fresh clocks.
-    v["start_times"] = json!(spec.main_times);
-    v["max_moves"] = json!(spec.max_moves);
-    v["moves"] = json!(moves);
-    v["sfen"] = json!(game.position().to_sfen());
-    v["turn"] = json!(game.turn().name());
-    v["in_check"] = json!(game.position().is_check());
-    let mut outcome = outcome;
     // A player who left is recorded as resigning (`%TORYO`, as the CSA record has no word
     // for it); the view says what happened, as the stored reason does.
-    if v["reason"] == "abnormal" && outcome["reason"] == "resignation" {
+    if d.listed.reason.as_deref() == Some("abnormal") && outcome["reason"] == "resignation" {
         outcome["reason"] = json!("abnormal");
     }
-    v["outcome"] = outcome;
-    v["impasse"] = impasse_json(&report);
-    v["fouls"] = json!(rules.fouls.code());
-    // Under fouls that stand only when claimed: the foul its opponent may claim now.
-    v["pending_foul"] =
-        json!(game.pending_foul().filter(|_| d.listed.status == "playing").map(|f| {
-        json!({ "by": f.by.name(), "kind": f.kind.code(), "move": f.mv.to_string(), "ply": f.ply })
-    }));
-    // The digest of the rules it is played under (`gyoku rules --json`), none for games
-    // stored before it was kept.
-    v["rules_digest"] = json!(d.game.rules_digest);
-    // Who played each side: `csa` (a CSA client), `web` (a person on the page), `engine`
-    // (the engine a page chose). Names say nothing of it.
-    v["black_kind"] = json!(d.game.kinds[0].as_str());
-    v["white_kind"] = json!(d.game.kinds[1].as_str());
-    v["allows"] = json!({
-        "declaration": rules.declaration.is_some(),
-        "impasse_count": rules.agreement.is_some(),
-        // A sennichite by agreement: the rules allow one and the position has repeated.
-        "sennichite_agreement": rules.agreed_sennichite,
-        "sennichite": game.sennichite_agreeable().is_ok(),
-    });
     let playing = d.listed.status == "playing";
-    v["clock"] = clock_json(&spec, &moves, playing, game.turn(), since);
-    // The side to move's legal moves (the page marks where a piece may go).
-    v["legal"] = if playing && game.outcome().is_none() {
-        // The king a claimed-fouls game's foul left in check is not taken (it is claimed).
-        let king = game.position().king(!game.turn());
-        json!(
-            game.position()
-                .legal_moves()
-                .iter()
-                .filter(|m| king.is_none_or(|k| m.to() != k))
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-        )
+    let clock = ClockView::of(&spec, &moves, playing, game.turn(), since);
+    let (legal, physical_fouls) = if playing && game.outcome().is_none() {
+        moves_to_offer(&game)
     } else {
-        json!([])
+        (Vec::new(), BTreeMap::new())
     };
-    // The fouls a player could make with real pieces (nifu, uchifuzume, a piece left with
-    // no move, the king left in check), with their kind: the page sends these (they lose or
-    // are refused, as the rules say) and nothing else that is not legal.
-    v["physical_fouls"] = if playing && game.outcome().is_none() {
-        game.position()
-            .physical_fouls()
-            .iter()
-            .map(|(m, k)| (m.to_string(), json!(k.code())))
-            .collect::<serde_json::Map<_, _>>()
-            .into()
-    } else {
-        json!({})
-    };
-    Ok(v)
+    Ok(GameView {
+        listed: ListedView::of(&d.listed),
+        start_sfen: spec.start.to_sfen(),
+        time: TimeView::of([spec.total, spec.byoyomi, spec.increment], spec.clock),
+        start_times: spec.main_times,
+        max_moves: spec.max_moves,
+        moves,
+        sfen: game.position().to_sfen(),
+        turn: game.turn().name(),
+        in_check: game.position().is_check(),
+        outcome,
+        impasse: impasse_json(&report),
+        fouls: rules.fouls.code(),
+        pending_foul: game
+            .pending_foul()
+            .filter(|_| playing)
+            .map(|f| PendingFoulView {
+                by: f.by.name(),
+                kind: f.kind.code(),
+                mv: f.mv.to_string(),
+                ply: f.ply,
+            }),
+        rules_digest: d.game.rules_digest.clone(),
+        black_kind: d.game.kinds[0].as_str(),
+        white_kind: d.game.kinds[1].as_str(),
+        allows: AllowsView {
+            declaration: rules.declaration.is_some(),
+            impasse_count: rules.agreement.is_some(),
+            sennichite_agreement: rules.agreed_sennichite,
+            sennichite: game.sennichite_agreeable().is_ok(),
+        },
+        clock,
+        legal,
+        physical_fouls,
+    })
 }
 
-/// Each side's time left after the stored moves (`remaining_ms`, main time only), the
-/// byoyomi, and for a game being played the side whose clock runs and how long ago it
-/// started (`elapsed_ms`, `null` when the server does not know).
-pub(super) fn clock_json(
-    spec: &GameSpec,
-    moves: &[Value],
-    playing: bool,
-    turn: gyoku::Color,
-    since: Option<std::time::Duration>,
-) -> Value {
-    let increment = u64::from(spec.increment) * 1000;
-    // The side to move once the buoy's moves (which cost nothing) are played.
-    let first = if spec.initial_moves.len().is_multiple_of(2) {
-        spec.start.turn()
-    } else {
-        !spec.start.turn()
-    };
-    let mut clock = spec.start_clock(0, first);
-    for m in moves.iter().skip(spec.initial_moves.len()) {
-        crate::lobby::charge(&mut clock, m["seconds"].as_u64().unwrap_or(0) * 1000);
+/// What the page may send in a game being played: the side to move's legal moves, and the
+/// fouls it could make with real pieces (nifu, uchifuzume, a piece left with no move, the
+/// king left in check) with their kind — these lose or are refused, as the rules say;
+/// nothing else that is not legal is offered.
+fn moves_to_offer(game: &Game) -> (Vec<String>, BTreeMap<String, &'static str>) {
+    let pos = game.position();
+    // The king a claimed-fouls game's foul left in check is not taken (it is claimed).
+    let king = pos.king(!game.turn());
+    let legal = pos
+        .legal_moves()
+        .iter()
+        .filter(|m| king.is_none_or(|k| m.to() != k))
+        .map(ToString::to_string)
+        .collect();
+    let fouls = pos
+        .physical_fouls()
+        .iter()
+        .map(|(m, k)| (m.to_string(), k.code()))
+        .collect();
+    (legal, fouls)
+}
+
+/// The clocks as a view shows them: each side's main time left after the stored moves,
+/// its byoyomi periods and thinking units left, the byoyomi and increment, and for a game
+/// being played the side whose clock runs and how long it has run (`elapsed_ms`, none when
+/// the server does not know).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub(super) struct ClockView {
+    black_ms: gyoku::Millis,
+    white_ms: gyoku::Millis,
+    /// Byoyomi periods each side has left (1 without them).
+    black_periods: u32,
+    white_periods: u32,
+    /// Thinking units each side has left (0 without them).
+    black_units: u32,
+    white_units: u32,
+    unit_ms: gyoku::Millis,
+    byoyomi_ms: u64,
+    increment_ms: u64,
+    running: Option<&'static str>,
+    elapsed_ms: Option<u64>,
+}
+
+impl ClockView {
+    /// `spec`'s clocks after `moves`; `turn`'s running for `since` if `playing`.
+    fn of(
+        spec: &GameSpec,
+        moves: &[MoveView],
+        playing: bool,
+        turn: gyoku::Color,
+        since: Option<std::time::Duration>,
+    ) -> ClockView {
+        // The side to move once the buoy's moves (which cost nothing) are played.
+        let first = if spec.initial_moves.len().is_multiple_of(2) {
+            spec.start.turn()
+        } else {
+            !spec.start.turn()
+        };
+        let mut clock = spec.start_clock(0, first);
+        for m in moves.iter().skip(spec.initial_moves.len()) {
+            crate::lobby::charge(&mut clock, m.seconds.unwrap_or(0) * 1000);
+        }
+        let [black, white] = [gyoku::Color::Black, gyoku::Color::White];
+        ClockView {
+            black_ms: clock.remaining(black),
+            white_ms: clock.remaining(white),
+            black_periods: clock.periods_left(black),
+            white_periods: clock.periods_left(white),
+            black_units: clock.units_left(black),
+            white_units: clock.units_left(white),
+            unit_ms: spec.clock.units.unit,
+            byoyomi_ms: u64::from(spec.byoyomi) * 1000,
+            increment_ms: u64::from(spec.increment) * 1000,
+            running: playing.then(|| turn.name()),
+            elapsed_ms: since
+                .filter(|_| playing)
+                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+        }
     }
-    let [black, white] = [gyoku::Color::Black, gyoku::Color::White];
-    json!({
-        "black_ms": clock.remaining(black),
-        "white_ms": clock.remaining(white),
-        // Byoyomi periods and thinking units each side has left (1 and 0 without them).
-        "black_periods": clock.periods_left(black),
-        "white_periods": clock.periods_left(white),
-        "black_units": clock.units_left(black),
-        "white_units": clock.units_left(white),
-        "unit_ms": spec.clock.units.unit,
-        "byoyomi_ms": u64::from(spec.byoyomi) * 1000,
-        "increment_ms": increment,
-        "running": playing.then(|| turn.name()),
-        "elapsed_ms": since.filter(|_| playing).map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
-    })
 }
 
 /// A stored game, read now; `no_such_game` (404) when there is none.
@@ -356,7 +518,7 @@ pub(super) async fn detail_of(api: &Shared, id: &str) -> Result<GameDetail, ApiE
 }
 
 /// A stored game's view, read now.
-pub(super) async fn view_of(api: &Shared, id: &str) -> Result<Value, ApiError> {
+pub(super) async fn view_of(api: &Shared, id: &str) -> Result<GameView, ApiError> {
     let detail = detail_of(api, id).await?;
     let since = detail.turn_started_ms.map(|started| {
         let ms = crate::wall::utc_now_ms().saturating_sub(started);
@@ -477,7 +639,10 @@ mod tests {
             .iter()
             .map(|d| {
                 let view = super::game_view(d, Some(std::time::Duration::from_millis(1500)));
-                (d.game.id.clone(), view.unwrap())
+                (
+                    d.game.id.clone(),
+                    serde_json::to_value(view.unwrap()).unwrap(),
+                )
             })
             .collect()
     }

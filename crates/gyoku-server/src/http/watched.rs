@@ -23,12 +23,10 @@ pub(super) struct Shown {
 }
 
 impl Shown {
-    /// `view` (as `GET /api/games/{id}` answers) as its watchers receive it.
-    pub(super) fn of(view: &serde_json::Value) -> Shown {
-        let moves = view["moves"].as_array().map_or(0, Vec::len);
-        let status = view["status"].as_str().unwrap_or("unknown");
+    /// A view written as `json`, showing `moves` stored moves and the game's `status`.
+    pub(super) fn of(json: String, moves: usize, status: &str) -> Shown {
         Shown {
-            json: view.to_string(),
+            json,
             finished: status == "finished",
             id: format!("{moves}-{status}"),
         }
