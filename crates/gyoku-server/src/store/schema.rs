@@ -214,8 +214,10 @@ pub(crate) const SUSPENDED_GAMES: &str = concat!(
 /// A game's moves, in order: CSA text and seconds.
 pub(crate) const MOVES: &str = "SELECT csa, seconds FROM moves WHERE game_id = ?1 ORDER BY ply";
 
-/// A game's moves' comments, in order (an engine's `* <eval> <pv>`, or none).
-pub(crate) const MOVE_COMMENTS: &str = "SELECT comment FROM moves WHERE game_id = ?1 ORDER BY ply";
+/// A game's moves with their comments (an engine's `* <eval> <pv>`, or none), in order:
+/// one query for a view.
+pub(crate) const MOVES_WITH_COMMENTS: &str =
+    "SELECT csa, seconds, comment FROM moves WHERE game_id = ?1 ORDER BY ply";
 
 /// Every buoy, by name.
 pub(crate) const BUOYS: &str = "SELECT name, moves, owner, count FROM buoys ORDER BY name";

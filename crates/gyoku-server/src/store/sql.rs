@@ -527,12 +527,11 @@ impl<T: Sql> Archive for T {
         .into_iter()
         .flatten()
         .max();
-        let moves = moves_of(self, id)?;
-        let comments = self
-            .query(schema::MOVE_COMMENTS, &[Param::Text(id)])?
+        let (moves, comments) = self
+            .query(schema::MOVES_WITH_COMMENTS, &[Param::Text(id)])?
             .into_iter()
-            .map(|mut r| r.opt_text(0))
-            .collect::<Result<_, _>>()?;
+            .map(|mut r| Ok(((r.text(0)?, r.u64(1)?), r.opt_text(2)?)))
+            .collect::<Result<(Vec<_>, Vec<_>), StoreError>>()?;
         Ok(Some(GameDetail {
             game,
             listed,
