@@ -27,11 +27,13 @@ mod events;
 mod follow;
 mod games;
 mod guard;
+mod kept;
 mod league;
 mod listener;
 mod reads;
 mod relay;
 mod relay_secret;
+mod replay;
 mod seats;
 mod state;
 mod tools;
@@ -83,6 +85,8 @@ pub fn router(
         watching: Watching::default(),
         reads: std::sync::atomic::AtomicU64::new(0),
         replays: std::sync::atomic::AtomicU64::new(0),
+        appended: std::sync::atomic::AtomicU64::new(0),
+        kept: kept::KeptReplays::default(),
         options: options.clone(),
         admin_tries: std::sync::Mutex::default(),
     });
@@ -221,14 +225,17 @@ pub async fn serve(
 }
 
 /// `GET /api/health`: the server answers, and how much work its answers took so far:
-/// `storage_reads` (each a query of the database) and `replays` (each a stored game
-/// replayed to show it). A move from the page costs one of each.
+/// `storage_reads` (each a query of the database), `replays` (each a stored game replayed
+/// from its start to show it) and `appended` (each a view of a game kept replayed, the
+/// moves since its last view played on). A move from the page costs one storage read and
+/// one appended view.
 async fn health(State(api): State<Shared>) -> Json<Value> {
     use std::sync::atomic::Ordering::Relaxed;
     Json(json!({
         "ok": true,
         "storage_reads": api.reads.load(Relaxed),
         "replays": api.replays.load(Relaxed),
+        "appended": api.appended.load(Relaxed),
     }))
 }
 

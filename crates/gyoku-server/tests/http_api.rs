@@ -1301,9 +1301,10 @@ fn idle_connections_are_capped_and_closed() {
 
 /// Issue 26, one referee: a move from the page reads no storage before it is sent (the
 /// seat knows the turn from the server's own lines; the lobby refuses an illegal one): the
-/// answer's view is the one storage read and the one replay.
+/// answer's view is the one storage read. Issue 40 (step 7): and no replay of the game —
+/// the game kept replayed since its seats were first shown is played on by the move.
 #[test]
-fn a_web_move_costs_one_storage_read_and_one_replay() {
+fn a_web_move_costs_one_storage_read_and_no_replay() {
     let server = TestServer::start("cost");
     let (black, white) = server.two_people(json!({ "rules": "csa", "fouls": "refuse" }));
     let counters = || {
@@ -1311,6 +1312,7 @@ fn a_web_move_costs_one_storage_read_and_one_replay() {
         (
             v["storage_reads"].as_u64().unwrap(),
             v["replays"].as_u64().unwrap(),
+            v["appended"].as_u64().unwrap(),
         )
     };
     let mv = |token: &str, m: &str| {
@@ -1328,7 +1330,12 @@ fn a_web_move_costs_one_storage_read_and_one_replay() {
         );
         assert_eq!(status, 200, "{v}");
         let after = counters();
-        assert_eq!((after.0 - before.0, after.1 - before.1), (1, 1), "{m}");
+        let cost = (after.0 - before.0, after.1 - before.1, after.2 - before.2);
+        assert_eq!(
+            cost,
+            (1, 0, 1),
+            "{m}: (storage reads, replays, appended views)"
+        );
     }
     // Out of turn and refused: answered from the seat and the lobby, no storage at all.
     let before = counters();
@@ -1353,7 +1360,11 @@ fn a_change_is_shown_to_every_watcher_from_one_replay() {
     let (_, seat) = server.get(&format!("/api/seats/{black}"));
     let id = seat["seat"]["game_id"].as_str().unwrap().to_string();
     let mut streams: Vec<Events> = (0..16).map(|_| server.events(&id)).collect();
-    let replays = || server.get("/api/health").1["replays"].as_u64().unwrap();
+    // Views built: from the game's start, or by playing on the game kept replayed.
+    let replays = || {
+        let v = server.get("/api/health").1;
+        v["replays"].as_u64().unwrap() + v["appended"].as_u64().unwrap()
+    };
     let moves = |v: Value| v["moves"].as_array().unwrap().len();
     for (n, (token, m)) in [(&black, "7g7f"), (&white, "3c3d")].into_iter().enumerate() {
         let before = replays();

@@ -17,9 +17,10 @@ use gyoku_kifu::Format;
 
 use super::error::ApiError;
 use super::guard;
+use super::replay::{Replayed, replay_stored};
 use super::state::{Shared, with_db, work};
 use super::tools::format_named;
-use super::view::{GameView, ListedView, Replayed, detail_of, replay_stored, view_of};
+use super::view::{GameView, ListedView, detail_of, view_of};
 use super::watched::Shown;
 
 /// The most games one listing returns.

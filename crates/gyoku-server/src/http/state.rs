@@ -34,6 +34,10 @@ pub(super) struct Api {
     /// Storage reads made, and stored games replayed (`GET /api/health`).
     pub(super) reads: std::sync::atomic::AtomicU64,
     pub(super) replays: std::sync::atomic::AtomicU64,
+    /// Views made by playing on a game kept replayed ([`super::kept`]).
+    pub(super) appended: std::sync::atomic::AtomicU64,
+    /// Games being played, kept replayed for their next view.
+    pub(super) kept: super::kept::KeptReplays,
     /// The bounds and time-outs.
     pub(super) options: HttpOptions,
     /// Wrong admin tokens, by address (slowed as wrong passwords are).

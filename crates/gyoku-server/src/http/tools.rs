@@ -15,8 +15,8 @@ use gyoku_kifu::{Format, Record};
 
 use super::body::{json_body, str_field, upload_body};
 use super::error::ApiError;
+use super::replay::ki2_moves;
 use super::state::{Shared, upload_work};
-use super::view::ki2_moves;
 
 /// The most records of one upload judged (an archive in one CSA file); the rest are left
 /// and the answer says so.

@@ -10,14 +10,17 @@ use axum::http::StatusCode;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use gyoku::{Game, ImpasseReport, Move, Position};
-use gyoku_kifu::Format;
-use gyoku_kifu::report::{impasse_json, judge_json, judge_record, record_json};
+use gyoku::{Game, ImpasseReport};
+use gyoku_kifu::report::impasse_json;
 
 use crate::lobby::{ClockExtras, GameSpec};
 use crate::store::{GameDetail, ListedGame};
 
 use super::error::ApiError;
+use super::kept::Brought;
+#[cfg(test)]
+use super::replay::replay_stored;
+use super::replay::{MoveView, Replayed};
 use super::state::{Shared, with_db, work};
 use super::watched::Shown;
 
@@ -55,204 +58,6 @@ impl ListedView {
             moves: g.moves,
         }
     }
-}
-
-/// A move as the API shows it: USI, CSA and KI2 (`▲７六歩`, `△同　銀`), its time, its
-/// comment and the evaluation an engine's comment gives.
-#[derive(Clone, Debug, Serialize)]
-pub(super) struct MoveView {
-    ply: usize,
-    usi: String,
-    csa: String,
-    ki2: String,
-    /// Seconds it took (none where the record says nothing).
-    seconds: Option<u64>,
-    comment: Option<String>,
-    /// Centipawns from Black's side, from an engine's Floodgate comment.
-    eval: Option<i64>,
-}
-
-impl MoveView {
-    /// `m` played from `pos` at `ply`, `before` the move before it (for KI2's 同).
-    pub(super) fn of(
-        ply: usize,
-        pos: &Position,
-        m: Move,
-        before: Option<Move>,
-        seconds: Option<u64>,
-        comment: Option<&str>,
-    ) -> MoveView {
-        MoveView {
-            ply,
-            usi: m.to_string(),
-            csa: gyoku_kifu::csa::move_text(pos, m, pos.turn()),
-            ki2: gyoku_kifu::ki2::move_notation(pos, m, before.map(Move::to)),
-            seconds,
-            comment: comment.map(str::to_string),
-            eval: comment.and_then(evaluation),
-        }
-    }
-}
-
-/// The evaluation in an engine's Floodgate comment (`* <eval> <pv>`: centipawns, from
-/// Black's side), if the comment is one.
-///
-/// ```text
-/// "* 120 +2726FU -8384FU" -> 120;  "* -35" -> -35;  "good move" -> none
-/// ```
-fn evaluation(comment: &str) -> Option<i64> {
-    comment
-        .strip_prefix("* ")?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
-/// Moves in KI2 notation from `start` (`▲７六歩`, `△同　歩`).
-pub(super) fn ki2_moves(start: &Position, moves: impl Iterator<Item = Move>) -> Vec<String> {
-    let mut pos = start.clone();
-    let mut before: Option<Move> = None;
-    moves
-        .map(|m| {
-            let text = gyoku_kifu::ki2::move_notation(&pos, m, before.map(Move::to));
-            pos.play_unchecked(m);
-            before = Some(m);
-            text
-        })
-        .collect()
-}
-
-/// A stored game played again: how it was set up, where it stands, its moves (as
-/// [`MoveView`]s, and as moves), and its outcome's JSON.
-pub(super) struct Replayed {
-    pub(super) spec: GameSpec,
-    pub(super) game: Game,
-    pub(super) moves: Vec<MoveView>,
-    pub(super) played: Vec<Move>,
-    pub(super) outcome: Value,
-}
-
-/// Plays a stored game again: an ended one from its record, judged as `gyoku judge` would;
-/// one being played from its moves.
-pub(super) fn replay_stored(d: &GameDetail) -> Result<Replayed, ApiError> {
-    let corrupt = || {
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "stored_game_unreadable",
-            format!("game {}: what is stored cannot be read back", d.game.id),
-        )
-    };
-    let spec = GameSpec::from_stored(&d.game, d.moves.clone()).ok_or_else(corrupt)?;
-    let rules = spec.rules(false);
-    let mut moves = Vec::new();
-    let mut played = Vec::new();
-    let (game, outcome) = match &d.record {
-        // Ended: the record as written, judged as `gyoku judge` would.
-        Some(text) => {
-            let text = foul_as_move(text);
-            let record = gyoku_kifu::read_str(&text, Format::Csa)
-                .ok()
-                .and_then(|r| r.into_iter().next())
-                .ok_or_else(corrupt)?;
-            let mut pos = record.start.clone();
-            let mut before = None;
-            for (i, m) in record.moves.iter().enumerate() {
-                let comment = m.comments.iter().find(|c| c.starts_with("* "));
-                moves.push(MoveView::of(
-                    i + 1,
-                    &pos,
-                    m.mv,
-                    before,
-                    m.time_ms.map(|t| t / 1000),
-                    comment.map(String::as_str),
-                ));
-                pos.play_unchecked(m.mv);
-                before = Some(m.mv);
-                played.push(m.mv);
-            }
-            let j = judge_record(&record, rules, true);
-            // A claimed foul was played (under fouls that stand only when claimed): it is
-            // a move of the game, listed as the others (the record holds it as its foul).
-            if let (Some(foul), Some(gyoku::EndReason::ClaimedFoul { .. })) =
-                (&record.foul, j.game.outcome().map(|o| &o.reason))
-            {
-                let seconds = spec.moves.get(moves.len()).map(|(_, t)| *t);
-                moves.push(MoveView::of(
-                    moves.len() + 1,
-                    &pos,
-                    foul.mv,
-                    before,
-                    seconds,
-                    None,
-                ));
-                played.push(foul.mv);
-            }
-            let outcome = record_json(&record, &j);
-            (j.game, outcome)
-        }
-        None => {
-            let mut game = Game::new(spec.start.clone(), rules);
-            let stored = spec
-                .initial_moves
-                .iter()
-                .map(|(m, t)| (m, u64::from(*t)))
-                .chain(spec.moves.iter().map(|(m, t)| (m, *t)));
-            for (i, (text, seconds)) in stored.enumerate() {
-                let pos = game.position().clone();
-                let Ok((_, mv)) = gyoku_kifu::csa::parse_move(text, &pos) else {
-                    return Err(corrupt());
-                };
-                let before = game.plies().last().map(|p| p.mv);
-                let comment = i
-                    .checked_sub(spec.initial_moves.len())
-                    .and_then(|k| d.comments.get(k))
-                    .and_then(Option::as_deref);
-                moves.push(MoveView::of(
-                    i + 1,
-                    &pos,
-                    mv,
-                    before,
-                    Some(seconds),
-                    comment,
-                ));
-                if game.play(mv).is_err() {
-                    return Err(corrupt());
-                }
-                played.push(mv);
-            }
-            let outcome = judge_json(&game);
-            (game, outcome)
-        }
-    };
-    Ok(Replayed {
-        spec,
-        game,
-        moves,
-        played,
-        outcome,
-    })
-}
-
-/// A server record with its foul as a move: the lobby writes the illegal move that ended a
-/// game as a comment, `'ILLEGAL_MOVE(+0055FU)` (as shogi-server does); read as the move
-/// it was, the judge names its kind.
-pub(super) fn foul_as_move(text: &str) -> std::borrow::Cow<'_, str> {
-    let foul = |line: &str| {
-        line.strip_prefix("'ILLEGAL_MOVE(")
-            .and_then(|rest| rest.strip_suffix(')'))
-            .filter(|m| gyoku_proto::csa::move_shaped(m))
-            .map(str::to_string)
-    };
-    if !text.lines().any(|l| foul(l).is_some()) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    for line in text.lines() {
-        out.push_str(&foul(line).unwrap_or_else(|| line.to_string()));
-        out.push('\n');
-    }
-    std::borrow::Cow::Owned(out)
 }
 
 /// A game's time as the API says it: `total`, `byoyomi` and `increment` in seconds, with
@@ -362,17 +167,23 @@ impl GameView {
 /// A stored game's view: its listing, start, moves, where it stands, the clocks, what the
 /// rules allow, and the calculator. `since` is how long the side to move's clock has run,
 /// if known.
+#[cfg(test)]
 pub(super) fn game_view(
     d: &GameDetail,
     since: Option<std::time::Duration>,
 ) -> Result<GameView, ApiError> {
+    Ok(view_from(d, replay_stored(d)?, since))
+}
+
+/// `d`'s view, its game `replayed` to where it stands.
+fn view_from(d: &GameDetail, replayed: Replayed, since: Option<std::time::Duration>) -> GameView {
     let Replayed {
         spec,
         game,
         moves,
         mut outcome,
         ..
-    } = replay_stored(d)?;
+    } = replayed;
     let rules = game.rules();
     let report = ImpasseReport::new(game.position(), Some(&spec.start.to_setup()));
     // A player who left is recorded as resigning (`%TORYO`, as the CSA record has no word
@@ -387,7 +198,7 @@ pub(super) fn game_view(
     } else {
         (Vec::new(), BTreeMap::new())
     };
-    Ok(GameView {
+    GameView {
         listed: ListedView::of(&d.listed),
         start_sfen: spec.start.to_sfen(),
         time: TimeView::of([spec.total, spec.byoyomi, spec.increment], spec.clock),
@@ -421,7 +232,7 @@ pub(super) fn game_view(
         clock,
         legal,
         physical_fouls,
-    })
+    }
 }
 
 /// What the page may send in a game being played: the side to move's legal moves, and the
@@ -524,14 +335,22 @@ pub(super) async fn view_of(api: &Shared, id: &str) -> Result<GameView, ApiError
         let ms = crate::wall::utc_now_ms().saturating_sub(started);
         std::time::Duration::from_millis(u64::try_from(ms).unwrap_or(0))
     });
-    api.replays
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    work(api, move || game_view(&detail, since)).await
+    let shared = std::sync::Arc::clone(api);
+    let (view, brought) = work(api, move || {
+        let (replayed, brought) = shared.kept.bring(&detail)?;
+        Ok((view_from(&detail, replayed, since), brought))
+    })
+    .await?;
+    let counter = match brought {
+        Brought::Replayed => &api.replays,
+        Brought::Appended => &api.appended,
+    };
+    counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Ok(view)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::evaluation;
     use crate::identity::PlayerKind;
     use crate::lobby::ClockExtras;
     use crate::store::{GameDetail, ListedGame, StartedGame};
@@ -668,20 +487,5 @@ mod tests {
             got.as_object().unwrap().len(),
             want.as_object().unwrap().len()
         );
-    }
-
-    #[test]
-    fn an_engines_comment_gives_its_evaluation() {
-        for (comment, eval) in [
-            ("* 120 +2726FU -8384FU", Some(120)),
-            ("* -35", Some(-35)),
-            ("* 0 +7776FU", Some(0)),
-            ("*  12", Some(12)),
-            ("* mate", None),
-            ("good move", None),
-            ("", None),
-        ] {
-            assert_eq!(evaluation(comment), eval, "{comment:?}");
-        }
     }
 }

@@ -1,0 +1,155 @@
+//! Games being played, kept replayed: a game's next view appends the moves stored since its
+//! last one instead of playing the game again from its start (a long game's view cost a
+//! replay of every move; now of the moves since). Ended games are replayed from their
+//! record, as before.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use super::error::ApiError;
+use super::replay::{Replayed, replay_stored};
+use crate::store::GameDetail;
+
+/// Games kept replayed at once; past it the kept ones are dropped and kept again as they
+/// are shown.
+pub(super) const MAX_KEPT: usize = 512;
+
+/// The replays kept, by Game_ID.
+#[derive(Default)]
+pub(super) struct KeptReplays {
+    games: Mutex<HashMap<String, Replayed>>,
+}
+
+/// How a view's game was brought to where it stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Brought {
+    /// Played again from its start (or from its record).
+    Replayed,
+    /// The moves stored since its last view played on from the replay kept.
+    Appended,
+}
+
+impl KeptReplays {
+    fn games(&self) -> MutexGuard<'_, HashMap<String, Replayed>> {
+        self.games.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// `d` played to where it stands: from the replay kept of its first moves when there
+    /// is one, else from its start; kept for the next view while it is played.
+    pub(super) fn bring(&self, d: &GameDetail) -> Result<(Replayed, Brought), ApiError> {
+        let id = &d.game.id;
+        if d.record.is_some() {
+            // Ended: its record is what is shown; nothing more is appended to it.
+            self.games().remove(id);
+            return Ok((replay_stored(d)?, Brought::Replayed));
+        }
+        let kept = self
+            .games()
+            .get(id)
+            .filter(|r| continues_into(r, d))
+            .cloned();
+        let (replayed, brought) = match kept {
+            Some(mut r) => {
+                r.append(d)?;
+                (r, Brought::Appended)
+            }
+            None => (replay_stored(d)?, Brought::Replayed),
+        };
+        let mut games = self.games();
+        if games.len() >= MAX_KEPT && !games.contains_key(id) {
+            games.clear();
+        }
+        games.insert(id.clone(), replayed.clone());
+        Ok((replayed, brought))
+    }
+}
+
+/// Whether `d` is the game `kept` replayed, with the moves kept as its first ones.
+fn continues_into(kept: &Replayed, d: &GameDetail) -> bool {
+    let moves = &kept.spec.moves;
+    kept.spec.started_at == d.game.started_at
+        && d.moves.get(..moves.len()) == Some(moves.as_slice())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::identity::PlayerKind;
+    use crate::store::{ListedGame, StartedGame};
+
+    fn game(moves: &[&str]) -> GameDetail {
+        GameDetail {
+            game: StartedGame {
+                id: "kept".into(),
+                name: "kept-600-10".into(),
+                black: "a".into(),
+                white: "b".into(),
+                rules: "csa".into(),
+                fouls: None,
+                max_moves: 256,
+                least_time_per_move: 0,
+                total_time: 600,
+                byoyomi: 10,
+                increment: 0,
+                start_sfen: gyoku::STARTPOS_SFEN.into(),
+                initial_moves: String::new(),
+                started_at: "2026/11/27 10:00:00".into(),
+                replay_of: None,
+                rating_ids: [None, None],
+                rules_digest: None,
+                kinds: [PlayerKind::Csa; 2],
+                main_times: None,
+                clock: crate::lobby::ClockExtras::default(),
+                started_ms: None,
+            },
+            listed: ListedGame {
+                id: "kept".into(),
+                name: "kept-600-10".into(),
+                black: "a".into(),
+                white: "b".into(),
+                rules: "csa".into(),
+                status: "playing".into(),
+                result: None,
+                reason: None,
+                started_at: "2026/11/27 10:00:00".into(),
+                ended_at: None,
+                moves: u32::try_from(moves.len()).unwrap(),
+            },
+            moves: moves.iter().map(|m| ((*m).to_string(), 1)).collect(),
+            comments: vec![None; moves.len()],
+            record: None,
+            turn_started_ms: None,
+        }
+    }
+
+    #[test]
+    fn a_game_played_on_is_appended_to_and_the_same_as_replayed() {
+        let kept = KeptReplays::default();
+        let line = ["+7776FU", "-3334FU", "+8822UM", "-3122GI", "+0045KA"];
+        for n in 0..=line.len() {
+            let d = game(&line[..n]);
+            let (r, brought) = kept.bring(&d).unwrap();
+            let want = if n == 0 {
+                Brought::Replayed
+            } else {
+                Brought::Appended
+            };
+            assert_eq!(brought, want, "after {n} moves");
+            let fresh = replay_stored(&d).unwrap();
+            assert_eq!(r.game, fresh.game, "after {n} moves");
+            assert_eq!(r.played, fresh.played);
+            assert_eq!(r.outcome, fresh.outcome);
+            assert_eq!(
+                serde_json::to_value(&r.moves).unwrap(),
+                serde_json::to_value(&fresh.moves).unwrap()
+            );
+        }
+        // Other moves than those kept (another game under the same id): replayed whole.
+        let (r, brought) = kept.bring(&game(&["+2726FU"])).unwrap();
+        assert_eq!(brought, Brought::Replayed);
+        assert_eq!(r.played.len(), 1);
+        // A move that is not one is stored: an error, not a panic.
+        let broken = kept.bring(&game(&["+2726FU", "-0099XX"]));
+        assert!(broken.is_err());
+    }
+}
