@@ -851,6 +851,33 @@ fn bad_play_requests_get_their_codes() {
             400,
             "invalid_max_moves",
         ),
+        // Issue 40 (step 6): the body is typed; a field of the wrong shape keeps its code.
+        (
+            json!({"opponent": "person", "max_moves": 100_001}),
+            400,
+            "invalid_max_moves",
+        ),
+        (
+            json!({"opponent": "person", "time": {"periods": "three"}}),
+            400,
+            "invalid_time",
+        ),
+        (
+            json!({"opponent": "person", "time": {"thinking_units": 5}}),
+            400,
+            "invalid_time",
+        ),
+        (
+            json!({"opponent": "person", "time": {"thinking_units": {"count": -1}}}),
+            400,
+            "invalid_time",
+        ),
+        (
+            json!({"opponent": "person", "name": 5}),
+            400,
+            "invalid_json",
+        ),
+        (json!({"opponent": 7}), 400, "invalid_json"),
         (json!([1]), 400, "invalid_json"),
     ] {
         let (got, v) = server.post_json("/api/play", &body);

@@ -77,6 +77,26 @@ pub(super) async fn json_body(
     }
 }
 
+/// A request's JSON body, typed: read once into `T`, each field of the wrong shape
+/// answered as `T` says ([`Request::invalid`]).
+pub(super) async fn typed_body<T: Request>(
+    api: &Shared,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<T, ApiError> {
+    let value = json_body(api, headers, body).await?;
+    serde_path_to_error::deserialize(value).map_err(|e| T::invalid(&e.path().to_string()))
+}
+
+/// A typed request body.
+pub(super) trait Request: serde::de::DeserializeOwned {
+    /// The answer to a field of the wrong shape, by its path (`time.total`): by default
+    /// `invalid_json`, a string having been expected.
+    fn invalid(path: &str) -> ApiError {
+        ApiError::input("invalid_json", format!("{path}: a string was expected"))
+    }
+}
+
 pub(super) fn str_field<'a>(v: &'a Value, key: &str) -> Result<Option<&'a str>, ApiError> {
     match v.get(key) {
         None | Some(Value::Null) => Ok(None),

@@ -12,9 +12,10 @@ use axum::body::Body;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use blake2::{Blake2b512, Digest};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::body::{json_body, str_field};
+use super::body::{Request, typed_body};
 use super::error::ApiError;
 use super::state::Shared;
 use crate::event::BoardResult;
@@ -172,8 +173,8 @@ pub(super) async fn admin(
         ));
     }
     lock(&api.admin_tries).succeeded(peer.ip(), &who);
-    let body = json_body(&api, &headers, body).await?;
-    let action = action_of(&body)?;
+    let body: AdminBody = typed_body(&api, &headers, body).await?;
+    let action = body.action()?;
     if !api
         .league
         .events()
@@ -203,46 +204,75 @@ pub(super) async fn admin(
     }
 }
 
-/// The action a body asks for.
-fn action_of(body: &Value) -> Result<EventAction, ApiError> {
-    let reason = || -> Result<String, ApiError> {
-        let r = str_field(body, "reason")?.unwrap_or("").trim();
-        if r.is_empty() {
-            return Err(ApiError::input("invalid_json", "reason: say why"));
+/// `POST /api/events/{name}/admin`'s body: an action and what it needs.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct AdminBody {
+    /// `pause`, `resume`, `adjust` or `end`.
+    action: Option<String>,
+    /// Why (`adjust`, `end`): one line.
+    reason: Option<String>,
+    /// `black`, `white` or `draw` (`adjust`).
+    result: Option<String>,
+    /// The round and the board, from 1 (`adjust`).
+    round: Option<u32>,
+    board: Option<u32>,
+}
+
+impl Request for AdminBody {
+    fn invalid(path: &str) -> ApiError {
+        match path {
+            "round" | "board" => number_needed(path),
+            _ => ApiError::input("invalid_json", format!("{path}: a string was expected")),
         }
-        if r.len() > MAX_REASON || r.chars().any(char::is_control) {
-            return Err(ApiError::input(
+    }
+}
+
+/// 400 `invalid_json`: `key` is a number from 1.
+fn number_needed(key: &str) -> ApiError {
+    ApiError::input("invalid_json", format!("{key}: a number from 1"))
+}
+
+impl AdminBody {
+    /// The action it asks for.
+    fn action(&self) -> Result<EventAction, ApiError> {
+        let reason = || -> Result<String, ApiError> {
+            let r = self.reason.as_deref().unwrap_or("").trim();
+            if r.is_empty() {
+                return Err(ApiError::input("invalid_json", "reason: say why"));
+            }
+            if r.len() > MAX_REASON || r.chars().any(char::is_control) {
+                return Err(ApiError::input(
+                    "invalid_json",
+                    format!("reason: one line of at most {MAX_REASON} bytes"),
+                ));
+            }
+            Ok(r.to_string())
+        };
+        match self.action.as_deref() {
+            Some("pause") => Ok(EventAction::Pause),
+            Some("resume") => Ok(EventAction::Resume),
+            Some("end") => Ok(EventAction::End { reason: reason()? }),
+            Some("adjust") => {
+                let result = self
+                    .result
+                    .as_deref()
+                    .and_then(BoardResult::adjustable)
+                    .ok_or_else(|| {
+                        ApiError::input("invalid_json", "result: black, white or draw")
+                    })?;
+                Ok(EventAction::Adjust {
+                    round: self.round.ok_or_else(|| number_needed("round"))?,
+                    board: self.board.ok_or_else(|| number_needed("board"))?,
+                    result,
+                    reason: reason()?,
+                })
+            }
+            _ => Err(ApiError::input(
                 "invalid_json",
-                format!("reason: one line of at most {MAX_REASON} bytes"),
-            ));
+                "action: pause, resume, adjust or end",
+            )),
         }
-        Ok(r.to_string())
-    };
-    let number = |key: &str| -> Result<u32, ApiError> {
-        body.get(key)
-            .and_then(Value::as_u64)
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| ApiError::input("invalid_json", format!("{key}: a number from 1")))
-    };
-    match str_field(body, "action")? {
-        Some("pause") => Ok(EventAction::Pause),
-        Some("resume") => Ok(EventAction::Resume),
-        Some("end") => Ok(EventAction::End { reason: reason()? }),
-        Some("adjust") => {
-            let result = str_field(body, "result")?
-                .and_then(BoardResult::adjustable)
-                .ok_or_else(|| ApiError::input("invalid_json", "result: black, white or draw"))?;
-            Ok(EventAction::Adjust {
-                round: number("round")?,
-                board: number("board")?,
-                result,
-                reason: reason()?,
-            })
-        }
-        _ => Err(ApiError::input(
-            "invalid_json",
-            "action: pause, resume, adjust or end",
-        )),
     }
 }
 
@@ -293,6 +323,13 @@ mod tests {
         assert!(AdminToken::new("short".into()).is_err());
     }
 
+    /// A body read as the endpoint reads it: typed, then its action.
+    fn action_of(body: &Value) -> Result<EventAction, ApiError> {
+        serde_path_to_error::deserialize::<_, AdminBody>(body.clone())
+            .map_err(|e| AdminBody::invalid(&e.path().to_string()))?
+            .action()
+    }
+
     #[test]
     fn actions_are_read_and_mistakes_named() {
         let a = action_of(&json!({"action": "adjust", "round": 2, "board": 1,
@@ -313,8 +350,12 @@ mod tests {
             json!({"action": "adjust", "round": 1, "board": 1, "result": "both_absent", "reason": "x"}),
             json!({"action": "end", "reason": "two\nlines"}),
             json!({"action": "restart"}),
+            json!({"action": 5}),
         ] {
             assert!(action_of(&bad).is_err(), "{bad}");
         }
+        // A number of the wrong shape is named as the number it should be.
+        let e = action_of(&json!({"action": "adjust", "round": "two"})).unwrap_err();
+        assert!(format!("{e:?}").contains("round: a number from 1"), "{e:?}");
     }
 }

@@ -11,13 +11,14 @@ use axum::Json;
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use gyoku::rules::Fouls;
 use gyoku::{Color, GameError, Move, Preset};
 use gyoku_proto::csa::ClientMessage;
 
-use super::body::{json_body, str_field};
+use super::body::{Request, typed_body};
 use super::error::ApiError;
 use super::state::Shared;
 use super::tools::read_position;
@@ -175,50 +176,112 @@ pub(super) async fn options(State(api): State<Shared>) -> Result<Json<Value>, Ap
     })))
 }
 
-/// Seconds from a time field: a number.
-fn seconds(v: &Value, key: &str) -> Result<u32, ApiError> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(0),
-        Some(n) => n
-            .as_u64()
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| ApiError::input("invalid_time", format!("time.{key}: whole seconds"))),
+/// `POST /api/play`'s body: every field may be left out.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct PlayBody {
+    /// `person`, or an engine's name (`builtin` by default).
+    opponent: Option<String>,
+    /// A rule set's preset (`csa` by default).
+    rules: Option<String>,
+    /// What an illegal move does (`lose`, `refuse`, `claim`); the preset's by default.
+    fouls: Option<String>,
+    /// The clock (10 minutes and a 10 s byoyomi by default).
+    time: Option<TimeBody>,
+    /// `black`, `white` or `random` (the default).
+    color: Option<String>,
+    /// The start position (`startpos` by default).
+    sfen: Option<String>,
+    /// The move limit in plies, 0 for none; the preset's by default.
+    max_moves: Option<u32>,
+    /// The person's name (`guest` by default).
+    name: Option<String>,
+}
+
+/// A requested clock: seconds, each 0 when left out.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct TimeBody {
+    total: Option<u32>,
+    byoyomi: Option<u32>,
+    increment: Option<u32>,
+    /// Byoyomi periods.
+    periods: Option<u32>,
+    /// Thinking-time units beside the byoyomi.
+    thinking_units: Option<UnitsBody>,
+}
+
+/// Thinking-time units: how many, of how many seconds each.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct UnitsBody {
+    count: Option<u32>,
+    seconds: Option<u32>,
+}
+
+impl Request for PlayBody {
+    fn invalid(path: &str) -> ApiError {
+        let time = |why: String| ApiError::input("invalid_time", why);
+        match path {
+            "time" => time("time: {\"total\", \"byoyomi\", \"increment\"} in seconds".into()),
+            "time.total" | "time.byoyomi" | "time.increment" => {
+                time(format!("{path}: whole seconds"))
+            }
+            "time.thinking_units" => time("time.thinking_units: {\"count\", \"seconds\"}".into()),
+            _ if path.starts_with("time.") => time(format!("{path}: a whole number")),
+            "max_moves" => max_moves_invalid(),
+            _ => ApiError::input("invalid_json", format!("{path}: a string was expected")),
+        }
     }
 }
 
-/// A request's byoyomi periods and thinking units (`time.periods`, `time.thinking_units`:
-/// `{"count", "seconds"}`), none when absent.
-fn clock_extras(time: Option<&Value>) -> Result<ClockExtras, ApiError> {
-    let Some(t) = time.filter(|t| t.is_object()) else {
-        return Ok(ClockExtras::default());
-    };
-    let count = |v: Option<&Value>, what: &str| -> Result<u32, ApiError> {
-        match v {
-            None | Some(Value::Null) => Ok(0),
-            Some(n) => n
-                .as_u64()
-                .and_then(|n| u32::try_from(n).ok())
-                .ok_or_else(|| {
-                    ApiError::input("invalid_time", format!("time.{what}: a whole number"))
-                }),
-        }
-    };
-    let periods = count(t.get("periods"), "periods")?;
-    let units = match t.get("thinking_units") {
-        None | Some(Value::Null) => gyoku::ThinkingUnits::default(),
-        Some(u @ Value::Object(_)) => gyoku::ThinkingUnits {
-            count: count(u.get("count"), "thinking_units.count")?,
-            unit: u64::from(count(u.get("seconds"), "thinking_units.seconds")?) * 1000,
-        },
-        Some(_) => {
-            return Err(ApiError::input(
-                "invalid_time",
-                "time.thinking_units: {\"count\", \"seconds\"}",
-            ));
-        }
-    };
-    Ok(ClockExtras { periods, units })
+/// 400 `invalid_max_moves`.
+fn max_moves_invalid() -> ApiError {
+    ApiError::input(
+        "invalid_max_moves",
+        "max_moves: a number of plies from 0 (none) to 100,000",
+    )
 }
+
+impl TimeBody {
+    /// Main time, byoyomi and increment in seconds.
+    fn seconds(&self) -> [u32; 3] {
+        [self.total, self.byoyomi, self.increment].map(|t| t.unwrap_or(0))
+    }
+
+    /// Byoyomi periods and thinking units, none when left out.
+    fn extras(&self) -> ClockExtras {
+        let units = self.thinking_units.as_ref();
+        ClockExtras {
+            periods: self.periods.unwrap_or(0),
+            units: units.map_or_else(gyoku::ThinkingUnits::default, |u| gyoku::ThinkingUnits {
+                count: u.count.unwrap_or(0),
+                unit: u64::from(u.seconds.unwrap_or(0)) * 1000,
+            }),
+        }
+    }
+}
+
+/// `POST /api/seats/{code}/join`'s body.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct JoinBody {
+    /// The joiner's name (`guest` by default).
+    name: Option<String>,
+}
+
+impl Request for JoinBody {}
+
+/// `POST /api/seats/{token}/move`'s body.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct MoveBody {
+    /// The move, USI.
+    #[serde(rename = "move")]
+    mv: Option<String>,
+}
+
+impl Request for MoveBody {}
 
 /// `POST /api/play` with `{"opponent", "rules", "fouls", "time": {"total", "byoyomi",
 /// "increment", "periods", "thinking_units": {"count", "seconds"}}, "color", "sfen",
@@ -230,35 +293,29 @@ pub(super) async fn start(
     body: Body,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let play = api.play()?;
-    let body = json_body(&api, &headers, body).await?;
-    let opponent = match str_field(&body, "opponent")?.unwrap_or("builtin") {
+    let body: PlayBody = typed_body(&api, &headers, body).await?;
+    let opponent = match body.opponent.as_deref().unwrap_or("builtin") {
         "person" => Opponent::Person,
         name => Opponent::Engine(name.to_string()),
     };
-    let preset: Preset = str_field(&body, "rules")?
+    let preset: Preset = body
+        .rules
+        .as_deref()
         .unwrap_or("csa")
         .parse()
         .map_err(|e| ApiError::input("invalid_rules", format!("rules: {e}")))?;
-    let fouls = str_field(&body, "fouls")?
+    let fouls = body
+        .fouls
+        .as_deref()
         .map(str::parse::<Fouls>)
         .transpose()
         .map_err(|e| ApiError::input("invalid_fouls", e))?;
-    let time = match body.get("time") {
-        None | Some(Value::Null) => [600, 10, 0],
-        Some(t @ Value::Object(_)) => [
-            seconds(t, "total")?,
-            seconds(t, "byoyomi")?,
-            seconds(t, "increment")?,
-        ],
-        Some(_) => {
-            return Err(ApiError::input(
-                "invalid_time",
-                "time: {\"total\", \"byoyomi\", \"increment\"} in seconds",
-            ));
-        }
-    };
-    let clock = clock_extras(body.get("time"))?;
-    let color = match str_field(&body, "color")?.unwrap_or("random") {
+    let time = body.time.as_ref().map_or([600, 10, 0], TimeBody::seconds);
+    let clock = body
+        .time
+        .as_ref()
+        .map_or_else(ClockExtras::default, TimeBody::extras);
+    let color = match body.color.as_deref().unwrap_or("random") {
         "black" | "sente" | "b" => Some(Color::Black),
         "white" | "gote" | "w" => Some(Color::White),
         "random" => None,
@@ -269,25 +326,15 @@ pub(super) async fn start(
             ));
         }
     };
-    let start = match str_field(&body, "sfen")? {
+    let start = match body.sfen.as_deref() {
         None | Some("" | "startpos") => None,
         Some(text) => Some(read_position(text, false, "sfen")?),
     };
-    let max_moves = match body.get("max_moves") {
-        None | Some(Value::Null) => None,
-        Some(n) => Some(
-            n.as_u64()
-                .and_then(|n| u32::try_from(n).ok())
-                .filter(|&n| n <= 100_000)
-                .ok_or_else(|| {
-                    ApiError::input(
-                        "invalid_max_moves",
-                        "max_moves: a number of plies from 0 (none) to 100,000",
-                    )
-                })?,
-        ),
-    };
-    let name = str_field(&body, "name")?.unwrap_or("guest").to_string();
+    if body.max_moves.is_some_and(|n| n > 100_000) {
+        return Err(max_moves_invalid());
+    }
+    let max_moves = body.max_moves;
+    let name = body.name.unwrap_or_else(|| "guest".into());
     let (seat, token) = play
         .start(
             GameRequest {
@@ -407,8 +454,8 @@ pub(super) async fn join(
 ) -> Result<Json<Value>, ApiError> {
     // The seat first: a body to no seat is never read.
     let invitation = seat_of(&api, &token)?;
-    let body = json_body(&api, &headers, body).await?;
-    let name = str_field(&body, "name")?.unwrap_or("guest").to_string();
+    let body: JoinBody = typed_body(&api, &headers, body).await?;
+    let name = body.name.unwrap_or_else(|| "guest".into());
     let (seat, secret) = api
         .play()?
         .join(&invitation, &name, peer.ip())
@@ -479,10 +526,10 @@ pub(super) async fn play_move(
 ) -> Result<Json<Value>, ApiError> {
     // The seat first: a body to no seat is never read.
     let seat = seat_of(&api, &token)?;
-    let body = json_body(&api, &headers, body).await?;
-    let text = str_field(&body, "move")?
-        .ok_or_else(|| ApiError::input("invalid_move", "move: a USI move is needed"))?
-        .to_string();
+    let body: MoveBody = typed_body(&api, &headers, body).await?;
+    let text = body
+        .mv
+        .ok_or_else(|| ApiError::input("invalid_move", "move: a USI move is needed"))?;
     let mv: Move = text.parse().map_err(|e| {
         ApiError::input("invalid_move", format!("move '{text}': {e}")).with("move", json!(text))
     })?;
