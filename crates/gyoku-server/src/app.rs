@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::Semaphore;
 
 use crate::accounts::Accounts;
 use crate::csa_port::Limits;
@@ -20,6 +20,7 @@ use crate::lobby::{Config, GameSpec, Lobby};
 use crate::log::note;
 use crate::record_files::{restore_record_files, spawn_record_writer};
 use crate::store::DbUrl;
+use crate::supervisor::{Ending, Stop, Supervisor};
 
 /// The latest games of each scheduled game name read at start, for its pairings' history
 /// (last opponents, colours).
@@ -137,30 +138,24 @@ pub async fn run(
     let (changes, _) = tokio::sync::broadcast::channel::<crate::store::notices::Changed>(4096);
     let (driver, events) = driver::channel(local);
     let league = Arc::new(crate::league::League::default());
-    let (stop_all, stop) = watch::channel(false);
+    let mut tasks = Supervisor::default();
     let http = match options.http {
         None => None,
-        Some(addr) => Some(
-            start_http(
-                addr,
-                &options,
-                Serving {
-                    driver: driver.clone(),
-                    changes: changes.clone(),
-                    league: league.clone(),
-                    stop: stop.clone(),
-                },
-                relay_secret,
-            )
-            .await?,
-        ),
+        Some(addr) => {
+            let serving = Serving {
+                driver: driver.clone(),
+                changes: changes.clone(),
+                league: league.clone(),
+            };
+            Some(start_http(addr, &options, serving, relay_secret, &mut tasks).await?)
+        }
     };
     on_start(&Started {
         csa: local,
         interrupted,
         suspended: suspended.len(),
         records_restored,
-        http: http.as_ref().map(|(at, _)| *at),
+        http,
     });
     let limits = Arc::new(Limits {
         total: Semaphore::new(options.max_connections),
@@ -177,20 +172,28 @@ pub async fn run(
     });
     let (files, writer) = spawn_record_writer(options.records.clone(), driver.records_written())
         .map_err(|e| ServeError::Task(format!("cannot start the record writer: {e}")))?;
-    let rating = tokio::spawn(ratings_loop(
+    // Computed again at the next start: cut off.
+    let rating = ratings_loop(
         options.db.clone(),
         driver.clone(),
         league.clone(),
         options.ratings_every,
-        stop.clone(),
-    ));
-    let acceptor = tokio::spawn(accept_loop(
+        tasks.stop_signal(),
+    );
+    tasks.spawn("the rating list", Ending::CutOff, rating);
+    let acceptor = accept_loop(
         listener,
         driver.clone(),
         accounts,
         limits,
-        stop.clone(),
-    ));
+        tasks.stop_signal(),
+    );
+    tasks.spawn("the CSA port", Ending::PlayedOut, acceptor);
+    // Every record file the driver hands over is on disk before the server returns: the
+    // writer ends once the driver, which owns its queue, has.
+    tasks.spawn_blocking("the record writer", Ending::PlayedOut, move || {
+        let _ = writer.join();
+    });
     drop(driver);
     let mut config = options.lobby.clone();
     config.events = taken_up;
@@ -198,26 +201,26 @@ pub async fn run(
     lobby.remember_game_ids(recent_ids);
     lobby.remember_scheduled(&scheduled);
     // The driver owns the record writer's queue: when it returns, the queue closes.
-    let driving = drive(lobby, events, store, files, changes, league.clone(), stop);
+    let stop = tasks.stop_signal();
+    let driving = drive(
+        lobby,
+        events,
+        store,
+        files,
+        changes,
+        league.clone(),
+        stop.clone(),
+    );
     tokio::pin!(driving);
     let result = tokio::select! {
         r = &mut driving => r,
         () = shutdown => {
-            let _ = stop_all.send(true);
+            stop.cancel();
             driving.await
         }
     };
     // However the driver stopped, everything else stops with it.
-    let _ = stop_all.send(true);
-    let _ = acceptor.await;
-    rating.abort();
-    if let Some((_, mut task)) = http
-        && tokio::time::timeout(HTTP_GRACE, &mut task).await.is_err()
-    {
-        task.abort();
-    }
-    // Every record file the driver handed over is on disk.
-    let _ = tokio::task::spawn_blocking(move || writer.join()).await;
+    tasks.stop().await;
     result
 }
 
@@ -226,17 +229,18 @@ struct Serving {
     driver: driver::Handle,
     changes: tokio::sync::broadcast::Sender<crate::store::notices::Changed>,
     league: Arc<crate::league::League>,
-    stop: watch::Receiver<bool>,
 }
 
-/// The HTTP API and the web page on `addr`, on storage connections of its own, until
-/// `stop`: its address and its task.
+/// The HTTP API and the web page on `addr`, on storage connections of its own, served by
+/// a task of `tasks` until they stop (its open streams given [`HTTP_GRACE`]): its
+/// address.
 async fn start_http(
     addr: SocketAddr,
     options: &Options,
     serving: Serving,
     relay_secret: String,
-) -> Result<(SocketAddr, tokio::task::JoinHandle<()>), ServeError> {
+    tasks: &mut Supervisor,
+) -> Result<SocketAddr, ServeError> {
     let db = options.db.clone();
     let conns = tokio::task::spawn_blocking(move || {
         let first = crate::store::open(&db)?;
@@ -266,17 +270,14 @@ async fn start_http(
     let mut http_options = options.http_options.clone();
     http_options.relay_secret = Some(crate::http::RelaySecret::new(relay_secret));
     let league = serving.league;
-    let mut http_stop = serving.stop;
-    let stopped = async move {
-        let _ = http_stop.wait_for(|stop| *stop).await;
-    };
-    let task = tokio::spawn(async move {
+    let stopped = tasks.stop_signal().cancelled_owned();
+    tasks.spawn("the HTTP API", Ending::Grace(HTTP_GRACE), async move {
         let served = crate::http::serve(l, conns, watched, play, league, http_options, stopped);
         if let Err(e) = served.await {
             note(&format!("the HTTP API stopped: {e}"));
         }
     });
-    Ok((at, task))
+    Ok(at)
 }
 
 /// What a starting referee takes up from storage, and with what.
@@ -453,7 +454,7 @@ async fn ratings_loop(
     driver: driver::Handle,
     league: Arc<crate::league::League>,
     every: std::time::Duration,
-    mut stop: watch::Receiver<bool>,
+    stop: Stop,
 ) {
     // The rates last kept: a list is kept again only when it changed.
     let mut kept: Option<crate::lobby::Ratings> = None;
@@ -486,7 +487,7 @@ async fn ratings_loop(
         }
         tokio::select! {
             () = tokio::time::sleep(every) => {}
-            _ = stop.wait_for(|s| *s) => return,
+            () = stop.cancelled() => return,
         }
     }
 }

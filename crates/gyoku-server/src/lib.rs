@@ -7,7 +7,9 @@
 //! [`lobby`] decide, commits what it decided to the [`store`], and only then sends the
 //! answers; [`app`] starts and stops them all.
 //!
-//! - [`app`]: [`run`] the server, [`Options`], [`Started`]; one shutdown for every part.
+//! - [`app`]: [`run`] the server, [`Options`], [`Started`]; one shutdown for every part
+//!   (`supervisor`: each long-running task started with the one stop they heed and how it
+//!   ends — played out, given a grace, or cut off).
 //! - [`driver`]: the referee loop, group commits, and the [`driver::Handle`] every
 //!   transport reaches it through.
 //! - [`lobby`]: the server's logic, no I/O: logins, waiting players, proposals, games,
@@ -41,6 +43,7 @@ pub mod play;
 pub mod ratings;
 mod record_files;
 pub mod store;
+mod supervisor;
 pub mod tickets;
 mod wall;
 pub mod web_instance;

@@ -8,12 +8,13 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use tokio::sync::{broadcast, watch};
+use tokio::sync::broadcast;
 
 use crate::error::ServeError;
 use crate::http::{HttpOptions, RELAY_SECRET_NAME, Relay, RelaySecret};
 use crate::store::DbUrl;
 use crate::store::notices::follow_changes;
+use crate::supervisor::{Ending, Supervisor};
 
 /// How a web instance runs.
 #[derive(Clone, Debug)]
@@ -66,19 +67,17 @@ pub async fn run_web(
         why: e.to_string(),
     })?;
     let (changes, _) = broadcast::channel::<crate::store::notices::Changed>(4096);
-    let (stop_all, stop) = watch::channel(false);
+    let mut tasks = Supervisor::default();
     let follower = {
         let changes = changes.clone();
-        let stop = stop.clone();
-        tokio::task::spawn_blocking(move || follow_changes(&url, &changes, &stop))
+        let stop = tasks.stop_signal();
+        move || follow_changes(&url, &changes, &stop)
     };
+    tasks.spawn_blocking("the change follower", Ending::PlayedOut, follower);
     let mut http_options = options.http_options.clone();
     http_options.relay_to = Some(Relay::new(options.referee, RelaySecret::new(secret)));
-    let mut http_stop = stop.clone();
-    let stopped = async move {
-        let _ = http_stop.wait_for(|s| *s).await;
-    };
-    let served = tokio::spawn(crate::http::serve(
+    let stopped = tasks.stop_signal().cancelled_owned();
+    let served = crate::http::serve(
         listener,
         store,
         changes,
@@ -86,17 +85,19 @@ pub async fn run_web(
         Arc::new(crate::league::League::default()),
         http_options,
         stopped,
-    ));
+    );
+    let served = async move {
+        if let Err(e) = served.await {
+            crate::log::note(&format!("the HTTP API stopped: {e}"));
+        }
+    };
+    tasks.spawn(
+        "the HTTP API",
+        Ending::Grace(crate::app::HTTP_GRACE),
+        served,
+    );
     on_start(at);
     shutdown.await;
-    let _ = stop_all.send(true);
-    let mut served = served;
-    if tokio::time::timeout(crate::app::HTTP_GRACE, &mut served)
-        .await
-        .is_err()
-    {
-        served.abort();
-    }
-    let _ = follower.await;
+    tasks.stop().await;
     Ok(())
 }

@@ -34,12 +34,12 @@ pub(crate) async fn accept_loop(
     driver: Handle,
     accounts: Accounts,
     limits: Arc<Limits>,
-    mut stop: tokio::sync::watch::Receiver<bool>,
+    stop: crate::supervisor::Stop,
 ) {
     loop {
         let accepted = tokio::select! {
             a = listener.accept() => a,
-            _ = stop.wait_for(|stop| *stop) => return,
+            () = stop.cancelled() => return,
         };
         let Ok((mut socket, peer)) = accepted else {
             tokio::time::sleep(Duration::from_millis(10)).await;

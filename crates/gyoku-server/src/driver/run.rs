@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::Instant;
 
 use super::views::Views;
@@ -125,7 +125,7 @@ pub(crate) async fn drive(
     files: std::sync::mpsc::Sender<RecordJob>,
     changes: broadcast::Sender<Changed>,
     league: Arc<crate::league::League>,
-    mut stop: watch::Receiver<bool>,
+    stop: crate::supervisor::Stop,
 ) -> Result<(), ServeError> {
     let mut d = Driver {
         lobby,
@@ -162,7 +162,7 @@ pub(crate) async fn drive(
             () = sleep_until_opt(keep_at) => Woke::KeepClaim,
             () = sleep_until_opt(d.views.again) => Woke::Publish,
             () = sleep_until_opt(d.storage.slow_at) => Woke::Slow,
-            _ = stop.wait_for(|stop| *stop) => break,
+            () = stop.cancelled() => break,
         };
         d.on(woke, &mut rx)?;
         d.after_batch();

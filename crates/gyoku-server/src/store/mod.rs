@@ -361,7 +361,8 @@ mod contract {
     /// it connects.
     fn changes_are_announced_when_they_commit(url: &str) {
         let (changes, mut heard) = tokio::sync::broadcast::channel::<notices::Changed>(64);
-        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let stop = tokio_util::sync::CancellationToken::new();
+        let stopped = stop.clone();
         let follower = {
             let url = url.to_string();
             std::thread::spawn(move || notices::follow_changes(&url, &changes, &stopped))
@@ -390,7 +391,7 @@ mod contract {
         let game = |id: &str| notices::Changed::Game(id.into());
         assert_eq!(next(&mut heard), game("announced-1"));
         assert_eq!(next(&mut heard), game("announced-2"));
-        stop.send(true).unwrap();
+        stop.cancel();
         follower.join().unwrap();
         assert!(
             heard.try_recv().is_err(),

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls};
-use tokio::sync::{broadcast, watch};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
 
 use super::schema::CHANGES_CHANNEL;
 use super::url::redact;
@@ -36,18 +37,14 @@ const HEARTBEAT: Duration = Duration::from_secs(2);
 const RETRY_FIRST: Duration = Duration::from_millis(100);
 const RETRY_MOST: Duration = Duration::from_secs(5);
 
-/// Follows the changes committed to the PostgreSQL database at `url` until `stop` is set:
+/// Follows the changes committed to the PostgreSQL database at `url` until `stop` is told:
 /// each notice's Game_ID goes to `changes`, and after each connection (the first, and every
 /// one made again after PostgreSQL was lost) [`Changed::MayHaveMissed`]. Blocking: run
 /// it on a thread of its own.
-pub fn follow_changes(
-    url: &str,
-    changes: &broadcast::Sender<Changed>,
-    stop: &watch::Receiver<bool>,
-) {
+pub fn follow_changes(url: &str, changes: &broadcast::Sender<Changed>, stop: &CancellationToken) {
     let mut retry = RETRY_FIRST;
     let mut lost_said = false;
-    while !*stop.borrow() {
+    while !stop.is_cancelled() {
         match listen(url) {
             Ok(mut client) => {
                 retry = RETRY_FIRST;
@@ -90,10 +87,10 @@ fn listen(url: &str) -> Result<Client, postgres::Error> {
 fn hear(
     client: &mut Client,
     changes: &broadcast::Sender<Changed>,
-    stop: &watch::Receiver<bool>,
+    stop: &CancellationToken,
 ) -> Result<(), String> {
     let mut asked = std::time::Instant::now();
-    while !*stop.borrow() {
+    while !stop.is_cancelled() {
         {
             let mut notices = client.notifications();
             let mut heard = notices.timeout_iter(POLL).take(BURST);
