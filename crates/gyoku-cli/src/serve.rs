@@ -136,6 +136,8 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
             strict_csa_server: a.strict_csa_server,
             schedules: schedules_apart_from_events(schedules(&a.schedules)?, &events)?,
             events: Vec::new(),
+            // Colours tossed at random, differently each run.
+            seed: None,
         },
         ratings_every: std::time::Duration::from_secs(a.ratings_every.max(1)),
         max_connections,

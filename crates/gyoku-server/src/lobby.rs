@@ -21,24 +21,17 @@ mod away;
 mod buoys;
 pub mod change;
 mod clock_extras;
-#[cfg(test)]
-mod clock_rules;
 mod conns;
 mod ending;
-#[cfg(test)]
-mod event_rules;
 mod events;
 mod games;
+mod ids;
 mod index;
 mod io;
 mod matching;
 mod names;
 pub mod record;
-#[cfg(test)]
-mod record_endings;
 mod room;
-#[cfg(test)]
-mod round_rules;
 mod rounds;
 pub mod schedule;
 mod spec;
@@ -82,13 +75,8 @@ pub struct Lobby {
     /// Each live game's deadline (agreement or clock), earliest first; entries a game
     /// has moved on from are dropped when they come up.
     deadlines: BinaryHeap<Reverse<(Millis, u64)>>,
-    next_game: u64,
-    /// The second of the latest Game_ID, and the time each Game_ID prefix (event, game,
-    /// players) was last given from it on: a prefix given twice in one second has its
-    /// time moved a second on, so Game_IDs are unique and otherwise follow the clock.
-    id_second: chrono::NaiveDateTime,
-    id_issued: HashMap<String, chrono::NaiveDateTime>,
-    rng: u64,
+    /// Games' keys, Game_IDs and the coin of random colours.
+    ids: ids::Ids,
     /// Set-up game names ([`Input::Setup`]), oldest first.
     setups: VecDeque<(String, GameSetup)>,
     /// Storage fails: the games' clocks are stopped ([`Input::StorageFailing`]).
@@ -115,12 +103,6 @@ pub struct Lobby {
 impl Lobby {
     /// A lobby with no one in it, knowing the stored buoys and suspended games.
     pub fn new(config: Config, buoys: Vec<StoredBuoy>, suspended: Vec<GameSpec>) -> Lobby {
-        let seed = {
-            use std::hash::{BuildHasher, Hasher};
-            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-            h.write_u64(0x9e37_79b9);
-            h.finish() | 1
-        };
         let events = config
             .events
             .iter()
@@ -142,6 +124,7 @@ impl Lobby {
             })
             .collect();
         Lobby {
+            ids: ids::Ids::new(config.seed),
             config,
             conns: BTreeMap::new(),
             names: HashMap::new(),
@@ -152,10 +135,6 @@ impl Lobby {
             suspended: index::Suspended::new(suspended),
             resume_proofs: HashMap::new(),
             deadlines: BinaryHeap::new(),
-            next_game: 1,
-            id_second: chrono::NaiveDateTime::MIN,
-            id_issued: HashMap::new(),
-            rng: seed,
             setups: VecDeque::new(),
             storage_failing: false,
             buoys_by_address: HashMap::new(),
@@ -167,14 +146,6 @@ impl Lobby {
             events,
             events_changed: 0,
         }
-    }
-
-    pub(super) fn coin(&mut self) -> bool {
-        // xorshift64
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        self.rng & 1 == 0
     }
 
     /// The earliest instant at which a [`Input::Tick`] has something to do.

@@ -31,8 +31,7 @@ impl Lobby {
         let mut room = Room::new(spec, players, rating_ids, resumed, &self.config, now);
         let tokens = (self.reconnect_grace(&room.name) > 0).then(|| room.issue_tokens());
         room.propose(tokens.as_ref(), out);
-        let key = self.next_game;
-        self.next_game += 1;
+        let key = self.ids.key();
         for (color, conn) in [(Color::Black, players[0]), (Color::White, players[1])] {
             self.set_status(conn, Status::AgreeWaiting);
             let c = self

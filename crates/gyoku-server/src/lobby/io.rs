@@ -67,6 +67,9 @@ pub struct Config {
     /// Organised events, as storage had them at start (an event not yet begun has no
     /// entries).
     pub events: Vec<crate::event::Event>,
+    /// The seed of the coin random colours are tossed with; a random one when `None`
+    /// (a test or a replayed transcript gives one to toss the same way each run).
+    pub seed: Option<u64>,
 }
 
 impl Default for Config {
@@ -80,6 +83,7 @@ impl Default for Config {
             strict_csa_server: false,
             schedules: Vec::new(),
             events: Vec::new(),
+            seed: None,
         }
     }
 }

@@ -154,7 +154,7 @@ impl Lobby {
     ) {
         let rival_sente = self.conns[&rival].sente;
         let me_black = match (my_turn, rival_sente) {
-            ('*', None) => self.coin(),
+            ('*', None) => self.ids.coin(),
             (_, Some(true)) => false,
             (_, Some(false)) => true,
             ('+', None) => true,
@@ -191,17 +191,7 @@ impl Lobby {
     /// Game_IDs already issued (by this server before a restart): none is issued again.
     /// Each is `<event>+<game>+<black>+<white>+YYYYMMDDhhmmss`; others are ignored.
     pub fn remember_game_ids(&mut self, ids: impl IntoIterator<Item = String>) {
-        for id in ids {
-            let Some((prefix, time)) = id.rsplit_once('+') else {
-                continue;
-            };
-            let Ok(t) = chrono::NaiveDateTime::parse_from_str(time, "%Y%m%d%H%M%S") else {
-                continue;
-            };
-            let prefix = format!("{prefix}+");
-            let last = self.id_issued.entry(prefix).or_insert(t);
-            *last = (*last).max(t);
-        }
+        self.ids.remember(ids);
     }
 
     pub(super) fn next_game_id(
@@ -211,18 +201,8 @@ impl Lobby {
         white: &str,
         now: Now,
     ) -> String {
-        let second = now.wall.with_nanosecond_zero();
-        if second != self.id_second {
-            self.id_issued.retain(|_, t| *t >= second);
-            self.id_second = second;
-        }
-        let prefix = format!("{}+{game}+{black}+{white}+", self.config.event);
-        let t = match self.id_issued.get(&prefix) {
-            Some(&last) if last >= second => last + chrono::Duration::seconds(1),
-            _ => second,
-        };
-        self.id_issued.insert(prefix.clone(), t);
-        format!("{prefix}{}", t.format("%Y%m%d%H%M%S"))
+        self.ids
+            .game_id(&self.config.event, [game, black, white], now.wall)
     }
 
     pub(super) fn propose(
@@ -360,16 +340,5 @@ impl Lobby {
             let players = if black { [conn, rival] } else { [rival, conn] };
             self.open(spec, players, true, now, out);
         }
-    }
-}
-
-pub(super) trait NanosZero {
-    fn with_nanosecond_zero(self) -> Self;
-}
-
-impl NanosZero for chrono::NaiveDateTime {
-    fn with_nanosecond_zero(self) -> Self {
-        use chrono::Timelike;
-        self.with_nanosecond(0).unwrap_or(self)
     }
 }

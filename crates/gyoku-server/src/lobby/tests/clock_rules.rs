@@ -2,9 +2,9 @@
 //! No sockets and no sleeps; `tests/csa_server.rs` plays a few of them over real sockets
 //! end to end.
 
-use super::io::{AGREE_TIMEOUT_MS, CheckedLogin, Config, ConnId, Input, Millis};
-use super::tests::{Transcript, sent};
+use super::{Transcript, sent};
 use crate::identity::Identity;
+use crate::lobby::io::{AGREE_TIMEOUT_MS, CheckedLogin, Config, ConnId, Input, Millis};
 
 /// Two x1 players (connections 1, Black, and 2, White) agree to `game` at instant 0; the
 /// Game_ID.
@@ -272,9 +272,9 @@ fn a_jsa_replay_keeps_each_players_time_topped_up_to_an_hour() {
 /// Two x1 players agree at instant 0 to `game`, set up (as the web page sets its games)
 /// with `periods` and thinking `units` beside its byoyomi.
 fn with_clock(t: &mut Transcript, game: &str, periods: u32, units: gyoku::ThinkingUnits) {
-    let setup = super::GameSetup {
-        clock: super::ClockExtras { periods, units },
-        ..super::GameSetup::default()
+    let setup = crate::lobby::GameSetup {
+        clock: crate::lobby::ClockExtras { periods, units },
+        ..crate::lobby::GameSetup::default()
     };
     t.input(Input::Setup {
         game: game.into(),

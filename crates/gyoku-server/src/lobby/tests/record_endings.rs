@@ -7,12 +7,12 @@ use gyoku::{Color, Move, Position, Preset};
 use gyoku_kifu::Format;
 use gyoku_kifu::judge::judge;
 
-use super::change::Change;
-use super::{
+use crate::identity::Identity;
+use crate::lobby::change::Change;
+use crate::lobby::{
     CLAIM_LINE, CheckedLogin, Config, GameSetup, IMPASSE_LINE, Input, Lobby, Now, Output,
     SENNICHITE_LINE,
 };
-use crate::identity::Identity;
 
 /// One way a game ends: its name (rules and time), its start, what the players send
 /// (USI moves, or a CSA line as it is), and the clock advanced at the end (ms).
@@ -327,7 +327,7 @@ fn every_ending_s_record_judges_to_its_stored_result() {
         );
         let records = gyoku_kifu::read_str(&record, Format::Csa)
             .unwrap_or_else(|err| panic!("{}: {err}\n{record}", e.what));
-        let named = super::rules_of_name(e.game);
+        let named = crate::lobby::rules_of_name(e.game);
         let mut rules = named.preset.unwrap_or(Preset::Csa).rules();
         if let Some(fouls) = named.fouls {
             rules.fouls = fouls;

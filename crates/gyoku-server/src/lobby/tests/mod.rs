@@ -11,6 +11,11 @@ use super::io::{
 };
 use crate::identity::Identity;
 
+mod clock_rules;
+mod event_rules;
+mod record_endings;
+mod round_rules;
+
 pub(super) fn at(s: &str) -> Now {
     Now {
         mono: 0,
@@ -259,7 +264,7 @@ fn game_ids_follow_the_clock_and_never_repeat() {
     // Later, the clock again; what a past second gave is forgotten.
     let c = lobby.next_game_id("g-600-10", "b", "w", at("2026-11-23 10:00:05.000"));
     assert_eq!(c, "gyoku+g-600-10+b+w+20261123100005");
-    assert_eq!(lobby.id_issued.len(), 1);
+    assert_eq!(lobby.ids.issued.len(), 1);
 }
 
 /// A server started again in the second its last game started issued that Game_ID

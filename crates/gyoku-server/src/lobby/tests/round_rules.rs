@@ -3,9 +3,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::io::{Config, Input};
-use super::schedule::{Schedule, Waiting, total};
-use super::tests::{Transcript, at, sent};
+use super::{Transcript, at, sent};
+use crate::lobby::io::{Config, Input};
+use crate::lobby::schedule::{Schedule, Waiting, total};
 
 const GAME: &str = "floodgate-300-10F";
 
@@ -207,7 +207,7 @@ fn rounds_at_9_55() -> Transcript {
 fn login_csa(t: &mut Transcript, conn: u64, name: &str) {
     t.input(Input::LoggedIn(
         conn,
-        super::io::CheckedLogin {
+        crate::lobby::io::CheckedLogin {
             who: crate::identity::Identity::csa(name),
             x1: false,
             game: Some((crate::identity::GameName::from(GAME), None)),
@@ -218,13 +218,13 @@ fn login_csa(t: &mut Transcript, conn: u64, name: &str) {
 }
 
 /// Whether the batch closes `conn`.
-fn closes(out: &[super::io::Output], conn: u64) -> bool {
+fn closes(out: &[crate::lobby::io::Output], conn: u64) -> bool {
     out.iter()
-        .any(|o| matches!(o, super::io::Output::Close(c) if *c == conn))
+        .any(|o| matches!(o, crate::lobby::io::Output::Close(c) if *c == conn))
 }
 
 /// The round's time: the lobby's clock moved to `wall`, a second on.
-fn tick_at(t: &mut Transcript, wall: &str) -> Vec<super::io::Output> {
+fn tick_at(t: &mut Transcript, wall: &str) -> Vec<crate::lobby::io::Output> {
     t.now.wall = at(wall).wall;
     t.now.mono += 1_000;
     t.input(Input::Tick)
@@ -274,7 +274,7 @@ fn a_player_whose_partner_leaves_as_the_round_is_paired_plays_the_one_left_out()
     // (CSA mode: the connection ends); Black, with nobody of the round left, waits on.
     let (agreed, lapsed) = games[1].clone();
     t.line(conn_of(&agreed), "AGREE");
-    t.now.mono += super::io::AGREE_TIMEOUT_MS;
+    t.now.mono += crate::lobby::io::AGREE_TIMEOUT_MS;
     let out = t.input(Input::Tick);
     assert!(closes(&out, conn_of(&lapsed)));
     assert!(!closes(&out, conn_of(&agreed)), "{agreed} was cut off");

@@ -3,10 +3,10 @@
 //! player ends in a forfeit, the next round waits for its set time, and each step is
 //! stored as the event's next entry with the batch that caused it.
 
-use super::change::Change;
-use super::io::{Config, Input, Output};
-use super::tests::{Transcript, at, sent};
+use super::{Transcript, at, sent};
 use crate::event::{Entry, Event, EventFile};
+use crate::lobby::change::Change;
+use crate::lobby::io::{Config, Input, Output};
 
 const FILE: &str = r#"
 name = "cup"
@@ -150,21 +150,21 @@ fn an_operator_pauses_adjusts_and_is_answered_on_its_connection() {
         assert!(out.contains(&Output::Close(77)));
         (entries(&out), reply(&out))
     };
-    let (stored, said) = admin(&mut t, super::EventAction::Pause);
+    let (stored, said) = admin(&mut t, crate::lobby::EventAction::Pause);
     assert_eq!((stored, said), (vec![Entry::Paused], Ok("paused")));
     // Paused: players who wait are not given their games.
     t.login_x1(1, "ann");
     t.login_x1(2, "ben");
     t.line(1, "%%GAME cup-60-0 *");
     assert!(proposed(t.input(Input::Line(2, "%%GAME cup-60-0 *".into()))).is_empty());
-    let (_, said) = admin(&mut t, super::EventAction::Pause);
+    let (_, said) = admin(&mut t, crate::lobby::EventAction::Pause);
     assert!(
         said.clone().unwrap_err().contains("paused already"),
         "{said:?}"
     );
     let (_, said) = admin(
         &mut t,
-        super::EventAction::Adjust {
+        crate::lobby::EventAction::Adjust {
             round: 1,
             board: 1,
             result: crate::event::BoardResult::Draw,
@@ -179,12 +179,12 @@ fn an_operator_pauses_adjusts_and_is_answered_on_its_connection() {
     let out = t.input(Input::EventAdmin {
         reply: 78,
         event: "cup".into(),
-        action: super::EventAction::Resume,
+        action: crate::lobby::EventAction::Resume,
     });
     assert_eq!(proposed(out), [("ann".to_string(), "ben".to_string())]);
     let (_, said) = admin(
         &mut t,
-        super::EventAction::Adjust {
+        crate::lobby::EventAction::Adjust {
             round: 9,
             board: 1,
             result: crate::event::BoardResult::Draw,
@@ -198,7 +198,7 @@ fn an_operator_pauses_adjusts_and_is_answered_on_its_connection() {
     let out = t.input(Input::EventAdmin {
         reply: 79,
         event: "nope".into(),
-        action: super::EventAction::Pause,
+        action: crate::lobby::EventAction::Pause,
     });
     assert!(reply(&out).unwrap_err().contains("there is no event nope"));
 }
@@ -207,7 +207,7 @@ fn an_operator_pauses_adjusts_and_is_answered_on_its_connection() {
 fn reply(out: &[Output]) -> Result<&'static str, String> {
     out.iter()
         .find_map(|o| match o {
-            Output::Reply(_, super::Reply::EventAdmin(answer)) => Some(answer.clone()),
+            Output::Reply(_, crate::lobby::Reply::EventAdmin(answer)) => Some(answer.clone()),
             _ => None,
         })
         .expect("an answer")
