@@ -13,7 +13,7 @@
 //! suspends it, a player who leaves mid-game loses at once), it is said where it happens.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 
 use change::StoredBuoy;
 
@@ -21,6 +21,7 @@ mod away;
 mod buoys;
 pub mod change;
 mod clock_extras;
+mod competitions;
 mod conns;
 mod ending;
 mod events;
@@ -81,19 +82,10 @@ pub struct Lobby {
     setups: VecDeque<(String, GameSetup)>,
     /// Storage fails: the games' clocks are stopped ([`Input::StorageFailing`]).
     storage_failing: bool,
-    /// Scheduled games, by name.
-    rounds: BTreeMap<String, rounds::Rounds>,
-    /// Each player's (id) last scheduled opponent (id), whether it had Black, and its
-    /// Blacks less its Whites in scheduled games.
-    last_scheduled: HashMap<String, rounds::LastScheduled>,
-    /// The latest rating list ([`Input::Ratings`]).
-    ratings: rounds::Ratings,
+    /// The scheduled rounds and the organised events.
+    competitions: competitions::Competitions,
     /// The latest input's time (for the next round's deadline).
     last_now: Option<Now>,
-    /// Organised events, by their game name.
-    events: events::Events,
-    /// Changed whenever an event is.
-    events_changed: u64,
     /// Buoy games set from each address since the server started.
     buoys_by_address: HashMap<std::net::IpAddr, usize>,
     /// Games that ended while a player was away (for `reconnect_aborted`).
@@ -103,28 +95,9 @@ pub struct Lobby {
 impl Lobby {
     /// A lobby with no one in it, knowing the stored buoys and suspended games.
     pub fn new(config: Config, buoys: Vec<StoredBuoy>, suspended: Vec<GameSpec>) -> Lobby {
-        let events = config
-            .events
-            .iter()
-            .map(|e| (e.file.game.clone(), events::Live::new(e.clone())))
-            .collect();
-        let rounds = config
-            .schedules
-            .iter()
-            .map(|(game, schedule)| {
-                let r = rounds::Rounds {
-                    schedule: schedule.clone(),
-                    next: None,
-                    played: 0,
-                    sat_out: HashMap::new(),
-                    stranded: HashSet::new(),
-                    before: HashMap::new(),
-                };
-                (game.clone(), r)
-            })
-            .collect();
         Lobby {
             ids: ids::Ids::new(config.seed),
+            competitions: competitions::Competitions::new(&config),
             config,
             conns: BTreeMap::new(),
             names: HashMap::new(),
@@ -139,18 +112,13 @@ impl Lobby {
             storage_failing: false,
             buoys_by_address: HashMap::new(),
             ended_away: away::EndedAways::new(),
-            rounds,
-            last_scheduled: HashMap::new(),
-            ratings: rounds::Ratings::new(),
             last_now: None,
-            events,
-            events_changed: 0,
         }
     }
 
     /// The earliest instant at which a [`Input::Tick`] has something to do.
     pub fn next_deadline(&mut self) -> Option<Millis> {
-        if self.last_now.is_none() && (!self.events.is_empty() || !self.rounds.is_empty()) {
+        if self.last_now.is_none() && self.competitions.any() {
             // Never handled an input yet: at once, so that the rounds' times and the events
             // are set (and shown) before anyone connects.
             return Some(0);
@@ -187,10 +155,10 @@ impl Lobby {
     /// Handles one input, appending what to do to `out`.
     pub fn handle(&mut self, input: Input, now: Now, out: &mut Vec<Output>) {
         self.last_now = Some(now);
-        if !self.rounds.is_empty() {
+        if !self.competitions.rounds.is_empty() {
             self.run_due_rounds(now, out);
         }
-        if !self.events.is_empty() {
+        if !self.competitions.events.is_empty() {
             self.run_due_events(now, out);
         }
         match input {
@@ -199,7 +167,7 @@ impl Lobby {
                 event,
                 action,
             } => self.event_admin(reply, &event, action, now, out),
-            Input::Ratings(ratings) => self.ratings = ratings,
+            Input::Ratings(ratings) => self.competitions.ratings = ratings,
             Input::LoggedIn(conn, login) => self.logged_in(conn, login, now, out),
             Input::Line(conn, line) => self.line(conn, &line, now, out),
             Input::Message(conn, message) => self.message(conn, message, now, out),

@@ -63,7 +63,8 @@ impl Lobby {
     /// How long a player of a game named `game` may take to come back after its
     /// connection drops: its event's own grace, else the server's (ms).
     pub(super) fn reconnect_grace(&self, game: &str) -> super::io::Millis {
-        self.events
+        self.competitions
+            .events
             .get(game)
             .and_then(|live| live.event.file.reconnect_grace)
             .map_or(self.config.reconnect_grace_ms, |s| s * 1000)
@@ -71,12 +72,16 @@ impl Lobby {
 
     /// Whether `game` is an event's game.
     pub(super) fn is_event_game(&self, game: &str) -> bool {
-        self.events.contains_key(game)
+        self.competitions.events.contains_key(game)
     }
 
     /// Stores `entry` as the event's next one and applies it.
     fn record(&mut self, game: &str, entry: Entry, now: Now, out: &mut Vec<Output>) {
-        let live = self.events.get_mut(game).expect("an event's game");
+        let live = self
+            .competitions
+            .events
+            .get_mut(game)
+            .expect("an event's game");
         debug_assert_eq!(live.event.check(&entry), Ok(()));
         out.push(Output::Store(super::change::Change::EventEntry {
             event: live.event.file.name.clone(),
@@ -85,13 +90,13 @@ impl Lobby {
             entry: serde_json::to_string(&entry).expect("entries are plain data"),
         }));
         live.event.apply(&entry);
-        self.events_changed += 1;
+        self.competitions.changed += 1;
     }
 
     /// Pairs every round that is due, forfeits boards whose wait is over, and starts what
     /// can start.
     pub(super) fn run_due_events(&mut self, now: Now, out: &mut Vec<Output>) {
-        let games: Vec<String> = self.events.keys().cloned().collect();
+        let games: Vec<String> = self.competitions.events.keys().cloned().collect();
         for game in games {
             self.advance_event(&game, now, out);
         }
@@ -102,7 +107,7 @@ impl Lobby {
     /// Called at every input: it costs a few comparisons unless something is due, and the
     /// games are looked at ([`Lobby::start_ready`]) only when the event changed.
     fn advance_event(&mut self, game: &str, now: Now, out: &mut Vec<Output>) {
-        let live = &self.events[game];
+        let live = &self.competitions.events[game];
         let before = live.event.entries;
         if live.event.entries == 0 {
             let file = live.event.file.clone();
@@ -110,20 +115,24 @@ impl Lobby {
         }
         // A round at most per pass: forfeits may complete it, then the next is paired.
         for _ in 0..2 {
-            let live = &self.events[game];
+            let live = &self.competitions.events[game];
             let ev = &live.event;
             let round_open = ev.rounds.last().is_some_and(|r| !r.complete());
             if round_open && !ev.paused {
                 match live.forfeit_at {
                     None => {
                         let at = now.mono + ev.file.forfeit_after * 1000;
-                        self.events.get_mut(game).expect("listed").forfeit_at = Some(at);
+                        self.competitions
+                            .events
+                            .get_mut(game)
+                            .expect("listed")
+                            .forfeit_at = Some(at);
                     }
                     Some(at) if at <= now.mono => self.forfeit(game, now, out),
                     Some(_) => {}
                 }
             }
-            let ev = &self.events[game].event;
+            let ev = &self.competitions.events[game].event;
             let due = ev
                 .file
                 .not_before(ev.round() + 1)
@@ -133,9 +142,13 @@ impl Lobby {
             };
             let wait = ev.file.forfeit_after * 1000;
             self.record(game, paired, now, out);
-            self.events.get_mut(game).expect("listed").forfeit_at = Some(now.mono + wait);
+            self.competitions
+                .events
+                .get_mut(game)
+                .expect("listed")
+                .forfeit_at = Some(now.mono + wait);
         }
-        if self.events[game].event.entries != before {
+        if self.competitions.events[game].event.entries != before {
             self.start_ready(game, now, out);
         }
     }
@@ -143,7 +156,8 @@ impl Lobby {
     /// When an event next needs the lobby: a wait that ends, or a round's set time.
     pub(super) fn next_event_deadline(&self) -> Option<Millis> {
         let now = self.last_now?;
-        self.events
+        self.competitions
+            .events
             .values()
             .filter_map(|live| {
                 let ev = &live.event;
@@ -169,7 +183,7 @@ impl Lobby {
         out: &mut Vec<Output>,
     ) {
         let name = self.conns[&conn].name().to_string();
-        let ev = &self.events[game].event;
+        let ev = &self.competitions.events[game].event;
         let refused = if ev.file.seat(&name).is_none() {
             Some(format!(
                 "{name} is not a participant of the event {}",
@@ -213,7 +227,7 @@ impl Lobby {
 
     /// Proposes the game of every open board whose two players wait.
     fn start_ready(&mut self, game: &str, now: Now, out: &mut Vec<Output>) {
-        let ev = &self.events[game].event;
+        let ev = &self.competitions.events[game].event;
         if ev.paused {
             return;
         }
@@ -239,14 +253,14 @@ impl Lobby {
             }
             self.propose(game, players, Vec::new(), None, now, out);
             // The page shows the games under way.
-            self.events_changed += 1;
+            self.competitions.changed += 1;
         }
     }
 
     /// The wait is over: each open board not under way is forfeited by whoever is not
     /// waiting for it (both: no game, no points).
     fn forfeit(&mut self, game: &str, now: Now, out: &mut Vec<Output>) {
-        let ev = &self.events[game].event;
+        let ev = &self.competitions.events[game].event;
         let names = ev.file.participants.clone();
         let round = ev.round();
         let decided: Vec<(u32, BoardResult)> = ev.rounds[round as usize - 1]
@@ -278,7 +292,7 @@ impl Lobby {
             };
             self.record(game, entry, now, out);
         }
-        if let Some(live) = self.events.get_mut(game) {
+        if let Some(live) = self.competitions.events.get_mut(game) {
             live.forfeit_at = Some(now.mono + live.event.file.forfeit_after * 1000);
         }
     }
@@ -295,8 +309,8 @@ impl Lobby {
         out: &mut Vec<Output>,
     ) {
         // Whatever it decides, the games under way changed.
-        self.events_changed += 1;
-        let Some(live) = self.events.get(game) else {
+        self.competitions.changed += 1;
+        let Some(live) = self.competitions.events.get(game) else {
             return;
         };
         let ev = &live.event;
@@ -350,12 +364,13 @@ impl Lobby {
         out: &mut Vec<Output>,
     ) -> Result<&Event, String> {
         let game = self
+            .competitions
             .events
             .iter()
             .find(|(_, l)| l.event.file.name == event)
             .map(|(g, _)| g.clone())
             .ok_or_else(|| format!("there is no event {event}"))?;
-        let ev = &self.events[&game].event;
+        let ev = &self.competitions.events[&game].event;
         let over = ev.finished() || ev.ended.is_some();
         let entry = match action {
             EventAction::Pause | EventAction::Resume | EventAction::End { .. } if over => {
@@ -397,30 +412,35 @@ impl Lobby {
         let resumed = entry == Entry::Resumed;
         self.record(&game, entry, now, out);
         if resumed {
-            self.events.get_mut(&game).expect("listed").forfeit_at = None;
+            self.competitions
+                .events
+                .get_mut(&game)
+                .expect("listed")
+                .forfeit_at = None;
         }
         self.advance_event(&game, now, out);
         if resumed {
             // The players who waited while it was paused get their games.
             self.start_ready(&game, now, out);
         }
-        Ok(&self.events[&game].event)
+        Ok(&self.competitions.events[&game].event)
     }
 
     /// Whether any event is run.
     pub fn has_events(&self) -> bool {
-        !self.events.is_empty()
+        !self.competitions.events.is_empty()
     }
 
     /// A number that changes whenever an event does (the driver publishes the views then).
     pub fn events_changed(&self) -> u64 {
-        self.events_changed
+        self.competitions.changed
     }
 
     /// Every event as the web page shows it ([`crate::event::view::to_json`]), with the
     /// games under way of each current round.
     pub fn events_view(&self) -> Vec<serde_json::Value> {
-        self.events
+        self.competitions
+            .events
             .iter()
             .map(|(game, live)| {
                 let ev = &live.event;

@@ -225,6 +225,7 @@ impl Lobby {
         // the game was set up with its own.
         let named = rules_of_name(game);
         let event_preset = self
+            .competitions
             .events
             .get(game)
             .and_then(|l| l.event.file.preset.as_deref()?.parse().ok());
@@ -256,7 +257,7 @@ impl Lobby {
             started_at: now.wall.format("%Y/%m/%d %H:%M:%S").to_string(),
             main_times: replay.as_ref().and_then(|r| r.main_times),
             // A web page's game sets its own; an event's games have the file's.
-            clock: match self.events.get(game) {
+            clock: match self.competitions.events.get(game) {
                 Some(live) if setup.clock == ClockExtras::default() => live.event.file.clock(),
                 _ => setup.clock,
             },

@@ -46,7 +46,7 @@ const MAX_RATING_LINES: usize = 10_000;
 impl Lobby {
     /// Whether `game` is played in scheduled rounds.
     pub(super) fn is_scheduled(&self, game: &str) -> bool {
-        self.rounds.contains_key(game)
+        self.competitions.rounds.contains_key(game)
     }
 
     /// A player's id for ratings and pairing: its rating id, else its name.
@@ -59,6 +59,7 @@ impl Lobby {
     /// Runs every round that is due at `now`, and sets each next round time.
     pub(super) fn run_due_rounds(&mut self, now: Now, out: &mut Vec<Output>) {
         let due: Vec<String> = self
+            .competitions
             .rounds
             .iter_mut()
             .filter_map(|(game, r)| {
@@ -79,7 +80,8 @@ impl Lobby {
     /// When the next round is due, in monotonic milliseconds.
     pub(super) fn next_round_deadline(&self) -> Option<Millis> {
         let now = self.last_now?;
-        self.rounds
+        self.competitions
+            .rounds
             .values()
             .filter_map(|r| r.next)
             .map(|next| {
@@ -101,7 +103,11 @@ impl Lobby {
             })
             .collect();
         let round = {
-            let r = self.rounds.get_mut(game).expect("a scheduled game");
+            let r = self
+                .competitions
+                .rounds
+                .get_mut(game)
+                .expect("a scheduled game");
             r.played += 1;
             r.stranded.clear();
             r.before.clear();
@@ -111,16 +117,17 @@ impl Lobby {
             .iter()
             .map(|&conn| {
                 let id = self.player_id(conn);
-                let rated = self.ratings.get(&id).copied();
-                let sat = self.rounds[game].sat_out.get(&id).copied();
+                let rated = self.competitions.ratings.get(&id).copied();
+                let sat = self.competitions.rounds[game].sat_out.get(&id).copied();
                 Waiting {
                     rating: rated.unwrap_or(UNRATED),
                     estimated: rated.is_none(),
                     last: self
+                        .competitions
                         .last_scheduled
                         .get(&id)
                         .map(|(o, b, _)| (o.clone(), *b)),
-                    balance: self.last_scheduled.get(&id).map_or(0, |l| l.2),
+                    balance: self.competitions.last_scheduled.get(&id).map_or(0, |l| l.2),
                     since_sat_out: sat.map_or(u32::MAX, |s| round - s),
                     id,
                 }
@@ -129,7 +136,8 @@ impl Lobby {
         let (pairs, out_of_round) = pair_round(&field);
         if let Some(k) = out_of_round {
             let id = field[k].id.clone();
-            self.rounds
+            self.competitions
+                .rounds
                 .get_mut(game)
                 .expect("a scheduled game")
                 .sat_out
@@ -154,15 +162,21 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let r = self.rounds.get_mut(game).expect("a scheduled game");
+        let r = self
+            .competitions
+            .rounds
+            .get_mut(game)
+            .expect("a scheduled game");
         for id in [&black_id, &white_id] {
             r.before
                 .entry(id.clone())
-                .or_insert_with(|| self.last_scheduled.get(id).cloned());
+                .or_insert_with(|| self.competitions.last_scheduled.get(id).cloned());
         }
-        self.last_scheduled
+        self.competitions
+            .last_scheduled
             .insert(black_id.clone(), (white_id.clone(), true, bb + 1));
-        self.last_scheduled
+        self.competitions
+            .last_scheduled
             .insert(white_id, (black_id, false, wb - 1));
         for conn in players {
             // Out of the queue: the proposal opens the game.
@@ -184,12 +198,17 @@ impl Lobby {
                 continue;
             }
             let id = self.player_id(conn);
-            let Some(before) = self.rounds.get_mut(game).and_then(|r| r.before.remove(&id)) else {
+            let Some(before) = self
+                .competitions
+                .rounds
+                .get_mut(game)
+                .and_then(|r| r.before.remove(&id))
+            else {
                 continue;
             };
             match before {
-                Some(last) => self.last_scheduled.insert(id, last),
-                None => self.last_scheduled.remove(&id),
+                Some(last) => self.competitions.last_scheduled.insert(id, last),
+                None => self.competitions.last_scheduled.remove(&id),
             };
         }
     }
@@ -203,7 +222,7 @@ impl Lobby {
             return;
         }
         let id = self.player_id(conn);
-        let Some(r) = self.rounds.get_mut(game) else {
+        let Some(r) = self.competitions.rounds.get_mut(game) else {
             return;
         };
         r.stranded.insert(id);
@@ -224,7 +243,7 @@ impl Lobby {
     /// left out. Nobody else is paired between rounds.
     pub(super) fn stand_in(&mut self, conn: ConnId, game: &str, now: Now, out: &mut Vec<Output>) {
         let me = self.player_id(conn);
-        let Some(r) = self.rounds.get(game) else {
+        let Some(r) = self.competitions.rounds.get(game) else {
             return;
         };
         if !r.stranded.contains(&me) {
@@ -247,13 +266,17 @@ impl Lobby {
         else {
             return;
         };
-        let r = self.rounds.get_mut(game).expect("a scheduled game");
+        let r = self
+            .competitions
+            .rounds
+            .get_mut(game)
+            .expect("a scheduled game");
         r.stranded.remove(&me);
         r.stranded.remove(&other_id);
         if r.sat_out.get(&other_id) == Some(&r.played) {
             r.sat_out.remove(&other_id);
         }
-        let balance = |id: &String| self.last_scheduled.get(id).map_or(0, |l| l.2);
+        let balance = |id: &String| self.competitions.last_scheduled.get(id).map_or(0, |l| l.2);
         let (mine, theirs) = (balance(&me), balance(&other_id));
         // The one with fewer Blacks has Black; between equals, the one who waited longer.
         let players = if theirs <= mine {
@@ -267,7 +290,7 @@ impl Lobby {
     /// `%%FLOODGATE`: each scheduled game, its next round, and who waits.
     pub(super) fn floodgate_query(&self, conn: ConnId, out: &mut Vec<Output>) {
         let mut lines = Vec::new();
-        for (game, r) in &self.rounds {
+        for (game, r) in &self.competitions.rounds {
             let next = r.next.map_or("-".to_string(), |t| {
                 t.format("%Y/%m/%d %H:%M:%S").to_string()
             });
@@ -295,7 +318,7 @@ impl Lobby {
 
     /// `%%RATING`: the rated players, highest first: `id \t rate`.
     pub(super) fn rating_query(&self, conn: ConnId, out: &mut Vec<Output>) {
-        let mut rated: Vec<(&String, &i64)> = self.ratings.iter().collect();
+        let mut rated: Vec<(&String, &i64)> = self.competitions.ratings.iter().collect();
         rated.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         let lines = rated
             .into_iter()
@@ -321,28 +344,32 @@ impl Lobby {
                 _ => names[k].clone(),
             };
             let (black, white) = (id(0), id(1));
-            let balance = |me: &String| self.last_scheduled.get(me).map_or(0, |l| l.2);
+            let balance = |me: &String| self.competitions.last_scheduled.get(me).map_or(0, |l| l.2);
             let (bb, wb) = (balance(&black), balance(&white));
-            self.last_scheduled
+            self.competitions
+                .last_scheduled
                 .insert(black.clone(), (white.clone(), true, bb + 1));
-            self.last_scheduled.insert(white, (black, false, wb - 1));
+            self.competitions
+                .last_scheduled
+                .insert(white, (black, false, wb - 1));
         }
     }
 
     /// The scheduled game names.
     pub fn scheduled_games(&self) -> Vec<String> {
-        self.rounds.keys().cloned().collect()
+        self.competitions.rounds.keys().cloned().collect()
     }
 
     /// Whether any game is scheduled.
     pub fn has_schedules(&self) -> bool {
-        !self.rounds.is_empty()
+        !self.competitions.rounds.is_empty()
     }
 
     /// The scheduled games as the web page shows them: next round, rounds played, who
     /// waits.
     pub fn scheduled_view(&self) -> Vec<crate::league::Scheduled> {
-        self.rounds
+        self.competitions
+            .rounds
             .iter()
             .map(|(game, r)| crate::league::Scheduled {
                 game: game.clone(),
