@@ -12,8 +12,7 @@
 //! the end lines of each ending. Where Gyoku differs (mate ends the game, `%CHUDAN`
 //! suspends it, a player who leaves mid-game loses at once), it is said where it happens.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use change::StoredBuoy;
 
@@ -33,6 +32,7 @@ mod matching;
 mod names;
 pub mod record;
 mod room;
+mod rooms;
 mod rounds;
 pub mod schedule;
 mod spec;
@@ -50,7 +50,6 @@ pub use io::{
     SENNICHITE_LINE,
 };
 pub use names::{NamedRules, rules_of_name};
-use room::Room;
 pub(crate) use room::charge;
 pub use rounds::{Ratings, UNRATED};
 pub use schedule::Schedule;
@@ -65,17 +64,14 @@ pub struct Lobby {
     names: HashMap<String, ConnId>,
     /// Connections in `game_waiting`, by the game they wait for.
     waiting: index::Waiting,
-    games: HashMap<u64, Room>,
-    by_id: BTreeMap<String, u64>,
+    /// The games proposed and played, and their deadlines.
+    rooms: rooms::Rooms,
     buoys: BTreeMap<String, StoredBuoy>,
     /// Suspended games, waiting for both players.
     suspended: index::Suspended,
     /// Connections that logged in with a suspended game's reconnect token: the game (id)
     /// each may take up though its side played without a password.
     resume_proofs: HashMap<ConnId, String>,
-    /// Each live game's deadline (agreement or clock), earliest first; entries a game
-    /// has moved on from are dropped when they come up.
-    deadlines: BinaryHeap<Reverse<(Millis, u64)>>,
     /// Games' keys, Game_IDs and the coin of random colours.
     ids: ids::Ids,
     /// Set-up game names ([`Input::Setup`]), oldest first.
@@ -102,12 +98,10 @@ impl Lobby {
             conns: BTreeMap::new(),
             names: HashMap::new(),
             waiting: index::Waiting::default(),
-            games: HashMap::new(),
-            by_id: BTreeMap::new(),
+            rooms: rooms::Rooms::default(),
             buoys: buoys.into_iter().map(|b| (b.name.clone(), b)).collect(),
             suspended: index::Suspended::new(suspended),
             resume_proofs: HashMap::new(),
-            deadlines: BinaryHeap::new(),
             setups: VecDeque::new(),
             storage_failing: false,
             buoys_by_address: HashMap::new(),
@@ -127,29 +121,15 @@ impl Lobby {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        while let Some(&Reverse((at, key))) = self.deadlines.peek() {
-            if self.games.get(&key).and_then(Room::deadline) == Some(at) {
-                return Some(round.map_or(at, |r| r.min(at)));
-            }
-            // A deadline the game has moved on from (a move was made), or a game that ended.
-            self.deadlines.pop();
+        match (self.rooms.next_deadline(), round) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
-        round
     }
 
     /// Remembers a game's current deadline (after its clock started or it was proposed).
     pub(super) fn schedule(&mut self, key: u64) {
-        if let Some(at) = self.games.get(&key).and_then(Room::deadline) {
-            self.deadlines.push(Reverse((at, key)));
-        }
-        // Old deadlines leave the heap as they come up; keep it near one per game.
-        if self.deadlines.len() > 4 * self.games.len() + 1024 {
-            let games = &self.games;
-            self.deadlines = games
-                .iter()
-                .filter_map(|(&k, g)| Some(Reverse((g.deadline()?, k))))
-                .collect();
-        }
+        self.rooms.schedule(key);
     }
 
     /// Handles one input, appending what to do to `out`.

@@ -146,11 +146,11 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) -> bool {
-        let Some(name) = self.games.get(&key).map(|r| r.name.clone()) else {
+        let Some(name) = self.rooms.games.get(&key).map(|r| r.name.clone()) else {
             return false;
         };
         let grace = self.reconnect_grace(&name);
-        let Some(room) = self.games.get_mut(&key) else {
+        let Some(room) = self.rooms.games.get_mut(&key) else {
             return false;
         };
         // A web seat's connection is inside the server (it drops only when the seat goes),
@@ -197,7 +197,7 @@ impl Lobby {
 
     /// Ends the games whose away player's grace ran out: they lose as players who left.
     pub(super) fn end_abandoned(&mut self, key: u64, now: Now, out: &mut Vec<Output>) {
-        let Some(color) = self.games.get(&key).and_then(|r| r.away_expired(now)) else {
+        let Some(color) = self.rooms.games.get(&key).and_then(|r| r.away_expired(now)) else {
             return;
         };
         self.end(key, Ending::Left(color), now, out);
@@ -218,8 +218,8 @@ impl Lobby {
             tell(out, conn, ServerLine::ReconnectRefused(why));
             out.push(Output::Close(conn));
         };
-        let found = self.by_id.get(&r.game_id).copied().and_then(|key| {
-            let room = self.games.get(&key)?;
+        let found = self.rooms.by_id.get(&r.game_id).copied().and_then(|key| {
+            let room = self.rooms.games.get(&key)?;
             let color = [Color::Black, Color::White]
                 .into_iter()
                 .find(|c| room.names[c.index()] == name && room.kind_of(*c) == login.who.kind())?;
@@ -243,7 +243,7 @@ impl Lobby {
             );
             return;
         };
-        let room = &self.games[&key];
+        let room = &self.rooms.games[&key];
         if let Err(why) = room.admits(color, &token) {
             return refuse(out, why);
         }
@@ -285,7 +285,7 @@ impl Lobby {
         if login.who.kind() == crate::identity::PlayerKind::Csa {
             self.names.insert(name.clone(), conn);
         }
-        let room = self.games.get_mut(&key).expect("found");
+        let room = self.rooms.games.get_mut(&key).expect("found");
         // Who it is, as the game was started with it: its token proved it, no password
         // was checked (a CSA client's rating key is the game's).
         let who = match login.who {

@@ -23,7 +23,12 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let Some(g) = self.by_id.get(source).and_then(|k| self.games.get(k)) else {
+        let Some(g) = self
+            .rooms
+            .by_id
+            .get(source)
+            .and_then(|k| self.rooms.games.get(k))
+        else {
             tell(
                 out,
                 conn,

@@ -230,7 +230,7 @@ impl Lobby {
                 if c.status != Status::Game {
                     return;
                 }
-                let game = c.game.and_then(|g| self.games.get(&g));
+                let game = c.game.and_then(|g| self.rooms.games.get(&g));
                 if game.is_some_and(|g| g.last_move == *text) {
                     // Two identical moves in a row: the second is ignored (shogi-server).
                     return;
@@ -273,7 +273,7 @@ impl Lobby {
             self.names.remove(c.name());
         }
         for key in &c.monitoring {
-            if let Some(g) = self.games.get_mut(key) {
+            if let Some(g) = self.rooms.games.get_mut(key) {
                 g.monitors.retain(|&m| m != conn);
             }
         }
@@ -301,7 +301,7 @@ impl Lobby {
             return;
         };
         if let Some(key) = c.game {
-            let g = &self.games[&key];
+            let g = &self.rooms.games[&key];
             match g.phase {
                 Phase::Agreeing { .. } => {
                     self.drop_proposal(key, Withdrawn::By(conn), now, out);

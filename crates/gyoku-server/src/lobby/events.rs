@@ -207,7 +207,7 @@ impl Lobby {
 
     /// The game of `game` between these two names being agreed or played, if any.
     fn board_room(&self, game: &str, a: &str, b: &str) -> Option<&super::room::Room> {
-        self.games.values().find(|r| {
+        self.rooms.games.values().find(|r| {
             r.name == game
                 && ((r.names[0] == a && r.names[1] == b) || (r.names[0] == b && r.names[1] == a))
         })

@@ -3,8 +3,6 @@
 //! clocks' deadlines, and what an ending does to the connections (released, closed in CSA
 //! mode, the game suspended or replayed).
 
-use std::cmp::Reverse;
-
 use gyoku::{Color, GameResult};
 use gyoku_proto::csa_line::ServerLine;
 
@@ -42,8 +40,8 @@ impl Lobby {
             c.sente = Some(color == Color::Black);
             c.game_name.clone_from(&room.name);
         }
-        self.by_id.insert(room.id.clone(), key);
-        self.games.insert(key, room);
+        self.rooms.by_id.insert(room.id.clone(), key);
+        self.rooms.games.insert(key, room);
         self.schedule(key);
     }
 
@@ -57,7 +55,7 @@ impl Lobby {
         }
         c.status = Status::StartWaiting; // from agree_waiting: not in the waiting index
         let key = c.game.expect("agree_waiting has a game");
-        let room = self.games.get_mut(&key).expect("live game");
+        let room = self.rooms.games.get_mut(&key).expect("live game");
         let both = room.players.iter().all(|p| {
             self.conns
                 .get(p)
@@ -77,7 +75,7 @@ impl Lobby {
         }
         self.schedule(key);
         // A player whose moves arrived before the start has them played now.
-        let room = &self.games[&key];
+        let room = &self.rooms.games[&key];
         let first = room.players[room.referee.turn().index()];
         if let Some(line) = self
             .conns
@@ -110,10 +108,10 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let Some(room) = self.games.remove(&key) else {
+        let Some(room) = self.rooms.games.remove(&key) else {
             return;
         };
-        self.by_id.remove(&room.id);
+        self.rooms.by_id.remove(&room.id);
         let by = match withdrawn {
             Withdrawn::By(conn) => self
                 .conns
@@ -161,7 +159,7 @@ impl Lobby {
         let Some(key) = self.conns.get(&conn).and_then(|c| c.game) else {
             return;
         };
-        let Some(room) = self.games.get_mut(&key) else {
+        let Some(room) = self.rooms.games.get_mut(&key) else {
             return;
         };
         let step = room.agreement(room.color_of(conn), what, out);
@@ -174,7 +172,7 @@ impl Lobby {
         let Some(key) = self.conns.get(&conn).and_then(|c| c.game) else {
             return;
         };
-        let Some(room) = self.games.get_mut(&key) else {
+        let Some(room) = self.rooms.games.get_mut(&key) else {
             return;
         };
         let step = room.claim(room.color_of(conn), out);
@@ -204,7 +202,7 @@ impl Lobby {
     /// The game `conn` plays in, and its key.
     fn room_of(&self, conn: ConnId) -> Option<(u64, &Room)> {
         let key = self.conns.get(&conn)?.game?;
-        Some((key, self.games.get(&key)?))
+        Some((key, self.rooms.games.get(&key)?))
     }
 
     /// A move or `%…` from a player in a game: kept if it is not its turn.
@@ -234,7 +232,7 @@ impl Lobby {
         self.play_line(key, color, line, now, out);
         // The other side may have sent its next moves early: play them now, in order.
         loop {
-            let Some(room) = self.games.get(&key) else {
+            let Some(room) = self.rooms.games.get(&key) else {
                 return;
             };
             let side = room.referee.turn();
@@ -259,7 +257,7 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let room = self.games.get_mut(&key).expect("live game");
+        let room = self.rooms.games.get_mut(&key).expect("live game");
         let step = room.play(color, line, now, out);
         self.after(key, step, now, out);
     }
@@ -277,10 +275,10 @@ impl Lobby {
     /// players are released (CSA-mode players disconnected), a suspended game waits for
     /// them, and a no contest is replayed.
     pub(super) fn end(&mut self, key: u64, ending: Ending, now: Now, out: &mut Vec<Output>) {
-        let Some(room) = self.games.remove(&key) else {
+        let Some(room) = self.rooms.games.remove(&key) else {
             return;
         };
-        self.by_id.remove(&room.id);
+        self.rooms.by_id.remove(&room.id);
         self.remember_if_away(&room);
         let (result, reason) = room.close(&ending, now, out);
         let played = matches!(room.phase, Phase::Playing);
@@ -346,7 +344,7 @@ impl Lobby {
              clocks are stopped until then"
                 .into(),
         );
-        for room in self.games.values_mut() {
+        for room in self.rooms.games.values_mut() {
             if matches!(room.phase, Phase::Playing) {
                 room.hold_clock(now);
                 for p in room.players {
@@ -368,9 +366,9 @@ impl Lobby {
             return;
         }
         self.storage_failing = false;
-        let keys: Vec<u64> = self.games.keys().copied().collect();
+        let keys: Vec<u64> = self.rooms.games.keys().copied().collect();
         for key in keys {
-            if let Some(room) = self.games.get_mut(&key) {
+            if let Some(room) = self.rooms.games.get_mut(&key) {
                 room.release_clock(now);
             }
             self.schedule(key);
@@ -382,12 +380,8 @@ impl Lobby {
     pub(super) fn tick(&mut self, now: Now, out: &mut Vec<Output>) {
         let mut due: Vec<(u64, bool)> = Vec::new();
         let mut abandoned: Vec<u64> = Vec::new();
-        while let Some(&Reverse((at, key))) = self.deadlines.peek() {
-            if at > now.mono {
-                break;
-            }
-            self.deadlines.pop();
-            let Some(room) = self.games.get(&key) else {
+        while let Some(key) = self.rooms.next_due(now.mono) {
+            let Some(room) = self.rooms.games.get(&key) else {
                 continue;
             };
             match room.phase {
@@ -402,7 +396,7 @@ impl Lobby {
         due.dedup();
         for (key, playing) in due {
             if playing {
-                let ending = self.games.get_mut(&key).expect("listed").flag(now);
+                let ending = self.rooms.games.get_mut(&key).expect("listed").flag(now);
                 self.end(key, ending, now, out);
             } else {
                 self.drop_proposal(key, Withdrawn::Lapsed, now, out);

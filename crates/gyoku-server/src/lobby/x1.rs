@@ -34,7 +34,7 @@ impl Lobby {
             }
             X1Command::Who => self.who(conn, out),
             X1Command::List => {
-                let list = self.by_id.keys().map(|id| ServerLine::X1 {
+                let list = self.rooms.by_id.keys().map(|id| ServerLine::X1 {
                     tag: X1Tag::List,
                     text: id.clone(),
                 });
@@ -42,7 +42,12 @@ impl Lobby {
                 tell_lines(out, conn, reply);
             }
             X1Command::Show(id) => {
-                if let Some(g) = self.by_id.get(&id).and_then(|k| self.games.get(k)) {
+                if let Some(g) = self
+                    .rooms
+                    .by_id
+                    .get(&id)
+                    .and_then(|k| self.rooms.games.get(k))
+                {
                     let shown = g.show(now);
                     let lines = shown.lines().map(|l| ServerLine::X1 {
                         tag: X1Tag::Show,
@@ -54,8 +59,8 @@ impl Lobby {
             }
             X1Command::MonitorOn { game_id, .. } => self.monitor_on(conn, &game_id, now, out),
             X1Command::MonitorOff { game_id, .. } => {
-                if let Some(&key) = self.by_id.get(&game_id)
-                    && let Some(g) = self.games.get_mut(&key)
+                if let Some(&key) = self.rooms.by_id.get(&game_id)
+                    && let Some(g) = self.rooms.games.get_mut(&key)
                 {
                     g.monitors.retain(|&m| m != conn);
                     let c = self.conns.get_mut(&conn).expect("logged in");
@@ -155,7 +160,7 @@ impl Lobby {
 
     /// `%%MONITOR2ON`: the game so far, then each change as it comes.
     fn monitor_on(&mut self, conn: ConnId, game_id: &str, now: Now, out: &mut Vec<Output>) {
-        let Some(&key) = self.by_id.get(game_id) else {
+        let Some(&key) = self.rooms.by_id.get(game_id) else {
             tell(
                 out,
                 conn,
@@ -163,8 +168,8 @@ impl Lobby {
             );
             return;
         };
-        let show = self.games[&key].show(now);
-        let g = self.games.get_mut(&key).expect("listed");
+        let show = self.rooms.games[&key].show(now);
+        let g = self.rooms.games.get_mut(&key).expect("listed");
         g.monitors.retain(|&m| m != conn);
         g.monitors.push(conn);
         let c = self.conns.get_mut(&conn).expect("logged in");
