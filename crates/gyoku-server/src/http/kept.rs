@@ -74,52 +74,11 @@ fn continues_into(kept: &Replayed, d: &GameDetail) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::identity::PlayerKind;
-    use crate::store::{ListedGame, StartedGame};
 
+    /// A game being played, with `moves` stored.
     fn game(moves: &[&str]) -> GameDetail {
-        GameDetail {
-            game: StartedGame {
-                id: "kept".into(),
-                name: "kept-600-10".into(),
-                black: "a".into(),
-                white: "b".into(),
-                rules: "csa".into(),
-                fouls: None,
-                max_moves: 256,
-                least_time_per_move: 0,
-                total_time: 600,
-                byoyomi: 10,
-                increment: 0,
-                start_sfen: gyoku::STARTPOS_SFEN.into(),
-                initial_moves: String::new(),
-                started_at: "2026/11/27 10:00:00".into(),
-                replay_of: None,
-                rating_ids: [None, None],
-                rules_digest: None,
-                kinds: [PlayerKind::Csa; 2],
-                main_times: None,
-                clock: crate::lobby::ClockExtras::default(),
-                started_ms: None,
-            },
-            listed: ListedGame {
-                id: "kept".into(),
-                name: "kept-600-10".into(),
-                black: "a".into(),
-                white: "b".into(),
-                rules: "csa".into(),
-                status: "playing".into(),
-                result: None,
-                reason: None,
-                started_at: "2026/11/27 10:00:00".into(),
-                ended_at: None,
-                moves: u32::try_from(moves.len()).unwrap(),
-            },
-            moves: moves.iter().map(|m| ((*m).to_string(), 1)).collect(),
-            comments: vec![None; moves.len()],
-            record: None,
-            turn_started_ms: None,
-        }
+        let moves: Vec<_> = moves.iter().map(|m| (*m, 1, None)).collect();
+        crate::http::view::tests::stored("kept", "csa", "playing", &moves, None)
     }
 
     #[test]

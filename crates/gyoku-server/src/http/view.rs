@@ -350,13 +350,13 @@ pub(super) async fn view_of(api: &Shared, id: &str) -> Result<GameView, ApiError
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use crate::identity::PlayerKind;
     use crate::lobby::ClockExtras;
     use crate::store::{GameDetail, ListedGame, StartedGame};
 
     /// A stored game: `moves` after the start, `record` once it has ended.
-    fn stored(
+    pub(in crate::http) fn stored(
         id: &str,
         rules: &str,
         status: &str,
