@@ -1,5 +1,6 @@
 //! A stored game as the page sees it: its listing, moves, position, clocks and what the
-//! rules allow, from one storage read and one replay. Each part is a typed view
+//! rules allow, from one storage read and one replay (for a game kept replayed, only the
+//! moves since its last view played on: [`super::kept`]). Each part is a typed view
 //! ([`GameView`], [`ListedView`], [`MoveView`], [`TimeView`], [`ClockView`]) that serde
 //! writes; only the judge's and the calculator's reports, shared with `gyoku judge
 //! --json` and `gyoku impasse --json`, are JSON values already.
@@ -43,6 +44,7 @@ pub(super) struct ListedView {
 }
 
 impl ListedView {
+    /// A stored game's listing, as shown.
     pub(super) fn of(g: &ListedGame) -> ListedView {
         ListedView {
             id: g.id.clone(),
