@@ -78,7 +78,7 @@ mod tests {
     /// A game being played, with `moves` stored.
     fn game(moves: &[&str]) -> GameDetail {
         let moves: Vec<_> = moves.iter().map(|m| (*m, 1, None)).collect();
-        crate::http::view::tests::stored("kept", "csa", "playing", &moves, None)
+        crate::http::replay::tests::stored("kept", "csa", "playing", &moves, None)
     }
 
     #[test]

@@ -352,69 +352,9 @@ pub(super) async fn view_of(api: &Shared, id: &str) -> Result<GameView, ApiError
 }
 
 #[cfg(test)]
-pub(super) mod tests {
-    use crate::identity::PlayerKind;
+mod tests {
+    use crate::http::replay::tests::stored;
     use crate::lobby::ClockExtras;
-    use crate::store::{GameDetail, ListedGame, StartedGame};
-
-    /// A stored game: `moves` after the start, `record` once it has ended.
-    pub(in crate::http) fn stored(
-        id: &str,
-        rules: &str,
-        status: &str,
-        moves: &[(&str, u64, Option<&str>)],
-        record: Option<&str>,
-    ) -> GameDetail {
-        let ended = record.is_some();
-        GameDetail {
-            game: StartedGame {
-                id: id.into(),
-                name: "views-600-10".into(),
-                black: "alice".into(),
-                white: "bob".into(),
-                rules: rules.into(),
-                fouls: None,
-                max_moves: 256,
-                least_time_per_move: 0,
-                total_time: 600,
-                byoyomi: 10,
-                increment: 0,
-                start_sfen: gyoku::STARTPOS_SFEN.into(),
-                initial_moves: String::new(),
-                started_at: "2026/11/27 10:00:00".into(),
-                replay_of: None,
-                rating_ids: [None, None],
-                rules_digest: Some("d".repeat(64)),
-                kinds: [PlayerKind::Csa, PlayerKind::Web],
-                main_times: None,
-                clock: ClockExtras::default(),
-                started_ms: Some(1_795_000_000_000),
-            },
-            listed: ListedGame {
-                id: id.into(),
-                name: "views-600-10".into(),
-                black: "alice".into(),
-                white: "bob".into(),
-                rules: rules.into(),
-                status: status.into(),
-                result: ended.then(|| "white".into()),
-                reason: ended.then(|| "resignation".into()),
-                started_at: "2026/11/27 10:00:00".into(),
-                ended_at: ended.then(|| "2026/11/27 10:05:00".into()),
-                moves: u32::try_from(moves.len()).unwrap(),
-            },
-            moves: moves
-                .iter()
-                .map(|(m, t, _)| ((*m).to_string(), *t))
-                .collect(),
-            comments: moves
-                .iter()
-                .map(|(_, _, c)| c.map(str::to_string))
-                .collect(),
-            record: record.map(str::to_string),
-            turn_started_ms: Some(1_795_000_003_000),
-        }
-    }
 
     /// Games of each kind, and their views.
     fn views() -> Vec<(String, serde_json::Value)> {
