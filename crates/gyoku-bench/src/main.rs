@@ -11,7 +11,7 @@
 //! cargo run --release -p gyoku-bench -- chat-flood [--listeners N] [--seconds S] [--memory-limit BYTES] [--before PATH]
 //! cargo run --release -p gyoku-bench -- login-flood [--names N] [--addresses N] [--before PATH]
 //! cargo run --release -p gyoku-bench -- slow-uploads [--addresses N] [--per-address N] [--plies N] [--think MS] [--before PATH]
-//! cargo run --release -p gyoku-bench -- watch-load --db postgres://ADMIN@HOST/DB [--games N] [--watchers N] [--plies N] [--think MS]
+//! cargo run --release -p gyoku-bench -- watch-load --db postgres://ADMIN@HOST/DB [--games N] [--watchers N] [--plies N] [--think MS] [--before PATH]
 //! cargo run --release -p gyoku-bench -- runner [--games N] [--rounds N] [--before PATH] [--shogitest PATH]
 //! ```
 //! `runner` (issue 44) measures the match runner's own cost: `gyoku match` (built beside
@@ -23,8 +23,9 @@
 //! `watch-load` (issue 33) plays N games at once (1,000 by default) on a referee on
 //! PostgreSQL while WATCHERS event streams (10,000) follow them, first all on the one
 //! instance, then spread over two web instances (`--role web`) beside it, and reports the
-//! movers' echo latency and the watchers' delivery latency side by side. `--db` names a
-//! PostgreSQL user that may create databases; each run gets a database of its own.
+//! movers' echo latency and the watchers' delivery latency side by side; `--before PATH`
+//! runs another `gyoku` binary (an older build) the same two ways after it. `--db` names
+//! a PostgreSQL user that may create databases; each run gets a database of its own.
 //! `csa-load` plays N games at once (2N CSA clients) on `gyoku serve` (built beside this
 //! one) and, with the same script and PEER-GAMES games (N, at most 45: shogi-server serves
 //! 100 connections at once), on shogi-server (if `ruby` and
@@ -232,7 +233,7 @@ fn main() {
         } else {
             30
         };
-        watch_load_runs(&db, games, watchers, plies, think);
+        watch_load_runs(&db, (games, watchers, plies, think), before.as_deref());
         return;
     }
     if login_flood {
@@ -751,10 +752,13 @@ fn csa_load(
     }
 }
 
-/// The `gyoku` binary built beside this one, if it is there.
-/// `watch-load`: the same games and watchers on one instance, then on a referee with two
-/// web instances, side by side.
-fn watch_load_runs(admin: &str, games: usize, watchers: usize, plies: usize, think: u64) {
+/// `watch-load`: this build's `gyoku`, and `before`'s when one is given, each as one
+/// instance and as a referee with two web instances, one after the other in one run.
+fn watch_load_runs(
+    admin: &str,
+    (games, watchers, plies, think): (usize, usize, usize, u64),
+    before: Option<&std::path::Path>,
+) {
     use gyoku_bench::watch_load::{Deployment, run};
     // This process holds a socket per watcher and two per game; the referee (which
     // inherits the limit) as many on its side. Raised, never lowered.
@@ -773,8 +777,13 @@ fn watch_load_runs(admin: &str, games: usize, watchers: usize, plies: usize, thi
     println!(
         "| deployment | games | watchers (followed to the end) | moves | echo p50 | echo p99 | delivered | delivery p50 | delivery p99 | delivery max |\n|---|---|---|---|---|---|---|---|---|---|"
     );
-    for (i, web) in [0usize, 2].into_iter().enumerate() {
-        let deployment = match Deployment::start(&cli, admin, web, watchers + 1024, i) {
+    let mut builds = vec![(cli, "")];
+    builds.extend(before.map(|b| (b.to_path_buf(), " (before)")));
+    let runs = builds
+        .iter()
+        .flat_map(|(gyoku, label)| [0usize, 2].map(|web| (gyoku, *label, web)));
+    for (i, (gyoku, label, web)) in runs.enumerate() {
+        let deployment = match Deployment::start(gyoku, admin, web, watchers + 1024, i) {
             Ok(d) => d,
             Err(e) => {
                 eprintln!("gyoku-bench: {e}");
@@ -791,7 +800,7 @@ fn watch_load_runs(admin: &str, games: usize, watchers: usize, plies: usize, thi
             &format!("w{i}x"),
         ));
         println!(
-            "| {} | {} | {} ({}) | {} | {:.1} ms | {:.1} ms | {} | {:.1} ms | {:.1} ms | {:.1} ms |",
+            "| {}{label} | {} | {} ({}) | {} | {:.1} ms | {:.1} ms | {} | {:.1} ms | {:.1} ms | {:.1} ms |",
             deployment.name,
             r.load.games,
             r.watchers,
@@ -808,6 +817,7 @@ fn watch_load_runs(admin: &str, games: usize, watchers: usize, plies: usize, thi
     }
 }
 
+/// The `gyoku` binary built beside this one, if it is there.
 fn gyoku_beside() -> Option<std::path::PathBuf> {
     std::env::current_exe()
         .ok()
