@@ -30,6 +30,7 @@ mod index;
 mod io;
 mod matching;
 mod names;
+mod people;
 pub mod record;
 mod room;
 mod rooms;
@@ -42,7 +43,6 @@ mod x1;
 pub use x1::LISTING_INTERVAL_MS;
 
 pub use clock_extras::ClockExtras;
-use conns::Conn;
 pub use events::EventAction;
 pub use io::{
     AGREE_TIMEOUT_MS, CLAIM_LINE, CheckedLogin, Config, ConnId, GameSetup, IMPASSE_LINE, Input,
@@ -59,19 +59,13 @@ pub use spec::{GameSpec, split_moves, start_position};
 #[derive(Debug)]
 pub struct Lobby {
     config: Config,
-    conns: BTreeMap<ConnId, Conn>,
-    /// Logged-in connections by name (a name is logged in once).
-    names: HashMap<String, ConnId>,
-    /// Connections in `game_waiting`, by the game they wait for.
-    waiting: index::Waiting,
+    /// Who is here: the connections, their names, who waits for which game.
+    people: people::People,
     /// The games proposed and played, and their deadlines.
     rooms: rooms::Rooms,
     buoys: BTreeMap<String, StoredBuoy>,
     /// Suspended games, waiting for both players.
     suspended: index::Suspended,
-    /// Connections that logged in with a suspended game's reconnect token: the game (id)
-    /// each may take up though its side played without a password.
-    resume_proofs: HashMap<ConnId, String>,
     /// Games' keys, Game_IDs and the coin of random colours.
     ids: ids::Ids,
     /// Set-up game names ([`Input::Setup`]), oldest first.
@@ -95,13 +89,10 @@ impl Lobby {
             ids: ids::Ids::new(config.seed),
             competitions: competitions::Competitions::new(&config),
             config,
-            conns: BTreeMap::new(),
-            names: HashMap::new(),
-            waiting: index::Waiting::default(),
+            people: people::People::default(),
             rooms: rooms::Rooms::default(),
             buoys: buoys.into_iter().map(|b| (b.name.clone(), b)).collect(),
             suspended: index::Suspended::new(suspended),
-            resume_proofs: HashMap::new(),
             setups: VecDeque::new(),
             storage_failing: false,
             buoys_by_address: HashMap::new(),

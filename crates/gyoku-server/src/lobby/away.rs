@@ -127,11 +127,11 @@ impl Lobby {
             let name = self.suspended.get(game_id).map(|s| s.name.clone());
             login.game = name.map(|n| (n.into(), Some(color)));
         }
-        self.resume_proofs.insert(conn, game_id.to_string());
+        self.people.resume_proofs.insert(conn, game_id.to_string());
         self.logged_in(conn, login, now, out);
-        if !self.conns.contains_key(&conn) {
+        if !self.people.conns.contains_key(&conn) {
             // Refused (its name is in a game on another connection).
-            self.resume_proofs.remove(&conn);
+            self.people.resume_proofs.remove(&conn);
         }
     }
 
@@ -251,8 +251,9 @@ impl Lobby {
         // or one that logged in meanwhile outside any game (replaced). One in another
         // game is not taken from it.
         let old = room.players[color.index()];
-        if let Some(&other) = self.names.get(&name) {
+        if let Some(&other) = self.people.names.get(&name) {
             let busy = self
+                .people
                 .conns
                 .get(&other)
                 .is_some_and(|c| c.status != Status::Connected && other != old);
@@ -262,7 +263,7 @@ impl Lobby {
             self.remove_conn(other);
             out.push(Output::Close(other));
         }
-        if self.conns.contains_key(&old) {
+        if self.people.conns.contains_key(&old) {
             self.remove_conn(old);
             out.push(Output::Close(old));
         }
@@ -283,7 +284,7 @@ impl Lobby {
         tell(out, conn, ServerLine::LoginOk(name.clone()));
         // Only a CSA login goes by its name (as at login).
         if login.who.kind() == crate::identity::PlayerKind::Csa {
-            self.names.insert(name.clone(), conn);
+            self.people.names.insert(name.clone(), conn);
         }
         let room = self.rooms.games.get_mut(&key).expect("found");
         // Who it is, as the game was started with it: its token proved it, no password
@@ -298,7 +299,7 @@ impl Lobby {
             other => other,
         };
         let game_name = room.name.clone();
-        self.conns.insert(
+        self.people.conns.insert(
             conn,
             Conn {
                 who,

@@ -126,8 +126,8 @@ impl Lobby {
             );
             return;
         }
-        let owner = self.conns[&conn].name();
-        let address = self.conns[&conn].address;
+        let owner = self.people.conns[&conn].name();
+        let address = self.people.conns[&conn].address;
         let from_address =
             address.map_or(0, |a| self.buoys_by_address.get(&a).copied().unwrap_or(0));
         if self.buoys.len() >= MAX_BUOYS
@@ -158,7 +158,7 @@ impl Lobby {
         let buoy = StoredBuoy {
             name: name.to_string(),
             moves: moves.to_string(),
-            owner: self.conns[&conn].name().to_string(),
+            owner: self.people.conns[&conn].name().to_string(),
             count,
         };
         out.push(Output::Store(Change::Buoy {
@@ -173,11 +173,11 @@ impl Lobby {
         }
         tell(out, conn, ok(X1Tag::SetBuoy));
         // Two players already waiting for it start now.
-        let waiting: Vec<ConnId> = self.waiting.for_game(name).collect();
+        let waiting: Vec<ConnId> = self.people.waiting.for_game(name).collect();
         if let Some(&p1) = waiting.first()
             && let Some(p2) = self.find_rival(p1, name)
         {
-            let turn = match self.conns[&p1].sente {
+            let turn = match self.people.conns[&p1].sente {
                 Some(true) => '+',
                 Some(false) => '-',
                 None => '*',

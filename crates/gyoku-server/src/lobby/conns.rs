@@ -91,9 +91,9 @@ impl Lobby {
         };
         let existing = by_name
             .as_ref()
-            .and_then(|name| self.names.get(name))
+            .and_then(|name| self.people.names.get(name))
             .map(|&id| {
-                let c = &self.conns[&id];
+                let c = &self.people.conns[&id];
                 (
                     id,
                     c.rating_id() == login.who.rating_key() && c.status != Status::Game,
@@ -128,9 +128,9 @@ impl Lobby {
             tell(out, conn, ServerLine::LoginX1);
         }
         if let Some(name) = by_name {
-            self.names.insert(name, conn);
+            self.people.names.insert(name, conn);
         }
-        self.conns.insert(
+        self.people.conns.insert(
             conn,
             Conn {
                 who: login.who,
@@ -156,7 +156,7 @@ impl Lobby {
     }
 
     pub(super) fn line(&mut self, conn: ConnId, line: &str, now: Now, out: &mut Vec<Output>) {
-        let Some(c) = self.conns.get(&conn) else {
+        let Some(c) = self.people.conns.get(&conn) else {
             return;
         };
         let raw = line.trim_end_matches(['\r', '\n']);
@@ -193,7 +193,7 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let Some(c) = self.conns.get(&conn) else {
+        let Some(c) = self.people.conns.get(&conn) else {
             return;
         };
         match msg {
@@ -246,32 +246,14 @@ impl Lobby {
         }
     }
 
-    /// Sets a connection's status, keeping the waiting index in step: `game_name` must
-    /// already be the game waited for when the status is `GameWaiting`, and must not
-    /// change while it is.
+    /// Sets a connection's status (see [`super::people::People::set_status`]).
     pub(super) fn set_status(&mut self, conn: ConnId, status: Status) {
-        let Some(c) = self.conns.get_mut(&conn) else {
-            return;
-        };
-        if c.status == Status::GameWaiting {
-            self.waiting.remove(&c.game_name, conn);
-        }
-        c.status = status;
-        if status == Status::GameWaiting {
-            self.waiting.insert(&c.game_name, conn);
-        }
+        self.people.set_status(conn, status);
     }
 
     /// Forgets a connection: its name, its place in a queue, the games it monitors.
     pub(super) fn remove_conn(&mut self, conn: ConnId) -> Option<Conn> {
-        self.resume_proofs.remove(&conn);
-        let c = self.conns.remove(&conn)?;
-        if c.status == Status::GameWaiting {
-            self.waiting.remove(&c.game_name, conn);
-        }
-        if self.names.get(c.name()) == Some(&conn) {
-            self.names.remove(c.name());
-        }
+        let c = self.people.remove(conn)?;
         for key in &c.monitoring {
             if let Some(g) = self.rooms.games.get_mut(key) {
                 g.monitors.retain(|&m| m != conn);
@@ -283,7 +265,7 @@ impl Lobby {
     /// A player's game is over: back to `connected`, or disconnected in CSA mode.
     pub(super) fn release(&mut self, conn: ConnId, close_csa: bool, out: &mut Vec<Output>) {
         self.set_status(conn, Status::Connected);
-        let Some(c) = self.conns.get_mut(&conn) else {
+        let Some(c) = self.people.conns.get_mut(&conn) else {
             return;
         };
         c.game = None;
@@ -297,7 +279,7 @@ impl Lobby {
     }
 
     pub(super) fn closed(&mut self, conn: ConnId, now: Now, out: &mut Vec<Output>) {
-        let Some(c) = self.conns.get(&conn) else {
+        let Some(c) = self.people.conns.get(&conn) else {
             return;
         };
         if let Some(key) = c.game {

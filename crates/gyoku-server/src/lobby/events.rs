@@ -182,7 +182,7 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let name = self.conns[&conn].name().to_string();
+        let name = self.people.conns[&conn].name().to_string();
         let ev = &self.competitions.events[game].event;
         let refused = if ev.file.seat(&name).is_none() {
             Some(format!(
@@ -196,7 +196,7 @@ impl Lobby {
         };
         if let Some(why) = refused {
             tell(out, conn, ServerLine::Error(why));
-            let c = self.conns.get_mut(&conn).expect("logged in");
+            let c = self.people.conns.get_mut(&conn).expect("logged in");
             c.game_name.clear();
             c.sente = None;
             return;
@@ -220,8 +220,8 @@ impl Lobby {
 
     /// The connection of `name` if it waits for `game`.
     fn waiting_for(&self, name: &str, game: &str) -> Option<ConnId> {
-        let &conn = self.names.get(name)?;
-        let c = self.conns.get(&conn)?;
+        let &conn = self.people.names.get(name)?;
+        let c = self.people.conns.get(&conn)?;
         (c.status == Status::GameWaiting && c.game_name == game).then_some(conn)
     }
 

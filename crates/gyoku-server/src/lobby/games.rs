@@ -24,8 +24,11 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let rating_ids =
-            players.map(|p| self.conns[&p].rating_id().map(|k| k.as_str().to_string()));
+        let rating_ids = players.map(|p| {
+            self.people.conns[&p]
+                .rating_id()
+                .map(|k| k.as_str().to_string())
+        });
         let mut room = Room::new(spec, players, rating_ids, resumed, &self.config, now);
         let tokens = (self.reconnect_grace(&room.name) > 0).then(|| room.issue_tokens());
         room.propose(tokens.as_ref(), out);
@@ -33,6 +36,7 @@ impl Lobby {
         for (color, conn) in [(Color::Black, players[0]), (Color::White, players[1])] {
             self.set_status(conn, Status::AgreeWaiting);
             let c = self
+                .people
                 .conns
                 .get_mut(&conn)
                 .expect("paired players are logged in");
@@ -46,7 +50,7 @@ impl Lobby {
     }
 
     pub(super) fn agree(&mut self, conn: ConnId, now: Now, out: &mut Vec<Output>) {
-        let Some(c) = self.conns.get_mut(&conn) else {
+        let Some(c) = self.people.conns.get_mut(&conn) else {
             return;
         };
         if c.status != Status::AgreeWaiting {
@@ -57,7 +61,8 @@ impl Lobby {
         let key = c.game.expect("agree_waiting has a game");
         let room = self.rooms.games.get_mut(&key).expect("live game");
         let both = room.players.iter().all(|p| {
-            self.conns
+            self.people
+                .conns
                 .get(p)
                 .is_some_and(|c| c.status == Status::StartWaiting)
         });
@@ -69,7 +74,7 @@ impl Lobby {
             room.hold_clock(now);
         }
         for p in room.players {
-            if let Some(c) = self.conns.get_mut(&p) {
+            if let Some(c) = self.people.conns.get_mut(&p) {
                 c.status = Status::Game;
             }
         }
@@ -78,6 +83,7 @@ impl Lobby {
         let room = &self.rooms.games[&key];
         let first = room.players[room.referee.turn().index()];
         if let Some(line) = self
+            .people
             .conns
             .get_mut(&first)
             .and_then(|c| c.deferred.pop_front())
@@ -87,7 +93,7 @@ impl Lobby {
     }
 
     pub(super) fn reject(&mut self, conn: ConnId, now: Now, out: &mut Vec<Output>) {
-        let Some(c) = self.conns.get(&conn) else {
+        let Some(c) = self.people.conns.get(&conn) else {
             return;
         };
         if c.status != Status::AgreeWaiting {
@@ -114,6 +120,7 @@ impl Lobby {
         self.rooms.by_id.remove(&room.id);
         let by = match withdrawn {
             Withdrawn::By(conn) => self
+                .people
                 .conns
                 .get(&conn)
                 .map_or_else(String::new, |c| c.name().to_string()),
@@ -129,11 +136,12 @@ impl Lobby {
         }
         for p in room.players {
             let stranded = scheduled
-                && self.conns.contains_key(&p)
+                && self.people.conns.contains_key(&p)
                 && match withdrawn {
                     Withdrawn::By(conn) => p != conn,
                     // The agreement lapsed: whoever had agreed waited for nothing.
                     Withdrawn::Lapsed => self
+                        .people
                         .conns
                         .get(&p)
                         .is_some_and(|c| c.status == Status::StartWaiting),
@@ -156,7 +164,7 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let Some(key) = self.conns.get(&conn).and_then(|c| c.game) else {
+        let Some(key) = self.people.conns.get(&conn).and_then(|c| c.game) else {
             return;
         };
         let Some(room) = self.rooms.games.get_mut(&key) else {
@@ -169,7 +177,7 @@ impl Lobby {
     /// [`super::CLAIM_LINE`] from a player in a game: the foul the other player has just
     /// made is claimed (under fouls that stand only when claimed).
     pub(super) fn claim_line(&mut self, conn: ConnId, now: Now, out: &mut Vec<Output>) {
-        let Some(key) = self.conns.get(&conn).and_then(|c| c.game) else {
+        let Some(key) = self.people.conns.get(&conn).and_then(|c| c.game) else {
             return;
         };
         let Some(room) = self.rooms.games.get_mut(&key) else {
@@ -201,7 +209,7 @@ impl Lobby {
 
     /// The game `conn` plays in, and its key.
     fn room_of(&self, conn: ConnId) -> Option<(u64, &Room)> {
-        let key = self.conns.get(&conn)?.game?;
+        let key = self.people.conns.get(&conn)?.game?;
         Some((key, self.rooms.games.get(&key)?))
     }
 
@@ -218,7 +226,7 @@ impl Lobby {
         };
         let color = room.color_of(conn);
         if !room.is_turn_of(color) {
-            let c = self.conns.get_mut(&conn).expect("checked above");
+            let c = self.people.conns.get_mut(&conn).expect("checked above");
             if c.deferred.len() >= MAX_DEFERRED {
                 let refused = ServerLine::Error("too many moves sent out of turn".into());
                 tell(out, conn, refused);
@@ -238,6 +246,7 @@ impl Lobby {
             let side = room.referee.turn();
             let next = room.players[side.index()];
             let Some(line) = self
+                .people
                 .conns
                 .get_mut(&next)
                 .and_then(|c| c.deferred.pop_front())
@@ -283,7 +292,7 @@ impl Lobby {
         let (result, reason) = room.close(&ending, now, out);
         let played = matches!(room.phase, Phase::Playing);
         for &m in &room.monitors {
-            if let Some(c) = self.conns.get_mut(&m) {
+            if let Some(c) = self.people.conns.get_mut(&m) {
                 c.monitoring.retain(|&k| k != key);
             }
         }
@@ -292,15 +301,18 @@ impl Lobby {
             // A player still connected (x1 mode) is the one who played it: it may ask for
             // it again on this connection without its token.
             for p in room.players {
-                if self.conns.contains_key(&p) {
-                    self.resume_proofs.insert(p, room.id.clone());
+                if self.people.conns.contains_key(&p) {
+                    self.people.resume_proofs.insert(p, room.id.clone());
                 }
             }
         }
         // A no contest (JSA sennichite, a 24-30 impasse, the 500-move limit) is replayed
         // with colours swapped: offered to both players at once, linked to this game.
         let replay = matches!(&ending, Ending::Decided(o) if o.result == GameResult::NoContest)
-            && room.players.iter().all(|p| self.conns.contains_key(p));
+            && room
+                .players
+                .iter()
+                .all(|p| self.people.conns.contains_key(p));
         if !replay && !matches!(ending, Ending::Suspended) {
             self.setups.retain(|(name, _)| *name != room.name);
         }
@@ -349,6 +361,7 @@ impl Lobby {
                 room.hold_clock(now);
                 for p in room.players {
                     let reads_notices = self
+                        .people
                         .conns
                         .get(&p)
                         .is_some_and(|c| c.x1 || c.who.kind() == PlayerKind::Web);

@@ -42,7 +42,7 @@ impl Lobby {
             );
             return;
         }
-        let c = self.conns.get_mut(&conn).expect("logged in");
+        let c = self.people.conns.get_mut(&conn).expect("logged in");
         if !c.who.kind().is_page()
             && self
                 .setups
@@ -69,7 +69,7 @@ impl Lobby {
             }
             return self.resume(conn, &id, now, out);
         }
-        let c = self.conns.get_mut(&conn).expect("logged in");
+        let c = self.people.conns.get_mut(&conn).expect("logged in");
         c.sente = match turn {
             '+' => Some(true),
             '-' => Some(false),
@@ -98,7 +98,7 @@ impl Lobby {
         let sente = c.sente;
         // Out of the queue of the game it waited for (if any) before naming the new one.
         self.set_status(conn, Status::Connected);
-        let c = self.conns.get_mut(&conn).expect("logged in");
+        let c = self.people.conns.get_mut(&conn).expect("logged in");
         c.sente = sente;
         c.game_name = game.to_string();
         if self.is_event_game(game) {
@@ -122,7 +122,7 @@ impl Lobby {
                     conn,
                     ServerLine::Error(format!("can't find rival for {game}")),
                 );
-                let c = self.conns.get_mut(&conn).expect("logged in");
+                let c = self.people.conns.get_mut(&conn).expect("logged in");
                 c.game_name.clear();
                 c.sente = None;
             }
@@ -131,10 +131,10 @@ impl Lobby {
     }
 
     pub(super) fn find_rival(&self, me: ConnId, game: &str) -> Option<ConnId> {
-        let c = &self.conns[&me];
+        let c = &self.people.conns[&me];
         let want = c.sente.map(|s| !s);
-        self.waiting.for_game(game).find(|&id| {
-            let r = &self.conns[&id];
+        self.people.waiting.for_game(game).find(|&id| {
+            let r = &self.people.conns[&id];
             id != me
                 && (want.is_none() || r.sente.is_none() || r.sente == want)
                 && r.who != c.who
@@ -152,7 +152,7 @@ impl Lobby {
         now: Now,
         out: &mut Vec<Output>,
     ) {
-        let rival_sente = self.conns[&rival].sente;
+        let rival_sente = self.people.conns[&rival].sente;
         let me_black = match (my_turn, rival_sente) {
             ('*', None) => self.ids.coin(),
             (_, Some(true)) => false,
@@ -237,8 +237,8 @@ impl Lobby {
         let fouls = setup.fouls.or(named.fouls);
         let max_moves = setup.max_moves.unwrap_or_else(|| self.rules_for(preset).1);
         let names = [
-            self.conns[&black].name().to_string(),
-            self.conns[&white].name().to_string(),
+            self.people.conns[&black].name().to_string(),
+            self.people.conns[&white].name().to_string(),
         ];
         let id = self.next_game_id(game, &names[0], &names[1], now);
         let spec = GameSpec {
@@ -264,13 +264,13 @@ impl Lobby {
             replay_of: replay.map(|r| r.of),
             rating_ids: [black, white].map(|p| {
                 login_proof(
-                    self.conns[&p]
+                    self.people.conns[&p]
                         .rating_id()
                         .map(|k| k.as_str().to_string())
                         .as_ref(),
                 )
             }),
-            kinds: [black, white].map(|p| self.conns[&p].who.kind()),
+            kinds: [black, white].map(|p| self.people.conns[&p].who.kind()),
             resume_keys: [None, None],
         };
         self.open(spec, [black, white], false, now, out);
@@ -290,7 +290,7 @@ impl Lobby {
                  logged in as then (with the same password, or with none)"
             )
         };
-        let (Some(spec), Some(c)) = (self.suspended.get(id), self.conns.get(&conn)) else {
+        let (Some(spec), Some(c)) = (self.suspended.get(id), self.people.conns.get(&conn)) else {
             return Err(refused());
         };
         let seat = usize::from(spec.names[0] != c.name());
@@ -308,7 +308,7 @@ impl Lobby {
         let passwordless = spec.rating_ids[seat].as_deref() == Some("");
         if passwordless
             && spec.resume_keys[seat].is_some()
-            && self.resume_proofs.get(&conn).map(String::as_str) != Some(id)
+            && self.people.resume_proofs.get(&conn).map(String::as_str) != Some(id)
         {
             return Err(format!(
                 "the suspended game {id} was played without a password: it is taken up \
@@ -323,17 +323,17 @@ impl Lobby {
     /// both are here the game is proposed again with its moves and clocks.
     pub(super) fn resume(&mut self, conn: ConnId, id: &str, now: Now, out: &mut Vec<Output>) {
         let spec = self.suspended.get(id).expect("looked up");
-        let me = self.conns[&conn].name().to_string();
+        let me = self.people.conns[&conn].name().to_string();
         let black = spec.names[0] == me;
         let other = spec.names[usize::from(black)].clone();
         let game = spec.name.clone();
         self.set_status(conn, Status::Connected);
-        let c = self.conns.get_mut(&conn).expect("logged in");
+        let c = self.people.conns.get_mut(&conn).expect("logged in");
         c.game_name = game.clone();
         c.sente = Some(black);
         self.set_status(conn, Status::GameWaiting);
-        let rival = self.names.get(&other).copied().filter(|r| {
-            let r = &self.conns[r];
+        let rival = self.people.names.get(&other).copied().filter(|r| {
+            let r = &self.people.conns[r];
             r.status == Status::GameWaiting && r.game_name == game
         });
         if let Some(rival) = rival {

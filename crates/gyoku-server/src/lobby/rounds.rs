@@ -51,7 +51,7 @@ impl Lobby {
 
     /// A player's id for ratings and pairing: its rating id, else its name.
     fn player_id(&self, conn: ConnId) -> String {
-        let c = &self.conns[&conn];
+        let c = &self.people.conns[&conn];
         c.rating_id()
             .map_or_else(|| c.name().to_string(), |k| k.as_str().to_string())
     }
@@ -94,10 +94,12 @@ impl Lobby {
     /// Pairs everyone waiting for `game` and proposes their games.
     fn run_round(&mut self, game: &str, now: Now, out: &mut Vec<Output>) {
         let waiting: Vec<ConnId> = self
+            .people
             .waiting
             .for_game(game)
             .filter(|id| {
-                self.conns
+                self.people
+                    .conns
                     .get(id)
                     .is_some_and(|c| c.status == Status::GameWaiting)
             })
@@ -182,6 +184,7 @@ impl Lobby {
             // Out of the queue: the proposal opens the game.
             self.set_status(conn, Status::Connected);
             let c = self
+                .people
                 .conns
                 .get_mut(&conn)
                 .expect("waiting players are logged in");
@@ -194,7 +197,7 @@ impl Lobby {
     /// pairing history is as before it.
     pub(super) fn unpropose_scheduled(&mut self, game: &str, players: [ConnId; 2]) {
         for conn in players {
-            if !self.conns.contains_key(&conn) {
+            if !self.people.conns.contains_key(&conn) {
                 continue;
             }
             let id = self.player_id(conn);
@@ -218,7 +221,7 @@ impl Lobby {
     /// `%%GAME` again, as after any game) and is paired at once if someone else of the
     /// round is waiting without a game.
     pub(super) fn strand(&mut self, conn: ConnId, game: &str, now: Now, out: &mut Vec<Output>) {
-        if !self.conns.contains_key(&conn) {
+        if !self.people.conns.contains_key(&conn) {
             return;
         }
         let id = self.player_id(conn);
@@ -226,7 +229,7 @@ impl Lobby {
             return;
         };
         r.stranded.insert(id);
-        let Some(c) = self.conns.get_mut(&conn) else {
+        let Some(c) = self.people.conns.get_mut(&conn) else {
             return;
         };
         if c.x1 {
@@ -251,13 +254,15 @@ impl Lobby {
         }
         let of_the_round =
             |id: &String| r.stranded.contains(id) || r.sat_out.get(id) == Some(&r.played);
-        let who = self.conns[&conn].who.clone();
+        let who = self.people.conns[&conn].who.clone();
         let Some((other, other_id)) = self
+            .people
             .waiting
             .for_game(game)
             .filter(|&id| id != conn)
             .filter(|id| {
-                self.conns
+                self.people
+                    .conns
                     .get(id)
                     .is_some_and(|c| c.status == Status::GameWaiting && c.who != who)
             })
@@ -295,9 +300,10 @@ impl Lobby {
                 t.format("%Y/%m/%d %H:%M:%S").to_string()
             });
             let waiting: Vec<String> = self
+                .people
                 .waiting
                 .for_game(game)
-                .filter_map(|id| self.conns.get(&id).map(|c| c.name().to_string()))
+                .filter_map(|id| self.people.conns.get(&id).map(|c| c.name().to_string()))
                 .collect();
             lines.push(ServerLine::X1 {
                 tag: X1Tag::Floodgate,
@@ -376,9 +382,10 @@ impl Lobby {
                 next: r.next.map(|t| t.format("%Y/%m/%d %H:%M:%S").to_string()),
                 rounds: r.played,
                 waiting: self
+                    .people
                     .waiting
                     .for_game(game)
-                    .filter_map(|id| self.conns.get(&id).map(|c| c.name().to_string()))
+                    .filter_map(|id| self.people.conns.get(&id).map(|c| c.name().to_string()))
                     .collect(),
             })
             .collect()

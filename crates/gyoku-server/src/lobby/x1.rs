@@ -63,7 +63,7 @@ impl Lobby {
                     && let Some(g) = self.rooms.games.get_mut(&key)
                 {
                     g.monitors.retain(|&m| m != conn);
-                    let c = self.conns.get_mut(&conn).expect("logged in");
+                    let c = self.people.conns.get_mut(&conn).expect("logged in");
                     c.monitoring.retain(|&k| k != key);
                 }
             }
@@ -119,10 +119,11 @@ impl Lobby {
 
     /// `%%GAME` with no game: out of the waiting list.
     fn stop_waiting(&mut self, conn: ConnId, out: &mut Vec<Output>) {
-        let c = self.conns.get_mut(&conn).expect("logged in");
+        let c = self.people.conns.get_mut(&conn).expect("logged in");
         if matches!(c.status, Status::Connected | Status::GameWaiting) {
             self.set_status(conn, Status::Connected);
-            self.conns
+            self.people
+                .conns
                 .get_mut(&conn)
                 .expect("logged in")
                 .game_name
@@ -136,7 +137,7 @@ impl Lobby {
     /// `%%WHO`: everyone logged in, by name (a rating id is derived from a password: never
     /// shown), mode, status and the game waited for.
     fn who(&self, conn: ConnId, out: &mut Vec<Output>) {
-        let who = self.conns.values().map(|c| {
+        let who = self.people.conns.values().map(|c| {
             let mode = if c.x1 { "x1" } else { "CSA" };
             let text = if c.status == Status::Connected {
                 format!("{} {mode} {}", c.name(), c.status.name())
@@ -172,7 +173,7 @@ impl Lobby {
         let g = self.rooms.games.get_mut(&key).expect("listed");
         g.monitors.retain(|&m| m != conn);
         g.monitors.push(conn);
-        let c = self.conns.get_mut(&conn).expect("logged in");
+        let c = self.people.conns.get_mut(&conn).expect("logged in");
         c.monitoring.retain(|&k| k != key);
         c.monitoring.push(key);
         let summary = show.lines().map(str::to_string);
@@ -190,9 +191,9 @@ impl Lobby {
     /// that never read was 200 copies, and a batch of such lines took gigabytes before a
     /// queue's bound could drop anyone).
     fn chat(&self, conn: ConnId, message: &str, out: &mut Vec<Output>) {
-        let from = self.conns[&conn].name().to_string();
+        let from = self.people.conns[&conn].name().to_string();
         let message: std::sync::Arc<str> = gyoku_kifu::escape_controls(message).into();
-        for (&id, c) in &self.conns {
+        for (&id, c) in &self.people.conns {
             if c.x1 {
                 let chat = ServerLine::Chat {
                     from: from.clone(),
@@ -205,7 +206,7 @@ impl Lobby {
 
     /// `%%DELETEBUOY`: by the one who set it.
     fn delete_buoy(&mut self, conn: ConnId, name: &str, out: &mut Vec<Output>) {
-        let owner = self.conns[&conn].name().to_string();
+        let owner = self.people.conns[&conn].name().to_string();
         match self.buoys.get(name) {
             None => tell(
                 out,
@@ -235,7 +236,7 @@ impl Lobby {
     /// Whether `conn` may have a listing of everyone now (one a second: each is as long as
     /// the server is busy), and if so, it is counted.
     fn may_list(&mut self, conn: ConnId, now: Now) -> bool {
-        let Some(c) = self.conns.get_mut(&conn) else {
+        let Some(c) = self.people.conns.get_mut(&conn) else {
             return false;
         };
         if c.listed_at
