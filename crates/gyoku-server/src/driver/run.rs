@@ -173,13 +173,7 @@ pub(crate) async fn drive(
 impl Driver {
     /// `at` as the lobby counts time.
     fn now_of(&self, at: Instant) -> Now {
-        let age = i64::try_from(at.elapsed().as_millis()).unwrap_or(0);
-        Now {
-            mono: u64::try_from(at.saturating_duration_since(self.epoch).as_millis())
-                .unwrap_or(u64::MAX),
-            wall: chrono::Local::now().naive_local(),
-            utc_ms: crate::wall::utc_now_ms() - age,
-        }
+        Clocks::read().now(self.epoch, at)
     }
 
     /// When the lobby next has something to do.
@@ -371,24 +365,46 @@ fn hand_over(
     epoch: Instant,
     out: &mut Vec<Output>,
 ) -> Vec<ConnId> {
-    let wall = chrono::Local::now().naive_local();
-    let (utc_ms, taken) = (crate::wall::utc_now_ms(), Instant::now());
+    let clocks = Clocks::read();
     let mut gone = Vec::new();
     for (input, at) in batch.drain(..) {
         if let Input::Closed(id) = input {
             gone.push(id);
         }
-        let mono =
-            u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX);
-        let age = i64::try_from(taken.saturating_duration_since(at).as_millis()).unwrap_or(0);
-        let now = Now {
-            mono,
-            wall,
-            utc_ms: utc_ms - age,
-        };
-        lobby.handle(input, now, out);
+        lobby.handle(input, clocks.now(epoch, at), out);
     }
     gone
+}
+
+/// The clocks read once (for a whole batch): the local wall time, Unix time, and the
+/// instant they were read at.
+struct Clocks {
+    wall: chrono::NaiveDateTime,
+    utc_ms: i64,
+    read_at: Instant,
+}
+
+impl Clocks {
+    fn read() -> Clocks {
+        Clocks {
+            wall: chrono::Local::now().naive_local(),
+            utc_ms: crate::wall::utc_now_ms(),
+            read_at: Instant::now(),
+        }
+    }
+
+    /// The lobby's time of an input that arrived `at`: monotonic from `epoch`, Unix time
+    /// taken back by its age when the clocks were read.
+    fn now(&self, epoch: Instant, at: Instant) -> Now {
+        let mono =
+            u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX);
+        let age = self.read_at.saturating_duration_since(at).as_millis();
+        Now {
+            mono,
+            wall: self.wall,
+            utc_ms: self.utc_ms - i64::try_from(age).unwrap_or(0),
+        }
+    }
 }
 
 /// Commits `changes` on a blocking thread; the store, what was stored and the result come

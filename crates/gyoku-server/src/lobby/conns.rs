@@ -246,11 +246,6 @@ impl Lobby {
         }
     }
 
-    /// Sets a connection's status (see [`super::people::People::set_status`]).
-    pub(super) fn set_status(&mut self, conn: ConnId, status: Status) {
-        self.people.set_status(conn, status);
-    }
-
     /// Forgets a connection: its name, its place in a queue, the games it monitors.
     pub(super) fn remove_conn(&mut self, conn: ConnId) -> Option<Conn> {
         let c = self.people.remove(conn)?;
@@ -264,7 +259,7 @@ impl Lobby {
 
     /// A player's game is over: back to `connected`, or disconnected in CSA mode.
     pub(super) fn release(&mut self, conn: ConnId, close_csa: bool, out: &mut Vec<Output>) {
-        self.set_status(conn, Status::Connected);
+        self.people.set_status(conn, Status::Connected);
         let Some(c) = self.people.conns.get_mut(&conn) else {
             return;
         };

@@ -201,7 +201,7 @@ impl Lobby {
             c.sente = None;
             return;
         }
-        self.set_status(conn, Status::GameWaiting);
+        self.people.set_status(conn, Status::GameWaiting);
         self.start_ready(game, now, out);
     }
 
@@ -249,7 +249,7 @@ impl Lobby {
             .collect();
         for players in ready {
             for conn in players {
-                self.set_status(conn, Status::Connected);
+                self.people.set_status(conn, Status::Connected);
             }
             self.propose(game, players, Vec::new(), None, now, out);
             // The page shows the games under way.

@@ -34,7 +34,7 @@ impl Lobby {
         room.propose(tokens.as_ref(), out);
         let key = self.ids.key();
         for (color, conn) in [(Color::Black, players[0]), (Color::White, players[1])] {
-            self.set_status(conn, Status::AgreeWaiting);
+            self.people.set_status(conn, Status::AgreeWaiting);
             let c = self
                 .people
                 .conns

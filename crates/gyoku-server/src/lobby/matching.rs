@@ -97,7 +97,7 @@ impl Lobby {
         }
         let sente = c.sente;
         // Out of the queue of the game it waited for (if any) before naming the new one.
-        self.set_status(conn, Status::Connected);
+        self.people.set_status(conn, Status::Connected);
         let c = self.people.conns.get_mut(&conn).expect("logged in");
         c.sente = sente;
         c.game_name = game.to_string();
@@ -107,7 +107,7 @@ impl Lobby {
         if self.is_scheduled(game) {
             // Paired at the next round, with everyone waiting then (at once if this
             // round's proposal to it was withdrawn and another of the round waits).
-            self.set_status(conn, Status::GameWaiting);
+            self.people.set_status(conn, Status::GameWaiting);
             self.stand_in(conn, game, now, out);
             return;
         }
@@ -115,7 +115,7 @@ impl Lobby {
             Some(rival) if !is_buoy_name(game) || self.buoys.contains_key(game) => {
                 self.pair(conn, turn, rival, game, now, out);
             }
-            Some(_) => self.set_status(conn, Status::GameWaiting),
+            Some(_) => self.people.set_status(conn, Status::GameWaiting),
             None if challenge => {
                 tell(
                     out,
@@ -126,7 +126,7 @@ impl Lobby {
                 c.game_name.clear();
                 c.sente = None;
             }
-            None => self.set_status(conn, Status::GameWaiting),
+            None => self.people.set_status(conn, Status::GameWaiting),
         }
     }
 
@@ -327,11 +327,11 @@ impl Lobby {
         let black = spec.names[0] == me;
         let other = spec.names[usize::from(black)].clone();
         let game = spec.name.clone();
-        self.set_status(conn, Status::Connected);
+        self.people.set_status(conn, Status::Connected);
         let c = self.people.conns.get_mut(&conn).expect("logged in");
         c.game_name = game.clone();
         c.sente = Some(black);
-        self.set_status(conn, Status::GameWaiting);
+        self.people.set_status(conn, Status::GameWaiting);
         let rival = self.people.names.get(&other).copied().filter(|r| {
             let r = &self.people.conns[r];
             r.status == Status::GameWaiting && r.game_name == game

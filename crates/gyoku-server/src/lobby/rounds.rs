@@ -182,7 +182,7 @@ impl Lobby {
             .insert(white_id, (black_id, false, wb - 1));
         for conn in players {
             // Out of the queue: the proposal opens the game.
-            self.set_status(conn, Status::Connected);
+            self.people.set_status(conn, Status::Connected);
             let c = self
                 .people
                 .conns
@@ -237,7 +237,7 @@ impl Lobby {
         }
         c.game_name = game.to_string();
         c.sente = None;
-        self.set_status(conn, Status::GameWaiting);
+        self.people.set_status(conn, Status::GameWaiting);
         self.stand_in(conn, game, now, out);
     }
 

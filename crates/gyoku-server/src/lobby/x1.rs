@@ -121,7 +121,7 @@ impl Lobby {
     fn stop_waiting(&mut self, conn: ConnId, out: &mut Vec<Output>) {
         let c = self.people.conns.get_mut(&conn).expect("logged in");
         if matches!(c.status, Status::Connected | Status::GameWaiting) {
-            self.set_status(conn, Status::Connected);
+            self.people.set_status(conn, Status::Connected);
             self.people
                 .conns
                 .get_mut(&conn)

@@ -81,7 +81,7 @@ fn listen(url: &str) -> Result<Client, postgres::Error> {
     Ok(client)
 }
 
-/// Hands on each notice until `stop` is set (`Ok`) or the connection fails (`Err`, why).
+/// Hands on each notice until `stop` is told (`Ok`) or the connection fails (`Err`, why).
 /// A connection that went quiet is asked a question every [`HEARTBEAT`]: a PostgreSQL that
 /// went away without closing it is found out then.
 fn hear(
