@@ -17,10 +17,9 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 
-from procs import free_port, stop
+from procs import free_port, stop, scratch_dir
 
 MAX_MOVES = 60
 GAME = "peers-10-1"  # 10 s each, then 1 s a move
@@ -167,7 +166,7 @@ def on_gyoku_serve(gyoku, root):
 
 def main():
     gyoku = os.path.abspath(sys.argv[1])
-    root = tempfile.mkdtemp(prefix="gyoku-csa-client-peers-")
+    root = scratch_dir("gyoku-csa-client-peers-")
     failures = on_shogi_server(gyoku, root) + on_gyoku_serve(gyoku, root)
     if failures:
         sys.exit(f"csa-client peers: {failures} failures")

@@ -1,9 +1,13 @@
-"""What the CI scripts share: a free loopback port, and stopping a process group."""
+"""What the CI scripts share: a free loopback port, stopping a process group, and scratch
+directories that go when the script does."""
 
+import atexit
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 
 
 def free_port():
@@ -24,3 +28,11 @@ def stop(proc):
         except (ProcessLookupError, subprocess.TimeoutExpired):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def scratch_dir(prefix):
+    """A new directory under the system's temporary one, removed with all it holds when the
+    script exits (a run leaves no databases or records behind in /tmp)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path

@@ -16,14 +16,13 @@ import random
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 import shogi
 import shogi.CSA
 
-from procs import free_port
+from procs import free_port, scratch_dir
 
 MAX_MOVES = 120
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -80,7 +79,7 @@ def python_shogi_player(port, name, game, seed, results):
 
 def main():
     gyoku = os.path.abspath(sys.argv[1])
-    work = tempfile.mkdtemp(prefix="gyoku-real-clients-")
+    work = scratch_dir("gyoku-real-clients-")
     port = free_port()
     server = subprocess.Popen(
         [gyoku, "serve", "--csa", f"127.0.0.1:{port}", "--http", "off", "--data-dir", work,

@@ -34,7 +34,6 @@ import random
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
@@ -47,7 +46,7 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from procs import free_port, stop
+from procs import free_port, stop, scratch_dir
 
 MAX_MOVES = 30
 GYOKU = None  # the binary under test, set by main()
@@ -66,7 +65,7 @@ def no_cjk_font(base, shots):
     """The pieces and ranks are drawn with no Japanese font on the machine: a browser that
     sees only DejaVu (if even that) draws 玉 and 飛 as text alike (both missing), and the
     board's 玉 and 飛 differently."""
-    conf_dir = tempfile.mkdtemp(prefix="gyoku-fonts-")
+    conf_dir = scratch_dir("gyoku-fonts-")
     conf = os.path.join(conf_dir, "fonts.conf")
     with open(conf, "w") as f:
         f.write("<?xml version='1.0'?><!DOCTYPE fontconfig SYSTEM 'fonts.dtd'><fontconfig>"
@@ -423,7 +422,7 @@ def play(driver, base, shots):
     with urllib.request.urlopen(href) as r:
         kif = r.read()
         kind = r.headers.get("Content-Type")
-    path = os.path.join(tempfile.mkdtemp(prefix="gyoku-web-kif-"), "game.kif")
+    path = os.path.join(scratch_dir("gyoku-web-kif-"), "game.kif")
     with open(path, "wb") as f:
         f.write(kif)
     judged = json.loads(subprocess.run([GYOKU, "judge", path, "--json"], capture_output=True, check=True).stdout)
@@ -652,7 +651,7 @@ def main():
     GYOKU = gyoku
     shots = os.path.abspath(sys.argv[2])
     os.makedirs(shots, exist_ok=True)
-    work = tempfile.mkdtemp(prefix="gyoku-web-e2e-")
+    work = scratch_dir("gyoku-web-e2e-")
     csa, http = free_port(), free_port()
     event_file = os.path.join(work, "club.toml")
     with open(event_file, "w") as f:
