@@ -832,6 +832,12 @@ pub struct ServeArgs {
     /// gone) and then takes over, rather than stopping.
     #[arg(long)]
     pub standby: bool,
+    /// How the server's log on standard error is written: `text` (a line for people,
+    /// `gyoku serve: ` and the game or connection it is about first) or `json` (one object
+    /// per line, with its level, time and spans). `GYOKU_LOG` chooses what is logged, as
+    /// `tracing` directives (`gyoku=debug` adds each stored move).
+    #[arg(long, value_name = "text|json", default_value = "text")]
+    pub log_format: gyoku_server::log::LogFormat,
 }
 
 /// `gyoku serve --role`.

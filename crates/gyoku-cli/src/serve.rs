@@ -70,6 +70,7 @@ fn engine_choices(given: &[String]) -> Result<Vec<EngineChoice>, Failure> {
 
 /// Runs the server until Ctrl-C or SIGTERM.
 pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
+    gyoku_server::log::init(a.log_format).map_err(Failure::Input)?;
     let engines = engine_choices(&a.engines)?;
     let rules: Preset = a
         .rules
@@ -172,13 +173,13 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
             options,
             |s| {
                 if let Some(http) = s.http {
-                    eprintln!(
-                        "gyoku serve: open http://{http}/ to play, watch games and judge records \
+                    tracing::info!(
+                        "open http://{http}/ to play, watch games and judge records \
                              (the HTTP API is under http://{http}/api/)"
                     );
                 }
-                eprintln!(
-                    "gyoku serve: CSA protocol on {} (rules {}, database {}, records in {}){}",
+                tracing::info!(
+                    "CSA protocol on {} (rules {}, database {}, records in {}){}",
                     s.csa,
                     rules.name(),
                     db,
@@ -193,17 +194,17 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
                     }
                 );
                 if let Some(note) = &lowered {
-                    eprintln!("gyoku serve: {note}");
+                    tracing::info!("{note}");
                 }
                 if let Some(file) = &admin_file {
-                    eprintln!(
-                        "gyoku serve: the events' admin endpoint answers to the token in {}",
+                    tracing::info!(
+                        "the events' admin endpoint answers to the token in {}",
                         file.display()
                     );
                 }
                 if s.records_restored > 0 {
-                    eprintln!(
-                        "gyoku serve: {} record files were missing and were written again from the database",
+                    tracing::info!(
+                        "{} record files were missing and were written again from the database",
                         s.records_restored
                     );
                 }
@@ -243,8 +244,8 @@ fn run_web(options: Options, referee: Option<&str>) -> Result<(), Failure> {
         gyoku_server::run_web(
             web,
             move |at| {
-                eprintln!(
-                    "gyoku serve: web instance on http://{at}/ (database {db}, players' \
+                tracing::info!(
+                    "web instance on http://{at}/ (database {db}, players' \
                      actions relayed to the referee at {referee})"
                 );
             },
@@ -271,7 +272,7 @@ where
             server(shutdown).await
         })
         .map_err(|e| Failure::Run(e.to_string()))?;
-    eprintln!("gyoku serve: stopped");
+    tracing::info!("stopped");
     Ok(())
 }
 

@@ -742,31 +742,6 @@ fn schedules_that_could_not_work_are_refused() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Reads lines from `r` until one contains `what` (each read waits up to its timeout);
-/// every line read, that one last.
-fn read_until(r: &mut BufReader<TcpStream>, what: &str) -> Vec<String> {
-    let mut lines = Vec::new();
-    loop {
-        let mut line = String::new();
-        let n = r.read_line(&mut line).unwrap_or(0);
-        assert!(n > 0, "the connection ended before '{what}': {lines:?}");
-        let done = line.contains(what);
-        lines.push(line.trim_end().to_string());
-        if done {
-            return lines;
-        }
-    }
-}
-
-/// A CSA connection that has sent `login` (a whole line), read through.
-fn csa_login(csa: u16, login: &str) -> (TcpStream, BufReader<TcpStream>) {
-    let s = TcpStream::connect(("127.0.0.1", csa)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    (&s).write_all(format!("{login}\n").as_bytes()).unwrap();
-    let r = BufReader::new(s.try_clone().unwrap());
-    (s, r)
-}
-
 /// Issue 43: an event's seat was anyone's — a stranger who logged in first as a participant,
 /// with a password of his own, played that participant's boards. With `gyoku event-keys`
 /// the seats belong to the keys the organiser hands out: the stranger is refused (and binds
@@ -835,8 +810,8 @@ fn an_events_seats_belong_to_the_keys_the_organiser_hands_out() {
         "LOGIN p1 strangers-own x1",
         "LOGIN p1 keyed-60-0,strangers-own",
     ] {
-        let (_s, mut r) = csa_login(csa, login);
-        let lines = read_until(&mut r, "LOGIN:");
+        let (_s, mut r) = kit::csa_login(csa, login);
+        let lines = kit::read_until(&mut r, "LOGIN:");
         assert_eq!(
             lines.last().unwrap(),
             "LOGIN:incorrect",
@@ -844,13 +819,19 @@ fn an_events_seats_belong_to_the_keys_the_organiser_hands_out() {
         );
     }
     // The participants, each with its key: logged in, and given their board.
-    let (mut s1, mut r1) = csa_login(csa, &format!("LOGIN p1 {k1} x1"));
-    assert_eq!(read_until(&mut r1, "LOGIN:").last().unwrap(), "LOGIN:p1 OK");
+    let (mut s1, mut r1) = kit::csa_login(csa, &format!("LOGIN p1 {k1} x1"));
+    assert_eq!(
+        kit::read_until(&mut r1, "LOGIN:").last().unwrap(),
+        "LOGIN:p1 OK"
+    );
     s1.write_all(b"%%GAME keyed-60-0 *\n").unwrap();
-    let (_s2, mut r2) = csa_login(csa, &format!("LOGIN p2 keyed-60-0,{k2}"));
-    assert_eq!(read_until(&mut r2, "LOGIN:").last().unwrap(), "LOGIN:p2 OK");
+    let (_s2, mut r2) = kit::csa_login(csa, &format!("LOGIN p2 keyed-60-0,{k2}"));
+    assert_eq!(
+        kit::read_until(&mut r2, "LOGIN:").last().unwrap(),
+        "LOGIN:p2 OK"
+    );
     for r in [&mut r1, &mut r2] {
-        let summary = read_until(r, "END Game_Summary");
+        let summary = kit::read_until(r, "END Game_Summary");
         assert!(
             summary.iter().any(|l| l == "Name+:p1" || l == "Name-:p1"),
             "{summary:?}"

@@ -197,6 +197,73 @@ fn serve_says_where_the_page_is_first_and_the_open_file_note_only_when_it_matter
 
 /// Issue 28, item 10: a second `gyoku serve` on the same database refuses to start, says
 /// why, and leaves the first one serving.
+/// Issue 40 (step 8), issue 50 (logs): with `--log-format json` each line the server says
+/// is a JSON object; a login is said inside its connection's span (its id, address and
+/// player), a game's start and end inside the game's (its Game_ID).
+#[test]
+fn the_json_log_says_which_connection_and_which_game() {
+    let dir = std::env::temp_dir().join(format!("gyoku-json-log-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let server = serve(&dir, &["--log-format", "json"]);
+    let csa = server.csa.port();
+    let (mut black, mut rb) = kit::csa_login(csa, "LOGIN alice pw x1\n%%GAME logs-60-0 +");
+    let (mut white, mut rw) = kit::csa_login(csa, "LOGIN bob pw x1\n%%GAME logs-60-0 -");
+    let mut id = String::new();
+    for (s, r) in [(&mut black, &mut rb), (&mut white, &mut rw)] {
+        let summary = kit::read_until(r, "END Game_Summary");
+        id = summary
+            .iter()
+            .find_map(|l| l.strip_prefix("Game_ID:"))
+            .expect("a Game_ID")
+            .to_string();
+        s.write_all(b"AGREE\n").unwrap();
+    }
+    kit::read_until(&mut rb, "START:");
+    black.write_all(b"%TORYO\n").unwrap();
+    kit::read_until(&mut rb, "#LOSE");
+    kit::wait_until(Duration::from_secs(15), "the game's end in the log", || {
+        server.said().contains("finished")
+    });
+    let said = server.said();
+    let lines: Vec<Value> = said
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let said_in = |message: &str| {
+        lines
+            .iter()
+            .find(|l| {
+                l["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with(message))
+            })
+            .unwrap_or_else(|| panic!("no '{message}' in {said}"))
+    };
+    let login = said_in("logged in");
+    let conn = &login["spans"][0];
+    assert_eq!(conn["name"], "connection", "{login}");
+    assert!(
+        conn["peer"].as_str().unwrap().starts_with("127.0.0.1:"),
+        "{login}"
+    );
+    assert!(
+        ["alice", "bob"].contains(&conn["player"].as_str().unwrap()),
+        "{login}"
+    );
+    assert_eq!(login["level"], "INFO", "{login}");
+    for (message, words) in [
+        ("started", "alice vs bob"),
+        ("finished", "white (resignation)"),
+    ] {
+        let line = said_in(message);
+        assert_eq!(line["spans"][0]["name"], "game", "{line}");
+        assert_eq!(line["spans"][0]["id"], id.as_str(), "{line}");
+        assert!(line["message"].as_str().unwrap().contains(words), "{line}");
+    }
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_second_server_on_the_same_database_refuses_to_start() {
     let dir = std::env::temp_dir().join(format!("gyoku-two-servers-{}", std::process::id()));

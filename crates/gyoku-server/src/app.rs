@@ -17,7 +17,6 @@ use crate::csa_port::listener::{accept_loop, listen};
 use crate::driver::{self, drive};
 use crate::error::ServeError;
 use crate::lobby::{Config, GameSpec, Lobby};
-use crate::log::note;
 use crate::record_files::{restore_record_files, spawn_record_writer};
 use crate::store::DbUrl;
 use crate::supervisor::{Ending, Stop, Supervisor};
@@ -274,7 +273,7 @@ async fn start_http(
     tasks.spawn("the HTTP API", Ending::Grace(HTTP_GRACE), async move {
         let served = crate::http::serve(l, conns, watched, play, league, http_options, stopped);
         if let Err(e) = served.await {
-            note(&format!("the HTTP API stopped: {e}"));
+            tracing::error!("the HTTP API stopped: {e}");
         }
     });
     Ok(at)
@@ -336,10 +335,10 @@ impl TakingUp {
         for (g, moves) in store.suspended_games()? {
             match GameSpec::from_stored(&g, moves) {
                 Some(spec) => suspended.push(spec),
-                None => note(&format!(
-                    "suspended game {} cannot be read back; left as it is",
-                    g.id
-                )),
+                None => tracing::warn!(
+                    game = %g.id,
+                    "a suspended game cannot be read back; left as it is"
+                ),
             }
         }
         let accounts = Accounts::new(crate::store::open(&self.db)?, self.md5_rating_ids)?
@@ -391,13 +390,13 @@ async fn claim(db: &DbUrl, standby: bool) -> Result<Box<dyn crate::store::Backen
         match tried {
             Ok(claimed) => {
                 if said {
-                    note("the other referee let go of the database: this one takes over");
+                    tracing::info!("the other referee let go of the database: this one takes over");
                 }
                 return Ok(claimed);
             }
             Err((e, back)) if standby => {
                 if !said {
-                    note(&format!("standing by: {e}"));
+                    tracing::info!("standing by: {e}");
                     said = true;
                 }
                 store = back;
@@ -466,7 +465,7 @@ async fn ratings_loop(
             let at = chrono::Local::now().format("%Y/%m/%d %H:%M:%S").to_string();
             if !ratings.is_empty() && last.as_ref() != Some(&ratings) {
                 if let Err(e) = crate::ratings::keep(&db, &at, &ratings) {
-                    note(&format!("the rating list was not kept: {e}"));
+                    tracing::warn!("the rating list was not kept: {e}");
                     return Ok((ratings, list, at, last));
                 }
                 return Ok((ratings.clone(), list, at, Some(ratings)));
@@ -482,8 +481,8 @@ async fn ratings_loop(
                     return;
                 }
             }
-            Ok(Err(e)) => note(&format!("the rating list was not computed: {e}")),
-            Err(e) => note(&format!("the rating list was not computed: {e}")),
+            Ok(Err(e)) => tracing::warn!("the rating list was not computed: {e}"),
+            Err(e) => tracing::warn!("the rating list was not computed: {e}"),
         }
         tokio::select! {
             () = tokio::time::sleep(every) => {}

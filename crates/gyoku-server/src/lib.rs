@@ -38,7 +38,7 @@ pub mod http;
 pub mod identity;
 pub mod league;
 pub mod lobby;
-mod log;
+pub mod log;
 pub mod play;
 pub mod ratings;
 mod record_files;

@@ -29,6 +29,7 @@ use gyoku_arena::engine::EngineConfig;
 use gyoku_proto::csa::{ClientMessage, GameSummary};
 use gyoku_proto::csa_client::{ClientSession, Event};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
+use tracing::Instrument;
 
 use crate::driver::{Conn, Handle, Heard};
 use crate::identity::{GameName, Identity, SeatId};
@@ -879,7 +880,8 @@ impl Play {
             .ok_or(PlayError::Stopped)?;
         let (tx, rx) = mpsc::channel(16);
         *seat.lines.lock().unwrap_or_else(PoisonError::into_inner) = Some(tx);
-        tokio::spawn(run_seat(Arc::clone(seat), conn, rx, self.local.clone()));
+        let span = tracing::info_span!("seat", game = %seat.game, side = ?color);
+        tokio::spawn(run_seat(Arc::clone(seat), conn, rx, self.local.clone()).instrument(span));
         Ok(())
     }
 
@@ -911,13 +913,17 @@ impl Play {
         config.comments = false;
         config.retry = Duration::from_millis(200);
         let local = self.local.clone();
-        tokio::spawn(async move {
-            let _permit = permit;
-            if let Err(e) = csa_bridge::run(&config).await {
-                crate::log::note(&format!("engine for {}: {e}", config.id));
+        let span = tracing::info_span!("engine", game = %game, side = ?color, engine = %config.id);
+        tokio::spawn(
+            async move {
+                let _permit = permit;
+                if let Err(e) = csa_bridge::run(&config).await {
+                    tracing::warn!("{e}");
+                }
+                local.revoke_ticket(&who);
             }
-            local.revoke_ticket(&who);
-        });
+            .instrument(span),
+        );
     }
 }
 
@@ -944,7 +950,7 @@ async fn run_seat(seat: Arc<Seat>, mut conn: Conn, mut lines: mpsc::Receiver<Sai
                     Ok(Some(event)) => seat.update(|s| s.apply(event)),
                     Ok(None) => {}
                     Err(e) => {
-                        crate::log::note(&format!("seat of {}: {e}", seat.game));
+                        tracing::warn!("{e}");
                         if !conn.send(ClientMessage::Reject(None)).await {
                             break;
                         }

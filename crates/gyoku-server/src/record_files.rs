@@ -5,7 +5,6 @@
 use std::path::PathBuf;
 
 use crate::lobby::{ConnId, record};
-use crate::log::note;
 use crate::store::{Archive, StoreError};
 
 /// Ended games whose record files are checked at start, and written again from the
@@ -40,7 +39,7 @@ fn write_record_file(path: &std::path::Path, bytes: &[u8]) {
     // moves' p99 at 9,900 games grew from 12-15 ms to 89 ms.
     if let Err(e) = gyoku_kifu::files::write_atomic(path, bytes) {
         // The record is in the database; the file is a copy.
-        note(&format!("record file: {e}"));
+        tracing::warn!("record file {}: {e}", path.display());
     }
 }
 

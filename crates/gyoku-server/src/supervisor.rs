@@ -10,8 +10,6 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::log::note;
-
 /// The stop every task heeds: told once, for all (`stop.cancelled().await` in a task,
 /// `stop.is_cancelled()` on a thread).
 pub(crate) type Stop = CancellationToken;
@@ -74,7 +72,7 @@ impl Supervisor {
                 }
                 Ending::Grace(grace) => {
                     if tokio::time::timeout(grace, &mut task).await.is_err() {
-                        note(&format!("{name}: cut off after {} s", grace.as_secs()));
+                        tracing::warn!("{name}: cut off after {} s", grace.as_secs());
                         task.abort();
                     }
                 }

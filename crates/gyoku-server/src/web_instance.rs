@@ -88,7 +88,7 @@ pub async fn run_web(
     );
     let served = async move {
         if let Err(e) = served.await {
-            crate::log::note(&format!("the HTTP API stopped: {e}"));
+            tracing::error!("the HTTP API stopped: {e}");
         }
     };
     tasks.spawn(

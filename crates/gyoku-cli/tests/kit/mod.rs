@@ -5,8 +5,8 @@
 #![allow(dead_code)]
 
 use std::ffi::OsStr;
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -248,4 +248,29 @@ pub fn output_within(command: &mut Command, within: Duration, what: &str) -> std
         stdout: stdout.join().unwrap_or_default(),
         stderr: stderr.join().unwrap_or_default(),
     }
+}
+
+/// Reads lines from `r` until one contains `what` (each read waits up to its timeout);
+/// every line read, that one last.
+pub fn read_until(r: &mut BufReader<TcpStream>, what: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    loop {
+        let mut line = String::new();
+        let n = r.read_line(&mut line).unwrap_or(0);
+        assert!(n > 0, "the connection ended before '{what}': {lines:?}");
+        let done = line.contains(what);
+        lines.push(line.trim_end().to_string());
+        if done {
+            return lines;
+        }
+    }
+}
+
+/// A CSA connection that has sent `login` (a whole line), read through.
+pub fn csa_login(csa: u16, login: &str) -> (TcpStream, BufReader<TcpStream>) {
+    let s = TcpStream::connect(("127.0.0.1", csa)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    (&s).write_all(format!("{login}\n").as_bytes()).unwrap();
+    let r = BufReader::new(s.try_clone().unwrap());
+    (s, r)
 }

@@ -17,7 +17,6 @@ use crate::accounts::{Accounts, Checked};
 use crate::driver::{ConnHandle, Handle, WriterMsg, queue};
 use crate::identity::{GameName, Identity, RatingKey};
 use crate::lobby::{CheckedLogin, ConnId, Input};
-use crate::log::note;
 
 /// Reads one line of at most [`MAX_LINE`] bytes; `Ok(None)` at the end of the stream.
 async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
@@ -92,6 +91,8 @@ pub(crate) async fn connection(
     // A reconnection's token is checked by the lobby: a refused one counts as a wrong
     // guess for the name and the address once the connection ends.
     let reconnecting = login.reconnect.is_some().then(|| login.name.clone());
+    tracing::Span::current().record("player", tracing::field::display(&login.name));
+    tracing::info!("logged in");
     let checked = checked_login(login, ticketed, &accounts, address);
     let conn = ConnHandle {
         out: tx.clone(),
@@ -102,6 +103,7 @@ pub(crate) async fn connection(
     }
     drop(tx);
     pass_lines(id, &mut reader, &mut buf, &closed, &driver).await;
+    tracing::info!("closed");
     let _ = driver.input(Input::Closed(id)).await;
     let _ = writer.await;
     if let Some(name) = reconnecting
@@ -112,7 +114,7 @@ pub(crate) async fn connection(
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(said) = throttle.failed(address, &name, Instant::now()) {
-            note(&format!("reconnect: {said}"));
+            tracing::warn!("reconnect: {said}");
         }
     }
 }
@@ -256,7 +258,7 @@ impl Gate<'_> {
                 }
                 Verdict::Unavailable(e) => {
                     // Not the client's fault: a right password must not hear it is wrong.
-                    note(&format!("login of {}: {e}", login.name));
+                    tracing::warn!("login of {}: {e}", login.name);
                     say(ServerLine::Error(UNAVAILABLE.into()));
                     continue;
                 }
@@ -274,7 +276,7 @@ impl Gate<'_> {
                 } else if let Some(said) =
                     throttle.failed(self.address, &login.name, Instant::now())
                 {
-                    note(&format!("login: {said}"));
+                    tracing::warn!("login: {said}");
                 }
             }
             if right {
@@ -393,7 +395,7 @@ async fn pass_lines(
             }
             Ok(None) => break,
             Err(e) => {
-                note(&format!("connection {id}: {e}"));
+                tracing::info!("read: {e}");
                 break;
             }
         }

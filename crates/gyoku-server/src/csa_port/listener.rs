@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
+use tracing::Instrument;
 
 use gyoku_proto::csa_line::ServerLine;
 
@@ -73,8 +74,16 @@ pub(crate) async fn accept_loop(
         let driver = driver.clone();
         let accounts = accounts.clone();
         let limits = Arc::clone(&limits);
+        let span = tracing::info_span!(
+            "connection",
+            id,
+            peer = %peer,
+            player = tracing::field::Empty
+        );
         tokio::spawn(async move {
-            connection(id, socket, driver, accounts, &limits).await;
+            connection(id, socket, driver, accounts, &limits)
+                .instrument(span)
+                .await;
             let mut map = limits
                 .per_address
                 .lock()

@@ -15,7 +15,6 @@ use super::views::Views;
 use super::{Event, Outbox, Weighed, WriterMsg};
 use crate::error::ServeError;
 use crate::lobby::{ConnId, Input, Lobby, Now, Output};
-use crate::log::note;
 use crate::record_files::RecordJob;
 use crate::store::notices::Changed;
 use crate::store::{Change, Journal, StoreError};
@@ -211,7 +210,7 @@ impl Driver {
     fn on_slow(&mut self) {
         self.storage.slow_at = None;
         if !self.storage.failing {
-            note("storage is slow: the games' clocks stop until it answers");
+            tracing::warn!("storage is slow: the games' clocks stop until it answers");
             self.storage_failing();
         }
     }
@@ -238,7 +237,7 @@ impl Driver {
             Ok(()) => {
                 if self.storage.failing {
                     self.storage.failing = false;
-                    note("storage works again: the games go on");
+                    tracing::info!("storage works again: the games go on");
                     let now = self.now_of(Instant::now());
                     self.lobby.handle(Input::StorageWorks, now, &mut self.out);
                     notify(&mut self.outbox, &mut self.out);
@@ -249,9 +248,9 @@ impl Driver {
             Err(e @ StoreError::ClaimTaken(_)) => Err(ServeError::ClaimTaken(e)),
             Err(e) => {
                 if self.storage.failures == 0 {
-                    note(&format!(
+                    tracing::error!(
                         "storage failed ({e}); what the games decided is kept and stored again"
-                    ));
+                    );
                 }
                 self.storage.failures += 1;
                 if !self.storage.failing {
@@ -304,6 +303,7 @@ impl Driver {
     /// Changes are stored: watchers hear of each game they changed (once), the record
     /// files go to the writer, and the held connections hear what waited.
     fn stored_now(&mut self, stored: &[Change], unstored: Unstored) -> Result<(), ServeError> {
+        log_stored(stored);
         let mut told: Vec<&str> = Vec::new();
         for id in stored.iter().filter_map(Change::game_id) {
             if !told.contains(&id) {
@@ -330,6 +330,43 @@ impl Driver {
             }
         }
         Ok(())
+    }
+}
+
+/// Says, in each game's span, that a stored game started, was resumed or ended (and, at
+/// `debug`, each stored move).
+fn log_stored(stored: &[Change]) {
+    // A span costs an allocation: moves (most of what is stored) make one only when told.
+    let moves_too = tracing::enabled!(tracing::Level::DEBUG);
+    for change in stored {
+        let Some(id) = change.game_id() else {
+            continue;
+        };
+        if matches!(change, Change::Move { .. }) && !moves_too {
+            continue;
+        }
+        let _game = tracing::info_span!("game", id = %id).entered();
+        match change {
+            Change::GameStarted(g) => tracing::info!(
+                "started: {} ({} vs {}, rules {})",
+                g.name,
+                g.black,
+                g.white,
+                g.rules
+            ),
+            Change::Move { ply, csa, .. } => tracing::debug!("move {ply}: {csa}"),
+            Change::GameEnded {
+                status,
+                result,
+                reason,
+                ..
+            } => tracing::info!(
+                "{status}: {} ({reason})",
+                result.as_deref().unwrap_or("no result")
+            ),
+            Change::GameResumed { .. } => tracing::info!("resumed"),
+            Change::Buoy { .. } | Change::EventEntry { .. } => {}
+        }
     }
 }
 

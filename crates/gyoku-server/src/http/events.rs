@@ -164,7 +164,7 @@ pub(super) async fn admin(
         .and_then(bearer);
     if !given.is_some_and(|g| token.admits(g)) {
         if let Some(said) = lock(&api.admin_tries).failed(peer.ip(), &who, now) {
-            crate::log::note(&said);
+            tracing::warn!(peer = %peer, "{said}");
         }
         return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,

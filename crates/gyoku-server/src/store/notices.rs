@@ -11,7 +11,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::schema::CHANGES_CHANNEL;
 use super::url::redact;
-use crate::log::note;
 
 /// What a follower of the referee's commits hears: on the referee from its driver, on a
 /// web instance from PostgreSQL's notices.
@@ -49,23 +48,21 @@ pub fn follow_changes(url: &str, changes: &broadcast::Sender<Changed>, stop: &Ca
             Ok(mut client) => {
                 retry = RETRY_FIRST;
                 if lost_said {
-                    note("the change follower is connected to PostgreSQL again");
+                    tracing::info!("the change follower is connected to PostgreSQL again");
                     lost_said = false;
                 }
                 let _ = changes.send(Changed::MayHaveMissed);
                 if let Err(e) = hear(&mut client, changes, stop) {
-                    note(&format!(
-                        "the change follower lost PostgreSQL ({e}); connecting again"
-                    ));
+                    tracing::warn!("the change follower lost PostgreSQL ({e}); connecting again");
                     lost_said = true;
                 }
             }
             Err(e) => {
                 if !lost_said {
-                    note(&format!(
+                    tracing::warn!(
                         "the change follower cannot reach {} ({e}); trying again",
                         redact(url)
-                    ));
+                    );
                     lost_said = true;
                 }
                 std::thread::sleep(retry);

@@ -96,8 +96,8 @@ impl PgStore {
             if let Some(old) = self.client.replace(fresh) {
                 let_go(old);
                 if self.claimed {
-                    crate::log::note(
-                        "connected to PostgreSQL again; this server holds its claim on the database",
+                    tracing::info!(
+                        "connected to PostgreSQL again; this server holds its claim on the database"
                     );
                 }
             }

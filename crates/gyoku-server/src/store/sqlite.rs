@@ -158,7 +158,7 @@ impl Backend for SqliteStore {
                 {
                     if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
                     {
-                        eprintln!("gyoku serve: checkpoint: {e}");
+                        tracing::warn!("checkpoint: {e}");
                     }
                 }
             })
