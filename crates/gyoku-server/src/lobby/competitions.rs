@@ -1,8 +1,9 @@
 //! The lobby's part that holds its competitions: the scheduled rounds of each scheduled
 //! game ([`super::rounds`]) with what pairing remembers between rounds, the rating list
-//! they pair by, and the organised events ([`super::events`]). The rounds and the events
-//! decide through the lobby (who waits, which games are under way); this part owns what
-//! they keep.
+//! they pair by, and the organised events ([`super::events`]).
+//!
+//! An event decides on its own, as lila's Swiss director does: it sees the lobby through
+//! a [`super::field::Field`] and answers with steps that the lobby carries out.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -21,8 +22,6 @@ pub(super) struct Competitions {
     pub(super) ratings: rounds::Ratings,
     /// Organised events, by their game name.
     pub(super) events: events::Events,
-    /// Changed whenever an event is.
-    pub(super) changed: u64,
 }
 
 impl Competitions {
@@ -53,7 +52,6 @@ impl Competitions {
             last_scheduled: HashMap::new(),
             ratings: rounds::Ratings::new(),
             events,
-            changed: 0,
         }
     }
 

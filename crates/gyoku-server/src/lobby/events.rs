@@ -1,16 +1,21 @@
-//! Organised events in the lobby ([`crate::event`]): participants who name the event's
-//! game wait for their board; each round is paired when the one before has ended (and its
-//! set time has come), each board's game is proposed as soon as both its players wait, a
-//! board whose player has not come within the wait is forfeited, and every result,
-//! pairing and operator's action is stored as the event's next entry before anyone hears
-//! of it.
+//! Organised events ([`crate::event`]): participants who name the event's game wait for
+//! their board; each round is paired when the one before has ended (and its set time has
+//! come), each board's game is proposed as soon as both its players wait, a board whose
+//! player has not come within the wait is forfeited, and every result, pairing and
+//! operator's action is stored as the event's next entry before anyone hears of it.
+//!
+//! [`Live`] decides all of it from what it is shown ([`Field`]) and asks for it in
+//! [`Step`]s; the lobby's part (the end of this file) shows it the lobby and carries the
+//! steps out.
 
 use std::collections::BTreeMap;
 
 use gyoku_proto::csa_line::ServerLine;
 
 use super::Lobby;
+use super::change::Change;
 use super::conns::Status;
+use super::field::{Field, LobbyField, Step};
 use super::io::{ConnId, Millis, Now, Output, Reply, tell};
 use crate::event::{BoardResult, Entry, Event};
 
@@ -39,12 +44,34 @@ pub enum EventAction {
     },
 }
 
-/// An event being run.
+/// An event being run: the event its entries have made, and when its current round's
+/// missing players are forfeited.
 #[derive(Clone, Debug)]
 pub(super) struct Live {
     pub(super) event: Event,
     /// When the current round's missing players are forfeited.
     forfeit_at: Option<Millis>,
+    /// Counts every change to the event or to its games under way (the page's view is
+    /// made again when it moves).
+    pub(super) changed: u64,
+}
+
+/// The events by game name.
+pub(super) type Events = BTreeMap<String, Live>;
+
+/// A game of an event ended, as the event hears of it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Ended<'a> {
+    /// Its Game_ID.
+    pub(super) game_id: &'a str,
+    /// Black's and White's names.
+    pub(super) names: &'a [String; 2],
+    /// `black`, `white`, else a draw or no result.
+    pub(super) result: Option<&'a str>,
+    /// Why it ended.
+    pub(super) reason: &'a str,
+    /// Whether it is replayed (a no contest): the replay decides the board.
+    pub(super) replayed: bool,
 }
 
 impl Live {
@@ -52,87 +79,52 @@ impl Live {
         Live {
             event,
             forfeit_at: None,
+            changed: 0,
         }
     }
-}
 
-/// The events by game name.
-pub(super) type Events = BTreeMap<String, Live>;
-
-impl Lobby {
-    /// How long a player of a game named `game` may take to come back after its
-    /// connection drops: its event's own grace, else the server's (ms).
-    pub(super) fn reconnect_grace(&self, game: &str) -> super::io::Millis {
-        self.competitions
-            .events
-            .get(game)
-            .and_then(|live| live.event.file.reconnect_grace)
-            .map_or(self.config.reconnect_grace_ms, |s| s * 1000)
-    }
-
-    /// Whether `game` is an event's game.
-    pub(super) fn is_event_game(&self, game: &str) -> bool {
-        self.competitions.events.contains_key(game)
-    }
-
-    /// Stores `entry` as the event's next one and applies it.
-    fn record(&mut self, game: &str, entry: Entry, now: Now, out: &mut Vec<Output>) {
-        let live = self
-            .competitions
-            .events
-            .get_mut(game)
-            .expect("an event's game");
-        debug_assert_eq!(live.event.check(&entry), Ok(()));
-        out.push(Output::Store(super::change::Change::EventEntry {
-            event: live.event.file.name.clone(),
-            seq: live.event.entries,
+    /// Asks for `entry` to be stored as the event's next one, and applies it.
+    fn record(&mut self, entry: Entry, now: Now, steps: &mut Vec<Step>) {
+        debug_assert_eq!(self.event.check(&entry), Ok(()));
+        steps.push(Step::Store(Change::EventEntry {
+            event: self.event.file.name.clone(),
+            seq: self.event.entries,
             at: now.wall.format("%Y/%m/%d %H:%M:%S").to_string(),
             entry: serde_json::to_string(&entry).expect("entries are plain data"),
         }));
-        live.event.apply(&entry);
-        self.competitions.changed += 1;
+        self.event.apply(&entry);
+        self.changed += 1;
     }
 
-    /// Pairs every round that is due, forfeits boards whose wait is over, and starts what
-    /// can start.
-    pub(super) fn run_due_events(&mut self, now: Now, out: &mut Vec<Output>) {
-        let games: Vec<String> = self.competitions.events.keys().cloned().collect();
-        for game in games {
-            self.advance_event(&game, now, out);
-        }
-    }
-
-    /// Moves one event on as far as it goes at `now`.
+    /// Moves the event on as far as it goes at `now`: defined first, a wait that ends
+    /// forfeits, a round that is due is paired, and the games that can start are asked
+    /// for when anything changed (or `start` asks it).
     ///
-    /// Called at every input: it costs a few comparisons unless something is due, and the
-    /// games are looked at ([`Lobby::start_ready`]) only when the event changed.
-    fn advance_event(&mut self, game: &str, now: Now, out: &mut Vec<Output>) {
-        let live = &self.competitions.events[game];
-        let before = live.event.entries;
-        if live.event.entries == 0 {
-            let file = live.event.file.clone();
-            self.record(game, Entry::Defined { file }, now, out);
+    /// Called at every input: it costs a few comparisons unless something is due.
+    pub(super) fn advance(
+        &mut self,
+        field: &dyn Field,
+        now: Now,
+        start: bool,
+        steps: &mut Vec<Step>,
+    ) {
+        let before = self.event.entries;
+        if self.event.entries == 0 {
+            let file = self.event.file.clone();
+            self.record(Entry::Defined { file }, now, steps);
         }
         // A round at most per pass: forfeits may complete it, then the next is paired.
         for _ in 0..2 {
-            let live = &self.competitions.events[game];
-            let ev = &live.event;
+            let ev = &self.event;
             let round_open = ev.rounds.last().is_some_and(|r| !r.complete());
             if round_open && !ev.paused {
-                match live.forfeit_at {
-                    None => {
-                        let at = now.mono + ev.file.forfeit_after * 1000;
-                        self.competitions
-                            .events
-                            .get_mut(game)
-                            .expect("listed")
-                            .forfeit_at = Some(at);
-                    }
-                    Some(at) if at <= now.mono => self.forfeit(game, now, out),
+                match self.forfeit_at {
+                    None => self.forfeit_at = Some(now.mono + ev.file.forfeit_after * 1000),
+                    Some(at) if at <= now.mono => self.forfeit(field, now, steps),
                     Some(_) => {}
                 }
             }
-            let ev = &self.competitions.events[game].event;
+            let ev = &self.event;
             let due = ev
                 .file
                 .not_before(ev.round() + 1)
@@ -141,93 +133,47 @@ impl Lobby {
                 break;
             };
             let wait = ev.file.forfeit_after * 1000;
-            self.record(game, paired, now, out);
-            self.competitions
-                .events
-                .get_mut(game)
-                .expect("listed")
-                .forfeit_at = Some(now.mono + wait);
+            self.record(paired, now, steps);
+            self.forfeit_at = Some(now.mono + wait);
         }
-        if self.competitions.events[game].event.entries != before {
-            self.start_ready(game, now, out);
+        if start || self.event.entries != before {
+            self.start_ready(field, steps);
         }
     }
 
-    /// When an event next needs the lobby: a wait that ends, or a round's set time.
-    pub(super) fn next_event_deadline(&self) -> Option<Millis> {
-        let now = self.last_now?;
-        self.competitions
-            .events
-            .values()
-            .filter_map(|live| {
-                let ev = &live.event;
-                if ev.paused || ev.finished() {
-                    return None;
-                }
-                if ev.rounds.last().is_some_and(|r| !r.complete()) {
-                    return live.forfeit_at;
-                }
-                let next = ev.file.not_before(ev.round() + 1)?;
-                let ahead = (next - now.wall).num_milliseconds().max(0);
-                Some(now.mono + u64::try_from(ahead).unwrap_or(0))
-            })
-            .min()
+    /// When the event next needs the lobby: a wait that ends, or a round's set time.
+    pub(super) fn deadline(&self, now: Now) -> Option<Millis> {
+        let ev = &self.event;
+        if ev.paused || ev.finished() {
+            return None;
+        }
+        if ev.rounds.last().is_some_and(|r| !r.complete()) {
+            return self.forfeit_at;
+        }
+        let next = ev.file.not_before(ev.round() + 1)?;
+        let ahead = (next - now.wall).num_milliseconds().max(0);
+        Some(now.mono + u64::try_from(ahead).unwrap_or(0))
     }
 
-    /// A participant names the event's game: it waits for its board.
-    pub(super) fn event_waits(
-        &mut self,
-        conn: ConnId,
-        game: &str,
-        now: Now,
-        out: &mut Vec<Output>,
-    ) {
-        let name = self.people.conns[&conn].name().to_string();
-        let ev = &self.competitions.events[game].event;
-        let refused = if ev.file.seat(&name).is_none() {
-            Some(format!(
+    /// Whether `name` may wait for its board: a participant, and the event not over.
+    pub(super) fn admits(&self, name: &str) -> Result<(), String> {
+        let ev = &self.event;
+        if ev.file.seat(name).is_none() {
+            Err(format!(
                 "{name} is not a participant of the event {}",
                 ev.file.name
             ))
         } else if ev.finished() {
-            Some(format!("the event {} is over", ev.file.name))
+            Err(format!("the event {} is over", ev.file.name))
         } else {
-            None
-        };
-        if let Some(why) = refused {
-            tell(out, conn, ServerLine::Error(why));
-            let c = self.people.conns.get_mut(&conn).expect("logged in");
-            c.game_name.clear();
-            c.sente = None;
-            return;
+            Ok(())
         }
-        self.people.set_status(conn, Status::GameWaiting);
-        self.start_ready(game, now, out);
     }
 
-    /// The game of `game` between these two names being agreed or played, if any.
-    fn board_room(&self, game: &str, a: &str, b: &str) -> Option<&super::room::Room> {
-        self.rooms.games.values().find(|r| {
-            r.name == game
-                && ((r.names[0] == a && r.names[1] == b) || (r.names[0] == b && r.names[1] == a))
-        })
-    }
-
-    /// Whether a game of `game` between these two names is being agreed or played.
-    fn board_in_play(&self, game: &str, a: &str, b: &str) -> bool {
-        self.board_room(game, a, b).is_some()
-    }
-
-    /// The connection of `name` if it waits for `game`.
-    fn waiting_for(&self, name: &str, game: &str) -> Option<ConnId> {
-        let &conn = self.people.names.get(name)?;
-        let c = self.people.conns.get(&conn)?;
-        (c.status == Status::GameWaiting && c.game_name == game).then_some(conn)
-    }
-
-    /// Proposes the game of every open board whose two players wait.
-    fn start_ready(&mut self, game: &str, now: Now, out: &mut Vec<Output>) {
-        let ev = &self.competitions.events[game].event;
+    /// Asks for the game of every open board whose two players wait and that is not
+    /// under way already.
+    pub(super) fn start_ready(&mut self, field: &dyn Field, steps: &mut Vec<Step>) {
+        let ev = &self.event;
         if ev.paused {
             return;
         }
@@ -239,39 +185,36 @@ impl Lobby {
             .boards
             .iter()
             .filter(|b| b.result.is_none())
-            .filter(|b| !self.board_in_play(game, &names[b.black], &names[b.white]))
+            .filter(|b| !field.in_play(&names[b.black], &names[b.white]))
             .filter_map(|b| {
                 Some([
-                    self.waiting_for(&names[b.black], game)?,
-                    self.waiting_for(&names[b.white], game)?,
+                    field.waiting(&names[b.black])?,
+                    field.waiting(&names[b.white])?,
                 ])
             })
             .collect();
         for players in ready {
-            for conn in players {
-                self.people.set_status(conn, Status::Connected);
-            }
-            self.propose(game, players, Vec::new(), None, now, out);
+            steps.push(Step::Propose(players));
             // The page shows the games under way.
-            self.competitions.changed += 1;
+            self.changed += 1;
         }
     }
 
     /// The wait is over: each open board not under way is forfeited by whoever is not
     /// waiting for it (both: no game, no points).
-    fn forfeit(&mut self, game: &str, now: Now, out: &mut Vec<Output>) {
-        let ev = &self.competitions.events[game].event;
-        let names = ev.file.participants.clone();
+    fn forfeit(&mut self, field: &dyn Field, now: Now, steps: &mut Vec<Step>) {
+        let ev = &self.event;
+        let names = &ev.file.participants;
         let round = ev.round();
         let decided: Vec<(u32, BoardResult)> = ev.rounds[round as usize - 1]
             .boards
             .iter()
             .enumerate()
             .filter(|(_, b)| b.result.is_none())
-            .filter(|(_, b)| !self.board_in_play(game, &names[b.black], &names[b.white]))
+            .filter(|(_, b)| !field.in_play(&names[b.black], &names[b.white]))
             .filter_map(|(k, b)| {
-                let black = self.waiting_for(&names[b.black], game).is_some();
-                let white = self.waiting_for(&names[b.white], game).is_some();
+                let black = field.waiting(&names[b.black]).is_some();
+                let white = field.waiting(&names[b.white]).is_some();
                 let result = match (black, white) {
                     // Both here: the game starts (it had not: paused, or refused).
                     (true, true) => return None,
@@ -290,41 +233,35 @@ impl Lobby {
                 reason: "forfeit".into(),
                 game_id: None,
             };
-            self.record(game, entry, now, out);
+            self.record(entry, now, steps);
         }
-        if let Some(live) = self.competitions.events.get_mut(game) {
-            live.forfeit_at = Some(now.mono + live.event.file.forfeit_after * 1000);
-        }
+        self.forfeit_at = Some(now.mono + self.event.file.forfeit_after * 1000);
     }
 
-    /// A game of an event ended: its board's result is recorded (unless a no contest is
+    /// A game of the event ended: its board's result is recorded (unless a no contest is
     /// replayed: the replay decides it), and the event moves on.
-    pub(super) fn event_game_ended(
+    pub(super) fn game_ended(
         &mut self,
-        game: &str,
-        game_id: &str,
-        names: &[String; 2],
-        (result, reason, replayed): (Option<&str>, &str, bool),
+        ended: Ended<'_>,
+        field: &dyn Field,
         now: Now,
-        out: &mut Vec<Output>,
+        steps: &mut Vec<Step>,
     ) {
         // Whatever it decides, the games under way changed.
-        self.competitions.changed += 1;
-        let Some(live) = self.competitions.events.get(game) else {
-            return;
-        };
-        let ev = &live.event;
+        self.changed += 1;
+        let ev = &self.event;
+        let names = ended.names;
         let (Some((board, b)), Some(first)) =
             (ev.open_board_of(&names[0]), ev.file.seat(&names[0]))
         else {
             return;
         };
         let other = if b.black == first { b.white } else { b.black };
-        if ev.file.participants[other] != names[1] || replayed {
+        if ev.file.participants[other] != names[1] || ended.replayed {
             return;
         }
         let swapped = b.black != first;
-        let result = match (result, swapped) {
+        let result = match (ended.result, swapped) {
             (Some("black"), false) | (Some("white"), true) => BoardResult::Black,
             (Some("white"), false) | (Some("black"), true) => BoardResult::White,
             _ => BoardResult::Draw,
@@ -333,44 +270,22 @@ impl Lobby {
             round: ev.round(),
             board,
             result,
-            reason: reason.to_string(),
-            game_id: Some(game_id.to_string()),
+            reason: ended.reason.to_string(),
+            game_id: Some(ended.game_id.to_string()),
         };
-        self.record(game, entry, now, out);
-        self.advance_event(game, now, out);
+        self.record(entry, now, steps);
+        self.advance(field, now, false, steps);
     }
 
-    /// An operator's action: answered on `reply` (a JSON line), which then closes.
-    pub(super) fn event_admin(
+    /// An operator's action, and the event after it; refused with why.
+    pub(super) fn act(
         &mut self,
-        reply: ConnId,
-        event: &str,
         action: EventAction,
+        field: &dyn Field,
         now: Now,
-        out: &mut Vec<Output>,
-    ) {
-        let answer = self
-            .event_action(event, action, now, out)
-            .map(crate::event::view::status);
-        out.push(Output::Reply(reply, Reply::EventAdmin(answer)));
-        out.push(Output::Close(reply));
-    }
-
-    fn event_action(
-        &mut self,
-        event: &str,
-        action: EventAction,
-        now: Now,
-        out: &mut Vec<Output>,
+        steps: &mut Vec<Step>,
     ) -> Result<&Event, String> {
-        let game = self
-            .competitions
-            .events
-            .iter()
-            .find(|(_, l)| l.event.file.name == event)
-            .map(|(g, _)| g.clone())
-            .ok_or_else(|| format!("there is no event {event}"))?;
-        let ev = &self.competitions.events[&game].event;
+        let ev = &self.event;
         let over = ev.finished() || ev.ended.is_some();
         let entry = match action {
             EventAction::Pause | EventAction::Resume | EventAction::End { .. } if over => {
@@ -410,20 +325,163 @@ impl Lobby {
             }
         };
         let resumed = entry == Entry::Resumed;
-        self.record(&game, entry, now, out);
+        self.record(entry, now, steps);
         if resumed {
-            self.competitions
-                .events
-                .get_mut(&game)
-                .expect("listed")
-                .forfeit_at = None;
+            // The wait for missing players starts again.
+            self.forfeit_at = None;
         }
-        self.advance_event(&game, now, out);
-        if resumed {
-            // The players who waited while it was paused get their games.
-            self.start_ready(&game, now, out);
+        // The players who waited while it was paused get their games.
+        self.advance(field, now, resumed, steps);
+        Ok(&self.event)
+    }
+
+    /// The current round's boards not ended yet: each one's number (from 1) and its
+    /// players' names (Black, White).
+    pub(super) fn open_boards(&self) -> Vec<(u32, [&str; 2])> {
+        let names = &self.event.file.participants;
+        self.event
+            .rounds
+            .last()
+            .map(|r| {
+                r.boards
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| b.result.is_none())
+                    .map(|(k, b)| (k as u32 + 1, [&*names[b.black], &*names[b.white]]))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The lobby's side: it shows each event the lobby (a `LobbyField`) and carries out the
+/// steps it asks for.
+impl Lobby {
+    /// How long a player of a game named `game` may take to come back after its
+    /// connection drops: its event's own grace, else the server's (ms).
+    pub(super) fn reconnect_grace(&self, game: &str) -> super::io::Millis {
+        self.competitions
+            .events
+            .get(game)
+            .and_then(|live| live.event.file.reconnect_grace)
+            .map_or(self.config.reconnect_grace_ms, |s| s * 1000)
+    }
+
+    /// Whether `game` is an event's game.
+    pub(super) fn is_event_game(&self, game: &str) -> bool {
+        self.competitions.events.contains_key(game)
+    }
+
+    /// Runs `decide` on the event of `game`, shown the lobby, and carries out the steps it
+    /// asks for: entries stored, games proposed. What `decide` returns, or `None` when
+    /// `game` is no event's.
+    fn direct<T>(
+        &mut self,
+        game: &str,
+        now: Now,
+        out: &mut Vec<Output>,
+        decide: impl FnOnce(&mut Live, &dyn Field, &mut Vec<Step>) -> T,
+    ) -> Option<T> {
+        let mut steps = Vec::new();
+        let live = self.competitions.events.get_mut(game)?;
+        let field = LobbyField {
+            people: &self.people,
+            rooms: &self.rooms,
+            game,
+        };
+        let decided = decide(live, &field, &mut steps);
+        for step in steps {
+            match step {
+                Step::Store(change) => out.push(Output::Store(change)),
+                Step::Propose(players) => {
+                    for conn in players {
+                        self.people.set_status(conn, Status::Connected);
+                    }
+                    self.propose(game, players, Vec::new(), None, now, out);
+                }
+            }
         }
-        Ok(&self.competitions.events[&game].event)
+        Some(decided)
+    }
+
+    /// Moves every event on as far as it goes at `now`.
+    pub(super) fn run_due_events(&mut self, now: Now, out: &mut Vec<Output>) {
+        let games: Vec<String> = self.competitions.events.keys().cloned().collect();
+        for game in games {
+            self.direct(&game, now, out, |live, field, steps| {
+                live.advance(field, now, false, steps);
+            });
+        }
+    }
+
+    /// When an event next needs the lobby.
+    pub(super) fn next_event_deadline(&self) -> Option<Millis> {
+        let now = self.last_now?;
+        let events = self.competitions.events.values();
+        events.filter_map(|live| live.deadline(now)).min()
+    }
+
+    /// A participant names the event's game: it waits for its board.
+    pub(super) fn event_waits(
+        &mut self,
+        conn: ConnId,
+        game: &str,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let name = self.people.conns[&conn].name().to_string();
+        if let Err(why) = self.competitions.events[game].admits(&name) {
+            tell(out, conn, ServerLine::Error(why));
+            let c = self.people.conns.get_mut(&conn).expect("logged in");
+            c.game_name.clear();
+            c.sente = None;
+            return;
+        }
+        self.people.set_status(conn, Status::GameWaiting);
+        self.direct(game, now, out, |live, field, steps| {
+            live.start_ready(field, steps);
+        });
+    }
+
+    /// A game of an event ended: the event hears of it.
+    pub(super) fn event_game_ended(
+        &mut self,
+        game: &str,
+        ended: Ended<'_>,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        self.direct(game, now, out, |live, field, steps| {
+            live.game_ended(ended, field, now, steps);
+        });
+    }
+
+    /// An operator's action: answered on `reply` (a JSON line), which then closes.
+    pub(super) fn event_admin(
+        &mut self,
+        reply: ConnId,
+        event: &str,
+        action: EventAction,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        let game = self
+            .competitions
+            .events
+            .iter()
+            .find(|(_, l)| l.event.file.name == event)
+            .map(|(g, _)| g.clone());
+        let answer = match game {
+            None => Err(format!("there is no event {event}")),
+            Some(game) => self
+                .direct(&game, now, out, |live, field, steps| {
+                    live.act(action, field, now, steps)
+                        .map(crate::event::view::status)
+                })
+                .expect("an event's game"),
+        };
+        out.push(Output::Reply(reply, Reply::EventAdmin(answer)));
+        out.push(Output::Close(reply));
     }
 
     /// Whether any event is run.
@@ -433,7 +491,8 @@ impl Lobby {
 
     /// A number that changes whenever an event does (the driver publishes the views then).
     pub fn events_changed(&self) -> u64 {
-        self.competitions.changed
+        let events = self.competitions.events.values();
+        events.map(|live| live.changed).fold(0, u64::wrapping_add)
     }
 
     /// Every event as the web page shows it ([`crate::event::view::to_json`]), with the
@@ -443,25 +502,17 @@ impl Lobby {
             .events
             .iter()
             .map(|(game, live)| {
-                let ev = &live.event;
-                let names = &ev.file.participants;
-                let playing: Vec<(u32, String)> = ev
-                    .rounds
-                    .last()
-                    .map(|r| {
-                        r.boards
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, b)| b.result.is_none())
-                            .filter_map(|(k, b)| {
-                                let room =
-                                    self.board_room(game, &names[b.black], &names[b.white])?;
-                                Some((k as u32 + 1, room.id.clone()))
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                crate::event::view::to_json(ev, &playing)
+                let field = LobbyField {
+                    people: &self.people,
+                    rooms: &self.rooms,
+                    game,
+                };
+                let playing: Vec<(u32, String)> = live
+                    .open_boards()
+                    .into_iter()
+                    .filter_map(|(board, [b, w])| Some((board, field.room(b, w)?.id.clone())))
+                    .collect();
+                crate::event::view::to_json(&live.event, &playing)
             })
             .collect()
     }

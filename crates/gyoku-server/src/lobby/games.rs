@@ -336,9 +336,14 @@ impl Lobby {
             );
         }
         if played && !matches!(ending, Ending::Suspended) && self.is_event_game(&room.name) {
-            let names = room.names.clone();
-            let ended = (result, reason, replay);
-            self.event_game_ended(&room.name, &room.id, &names, ended, now, out);
+            let ended = super::events::Ended {
+                game_id: &room.id,
+                names: &room.names,
+                result,
+                reason,
+                replayed: replay,
+            };
+            self.event_game_ended(&room.name, ended, now, out);
         }
     }
 

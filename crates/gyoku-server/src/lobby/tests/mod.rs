@@ -12,6 +12,7 @@ use super::io::{
 use crate::identity::Identity;
 
 mod clock_rules;
+mod event_director;
 mod event_rules;
 mod record_endings;
 mod round_rules;

@@ -1,0 +1,56 @@
+//! What a competition sees of the lobby and what it asks of it. An event decides on its
+//! own, as lila's Swiss director does: it sees the lobby through a [`Field`] (who waits
+//! for its game, which of its boards are being played), is told of its games' endings and
+//! of the time, and answers with [`Step`]s — an entry to store, a game to propose — that
+//! the lobby carries out.
+
+use super::change::Change;
+use super::io::ConnId;
+use super::people::People;
+use super::rooms::Rooms;
+
+/// What a competition sees of the lobby, for its game: read only.
+pub(super) trait Field {
+    /// The connection of the player `name` if it waits for the game.
+    fn waiting(&self, name: &str) -> Option<ConnId>;
+    /// Whether a game between `a` and `b` (either colour) is being agreed or played.
+    fn in_play(&self, a: &str, b: &str) -> bool;
+}
+
+/// What a competition asks the lobby to do, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Step {
+    /// Store this change (an event's next entry) before anyone hears what it decided.
+    Store(Change),
+    /// Propose a game to these two waiting players (Black, White).
+    Propose([ConnId; 2]),
+}
+
+/// The lobby's own [`Field`] for the game `game`: its people and its rooms.
+pub(super) struct LobbyField<'a> {
+    pub(super) people: &'a People,
+    pub(super) rooms: &'a Rooms,
+    pub(super) game: &'a str,
+}
+
+impl LobbyField<'_> {
+    /// The game of `game` between these two names being agreed or played, if any.
+    pub(super) fn room(&self, a: &str, b: &str) -> Option<&super::room::Room> {
+        self.rooms.games.values().find(|r| {
+            r.name == self.game
+                && ((r.names[0] == a && r.names[1] == b) || (r.names[0] == b && r.names[1] == a))
+        })
+    }
+}
+
+impl Field for LobbyField<'_> {
+    fn waiting(&self, name: &str) -> Option<ConnId> {
+        let &conn = self.people.names.get(name)?;
+        let c = self.people.conns.get(&conn)?;
+        (c.status == super::conns::Status::GameWaiting && c.game_name == self.game).then_some(conn)
+    }
+
+    fn in_play(&self, a: &str, b: &str) -> bool {
+        self.room(a, b).is_some()
+    }
+}
