@@ -35,7 +35,7 @@ mod people;
 pub mod record;
 mod room;
 mod rooms;
-mod rounds;
+pub(super) mod rounds;
 pub mod schedule;
 mod spec;
 #[cfg(test)]
@@ -127,7 +127,7 @@ impl Lobby {
     /// Handles one input, appending what to do to `out`.
     pub fn handle(&mut self, input: Input, now: Now, out: &mut Vec<Output>) {
         self.last_now = Some(now);
-        if !self.competitions.rounds.is_empty() {
+        if !self.competitions.schedules.rounds.is_empty() {
             self.run_due_rounds(now, out);
         }
         if !self.competitions.events.is_empty() {
@@ -139,7 +139,7 @@ impl Lobby {
                 event,
                 action,
             } => self.event_admin(reply, &event, action, now, out),
-            Input::Ratings(ratings) => self.competitions.ratings = ratings,
+            Input::Ratings(ratings) => self.competitions.schedules.ratings = ratings,
             Input::LoggedIn(conn, login) => self.logged_in(conn, login, now, out),
             Input::Line(conn, line) => self.line(conn, &line, now, out),
             Input::Message(conn, message) => self.message(conn, message, now, out),

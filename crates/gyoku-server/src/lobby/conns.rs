@@ -71,6 +71,12 @@ impl Conn {
     pub(super) fn rating_id(&self) -> Option<&RatingKey> {
         self.who.rating_key()
     }
+
+    /// Its id for ratings and pairing: its rating id, else its name.
+    pub(super) fn pairing_id(&self) -> String {
+        self.rating_id()
+            .map_or_else(|| self.name().to_string(), |k| k.as_str().to_string())
+    }
 }
 
 impl Lobby {

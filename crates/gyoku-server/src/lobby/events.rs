@@ -390,17 +390,7 @@ impl Lobby {
             game,
         };
         let decided = decide(live, &field, &mut steps);
-        for step in steps {
-            match step {
-                Step::Store(change) => out.push(Output::Store(change)),
-                Step::Propose(players) => {
-                    for conn in players {
-                        self.people.set_status(conn, Status::Connected);
-                    }
-                    self.propose(game, players, Vec::new(), None, now, out);
-                }
-            }
-        }
+        self.carry_out(game, steps, now, out);
         Some(decided)
     }
 

@@ -4,10 +4,13 @@
 //! of the time, and answers with [`Step`]s — an entry to store, a game to propose — that
 //! the lobby carries out.
 
+use super::Lobby;
 use super::change::Change;
-use super::io::ConnId;
+use super::conns::Status;
+use super::io::{ConnId, Now, Output};
 use super::people::People;
 use super::rooms::Rooms;
+use crate::identity::Identity;
 
 /// What a competition sees of the lobby, for its game: read only.
 pub(super) trait Field {
@@ -15,6 +18,19 @@ pub(super) trait Field {
     fn waiting(&self, name: &str) -> Option<ConnId>;
     /// Whether a game between `a` and `b` (either colour) is being agreed or played.
     fn in_play(&self, a: &str, b: &str) -> bool;
+    /// Everyone waiting for the game, in the order they came.
+    fn queue(&self) -> Vec<Waiter>;
+}
+
+/// A player waiting for a competition's game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Waiter {
+    /// Its connection.
+    pub(super) conn: ConnId,
+    /// Its id for ratings and pairing: its rating id, else its name.
+    pub(super) id: String,
+    /// Who it is.
+    pub(super) who: Identity,
 }
 
 /// What a competition asks the lobby to do, in order.
@@ -52,5 +68,51 @@ impl Field for LobbyField<'_> {
 
     fn in_play(&self, a: &str, b: &str) -> bool {
         self.room(a, b).is_some()
+    }
+
+    fn queue(&self) -> Vec<Waiter> {
+        self.people
+            .waiting
+            .for_game(self.game)
+            .filter_map(|conn| {
+                let c = self.people.conns.get(&conn)?;
+                (c.status == Status::GameWaiting).then(|| Waiter {
+                    conn,
+                    id: c.pairing_id(),
+                    who: c.who.clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+impl Lobby {
+    /// Carries out what a competition of `game` asked for, in order: changes stored, and
+    /// games proposed to players who wait for it.
+    pub(super) fn carry_out(
+        &mut self,
+        game: &str,
+        steps: Vec<Step>,
+        now: Now,
+        out: &mut Vec<Output>,
+    ) {
+        for step in steps {
+            match step {
+                Step::Store(change) => out.push(Output::Store(change)),
+                Step::Propose(players) => {
+                    for conn in players {
+                        // Out of the queue: the proposal opens the game.
+                        self.people.set_status(conn, Status::Connected);
+                        let c = self
+                            .people
+                            .conns
+                            .get_mut(&conn)
+                            .expect("waiting players are logged in");
+                        c.game_name = game.to_string();
+                    }
+                    self.propose(game, players, Vec::new(), None, now, out);
+                }
+            }
+        }
     }
 }

@@ -1,18 +1,35 @@
-//! Scheduled rounds in the lobby: players who name a scheduled game wait for its next
-//! round; at the round time all of them are paired at once ([`super::schedule`]) and every
-//! game is proposed; `%%FLOODGATE` says when the next rounds are and who waits; `%%RATING`
-//! lists the ratings the driver last computed from the stored games.
+//! Scheduled rounds: players who name a scheduled game wait for its next round; at the
+//! round time all of them are paired at once ([`super::schedule`]) and every game is
+//! proposed; `%%FLOODGATE` says when the next rounds are and who waits; `%%RATING` lists
+//! the ratings the driver last computed from the stored games.
+//!
+//! [`Schedules`] decides, as an event does ([`super::events`]): shown who waits
+//! ([`Field::queue`]), it asks for games in [`Step`]s; the lobby's part (the end of this
+//! file) shows it the lobby, carries the steps out, and answers the queries.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::NaiveDateTime;
 use gyoku_proto::csa_line::{ServerLine, X1Tag};
 
 use super::Lobby;
 use super::conns::Status;
+use super::field::{Field, LobbyField, Step, Waiter};
 pub use super::io::Ratings;
-use super::io::{ConnId, Millis, Now, Output, tell_lines};
+use super::io::{Config, ConnId, Millis, Now, Output, tell_lines};
 use super::schedule::{Schedule, Waiting, pair_round};
+
+/// Every scheduled game's rounds, and what pairing keeps between them.
+#[derive(Debug)]
+pub(super) struct Schedules {
+    /// Scheduled games, by name.
+    pub(super) rounds: BTreeMap<String, Rounds>,
+    /// Each player's (id) last scheduled opponent (id), whether it had Black, and its
+    /// Blacks less its Whites in scheduled games.
+    last_scheduled: HashMap<String, LastScheduled>,
+    /// The latest rating list ([`super::Input::Ratings`]).
+    pub(super) ratings: Ratings,
+}
 
 /// A scheduled game's state.
 #[derive(Clone, Debug)]
@@ -43,24 +60,34 @@ pub const UNRATED: i64 = 1000;
 /// The most lines `%%RATING` answers.
 const MAX_RATING_LINES: usize = 10_000;
 
-impl Lobby {
-    /// Whether `game` is played in scheduled rounds.
-    pub(super) fn is_scheduled(&self, game: &str) -> bool {
-        self.competitions.rounds.contains_key(game)
+impl Schedules {
+    /// The schedules `config` names, no round played.
+    pub(super) fn new(config: &Config) -> Schedules {
+        let rounds = config
+            .schedules
+            .iter()
+            .map(|(game, schedule)| {
+                let r = Rounds {
+                    schedule: schedule.clone(),
+                    next: None,
+                    played: 0,
+                    sat_out: HashMap::new(),
+                    stranded: HashSet::new(),
+                    before: HashMap::new(),
+                };
+                (game.clone(), r)
+            })
+            .collect();
+        Schedules {
+            rounds,
+            last_scheduled: HashMap::new(),
+            ratings: Ratings::new(),
+        }
     }
 
-    /// A player's id for ratings and pairing: its rating id, else its name.
-    fn player_id(&self, conn: ConnId) -> String {
-        let c = &self.people.conns[&conn];
-        c.rating_id()
-            .map_or_else(|| c.name().to_string(), |k| k.as_str().to_string())
-    }
-
-    /// Runs every round that is due at `now`, and sets each next round time.
-    pub(super) fn run_due_rounds(&mut self, now: Now, out: &mut Vec<Output>) {
-        let due: Vec<String> = self
-            .competitions
-            .rounds
+    /// The games whose round is due at `now`, each one's next round time set.
+    pub(super) fn due(&mut self, now: Now) -> Vec<String> {
+        self.rounds
             .iter_mut()
             .filter_map(|(game, r)| {
                 let next = *r
@@ -71,17 +98,12 @@ impl Lobby {
                     game.clone()
                 })
             })
-            .collect();
-        for game in due {
-            self.run_round(&game, now, out);
-        }
+            .collect()
     }
 
     /// When the next round is due, in monotonic milliseconds.
-    pub(super) fn next_round_deadline(&self) -> Option<Millis> {
-        let now = self.last_now?;
-        self.competitions
-            .rounds
+    pub(super) fn deadline(&self, now: Now) -> Option<Millis> {
+        self.rounds
             .values()
             .filter_map(|r| r.next)
             .map(|next| {
@@ -91,129 +113,190 @@ impl Lobby {
             .min()
     }
 
-    /// Pairs everyone waiting for `game` and proposes their games.
-    fn run_round(&mut self, game: &str, now: Now, out: &mut Vec<Output>) {
-        let waiting: Vec<ConnId> = self
-            .people
-            .waiting
-            .for_game(game)
-            .filter(|id| {
-                self.people
-                    .conns
-                    .get(id)
-                    .is_some_and(|c| c.status == Status::GameWaiting)
-            })
-            .collect();
+    /// Pairs everyone in `field`'s queue for `game` and asks for their games.
+    pub(super) fn run_round(&mut self, game: &str, field: &dyn Field, steps: &mut Vec<Step>) {
+        let waiting = field.queue();
         let round = {
-            let r = self
-                .competitions
-                .rounds
-                .get_mut(game)
-                .expect("a scheduled game");
+            let r = self.rounds.get_mut(game).expect("a scheduled game");
             r.played += 1;
             r.stranded.clear();
             r.before.clear();
             r.played
         };
-        let field: Vec<Waiting> = waiting
+        let pairing: Vec<Waiting> = waiting
             .iter()
-            .map(|&conn| {
-                let id = self.player_id(conn);
-                let rated = self.competitions.ratings.get(&id).copied();
-                let sat = self.competitions.rounds[game].sat_out.get(&id).copied();
+            .map(|w| {
+                let rated = self.ratings.get(&w.id).copied();
+                let sat = self.rounds[game].sat_out.get(&w.id).copied();
+                let last = self.last_scheduled.get(&w.id);
                 Waiting {
                     rating: rated.unwrap_or(UNRATED),
                     estimated: rated.is_none(),
-                    last: self
-                        .competitions
-                        .last_scheduled
-                        .get(&id)
-                        .map(|(o, b, _)| (o.clone(), *b)),
-                    balance: self.competitions.last_scheduled.get(&id).map_or(0, |l| l.2),
+                    last: last.map(|(o, b, _)| (o.clone(), *b)),
+                    balance: last.map_or(0, |l| l.2),
                     since_sat_out: sat.map_or(u32::MAX, |s| round - s),
-                    id,
+                    id: w.id.clone(),
                 }
             })
             .collect();
-        let (pairs, out_of_round) = pair_round(&field);
+        let (pairs, out_of_round) = pair_round(&pairing);
         if let Some(k) = out_of_round {
-            let id = field[k].id.clone();
-            self.competitions
-                .rounds
-                .get_mut(game)
-                .expect("a scheduled game")
-                .sat_out
-                .insert(id, round);
+            let r = self.rounds.get_mut(game).expect("a scheduled game");
+            r.sat_out.insert(pairing[k].id.clone(), round);
         }
         for (b, w) in pairs {
-            let ids = [field[b].id.clone(), field[w].id.clone()];
-            let balances = [field[b].balance, field[w].balance];
-            self.propose_scheduled(game, [waiting[b], waiting[w]], ids, balances, now, out);
+            let ids = [pairing[b].id.clone(), pairing[w].id.clone()];
+            let balances = [pairing[b].balance, pairing[w].balance];
+            let players = [waiting[b].conn, waiting[w].conn];
+            self.propose(game, players, ids, balances, steps);
         }
     }
 
-    /// Proposes a scheduled game to `players` (Black, White; their ids and colour
+    /// Asks for a scheduled game between `players` (Black, White; their ids and colour
     /// balances), each one's pairing history updated (and what it was kept, should the
     /// proposal be withdrawn).
-    fn propose_scheduled(
+    fn propose(
         &mut self,
         game: &str,
         players: [ConnId; 2],
         [black_id, white_id]: [String; 2],
         [bb, wb]: [i32; 2],
-        now: Now,
-        out: &mut Vec<Output>,
+        steps: &mut Vec<Step>,
     ) {
-        let r = self
-            .competitions
-            .rounds
-            .get_mut(game)
-            .expect("a scheduled game");
+        let r = self.rounds.get_mut(game).expect("a scheduled game");
         for id in [&black_id, &white_id] {
             r.before
                 .entry(id.clone())
-                .or_insert_with(|| self.competitions.last_scheduled.get(id).cloned());
+                .or_insert_with(|| self.last_scheduled.get(id).cloned());
         }
-        self.competitions
-            .last_scheduled
+        self.last_scheduled
             .insert(black_id.clone(), (white_id.clone(), true, bb + 1));
-        self.competitions
-            .last_scheduled
+        self.last_scheduled
             .insert(white_id, (black_id, false, wb - 1));
-        for conn in players {
-            // Out of the queue: the proposal opens the game.
-            self.people.set_status(conn, Status::Connected);
-            let c = self
-                .people
-                .conns
-                .get_mut(&conn)
-                .expect("waiting players are logged in");
-            c.game_name = game.to_string();
+        steps.push(Step::Propose(players));
+    }
+
+    /// A proposal of `game` to the players `ids` was withdrawn: it was never a game, so
+    /// their pairing history is as before it.
+    pub(super) fn withdrawn(&mut self, game: &str, ids: impl IntoIterator<Item = String>) {
+        let Some(r) = self.rounds.get_mut(game) else {
+            return;
+        };
+        for id in ids {
+            match r.before.remove(&id) {
+                Some(Some(last)) => self.last_scheduled.insert(id, last),
+                Some(None) => self.last_scheduled.remove(&id),
+                None => None,
+            };
         }
-        self.propose(game, players, Vec::new(), None, now, out);
+    }
+
+    /// The player `id` played no game of `game` this round because the other side
+    /// withdrew its proposal: it may be paired again before the next round.
+    pub(super) fn strand(&mut self, game: &str, id: String) {
+        if let Some(r) = self.rounds.get_mut(game) {
+            r.stranded.insert(id);
+        }
+    }
+
+    /// If `me` (waiting for the scheduled `game`) was stranded this round, asks for a game
+    /// with another in `field`'s queue who waits without a game from the round: stranded
+    /// too, or the one the round left out. Nobody else is paired between rounds.
+    pub(super) fn stand_in(
+        &mut self,
+        game: &str,
+        me: &Waiter,
+        field: &dyn Field,
+        steps: &mut Vec<Step>,
+    ) {
+        let Some(r) = self.rounds.get(game) else {
+            return;
+        };
+        if !r.stranded.contains(&me.id) {
+            return;
+        }
+        let of_the_round =
+            |id: &String| r.stranded.contains(id) || r.sat_out.get(id) == Some(&r.played);
+        let Some(other) = field
+            .queue()
+            .into_iter()
+            .filter(|w| w.conn != me.conn && w.who != me.who)
+            .find(|w| w.id != me.id && of_the_round(&w.id))
+        else {
+            return;
+        };
+        let r = self.rounds.get_mut(game).expect("a scheduled game");
+        r.stranded.remove(&me.id);
+        r.stranded.remove(&other.id);
+        if r.sat_out.get(&other.id) == Some(&r.played) {
+            r.sat_out.remove(&other.id);
+        }
+        let balance = |id: &String| self.last_scheduled.get(id).map_or(0, |l| l.2);
+        let (mine, theirs) = (balance(&me.id), balance(&other.id));
+        // The one with fewer Blacks has Black; between equals, the one who waited longer.
+        if theirs <= mine {
+            let ids = [other.id, me.id.clone()];
+            self.propose(game, [other.conn, me.conn], ids, [theirs, mine], steps);
+        } else {
+            let ids = [me.id.clone(), other.id];
+            self.propose(game, [me.conn, other.conn], ids, [mine, theirs], steps);
+        }
+    }
+
+    /// Takes up a scheduled game played before a restart between `black` and `white`
+    /// (their ids): each one's last opponent, last colour and colour balance.
+    fn remember(&mut self, black: String, white: String) {
+        let balance = |me: &String| self.last_scheduled.get(me).map_or(0, |l| l.2);
+        let (bb, wb) = (balance(&black), balance(&white));
+        self.last_scheduled
+            .insert(black.clone(), (white.clone(), true, bb + 1));
+        self.last_scheduled.insert(white, (black, false, wb - 1));
+    }
+}
+
+/// The lobby's side: it shows the schedules who waits, carries out the games they ask for,
+/// and answers the queries about them.
+impl Lobby {
+    /// Whether `game` is played in scheduled rounds.
+    pub(super) fn is_scheduled(&self, game: &str) -> bool {
+        self.competitions.schedules.rounds.contains_key(game)
+    }
+
+    /// A player's id for ratings and pairing: its rating id, else its name.
+    fn player_id(&self, conn: ConnId) -> String {
+        self.people.conns[&conn].pairing_id()
+    }
+
+    /// Runs every round that is due at `now`.
+    pub(super) fn run_due_rounds(&mut self, now: Now, out: &mut Vec<Output>) {
+        for game in self.competitions.schedules.due(now) {
+            let mut steps = Vec::new();
+            let field = LobbyField {
+                people: &self.people,
+                rooms: &self.rooms,
+                game: &game,
+            };
+            self.competitions
+                .schedules
+                .run_round(&game, &field, &mut steps);
+            self.carry_out(&game, steps, now, out);
+        }
+    }
+
+    /// When the next round is due, in monotonic milliseconds.
+    pub(super) fn next_round_deadline(&self) -> Option<Millis> {
+        self.competitions.schedules.deadline(self.last_now?)
     }
 
     /// A scheduled proposal to `players` was withdrawn: it was never a game, so their
     /// pairing history is as before it.
     pub(super) fn unpropose_scheduled(&mut self, game: &str, players: [ConnId; 2]) {
-        for conn in players {
-            if !self.people.conns.contains_key(&conn) {
-                continue;
-            }
-            let id = self.player_id(conn);
-            let Some(before) = self
-                .competitions
-                .rounds
-                .get_mut(game)
-                .and_then(|r| r.before.remove(&id))
-            else {
-                continue;
-            };
-            match before {
-                Some(last) => self.competitions.last_scheduled.insert(id, last),
-                None => self.competitions.last_scheduled.remove(&id),
-            };
-        }
+        let ids: Vec<String> = players
+            .into_iter()
+            .filter(|conn| self.people.conns.contains_key(conn))
+            .map(|conn| self.player_id(conn))
+            .collect();
+        self.competitions.schedules.withdrawn(game, ids);
     }
 
     /// `conn` played no game this round because the other side withdrew its proposal. It
@@ -221,17 +304,12 @@ impl Lobby {
     /// `%%GAME` again, as after any game) and is paired at once if someone else of the
     /// round is waiting without a game.
     pub(super) fn strand(&mut self, conn: ConnId, game: &str, now: Now, out: &mut Vec<Output>) {
-        if !self.people.conns.contains_key(&conn) {
+        if !self.people.conns.contains_key(&conn) || !self.is_scheduled(game) {
             return;
         }
         let id = self.player_id(conn);
-        let Some(r) = self.competitions.rounds.get_mut(game) else {
-            return;
-        };
-        r.stranded.insert(id);
-        let Some(c) = self.people.conns.get_mut(&conn) else {
-            return;
-        };
+        self.competitions.schedules.strand(game, id);
+        let c = self.people.conns.get_mut(&conn).expect("logged in");
         if c.x1 {
             return;
         }
@@ -242,60 +320,30 @@ impl Lobby {
     }
 
     /// If `conn` (waiting for the scheduled `game`) was stranded this round, pairs it with
-    /// another of the round who waits without a game: stranded too, or the one the round
-    /// left out. Nobody else is paired between rounds.
+    /// another of the round who waits without a game ([`Schedules::stand_in`]).
     pub(super) fn stand_in(&mut self, conn: ConnId, game: &str, now: Now, out: &mut Vec<Output>) {
-        let me = self.player_id(conn);
-        let Some(r) = self.competitions.rounds.get(game) else {
-            return;
+        let c = &self.people.conns[&conn];
+        let me = Waiter {
+            conn,
+            id: c.pairing_id(),
+            who: c.who.clone(),
         };
-        if !r.stranded.contains(&me) {
-            return;
-        }
-        let of_the_round =
-            |id: &String| r.stranded.contains(id) || r.sat_out.get(id) == Some(&r.played);
-        let who = self.people.conns[&conn].who.clone();
-        let Some((other, other_id)) = self
-            .people
-            .waiting
-            .for_game(game)
-            .filter(|&id| id != conn)
-            .filter(|id| {
-                self.people
-                    .conns
-                    .get(id)
-                    .is_some_and(|c| c.status == Status::GameWaiting && c.who != who)
-            })
-            .map(|id| (id, self.player_id(id)))
-            .find(|(_, id)| *id != me && of_the_round(id))
-        else {
-            return;
+        let mut steps = Vec::new();
+        let field = LobbyField {
+            people: &self.people,
+            rooms: &self.rooms,
+            game,
         };
-        let r = self
-            .competitions
-            .rounds
-            .get_mut(game)
-            .expect("a scheduled game");
-        r.stranded.remove(&me);
-        r.stranded.remove(&other_id);
-        if r.sat_out.get(&other_id) == Some(&r.played) {
-            r.sat_out.remove(&other_id);
-        }
-        let balance = |id: &String| self.competitions.last_scheduled.get(id).map_or(0, |l| l.2);
-        let (mine, theirs) = (balance(&me), balance(&other_id));
-        // The one with fewer Blacks has Black; between equals, the one who waited longer.
-        let players = if theirs <= mine {
-            ([other, conn], [other_id, me], [theirs, mine])
-        } else {
-            ([conn, other], [me, other_id], [mine, theirs])
-        };
-        self.propose_scheduled(game, players.0, players.1, players.2, now, out);
+        self.competitions
+            .schedules
+            .stand_in(game, &me, &field, &mut steps);
+        self.carry_out(game, steps, now, out);
     }
 
     /// `%%FLOODGATE`: each scheduled game, its next round, and who waits.
     pub(super) fn floodgate_query(&self, conn: ConnId, out: &mut Vec<Output>) {
         let mut lines = Vec::new();
-        for (game, r) in &self.competitions.rounds {
+        for (game, r) in &self.competitions.schedules.rounds {
             let next = r.next.map_or("-".to_string(), |t| {
                 t.format("%Y/%m/%d %H:%M:%S").to_string()
             });
@@ -324,7 +372,7 @@ impl Lobby {
 
     /// `%%RATING`: the rated players, highest first: `id \t rate`.
     pub(super) fn rating_query(&self, conn: ConnId, out: &mut Vec<Output>) {
-        let mut rated: Vec<(&String, &i64)> = self.competitions.ratings.iter().collect();
+        let mut rated: Vec<(&String, &i64)> = self.competitions.schedules.ratings.iter().collect();
         rated.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         let lines = rated
             .into_iter()
@@ -349,32 +397,25 @@ impl Lobby {
                 Some(r) if !r.is_empty() => r.clone(),
                 _ => names[k].clone(),
             };
-            let (black, white) = (id(0), id(1));
-            let balance = |me: &String| self.competitions.last_scheduled.get(me).map_or(0, |l| l.2);
-            let (bb, wb) = (balance(&black), balance(&white));
-            self.competitions
-                .last_scheduled
-                .insert(black.clone(), (white.clone(), true, bb + 1));
-            self.competitions
-                .last_scheduled
-                .insert(white, (black, false, wb - 1));
+            self.competitions.schedules.remember(id(0), id(1));
         }
     }
 
     /// The scheduled game names.
     pub fn scheduled_games(&self) -> Vec<String> {
-        self.competitions.rounds.keys().cloned().collect()
+        self.competitions.schedules.rounds.keys().cloned().collect()
     }
 
     /// Whether any game is scheduled.
     pub fn has_schedules(&self) -> bool {
-        !self.competitions.rounds.is_empty()
+        !self.competitions.schedules.rounds.is_empty()
     }
 
     /// The scheduled games as the web page shows them: next round, rounds played, who
     /// waits.
     pub fn scheduled_view(&self) -> Vec<crate::league::Scheduled> {
         self.competitions
+            .schedules
             .rounds
             .iter()
             .map(|(game, r)| crate::league::Scheduled {

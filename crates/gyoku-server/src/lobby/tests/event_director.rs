@@ -8,7 +8,7 @@ use super::at;
 use crate::event::{BoardResult, Entry, Event, EventFile};
 use crate::lobby::change::Change;
 use crate::lobby::events::{Ended, EventAction, Live};
-use crate::lobby::field::{Field, Step};
+use crate::lobby::field::{Field, Step, Waiter};
 use crate::lobby::io::{ConnId, Now};
 
 const FILE: &str = r#"
@@ -35,6 +35,11 @@ impl Field for Made {
         self.playing
             .iter()
             .any(|[x, y]| (x == a && y == b) || (x == b && y == a))
+    }
+
+    fn queue(&self) -> Vec<Waiter> {
+        // An event pairs by its own table, never by who came first.
+        panic!("an event asked for the queue")
     }
 }
 

@@ -15,6 +15,7 @@ mod clock_rules;
 mod event_director;
 mod event_rules;
 mod record_endings;
+mod round_director;
 mod round_rules;
 
 pub(super) fn at(s: &str) -> Now {
