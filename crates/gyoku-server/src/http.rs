@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
 use axum::{Json, Router};
 use serde_json::{Value, json};
-use tokio::sync::{Semaphore, broadcast};
+use tokio::sync::broadcast;
 
 use crate::play::Play;
 use crate::store::Archive;
@@ -55,9 +55,8 @@ pub use tools::{MAX_OUTPUT, MAX_RECORDS};
 use body::too_large;
 use error::{method_not_allowed, not_found};
 use games::{game, game_chart, game_events, game_record, list_games};
-use state::{Api, Shared};
+use state::{AppState, Stored};
 use tools::{convert, impasse, judge_record};
-use watched::Watching;
 
 /// The API's routes over `dbs` (connections of its own, read from by whichever is free:
 /// [`READERS`] of them as `gyoku serve` opens them); `changes` carries the Game_ID of
@@ -74,23 +73,8 @@ pub fn router(
     options: &HttpOptions,
 ) -> Router {
     let heard = changes.subscribe();
-    let api = Arc::new(Api {
-        db: reads::Reads::new(dbs),
-        work: Semaphore::new(2),
-        uploads: Semaphore::new(1),
-        watchers: Arc::new(Semaphore::new(options.max_watchers.max(1))),
-        play,
-        league,
-        watchers_per_address: guard::PerAddress::new(options.max_watchers_per_address.max(1)),
-        watching: Watching::default(),
-        reads: std::sync::atomic::AtomicU64::new(0),
-        replays: std::sync::atomic::AtomicU64::new(0),
-        appended: std::sync::atomic::AtomicU64::new(0),
-        kept: kept::KeptReplays::default(),
-        options: options.clone(),
-        admin_tries: std::sync::Mutex::default(),
-    });
-    tokio::spawn(follow::follow(Arc::downgrade(&api), heard));
+    let state = AppState::new(dbs, play, league, options);
+    tokio::spawn(follow::follow(Arc::downgrade(&state.stored), heard));
     let guard = Arc::new(guard::Guard::new(bound, options));
     let everywhere = Router::new()
         .route("/", get(assets::index))
@@ -125,7 +109,7 @@ pub fn router(
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
         .layer(axum::middleware::from_fn(refuse_declared_oversize))
-        .with_state(api)
+        .with_state(state)
 }
 
 /// The routes that take a record file (judge, convert): the guard gives them a lane of
@@ -137,7 +121,7 @@ pub(crate) const CONVERT_ROUTE: &str = "/api/convert";
 /// What only the referee instance answers (it holds the lobby, the seats and the league),
 /// each route with its handlers there: declared once, so that a web instance relays
 /// every one of them ([`relay`]) and nothing else.
-fn referees_routes() -> Vec<(&'static str, axum::routing::MethodRouter<Shared>)> {
+fn referees_routes() -> Vec<(&'static str, axum::routing::MethodRouter<AppState>)> {
     vec![
         ("/api/ratings", get(league::ratings)),
         ("/api/rounds", get(league::rounds)),
@@ -229,7 +213,7 @@ pub async fn serve(
 /// from its start to show it) and `appended` (each a view of a game kept replayed, the
 /// moves since its last view played on). A move from the page costs one storage read and
 /// one appended view.
-async fn health(State(api): State<Shared>) -> Json<Value> {
+async fn health(State(api): State<Arc<Stored>>) -> Json<Value> {
     use std::sync::atomic::Ordering::Relaxed;
     Json(json!({
         "ok": true,

@@ -5,8 +5,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use serde_json::{Value, json};
 
 use super::error::ApiError;
-use super::guard;
-use super::state::Shared;
+use super::guard::{self, HttpOptions};
 
 /// The largest body accepted (a record file to judge or convert), bytes.
 pub const MAX_UPLOAD: usize = 16 * 1024 * 1024;
@@ -44,15 +43,15 @@ pub(super) async fn read_body(
 }
 
 /// A record file sent as the body (judge, convert): any type, at most [`MAX_UPLOAD`].
-pub(super) async fn upload_body(api: &Shared, body: Body) -> Result<Bytes, ApiError> {
-    read_body(body, MAX_UPLOAD, api.options.upload_timeout).await
+pub(super) async fn upload_body(options: &HttpOptions, body: Body) -> Result<Bytes, ApiError> {
+    read_body(body, MAX_UPLOAD, options.upload_timeout).await
 }
 
 /// A JSON object body. It must say it is JSON (`Content-Type: application/json`): a page of
 /// another site cannot send that without asking first (a CORS preflight, which this
 /// server never grants). An empty body (`Content-Length: 0`) needs no type.
 pub(super) async fn json_body(
-    api: &Shared,
+    options: &HttpOptions,
     headers: &HeaderMap,
     body: Body,
 ) -> Result<Value, ApiError> {
@@ -66,7 +65,7 @@ pub(super) async fn json_body(
             "send the body as JSON, with Content-Type: application/json",
         ));
     }
-    let bytes = read_body(body, MAX_JSON, api.options.body_timeout).await?;
+    let bytes = read_body(body, MAX_JSON, options.body_timeout).await?;
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(v) if v.is_object() => Ok(v),
         Ok(_) => Err(ApiError::input(
@@ -80,11 +79,11 @@ pub(super) async fn json_body(
 /// A request's JSON body, typed: read once into `T`, each field of the wrong shape
 /// answered as `T` says ([`Request::invalid`]).
 pub(super) async fn typed_body<T: Request>(
-    api: &Shared,
+    options: &HttpOptions,
     headers: &HeaderMap,
     body: Body,
 ) -> Result<T, ApiError> {
-    let value = json_body(api, headers, body).await?;
+    let value = json_body(options, headers, body).await?;
     serde_path_to_error::deserialize(value).map_err(|e| T::invalid(&e.path().to_string()))
 }
 

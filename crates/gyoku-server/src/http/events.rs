@@ -5,6 +5,7 @@
 //! `Authorization: Bearer <token>`, from no other site's page.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Json;
@@ -15,10 +16,12 @@ use blake2::{Blake2b512, Digest};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::HttpOptions;
 use super::body::{Request, typed_body};
 use super::error::ApiError;
-use super::state::Shared;
+use super::state::{Admin, AppState, Seats};
 use crate::event::BoardResult;
+use crate::league::League;
 use crate::lobby::EventAction;
 
 /// How long the admin endpoint waits for the lobby's answer.
@@ -85,8 +88,8 @@ impl std::fmt::Debug for AdminToken {
 
 /// `GET /api/events`: `{"events": [{"name", "game", "format", "status", "round",
 /// "rounds"}]}`.
-pub(super) async fn list_events(State(api): State<Shared>) -> Json<Value> {
-    let events = api.league.events();
+pub(super) async fn list_events(State(league): State<Arc<League>>) -> Json<Value> {
+    let events = league.events();
     Json(json!({
         "events": events.iter().map(|e| json!({
             "name": e["name"],
@@ -112,16 +115,38 @@ fn no_event(name: &str) -> ApiError {
 
 /// `GET /api/events/{name}`: the event ([`crate::event::view::to_json`]).
 pub(super) async fn event(
-    State(api): State<Shared>,
+    State(league): State<Arc<League>>,
     Path(name): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    api.league
+    league
         .events()
         .iter()
         .find(|e| e["name"] == name.as_str())
         .cloned()
         .map(Json)
         .ok_or_else(|| no_event(&name))
+}
+
+/// What the admin endpoint uses: the options (its token, the body's bounds), the wrong
+/// tries so far, the league (which events there are) and the seats (the driver the action
+/// goes to).
+#[derive(Clone)]
+pub(super) struct AdminApi {
+    options: Arc<HttpOptions>,
+    admin: Arc<Admin>,
+    league: Arc<League>,
+    seats: Seats,
+}
+
+impl axum::extract::FromRef<AppState> for AdminApi {
+    fn from_ref(state: &AppState) -> Self {
+        AdminApi {
+            options: Arc::clone(&state.options),
+            admin: Arc::clone(&state.admin),
+            league: Arc::clone(&state.league),
+            seats: state.seats.clone(),
+        }
+    }
 }
 
 /// `POST /api/events/{name}/admin` with `Authorization: Bearer <token>` and a JSON body:
@@ -131,13 +156,18 @@ pub(super) async fn event(
 /// 403 `admin_off` when the server was started without one, 403 `cross_origin` from
 /// another site's page, 409 `refused` when the event cannot do it now.
 pub(super) async fn admin(
-    State(api): State<Shared>,
+    State(AdminApi {
+        options,
+        admin,
+        league,
+        seats,
+    }): State<AdminApi>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(name): Path<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
-    let Some(token) = &api.options.admin_token else {
+    let Some(token) = &options.admin_token else {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
             "admin_off",
@@ -148,7 +178,7 @@ pub(super) async fn admin(
     // try waits longer, doubling to 30 s): refused at once while the wait lasts.
     let who = format!("admin endpoint from {}", peer.ip());
     let now = tokio::time::Instant::now();
-    let wait = lock(&api.admin_tries).wait(peer.ip(), &who, now);
+    let wait = lock(&admin.tries).wait(peer.ip(), &who, now);
     if !wait.is_zero() {
         let seconds = wait.as_secs_f64().ceil().max(1.0);
         return Err(ApiError::new(
@@ -163,7 +193,7 @@ pub(super) async fn admin(
         .and_then(|v| v.to_str().ok())
         .and_then(bearer);
     if !given.is_some_and(|g| token.admits(g)) {
-        if let Some(said) = lock(&api.admin_tries).failed(peer.ip(), &who, now) {
+        if let Some(said) = lock(&admin.tries).failed(peer.ip(), &who, now) {
             tracing::warn!(peer = %peer, "{said}");
         }
         return Err(ApiError::new(
@@ -172,20 +202,15 @@ pub(super) async fn admin(
             "send the admin token as Authorization: Bearer <token>",
         ));
     }
-    lock(&api.admin_tries).succeeded(peer.ip(), &who);
-    let body: AdminBody = typed_body(&api, &headers, body).await?;
+    lock(&admin.tries).succeeded(peer.ip(), &who);
+    let body: AdminBody = typed_body(&options, &headers, body).await?;
     let action = body.action()?;
-    if !api
-        .league
-        .events()
-        .iter()
-        .any(|e| e["name"] == name.as_str())
-    {
+    if !league.events().iter().any(|e| e["name"] == name.as_str()) {
         return Err(no_event(&name));
     }
     let answer = tokio::time::timeout(
         ADMIN_ANSWER,
-        api.play()?.driver().event_admin(name.clone(), action),
+        seats.play()?.driver().event_admin(name.clone(), action),
     )
     .await
     .ok()

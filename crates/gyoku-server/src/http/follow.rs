@@ -6,13 +6,13 @@ use std::sync::{Arc, Weak};
 
 use tokio::sync::broadcast;
 
-use super::state::Api;
+use super::state::Stored;
 use super::view::view_of;
 use crate::store::notices::Changed;
 
 /// Follows the server's changes for as long as the API lives: starts one view of each
 /// watched game that changed.
-pub(super) async fn follow(api: Weak<Api>, mut changes: broadcast::Receiver<Changed>) {
+pub(super) async fn follow(api: Weak<Stored>, mut changes: broadcast::Receiver<Changed>) {
     loop {
         let changed = match changes.recv().await {
             Ok(Changed::MayHaveMissed) => match api.upgrade() {
@@ -39,7 +39,7 @@ pub(super) async fn follow(api: Weak<Api>, mut changes: broadcast::Receiver<Chan
 }
 
 /// Builds `id`'s view for its watchers, again while it keeps changing.
-async fn build(api: Arc<Api>, id: String) {
+async fn build(api: Arc<Stored>, id: String) {
     loop {
         let shown = view_of(&api, &id).await.ok().map(|v| Arc::new(v.shown()));
         if !api.watching.built(&id, shown) {

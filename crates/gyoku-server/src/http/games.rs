@@ -15,10 +15,11 @@ use tokio::sync::broadcast;
 
 use gyoku_kifu::Format;
 
+use super::HttpOptions;
 use super::error::ApiError;
 use super::guard;
 use super::replay::{Replayed, replay_stored};
-use super::state::{Shared, with_db, work};
+use super::state::{Stored, Watchers, with_db, work};
 use super::tools::format_named;
 use super::view::{GameView, ListedView, detail_of, view_of};
 use super::watched::Shown;
@@ -29,7 +30,7 @@ pub const MAX_LISTED: u32 = 1_000;
 /// `GET /api/games[?limit=N]`: the games being played, then the latest, at most `limit`
 /// (100 by default, 1,000 at most).
 pub(super) async fn list_games(
-    State(api): State<Shared>,
+    State(api): State<Arc<Stored>>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Result<Json<Value>, ApiError> {
     let limit = match q.get("limit") {
@@ -53,7 +54,7 @@ pub(super) async fn list_games(
 
 /// `GET /api/games/{id}`.
 pub(super) async fn game(
-    State(api): State<Shared>,
+    State(api): State<Arc<Stored>>,
     Path(id): Path<String>,
 ) -> Result<Json<GameView>, ApiError> {
     view_of(&api, &id).await.map(Json)
@@ -64,7 +65,7 @@ pub(super) async fn game(
 /// `csa` (a finished game's record exactly as the server stored it), `jkf` or `usi`. A game
 /// being played is written as far as it has gone.
 pub(super) async fn game_record(
-    State(api): State<Shared>,
+    State(api): State<Arc<Stored>>,
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
@@ -129,7 +130,7 @@ pub(super) async fn game_record(
 /// `GET /api/games/{id}/chart.svg`: the impasse chart of the game so far, as
 /// `gyoku impasse --chart` draws it.
 pub(super) async fn game_chart(
-    State(api): State<Shared>,
+    State(api): State<Arc<Stored>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let detail = detail_of(&api, &id).await?;
@@ -196,7 +197,9 @@ impl Watch {
 /// view at once only when the game changed meanwhile, and a finished game it saw end
 /// sends nothing more.
 pub(super) async fn game_events(
-    State(api): State<Shared>,
+    State(api): State<Arc<Stored>>,
+    State(watchers): State<Arc<Watchers>>,
+    State(options): State<Arc<HttpOptions>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(id): Path<String>,
     headers: axum::http::HeaderMap,
@@ -205,23 +208,23 @@ pub(super) async fn game_events(
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .map(|v| v.chars().take(64).collect::<String>());
-    let slot = api.watchers_per_address.take(peer.ip()).ok_or_else(|| {
+    let slot = watchers.per_address.take(peer.ip()).ok_or_else(|| {
         ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             "too_many_watchers",
             format!(
                 "{} event streams are open from your address; close one first",
-                api.watchers_per_address.max()
+                watchers.per_address.max()
             ),
         )
     })?;
-    let permit = api.watchers.clone().try_acquire_owned().map_err(|_| {
+    let permit = watchers.open.clone().try_acquire_owned().map_err(|_| {
         ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "too_many_watchers",
             format!(
                 "{} event streams are open; try again later",
-                api.options.max_watchers.max(1)
+                options.max_watchers.max(1)
             ),
         )
     })?;

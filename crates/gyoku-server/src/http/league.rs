@@ -2,6 +2,8 @@
 //! `GET /api/rounds` (the scheduled games: next round, who waits) and `GET
 //! /api/players/{name}` (a player's rating over time, results and games).
 
+use std::sync::Arc;
+
 use axum::Json;
 use axum::extract::{Path, State};
 use serde_json::{Value, json};
@@ -9,14 +11,15 @@ use serde_json::{Value, json};
 use gyoku_league::ratings::floodgate::{UNRATED_GROUP, format_time};
 
 use super::error::ApiError;
-use super::state::{Shared, with_db};
+use super::state::{Stored, with_db};
 use super::view::ListedView;
+use crate::league::League;
 
 /// `GET /api/ratings`: `{"computed_at", "players": [{"id", "name", "rate", "group",
 /// "rated", "win", "loss", "last_game"}]}`, each group highest first, then those not rated;
 /// `computed_at` null (and no players) until the first list is made.
-pub(super) async fn ratings(State(api): State<Shared>) -> Json<Value> {
-    let Some((at, players)) = api.league.ratings() else {
+pub(super) async fn ratings(State(league): State<Arc<League>>) -> Json<Value> {
+    let Some((at, players)) = league.ratings() else {
         return Json(json!({"computed_at": null, "players": []}));
     };
     Json(json!({
@@ -35,8 +38,8 @@ pub(super) async fn ratings(State(api): State<Shared>) -> Json<Value> {
 }
 
 /// `GET /api/rounds`: `{"rounds": [{"game", "next", "rounds", "waiting"}]}`.
-pub(super) async fn rounds(State(api): State<Shared>) -> Json<Value> {
-    let scheduled = api.league.scheduled();
+pub(super) async fn rounds(State(league): State<Arc<League>>) -> Json<Value> {
+    let scheduled = league.scheduled();
     Json(json!({
         "rounds": scheduled.iter().map(|s| json!({
             "game": s.game,
@@ -60,7 +63,8 @@ pub const MAX_HISTORY: u32 = 10_000;
 /// and reason (`[{"outcome", "reason", "games"}]`), and its latest games (as `GET
 /// /api/games` lists them, at most [`MAX_PLAYER_GAMES`]).
 pub(super) async fn player(
-    State(api): State<Shared>,
+    State(league): State<Arc<League>>,
+    State(api): State<Arc<Stored>>,
     Path(name): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     if name.is_empty() || name.len() > 256 {
@@ -69,8 +73,7 @@ pub(super) async fn player(
             "a player's name has 1 to 256 bytes",
         ));
     }
-    let listed = api
-        .league
+    let listed = league
         .ratings()
         .and_then(|(_, players)| players.iter().find(|p| p.name == name).cloned());
     let id = listed.as_ref().map(|p| p.id.clone());

@@ -13,6 +13,7 @@
 //! carries the deployment's relay secret, which both read from the database they share.
 
 use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -24,7 +25,6 @@ use http_body_util::{BodyExt, Full, Limited};
 use super::body::MAX_JSON;
 use super::error::ApiError;
 use super::relay_secret::{CLIENT, RELAY, RelaySecret};
-use super::state::Shared;
 
 /// How long a relayed request may take, the referee's answer included: longer than the
 /// lobby's own wait for an answer ([`crate::play::ANSWER_WAIT`]).
@@ -112,11 +112,11 @@ impl Relay {
 
 /// Relays the request to the referee and hands back its answer.
 pub(super) async fn forward(
-    State(api): State<Shared>,
+    State(options): State<Arc<super::HttpOptions>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     request: Request,
 ) -> Response {
-    let Some(relay) = api.options.relay_to.clone() else {
+    let Some(relay) = options.relay_to.clone() else {
         return ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint here")
             .into_response();
     };

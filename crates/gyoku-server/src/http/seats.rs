@@ -20,16 +20,42 @@ use gyoku_proto::csa::ClientMessage;
 
 use super::body::{Request, typed_body};
 use super::error::ApiError;
-use super::state::Shared;
+use super::state::{AppState, Seats, Stored};
 use super::tools::read_position;
 use super::view::view_of;
 use crate::lobby::ClockExtras;
 use crate::play::{GameRequest, Opponent, Phase, PlayError, Said, Seat, SeatState};
 use crate::tickets::SeatToken;
 
+/// What the seats' handlers use: the seats, the stored games (a seat's answer has its
+/// game's view) and the options (the body's bounds).
+#[derive(Clone)]
+pub(super) struct SeatApi {
+    seats: Seats,
+    stored: Arc<Stored>,
+    options: Arc<super::HttpOptions>,
+}
+
+impl axum::extract::FromRef<AppState> for SeatApi {
+    fn from_ref(state: &AppState) -> Self {
+        SeatApi {
+            seats: state.seats.clone(),
+            stored: Arc::clone(&state.stored),
+            options: Arc::clone(&state.options),
+        }
+    }
+}
+
+impl SeatApi {
+    /// The web page's games ([`Seats::play`]).
+    fn play(&self) -> Result<&Arc<crate::play::Play>, ApiError> {
+        self.seats.play()
+    }
+}
+
 /// The seat the token reaches; its holder is here (issue 42: a person whose page stops
 /// asking for the seat, or says it leaves, is away).
-fn seat_of(api: &Shared, token: &str) -> Result<Arc<Seat>, ApiError> {
+fn seat_of(api: &SeatApi, token: &str) -> Result<Arc<Seat>, ApiError> {
     let seat = api.play()?.seat(token).ok_or_else(|| {
         ApiError::new(
             StatusCode::NOT_FOUND,
@@ -55,7 +81,7 @@ struct OtherPerson {
 impl OtherPerson {
     /// The other person of `seat`'s game, if it is a person's game being played and the
     /// server has a grace.
-    fn of(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Option<OtherPerson>, ApiError> {
+    fn of(api: &SeatApi, seat: &Seat, s: &SeatState) -> Result<Option<OtherPerson>, ApiError> {
         let (grace, silence) = api.play()?.presence_bounds();
         let Some(other) = seat.partner() else {
             return Ok(None);
@@ -111,7 +137,7 @@ impl OtherPerson {
 /// The other person as the API shows them: whether they are here, and once away, how long
 /// until the game may be claimed. Null when the other side is an engine, the game is not
 /// being played, or the grace is zero.
-fn opponent_json(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Value, ApiError> {
+fn opponent_json(api: &SeatApi, seat: &Seat, s: &SeatState) -> Result<Value, ApiError> {
     Ok(OtherPerson::of(api, seat, s)?.map_or(Value::Null, |o| o.json()))
 }
 
@@ -158,7 +184,7 @@ fn seat_json(seat: &Seat, s: &SeatState) -> Value {
 }
 
 /// `GET /api/play`: what a game may be made with.
-pub(super) async fn options(State(api): State<Shared>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn options(State(api): State<SeatApi>) -> Result<Json<Value>, ApiError> {
     let play = api.play()?;
     let mut opponents = play.engine_names();
     opponents.push("person".into());
@@ -287,13 +313,13 @@ impl Request for MoveBody {}
 /// "increment", "periods", "thinking_units": {"count", "seconds"}}, "color", "sfen",
 /// "max_moves", "name"}`: the person's seat (201).
 pub(super) async fn start(
-    State(api): State<Shared>,
+    State(api): State<SeatApi>,
     ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let play = api.play()?;
-    let body: PlayBody = typed_body(&api, &headers, body).await?;
+    let body: PlayBody = typed_body(&api.options, &headers, body).await?;
     let opponent = match body.opponent.as_deref().unwrap_or("builtin") {
         "person" => Opponent::Person,
         name => Opponent::Engine(name.to_string()),
@@ -360,7 +386,7 @@ pub(super) async fn start(
 /// `GET /api/seats/{token}`: the seat, and its game's view once it has one. A used
 /// invitation shows the game it started (as a spectator sees it), and acts no more.
 pub(super) async fn seat(
-    State(api): State<Shared>,
+    State(api): State<SeatApi>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let seat = seat_of(&api, &token)?;
@@ -375,9 +401,9 @@ pub(super) async fn seat(
 }
 
 /// The seat and its game's view.
-async fn answer(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Json<Value>, ApiError> {
+async fn answer(api: &SeatApi, seat: &Seat, s: &SeatState) -> Result<Json<Value>, ApiError> {
     let game = match s.game_id() {
-        Some(id) => Some(view_of(api, id).await?),
+        Some(id) => Some(view_of(&api.stored, id).await?),
         None => None,
     };
     let mut shown = seat_json(seat, s);
@@ -389,7 +415,7 @@ async fn answer(api: &Shared, seat: &Seat, s: &SeatState) -> Result<Json<Value>,
 /// while the game is played), and how the other person stands (`opponent`: here, or away
 /// with the seconds until the game may be claimed). Reads no storage.
 pub(super) async fn presence(
-    State(api): State<Shared>,
+    State(api): State<SeatApi>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let seat = seat_of(&api, &token)?;
@@ -403,7 +429,7 @@ pub(super) async fn presence(
 /// `POST /api/seats/{token}/leave`: the seat's page is going (closed, or gone elsewhere;
 /// sent as a beacon): its person is away from now, until the page asks again.
 pub(super) async fn leave(
-    State(api): State<Shared>,
+    State(api): State<SeatApi>,
     Path(token): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     seat_of(&api, &token)?.left();
@@ -414,7 +440,7 @@ pub(super) async fn leave(
 /// server's grace: the game ends as if they had left (`abnormal`, this seat wins).
 /// `409 opponent_here` (with `seconds_left`) before then.
 pub(super) async fn claim_absence(
-    State(api): State<Shared>,
+    State(api): State<SeatApi>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let seat = seat_of(&api, &token)?;
@@ -446,7 +472,7 @@ pub(super) async fn claim_absence(
 /// the answer carries `token`, the joiner's own seat secret (the link's code acts no more:
 /// whoever opens it later sees the game).
 pub(super) async fn join(
-    State(api): State<Shared>,
+    State(api): State<SeatApi>,
     ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
     Path(token): Path<String>,
     headers: HeaderMap,
@@ -454,7 +480,7 @@ pub(super) async fn join(
 ) -> Result<Json<Value>, ApiError> {
     // The seat first: a body to no seat is never read.
     let invitation = seat_of(&api, &token)?;
-    let body: JoinBody = typed_body(&api, &headers, body).await?;
+    let body: JoinBody = typed_body(&api.options, &headers, body).await?;
     let name = body.name.unwrap_or_else(|| "guest".into());
     let (seat, secret) = api
         .play()?
@@ -519,14 +545,14 @@ fn refused(before: &SeatState, after: &SeatState) -> Option<ApiError> {
 
 /// `POST /api/seats/{token}/move` with `{"move": "7g7f"}` (USI).
 pub(super) async fn play_move(
-    State(api): State<Shared>,
+    State(api): State<SeatApi>,
     Path(token): Path<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
     // The seat first: a body to no seat is never read.
     let seat = seat_of(&api, &token)?;
-    let body: MoveBody = typed_body(&api, &headers, body).await?;
+    let body: MoveBody = typed_body(&api.options, &headers, body).await?;
     let text = body
         .mv
         .ok_or_else(|| ApiError::input("invalid_move", "move: a USI move is needed"))?;
@@ -568,7 +594,7 @@ pub(super) async fn play_move(
 /// Sends an action that ends the game (`%TORYO`, `%KACHI`, `%%CLAIM`) on the seat's turn
 /// and answers with the result.
 async fn ending_action(
-    api: &Shared,
+    api: &SeatApi,
     token: &str,
     action: ClientMessage,
 ) -> Result<Json<Value>, ApiError> {
@@ -589,7 +615,7 @@ async fn ending_action(
 
 /// `POST /api/seats/{token}/resign`.
 pub(super) async fn resign(
-    State(api): State<Shared>,
+    State(api): State<SeatApi>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     ending_action(&api, &token, ClientMessage::Resign).await
@@ -598,7 +624,7 @@ pub(super) async fn resign(
 /// `POST /api/seats/{token}/impasse`: proposes an impasse count (持将棋), or accepts the
 /// other player's proposal, on either turn.
 pub(super) async fn impasse(
-    State(api): State<Shared>,
+    State(api): State<SeatApi>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     agreement(&api, &token, ClientMessage::Impasse).await
@@ -608,7 +634,7 @@ pub(super) async fn impasse(
 /// since 2019-10-01: the position repeated, fewer than four times), or accepts the other
 /// player's proposal, on either turn.
 pub(super) async fn sennichite(
-    State(api): State<Shared>,
+    State(api): State<SeatApi>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     agreement(&api, &token, ClientMessage::Sennichite).await
@@ -617,7 +643,7 @@ pub(super) async fn sennichite(
 /// `POST /api/seats/{token}/claim`: claims the foul the opponent has just made (under
 /// fouls that stand only when claimed), on the seat's turn, before its own next move.
 pub(super) async fn claim(
-    State(api): State<Shared>,
+    State(api): State<SeatApi>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     ending_action(&api, &token, ClientMessage::Claim).await
@@ -625,7 +651,7 @@ pub(super) async fn claim(
 
 /// A proposal (or an acceptance) sent, and the seat's state once the lobby answered.
 async fn agreement(
-    api: &Shared,
+    api: &SeatApi,
     token: &str,
     word: ClientMessage,
 ) -> Result<Json<Value>, ApiError> {
@@ -645,7 +671,7 @@ async fn agreement(
 
 /// `POST /api/seats/{token}/declare`: 入玉宣言, judged under the game's rules.
 pub(super) async fn declare(
-    State(api): State<Shared>,
+    State(api): State<SeatApi>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     ending_action(&api, &token, ClientMessage::Declare).await

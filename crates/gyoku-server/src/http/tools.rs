@@ -1,6 +1,7 @@
 //! The tools beside the games: the impasse calculator, judging a record, converting one.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use axum::Json;
 use axum::body::{Body, Bytes};
@@ -13,10 +14,11 @@ use gyoku::{ImpasseReport, Move, Position, Preset};
 use gyoku_kifu::report::{self, impasse_json, record_json};
 use gyoku_kifu::{Format, Record};
 
+use super::HttpOptions;
 use super::body::{json_body, str_field, upload_body};
 use super::error::ApiError;
 use super::replay::ki2_moves;
-use super::state::{Shared, upload_work};
+use super::state::{Uploads, upload_work};
 
 /// The most records of one upload judged (an archive in one CSA file); the rest are left
 /// and the answer says so.
@@ -87,12 +89,13 @@ pub(super) fn play_moves(pos: &mut Position, moves: Option<&Value>) -> Result<()
 /// `POST /api/impasse` with `{"sfen": …, "moves": …, "initial": …, "lenient": …}`: the
 /// calculator's report, as `gyoku impasse --json` prints it.
 pub(super) async fn impasse(
-    State(api): State<Shared>,
+    State(options): State<Arc<HttpOptions>>,
+    State(uploads): State<Arc<Uploads>>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
-    let body = json_body(&api, &headers, body).await?;
-    upload_work(&api, move || {
+    let body = json_body(&options, &headers, body).await?;
+    upload_work(&uploads, move || {
         let lenient = body
             .get("lenient")
             .and_then(Value::as_bool)
@@ -154,7 +157,8 @@ pub(super) fn read_upload(
 /// `POST /api/judge[?rules=csa][&max_moves=N][&format=kif]` with a record file as the
 /// body: each game replayed and judged, as `gyoku judge --json` does, with its moves.
 pub(super) async fn judge_record(
-    State(api): State<Shared>,
+    State(options): State<Arc<HttpOptions>>,
+    State(uploads): State<Arc<Uploads>>,
     Query(q): Query<HashMap<String, String>>,
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
@@ -176,8 +180,8 @@ pub(super) async fn judge_record(
             true
         }
     };
-    let bytes = upload_body(&api, body).await?;
-    upload_work(&api, move || {
+    let bytes = upload_body(&options, body).await?;
+    upload_work(&uploads, move || {
         let records = read_upload(&bytes, &q)?;
         let total = records.len();
         let judged: Vec<Value> = records
@@ -253,7 +257,8 @@ pub(super) fn estimated_output(records: &[Record], format: Format) -> usize {
 /// `POST /api/convert?to=kif[&format=csa]` with a record file as the body: the game in
 /// another format (UTF-8 text; CSA and USI may hold several games).
 pub(super) async fn convert(
-    State(api): State<Shared>,
+    State(options): State<Arc<HttpOptions>>,
+    State(uploads): State<Arc<Uploads>>,
     Query(q): Query<HashMap<String, String>>,
     body: Body,
 ) -> Result<Response, ApiError> {
@@ -264,8 +269,8 @@ pub(super) async fn convert(
         )
     })?;
     let format = format_named(to, "to")?;
-    let bytes = upload_body(&api, body).await?;
-    upload_work(&api, move || {
+    let bytes = upload_body(&options, body).await?;
+    upload_work(&uploads, move || {
         let records = read_upload(&bytes, &q)?;
         // The work is bounded by what it would write: a conversion whose output would pass
         // MAX_OUTPUT is refused before it is written (a 16 MiB KIF as JKF peaked at 2 GiB).

@@ -22,7 +22,7 @@ use super::kept::Brought;
 #[cfg(test)]
 use super::replay::replay_stored;
 use super::replay::{MoveView, Replayed};
-use super::state::{Shared, with_db, work};
+use super::state::{Stored, with_db, work};
 use super::watched::Shown;
 
 /// A game as the listing shows it (`GET /api/games`), and the first fields of its view.
@@ -319,7 +319,7 @@ impl ClockView {
 }
 
 /// A stored game, read now; `no_such_game` (404) when there is none.
-pub(super) async fn detail_of(api: &Shared, id: &str) -> Result<GameDetail, ApiError> {
+pub(super) async fn detail_of(api: &Stored, id: &str) -> Result<GameDetail, ApiError> {
     let key = id.to_string();
     with_db(api, move |db| db.game(&key)).await?.ok_or_else(|| {
         ApiError::new(
@@ -331,7 +331,7 @@ pub(super) async fn detail_of(api: &Shared, id: &str) -> Result<GameDetail, ApiE
 }
 
 /// A stored game's view, read now.
-pub(super) async fn view_of(api: &Shared, id: &str) -> Result<GameView, ApiError> {
+pub(super) async fn view_of(api: &std::sync::Arc<Stored>, id: &str) -> Result<GameView, ApiError> {
     let detail = detail_of(api, id).await?;
     let since = detail.turn_started_ms.map(|started| {
         let ms = crate::wall::utc_now_ms().saturating_sub(started);
