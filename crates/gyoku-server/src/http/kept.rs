@@ -4,7 +4,7 @@
 //! record, as before.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::error::ApiError;
 use super::replay::{Replayed, replay_stored};
@@ -14,10 +14,11 @@ use crate::store::GameDetail;
 /// are shown.
 pub(super) const MAX_KEPT: usize = 512;
 
-/// The replays kept, by Game_ID.
+/// The replays kept, by Game_ID: shared with the views being made of them, never copied
+/// but when a view plays on a replay another view still reads.
 #[derive(Default)]
 pub(super) struct KeptReplays {
-    games: Mutex<HashMap<String, Replayed>>,
+    games: Mutex<HashMap<String, Arc<Replayed>>>,
 }
 
 /// How a view's game was brought to where it stands.
@@ -30,36 +31,45 @@ pub(super) enum Brought {
 }
 
 impl KeptReplays {
-    fn games(&self) -> MutexGuard<'_, HashMap<String, Replayed>> {
+    fn games(&self) -> MutexGuard<'_, HashMap<String, Arc<Replayed>>> {
         self.games.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// `d` played to where it stands: from the replay kept of its first moves when there
-    /// is one, else from its start; kept for the next view while it is played.
-    pub(super) fn bring(&self, d: &GameDetail) -> Result<(Replayed, Brought), ApiError> {
+    /// `d` played to where it stands: the replay kept when it stands there already (the
+    /// same one, shared), played on from it when `d` has more moves, else replayed from
+    /// its start; kept for the next view while it is played.
+    pub(super) fn bring(&self, d: &GameDetail) -> Result<(Arc<Replayed>, Brought), ApiError> {
         let id = &d.game.id;
         if d.record.is_some() {
             // Ended: its record is what is shown; nothing more is appended to it.
             self.games().remove(id);
-            return Ok((replay_stored(d)?, Brought::Replayed));
+            return Ok((Arc::new(replay_stored(d)?), Brought::Replayed));
         }
-        let kept = self
-            .games()
-            .get(id)
-            .filter(|r| continues_into(r, d))
-            .cloned();
-        let (replayed, brought) = match kept {
-            Some(mut r) => {
-                r.append(d)?;
-                (r, Brought::Appended)
+        let kept = {
+            let mut games = self.games();
+            match games.get(id) {
+                Some(r) if continues_into(r, d) && r.spec.moves.len() == d.moves.len() => {
+                    return Ok((Arc::clone(r), Brought::Appended));
+                }
+                // Taken out while it is played on: the lock is not held meanwhile, and the
+                // replay is copied only if another view still reads it.
+                Some(r) if continues_into(r, d) => games.remove(id),
+                _ => None,
             }
-            None => (replay_stored(d)?, Brought::Replayed),
+        };
+        let (replayed, brought) = match kept {
+            Some(r) => {
+                let mut r = Arc::unwrap_or_clone(r);
+                r.append(d)?;
+                (Arc::new(r), Brought::Appended)
+            }
+            None => (Arc::new(replay_stored(d)?), Brought::Replayed),
         };
         let mut games = self.games();
         if games.len() >= MAX_KEPT && !games.contains_key(id) {
             games.clear();
         }
-        games.insert(id.clone(), replayed.clone());
+        games.insert(id.clone(), Arc::clone(&replayed));
         Ok((replayed, brought))
     }
 }
@@ -107,6 +117,15 @@ mod tests {
         let (r, brought) = kept.bring(&game(&["+2726FU"])).unwrap();
         assert_eq!(brought, Brought::Replayed);
         assert_eq!(r.played.len(), 1);
+        // Shown again where it stands: the same replay, shared, not a copy; played on while
+        // a view still reads the kept one: that one is left as it was.
+        let d = game(&line[..2]);
+        let (first, _) = kept.bring(&d).unwrap();
+        let (again, brought) = kept.bring(&d).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        assert_eq!(brought, Brought::Appended);
+        let (on, _) = kept.bring(&game(&line[..3])).unwrap();
+        assert_eq!((first.played.len(), on.played.len()), (2, 3));
         // A move that is not one is stored: an error, not a panic.
         let broken = kept.bring(&game(&["+2726FU", "-0099XX"]));
         assert!(broken.is_err());

@@ -174,18 +174,19 @@ pub(super) fn game_view(
     d: &GameDetail,
     since: Option<std::time::Duration>,
 ) -> Result<GameView, ApiError> {
-    Ok(view_from(d, replay_stored(d)?, since))
+    Ok(view_from(d, &replay_stored(d)?, since))
 }
 
 /// `d`'s view, its game `replayed` to where it stands.
-fn view_from(d: &GameDetail, replayed: Replayed, since: Option<std::time::Duration>) -> GameView {
+fn view_from(d: &GameDetail, replayed: &Replayed, since: Option<std::time::Duration>) -> GameView {
     let Replayed {
         spec,
         game,
         moves,
-        mut outcome,
+        outcome,
         ..
     } = replayed;
+    let mut outcome = outcome.clone();
     let rules = game.rules();
     let report = ImpasseReport::new(game.position(), Some(&spec.start.to_setup()));
     // A player who left is recorded as resigning (`%TORYO`, as the CSA record has no word
@@ -194,9 +195,9 @@ fn view_from(d: &GameDetail, replayed: Replayed, since: Option<std::time::Durati
         outcome["reason"] = json!("abnormal");
     }
     let playing = d.listed.status == "playing";
-    let clock = ClockView::of(&spec, &moves, playing, game.turn(), since);
+    let clock = ClockView::of(spec, moves, playing, game.turn(), since);
     let (legal, physical_fouls) = if playing && game.outcome().is_none() {
-        moves_to_offer(&game)
+        moves_to_offer(game)
     } else {
         (Vec::new(), BTreeMap::new())
     };
@@ -206,7 +207,7 @@ fn view_from(d: &GameDetail, replayed: Replayed, since: Option<std::time::Durati
         time: TimeView::of([spec.total, spec.byoyomi, spec.increment], spec.clock),
         start_times: spec.main_times,
         max_moves: spec.max_moves,
-        moves,
+        moves: moves.clone(),
         sfen: game.position().to_sfen(),
         turn: game.turn().name(),
         in_check: game.position().is_check(),
@@ -340,7 +341,7 @@ pub(super) async fn view_of(api: &std::sync::Arc<Stored>, id: &str) -> Result<Ga
     let shared = std::sync::Arc::clone(api);
     let (view, brought) = work(api, move || {
         let (replayed, brought) = shared.kept.bring(&detail)?;
-        Ok((view_from(&detail, replayed, since), brought))
+        Ok((view_from(&detail, &replayed, since), brought))
     })
     .await?;
     let counter = match brought {
