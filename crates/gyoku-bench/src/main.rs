@@ -33,7 +33,8 @@
 //! and the move-echo latency side by side: first as fast as the echoes come (throughput),
 //! then with each player thinking MS on average before a move (latency at a given load;
 //! default 2000 ms). `--before PATH` runs another `gyoku` binary (an older build) in the same
-//! run, each load on it right after the same load on this one's `gyoku serve`. `--attack`
+//! run, each load on it beside the same load on this one's `gyoku serve`, after it and before
+//! it in turn (neither build always runs first). `--attack`
 //! plays the N games with thinking once more while one client bursts x1 commands
 //! (`%%WHO`, `%%LIST`, `%%VERSION`, `%%CHAT`) as fast as the server takes them and keeps
 //! 256 slow request bodies open on the HTTP port, and reports the players' echo latency
@@ -562,7 +563,9 @@ fn csa_load(
     let peer = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/peers/shogi-server");
     // (which server, games, thinking ms): throughput side by side, then latency under a
-    // load; an older gyoku right after this one under each load.
+    // load; an older gyoku beside this one under each load, after it and before it in
+    // turn (a run's place in the sequence moved its figures: neither build is always
+    // first).
     #[derive(Clone, Copy)]
     enum Which {
         Peer,
@@ -571,11 +574,18 @@ fn csa_load(
     }
     // (which, games, thinking, attacked)
     let mut runs: Vec<(Which, usize, u64, bool)> = Vec::new();
-    let gyoku_runs = |runs: &mut Vec<(Which, usize, u64, bool)>, n: usize, think: u64, a: bool| {
-        runs.push((Which::Gyoku, n, think, a));
-        if before.is_some() {
-            runs.push((Which::Before, n, think, a));
+    let mut pairs = 0usize;
+    let mut gyoku_runs = |runs: &mut Vec<(Which, usize, u64, bool)>,
+                          n: usize,
+                          think: u64,
+                          a: bool| {
+        let this = (Which::Gyoku, n, think, a);
+        match before {
+            None => runs.push(this),
+            Some(_) if pairs.is_multiple_of(2) => runs.extend([this, (Which::Before, n, think, a)]),
+            Some(_) => runs.extend([(Which::Before, n, think, a), this]),
         }
+        pairs += 1;
     };
     if drops > 0 {
         // The same load with thinking, without and then with DROPS players cut and back.
