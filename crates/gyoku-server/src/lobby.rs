@@ -12,7 +12,7 @@
 //! the end lines of each ending. Where Gyoku differs (mate ends the game, `%CHUDAN`
 //! suspends it, a player who leaves mid-game loses at once), it is said where it happens.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use change::StoredBuoy;
 
@@ -64,7 +64,8 @@ pub struct Lobby {
     people: people::People,
     /// The games proposed and played, and their deadlines.
     rooms: rooms::Rooms,
-    buoys: BTreeMap<String, StoredBuoy>,
+    /// Buoy games, and how many each address has set.
+    buoys: buoys::Buoys,
     /// Suspended games, waiting for both players.
     suspended: index::Suspended,
     /// Games' keys, Game_IDs and the coin of random colours.
@@ -77,8 +78,6 @@ pub struct Lobby {
     competitions: competitions::Competitions,
     /// The latest input's time (for the next round's deadline).
     last_now: Option<Now>,
-    /// Buoy games set from each address since the server started.
-    buoys_by_address: HashMap<std::net::IpAddr, usize>,
     /// Games that ended while a player was away (for `reconnect_aborted`).
     ended_away: away::EndedAways,
 }
@@ -92,11 +91,10 @@ impl Lobby {
             config,
             people: people::People::default(),
             rooms: rooms::Rooms::default(),
-            buoys: buoys.into_iter().map(|b| (b.name.clone(), b)).collect(),
+            buoys: buoys::Buoys::new(buoys),
             suspended: index::Suspended::new(suspended),
             setups: VecDeque::new(),
             storage_failing: false,
-            buoys_by_address: HashMap::new(),
             ended_away: away::EndedAways::new(),
             last_now: None,
         }

@@ -7,14 +7,11 @@ use gyoku_proto::csa::GameName;
 use gyoku_proto::csa_line::ServerLine;
 
 use super::Lobby;
-use super::change::Change;
 use super::clock_extras::ClockExtras;
 use super::conns::Status;
 use super::io::{ConnId, Now, Output, tell};
 use super::names::{is_buoy_name, is_floodgate_name, rules_of_name};
-use super::spec::{
-    GameSpec, Replay, limited, login_proof, same_login, split_moves, start_position,
-};
+use super::spec::{GameSpec, Replay, limited, login_proof, same_login, start_position};
 
 impl Lobby {
     pub(super) fn game_command(
@@ -112,7 +109,7 @@ impl Lobby {
             return;
         }
         match self.find_rival(conn, game) {
-            Some(rival) if !is_buoy_name(game) || self.buoys.contains_key(game) => {
+            Some(rival) if !is_buoy_name(game) || self.buoys.contains(game) => {
                 self.pair(conn, turn, rival, game, now, out);
             }
             Some(_) => self.people.set_status(conn, Status::GameWaiting),
@@ -163,18 +160,9 @@ impl Lobby {
         let (black, white) = if me_black { (me, rival) } else { (rival, me) };
         let mut initial = Vec::new();
         if is_buoy_name(game) {
-            let b = self.buoys.get_mut(game).expect("checked by the caller");
-            initial = split_moves(&b.moves).unwrap_or_default();
-            b.count = b.count.saturating_sub(1);
-            out.push(Output::Store(Change::Buoy {
-                name: b.name.clone(),
-                moves: b.moves.clone(),
-                owner: b.owner.clone(),
-                count: b.count,
-            }));
-            if b.count == 0 {
-                self.buoys.remove(game);
-            }
+            let (moves, change) = self.buoys.start(game).expect("checked by the caller");
+            initial = moves;
+            out.push(Output::Store(change));
         }
         self.propose(game, [black, white], initial, None, now, out);
     }

@@ -5,7 +5,6 @@ use gyoku_proto::csa::X1Command;
 use gyoku_proto::csa_line::{ServerLine, X1Tag};
 
 use super::Lobby;
-use super::change::Change;
 use super::conns::Status;
 use super::io::{ConnId, Millis, Now, Output, monitor, ok, tell, tell_lines};
 
@@ -100,7 +99,7 @@ impl Lobby {
             }
             X1Command::DeleteBuoy(name) => self.delete_buoy(conn, &name, out),
             X1Command::GetBuoyCount(name) => {
-                let count = self.buoys.get(&name).map_or(-1, |b| i64::from(b.count));
+                let count = self.buoys.count(&name).map_or(-1, i64::from);
                 let count = ServerLine::X1 {
                     tag: X1Tag::GetBuoyCount,
                     text: count.to_string(),
@@ -200,35 +199,6 @@ impl Lobby {
                     message: std::sync::Arc::clone(&message),
                 };
                 tell(out, id, chat);
-            }
-        }
-    }
-
-    /// `%%DELETEBUOY`: by the one who set it.
-    fn delete_buoy(&mut self, conn: ConnId, name: &str, out: &mut Vec<Output>) {
-        let owner = self.people.conns[&conn].name().to_string();
-        match self.buoys.get(name) {
-            None => tell(
-                out,
-                conn,
-                ServerLine::Error(format!("buoy game not found: {name}")),
-            ),
-            Some(b) if b.owner != owner => tell(
-                out,
-                conn,
-                ServerLine::Error(format!(
-                    "you are not allowed to delete a buoy game that you did not set: {name}"
-                )),
-            ),
-            Some(b) => {
-                out.push(Output::Store(Change::Buoy {
-                    name: name.to_string(),
-                    moves: b.moves.clone(),
-                    owner,
-                    count: 0,
-                }));
-                self.buoys.remove(name);
-                tell(out, conn, ok(X1Tag::DeleteBuoy));
             }
         }
     }
