@@ -24,7 +24,8 @@
 //! PostgreSQL while WATCHERS event streams (10,000) follow them, first all on the one
 //! instance, then spread over two web instances (`--role web`) beside it, and reports the
 //! movers' echo latency and the watchers' delivery latency side by side; `--before PATH`
-//! runs another `gyoku` binary (an older build) the same two ways after it. `--db` names
+//! runs another `gyoku` binary (an older build) the same two ways, after this one on one
+//! instance and before it with web instances (neither build always runs first). `--db` names
 //! a PostgreSQL user that may create databases; each run gets a database of its own.
 //! `csa-load` plays N games at once (2N CSA clients) on `gyoku serve` (built beside this
 //! one) and, with the same script and PEER-GAMES games (N, at most 45: shogi-server serves
@@ -787,12 +788,20 @@ fn watch_load_runs(
     println!(
         "| deployment | games | watchers (followed to the end) | moves | echo p50 | echo p99 | delivered | delivery p50 | delivery p99 | delivery max |\n|---|---|---|---|---|---|---|---|---|---|"
     );
-    let mut builds = vec![(cli, "")];
-    builds.extend(before.map(|b| (b.to_path_buf(), " (before)")));
-    let runs = builds
-        .iter()
-        .flat_map(|(gyoku, label)| [0usize, 2].map(|web| (gyoku, *label, web)));
-    for (i, (gyoku, label, web)) in runs.enumerate() {
+    let this = (cli, "");
+    let older = before.map(|b| (b.to_path_buf(), " (before)"));
+    // One instance, then two web instances; with an older build, this one first on one
+    // instance and the older first with web instances (neither always runs first).
+    let runs: Vec<(&std::path::PathBuf, &str, usize)> = match &older {
+        None => vec![(&this.0, this.1, 0), (&this.0, this.1, 2)],
+        Some(b) => vec![
+            (&this.0, this.1, 0),
+            (&b.0, b.1, 0),
+            (&b.0, b.1, 2),
+            (&this.0, this.1, 2),
+        ],
+    };
+    for (i, (gyoku, label, web)) in runs.into_iter().enumerate() {
         let deployment = match Deployment::start(gyoku, admin, web, watchers + 1024, i) {
             Ok(d) => d,
             Err(e) => {
