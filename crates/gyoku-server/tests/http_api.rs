@@ -456,6 +456,20 @@ fn bad_input_gets_its_documented_error_never_a_500() {
         (
             "POST",
             "/api/impasse",
+            br#"{"moves": ["7g7f", 7]}"#.to_vec(),
+            400,
+            "invalid_move",
+        ),
+        (
+            "POST",
+            "/api/impasse",
+            br#"{"lenient": "yes"}"#.to_vec(),
+            400,
+            "invalid_json",
+        ),
+        (
+            "POST",
+            "/api/impasse",
             b"{not json".to_vec(),
             400,
             "invalid_json",
@@ -567,6 +581,13 @@ fn bad_input_gets_its_documented_error_never_a_500() {
     let (_, v) = server.post_json("/api/impasse", &json!({ "moves": "7g7f P*5e" }));
     assert_eq!(v["error"]["kind"], "not_in_hand", "{v}");
     assert_eq!(v["error"]["ply"], 2, "{v}");
+    // The same as a list.
+    let (_, v) = server.post_json("/api/impasse", &json!({ "moves": ["7g7f", "P*5e"] }));
+    assert_eq!(
+        (&v["error"]["kind"], &v["error"]["ply"]),
+        (&json!("not_in_hand"), &json!(2)),
+        "{v}"
+    );
     // A malformed SFEN says where.
     let (_, v) = server.post_json("/api/impasse", &json!({ "sfen": "9/9/9 b - 1" }));
     assert!(

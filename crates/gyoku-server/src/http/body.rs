@@ -50,7 +50,7 @@ pub(super) async fn upload_body(options: &HttpOptions, body: Body) -> Result<Byt
 /// A JSON object body. It must say it is JSON (`Content-Type: application/json`): a page of
 /// another site cannot send that without asking first (a CORS preflight, which this
 /// server never grants). An empty body (`Content-Length: 0`) needs no type.
-pub(super) async fn json_body(
+async fn json_body(
     options: &HttpOptions,
     headers: &HeaderMap,
     body: Body,
@@ -93,17 +93,6 @@ pub(super) trait Request: serde::de::DeserializeOwned {
     /// `invalid_json`, a string having been expected.
     fn invalid(path: &str) -> ApiError {
         ApiError::input("invalid_json", format!("{path}: a string was expected"))
-    }
-}
-
-pub(super) fn str_field<'a>(v: &'a Value, key: &str) -> Result<Option<&'a str>, ApiError> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(ApiError::input(
-            "invalid_json",
-            format!("{key}: a string was expected"),
-        )),
     }
 }
 

@@ -8,6 +8,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use gyoku::{ImpasseReport, Move, Position, Preset};
@@ -15,7 +16,7 @@ use gyoku_kifu::report::{self, impasse_json, record_json};
 use gyoku_kifu::{Format, Record};
 
 use super::HttpOptions;
-use super::body::{json_body, str_field, upload_body};
+use super::body::{Request, typed_body, upload_body};
 use super::error::ApiError;
 use super::replay::ki2_moves;
 use super::state::{Uploads, upload_work};
@@ -47,21 +48,11 @@ pub(super) fn read_position(text: &str, lenient: bool, what: &str) -> Result<Pos
 
 /// Plays `moves` (USI, space-separated or a list) from `pos`: a move that does not read is
 /// `invalid_move`, one the rules refuse `illegal_move` with its kind (422).
-pub(super) fn play_moves(pos: &mut Position, moves: Option<&Value>) -> Result<(), ApiError> {
-    let texts: Vec<String> = match moves {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::String(s)) => s.split_whitespace().map(str::to_string).collect(),
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|m| m.as_str().map(str::to_string))
-            .collect::<Option<_>>()
-            .ok_or_else(|| ApiError::input("invalid_move", "moves: a list of USI moves"))?,
-        Some(_) => {
-            return Err(ApiError::input(
-                "invalid_move",
-                "moves: USI moves, as one string or a list",
-            ));
-        }
+fn play_moves(pos: &mut Position, moves: Option<&UsiMoves>) -> Result<(), ApiError> {
+    let texts: Vec<&str> = match moves {
+        None => Vec::new(),
+        Some(UsiMoves::Line(line)) => line.split_whitespace().collect(),
+        Some(UsiMoves::List(list)) => list.iter().map(String::as_str).collect(),
     };
     for (i, text) in texts.iter().enumerate() {
         let ply = i + 1;
@@ -86,6 +77,40 @@ pub(super) fn play_moves(pos: &mut Position, moves: Option<&Value>) -> Result<()
     Ok(())
 }
 
+/// USI moves as a request gives them: one string (`"7g7f 3c3d"`) or a list.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum UsiMoves {
+    /// Moves apart by spaces.
+    Line(String),
+    /// One move each.
+    List(Vec<String>),
+}
+
+/// `POST /api/impasse`'s body.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ImpasseBody {
+    /// The position, SFEN (`startpos` when absent).
+    sfen: Option<String>,
+    /// Moves played from it.
+    moves: Option<UsiMoves>,
+    /// The position the game started from (whose pieces count as the impasse rules say).
+    initial: Option<String>,
+    /// Whether an SFEN no game could reach is taken all the same.
+    lenient: bool,
+}
+
+impl Request for ImpasseBody {
+    fn invalid(path: &str) -> ApiError {
+        match path {
+            "moves" => ApiError::input("invalid_move", "moves: USI moves, as one string or a list"),
+            "lenient" => ApiError::input("invalid_json", "lenient: true or false"),
+            _ => ApiError::input("invalid_json", format!("{path}: a string was expected")),
+        }
+    }
+}
+
 /// `POST /api/impasse` with `{"sfen": …, "moves": …, "initial": …, "lenient": …}`: the
 /// calculator's report, as `gyoku impasse --json` prints it.
 pub(super) async fn impasse(
@@ -94,16 +119,14 @@ pub(super) async fn impasse(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
-    let body = json_body(&options, &headers, body).await?;
+    let body: ImpasseBody = typed_body(&options, &headers, body).await?;
     upload_work(&uploads, move || {
-        let lenient = body
-            .get("lenient")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        let sfen = str_field(&body, "sfen")?.unwrap_or("startpos");
-        let mut pos = read_position(sfen, lenient, "sfen")?;
-        play_moves(&mut pos, body.get("moves"))?;
-        let initial = str_field(&body, "initial")?
+        let sfen = body.sfen.as_deref().unwrap_or("startpos");
+        let mut pos = read_position(sfen, body.lenient, "sfen")?;
+        play_moves(&mut pos, body.moves.as_ref())?;
+        let initial = body
+            .initial
+            .as_deref()
             .map(|text| read_position(text, true, "initial").map(|p| p.to_setup()))
             .transpose()?;
         let report = ImpasseReport::new(&pos, initial.as_ref());

@@ -1,8 +1,9 @@
-//! What a competition sees of the lobby and what it asks of it. An event decides on its
-//! own, as lila's Swiss director does: it sees the lobby through a [`Field`] (who waits
-//! for its game, which of its boards are being played), is told of its games' endings and
-//! of the time, and answers with [`Step`]s — an entry to store, a game to propose — that
-//! the lobby carries out.
+//! What a competition sees of the lobby and what it asks of it. A competition (an
+//! organised event, the scheduled rounds) decides on its own, as lila's Swiss director
+//! does: it sees the lobby through a [`Field`] (who waits for its game, which of its boards
+//! are being played), is told of the time and of what happened to its games, and answers
+//! with [`Step`]s — an entry to store, a game to propose — that the lobby carries out
+//! ([`Lobby::carry_out`]).
 
 use super::Lobby;
 use super::change::Change;
@@ -63,7 +64,7 @@ impl Field for LobbyField<'_> {
     fn waiting(&self, name: &str) -> Option<ConnId> {
         let &conn = self.people.names.get(name)?;
         let c = self.people.conns.get(&conn)?;
-        (c.status == super::conns::Status::GameWaiting && c.game_name == self.game).then_some(conn)
+        (c.status == Status::GameWaiting && c.game_name == self.game).then_some(conn)
     }
 
     fn in_play(&self, a: &str, b: &str) -> bool {
