@@ -880,7 +880,7 @@ impl Play {
             .ok_or(PlayError::Stopped)?;
         let (tx, rx) = mpsc::channel(16);
         *seat.lines.lock().unwrap_or_else(PoisonError::into_inner) = Some(tx);
-        let span = tracing::info_span!("seat", game = %seat.game, side = ?color);
+        let span = tracing::info_span!("seat", game = %seat.game, side = %color.name());
         tokio::spawn(run_seat(Arc::clone(seat), conn, rx, self.local.clone()).instrument(span));
         Ok(())
     }
@@ -913,7 +913,8 @@ impl Play {
         config.comments = false;
         config.retry = Duration::from_millis(200);
         let local = self.local.clone();
-        let span = tracing::info_span!("engine", game = %game, side = ?color, engine = %config.id);
+        let span =
+            tracing::info_span!("engine", game = %game, side = %color.name(), engine = %config.id);
         tokio::spawn(
             async move {
                 let _permit = permit;
