@@ -539,8 +539,19 @@ fn unreadable_records_say_file_line_column() {
         "{}",
         stderr(&out)
     );
+    // Issue 47, item 2: a board that leaves out a row is an error, not a White without
+    // its rook and bishop.
+    let out = gyoku(&["judge", &data("errors/missing-row.csa")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(
+            "missing-row.csa:12:1: the board lacks P2 (a CSA board gives all nine rows, P1 to P9) (csa)"
+        ),
+        "{}",
+        stderr(&out)
+    );
     let out = gyoku(&["judge", &data("errors")]);
-    assert!(stderr(&out).contains("4 record file(s) could not be read"));
+    assert!(stderr(&out).contains("5 record file(s) could not be read"));
     assert!(
         stderr(&out).contains("bad-square.jkf:6:5: 'to' {\"x\": 10, \"y\": 4} is not a square"),
         "{}",

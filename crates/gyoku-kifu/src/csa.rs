@@ -71,7 +71,12 @@ struct Reader {
     game_bytes: usize,
     /// The last comment line read (its line and text), for a move glued onto it.
     last_comment: Option<(usize, String)>,
+    /// The board rows (`P1`–`P9`) read for the position being set up: bit `r` for `Pr`.
+    rows: u16,
 }
+
+/// Every board row, `P1` to `P9`, as [`Reader::rows`] holds them.
+const ALL_ROWS: u16 = 0b11_1111_1110;
 
 fn err(line: usize, column: usize, message: impl Into<String>) -> ReadError {
     ReadError::new(Format::Csa, ReadErrorKind::Syntax, line, column, message)
@@ -266,8 +271,25 @@ impl Reader {
         self.setup.get_or_insert_with(Setup::empty)
     }
 
-    /// Starts the game: the position is complete.
+    /// Starts the game: the position is complete. A board given by rows must give all
+    /// nine: a row left out would leave its pieces out unseen (a missing `P2` is White
+    /// without rook and bishop).
     fn start(&mut self, line: usize, turn: Color) -> Result<(), ReadError> {
+        let rows = std::mem::take(&mut self.rows);
+        if rows != 0 && rows != ALL_ROWS {
+            let missing: Vec<String> = (1..=9)
+                .filter(|r| rows & (1 << r) == 0)
+                .map(|r| format!("P{r}"))
+                .collect();
+            return Err(position_err(
+                line,
+                1,
+                format!(
+                    "the board lacks {} (a CSA board gives all nine rows, P1 to P9)",
+                    missing.join(", ")
+                ),
+            ));
+        }
         let mut setup = self.setup.take().unwrap_or_else(Setup::startpos);
         setup.turn = turn;
         let position = Position::from_setup(setup)
@@ -296,6 +318,7 @@ impl Reader {
             }
         }
         self.setup = None;
+        self.rows = 0;
         self.position = None;
         self.header.clear();
         self.comments.clear();
@@ -303,6 +326,10 @@ impl Reader {
     }
 
     fn board_row(&mut self, line: usize, rank: u8, text: &str) -> Result<(), ReadError> {
+        if self.rows & (1 << rank) != 0 {
+            return Err(position_err(line, 1, format!("P{rank} is given twice")));
+        }
+        self.rows |= 1 << rank;
         // A board line starts a board, even an empty one (no piece is set on an empty row).
         self.setup();
         let bytes = text.as_bytes();
@@ -565,6 +592,7 @@ pub(crate) fn read_part(text: &str, each: &mut dyn FnMut(Record)) -> Result<usiz
         last_was_move: false,
         game_bytes: 0,
         last_comment: None,
+        rows: 0,
     };
     // Where the game that holds a line ends: the next `/` separator line, found once per
     // game (so a file of many games is scanned once in all).

@@ -288,6 +288,21 @@ fn read_errors_say_line_and_column() {
     .unwrap_err();
     assert_eq!((e.line, e.column), (4, 6));
     assert_eq!(e.to_string(), "4:6: unknown piece in '３四ZZ(33)' (kif)");
+    // Issue 47, item 2: a board row left out (P2: White's rook and bishop) is an error at
+    // the line that ends the board, not a position without them; a row given twice too.
+    let e = read_bytes(
+        &fs::read(path("errors/missing-row.csa")).unwrap(),
+        Some(Format::Csa),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "12:1: the board lacks P2 (a CSA board gives all nine rows, P1 to P9) (csa)"
+    );
+    assert_eq!(e.kind, gyoku_kifu::ReadErrorKind::Position);
+    let twice = "V2.2\nP1 *  *  *  *  *  *  *  *  * \nP1 *  *  *  *  *  *  *  *  * \n";
+    let e = read_str(twice, Format::Csa).unwrap_err();
+    assert_eq!(e.to_string(), "3:1: P1 is given twice (csa)");
     let e = read_str("position startpos moves 7g7f 3c3x", Format::Usi).unwrap_err();
     assert_eq!((e.line, e.column), (1, 30));
     let p = path("errors/ambiguous.ki2u");
