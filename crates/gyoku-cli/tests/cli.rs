@@ -550,8 +550,19 @@ fn unreadable_records_say_file_line_column() {
         "{}",
         stderr(&out)
     );
+    // Item 1: a KIF board diagram is read by its rank labels; one with a row left out is
+    // an error where the board ends (it read every row below one rank too high).
+    let out = gyoku(&["judge", &data("errors/missing-rank.kifu")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(
+            "missing-rank.kifu:15:1: the board lacks row 六 (a KIF board gives all nine, 一 to 九) (kif)"
+        ),
+        "{}",
+        stderr(&out)
+    );
     let out = gyoku(&["judge", &data("errors")]);
-    assert!(stderr(&out).contains("5 record file(s) could not be read"));
+    assert!(stderr(&out).contains("6 record file(s) could not be read"));
     assert!(
         stderr(&out).contains("bad-square.jkf:6:5: 'to' {\"x\": 10, \"y\": 4} is not a square"),
         "{}",

@@ -73,6 +73,39 @@ fn hand_text(setup: &mut Setup, color: Color, text: &str) -> Option<()> {
     Some(())
 }
 
+/// The board diagram's rank labels, rank 1 to 9, written after each row (`|…|一`).
+const RANKS: [char; 9] = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
+
+/// The rank a board row's label names (`|…|六` is 6), when it has one.
+fn row_label(row: &str) -> Option<u8> {
+    let inner = row.strip_prefix('|')?;
+    let end = inner.find('|')?;
+    let label = inner[end + 1..].trim().chars().next()?;
+    let at = RANKS.iter().position(|&c| c == label)?;
+    u8::try_from(at + 1).ok()
+}
+
+/// The board's rows read so far (bit `r` for rank `r`) must be all nine once it ends, at
+/// `line`: a row left out would shift or drop pieces unseen.
+fn board_complete(rows: u16, line: usize) -> Result<(), ReadError> {
+    if rows == 0 || rows == 0b11_1111_1110 {
+        return Ok(());
+    }
+    let missing: Vec<String> = (1..=9usize)
+        .filter(|r| rows & (1 << r) == 0)
+        .map(|r| RANKS[r - 1].to_string())
+        .collect();
+    let rows = if missing.len() == 1 { "row" } else { "rows" };
+    Err(position_err(
+        line,
+        1,
+        format!(
+            "the board lacks {rows} {} (a KIF board gives all nine, 一 to 九)",
+            missing.join(", ")
+        ),
+    ))
+}
+
 fn board_row(setup: &mut Setup, rank: u8, text: &str) -> Option<()> {
     let inner = text.strip_prefix('|')?;
     let end = inner.find('|')?;
@@ -197,7 +230,9 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
     let mut record: Option<Record> = None;
     let mut pos: Option<Position> = None;
     let mut variation: Option<Variation> = None;
-    let mut rank = 0u8;
+    // The board's rows read (bit r for rank r), and whether the board is still being read.
+    let mut rows = 0u16;
+    let mut in_board = false;
     let mut last_to: Option<Square> = None;
 
     let start = |setup: &mut Option<Setup>,
@@ -281,11 +316,27 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         if record.is_none() {
             // Header, board diagram and side to move.
             if let Some(row) = line.strip_prefix('|').map(|_| line) {
-                rank += 1;
+                // Read by its label: a row left out must not shift the rows below it up.
+                let rank = match row_label(row) {
+                    Some(rank) => rank,
+                    None => (1..=9u8).find(|r| rows & (1 << r) == 0).unwrap_or(10),
+                };
+                if rows & (1 << rank) != 0 || rank > 9 {
+                    let what = RANKS.get(usize::from(rank) - 1).map_or_else(
+                        || "a tenth row".to_string(),
+                        |c| format!("rank {c} given twice"),
+                    );
+                    return Err(position_err(line_no, 1, format!("bad board row: {what}")));
+                }
+                rows |= 1 << rank;
+                in_board = true;
                 let s = setup.get_or_insert_with(Setup::empty);
                 board_row(s, rank, row)
                     .ok_or_else(|| position_err(line_no, 1, format!("bad board row '{line}'")))?;
                 continue;
+            }
+            if std::mem::take(&mut in_board) {
+                board_complete(rows, line_no)?;
             }
             if line.starts_with("  ９") || line.starts_with("+---") || line.starts_with("+－") {
                 continue;
@@ -400,6 +451,9 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         Some(r) => r,
         None => {
             // A record with no moves.
+            if in_board {
+                board_complete(rows, text.lines().count())?;
+            }
             let p = start(&mut setup, handicap, turn, 1)?;
             let mut r = Record::new(p);
             r.header = header;
@@ -596,7 +650,6 @@ pub(crate) fn write_bod(out: &mut String, pos: &Position) {
     };
     out.push_str(&format!("後手の持駒：{}\n", hand(Color::White)));
     out.push_str("  ９ ８ ７ ６ ５ ４ ３ ２ １\n+---------------------------+\n");
-    const RANKS: [char; 9] = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
     for rank in 1..=9u8 {
         out.push('|');
         for file in (1..=9u8).rev() {

@@ -303,6 +303,35 @@ fn read_errors_say_line_and_column() {
     let twice = "V2.2\nP1 *  *  *  *  *  *  *  *  * \nP1 *  *  *  *  *  *  *  *  * \n";
     let e = read_str(twice, Format::Csa).unwrap_err();
     assert_eq!(e.to_string(), "3:1: P1 is given twice (csa)");
+    // Item 1: a KIF board diagram is read by its rank labels. Row 六 left out: an error
+    // at the board's bottom line (it had read every row below one rank too high); two rows
+    // of nine: an error naming the seven missing; rows given out of order: read where
+    // their labels put them.
+    let p = path("errors/missing-rank.kifu");
+    let e = read_bytes(&fs::read(&p).unwrap(), Format::from_path(&p)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "15:1: the board lacks row 六 (a KIF board gives all nine, 一 to 九) (kif)"
+    );
+    assert_eq!(e.kind, gyoku_kifu::ReadErrorKind::Position);
+    let board = gyoku_kifu::diagram::kanji(&gyoku::Position::startpos());
+    let rows: Vec<&str> = board.lines().filter(|l| l.starts_with('|')).collect();
+    let two = format!(
+        "+---------------------------+\n{}\n{}\n+---------------------------+\n",
+        rows[0], rows[1]
+    );
+    let e = read_str(&two, Format::Kif).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "4:1: the board lacks rows 三, 四, 五, 六, 七, 八, 九 (a KIF board gives all nine, 一 to 九) (kif)"
+    );
+    let swapped = board
+        .replacen(rows[0], "@", 1)
+        .replacen(rows[1], rows[0], 1)
+        .replacen('@', rows[1], 1);
+    assert_ne!(swapped, board);
+    let r = &read_str(&swapped, Format::Kif).unwrap()[0];
+    assert_eq!(r.start, gyoku::Position::startpos());
     let e = read_str("position startpos moves 7g7f 3c3x", Format::Usi).unwrap_err();
     assert_eq!((e.line, e.column), (1, 30));
     let p = path("errors/ambiguous.ki2u");
