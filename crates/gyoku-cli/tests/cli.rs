@@ -532,35 +532,28 @@ fn judge_record_files() {
 
 #[test]
 fn unreadable_records_say_file_line_column() {
-    let out = gyoku(&["judge", &data("errors/bad-piece.csa")]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("bad-piece.csa:4:6: unknown piece 'XX' (csa)"),
-        "{}",
-        stderr(&out)
-    );
-    // Issue 47, item 2: a board that leaves out a row is an error, not a White without
-    // its rook and bishop.
-    let out = gyoku(&["judge", &data("errors/missing-row.csa")]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains(
-            "missing-row.csa:12:1: the board lacks P2 (a CSA board gives all nine rows, P1 to P9) (csa)"
+    // Each unreadable file says where, and `judge` exits 2. Issue 47, item 2: a CSA board
+    // that leaves out a row is an error, not a White without its rook and bishop; item 1:
+    // a KIF board diagram is read by its rank labels, and one with a row left out is an
+    // error where the board ends (it read every row below one rank too high).
+    for (file, says) in [
+        (
+            "bad-piece.csa",
+            "bad-piece.csa:4:6: unknown piece 'XX' (csa)",
         ),
-        "{}",
-        stderr(&out)
-    );
-    // Item 1: a KIF board diagram is read by its rank labels; one with a row left out is
-    // an error where the board ends (it read every row below one rank too high).
-    let out = gyoku(&["judge", &data("errors/missing-rank.kifu")]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains(
-            "missing-rank.kifu:15:1: the board lacks row 六 (a KIF board gives all nine, 一 to 九) (kif)"
+        (
+            "missing-row.csa",
+            "missing-row.csa:12:1: the board lacks P2 (a CSA board gives all nine rows, P1 to P9) (csa)",
         ),
-        "{}",
-        stderr(&out)
-    );
+        (
+            "missing-rank.kifu",
+            "missing-rank.kifu:15:1: the board lacks row 六 (a KIF board gives all nine, 一 to 九) (kif)",
+        ),
+    ] {
+        let out = gyoku(&["judge", &data(&format!("errors/{file}"))]);
+        assert_eq!(out.status.code(), Some(2), "{file}");
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+    }
     let out = gyoku(&["judge", &data("errors")]);
     assert!(stderr(&out).contains("6 record file(s) could not be read"));
     assert!(
