@@ -425,7 +425,10 @@ def play(driver, base, shots):
     path = os.path.join(scratch_dir("gyoku-web-kif-"), "game.kif")
     with open(path, "wb") as f:
         f.write(kif)
-    judged = json.loads(subprocess.run([GYOKU, "judge", path, "--json"], capture_output=True, check=True).stdout)
+    # Exit status 0 when the record agrees with its judgement, 1 when it differs: judged either way.
+    out = subprocess.run([GYOKU, "judge", path, "--json"], capture_output=True)
+    assert out.returncode in (0, 1), out.stderr
+    judged = json.loads(out.stdout)
     record = judged["records"][0] if "records" in judged else judged
     print(f"play (foul stepped to, KIF downloaded as {kind}): {foul_label}; gyoku judge: "
           f"{record['result']} by {record['reason']} at ply {record['ply']}")

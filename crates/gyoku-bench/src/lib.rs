@@ -861,7 +861,12 @@ pub fn judge_memory(counts: &[usize], plies: usize, gyoku_cli: &std::path::Path)
                 .spawn()
                 .expect("gyoku judge runs");
             let (peak, status) = peak_rss_of(&mut child);
-            assert!(status.success(), "gyoku judge {}: {status}", path.display());
+            // 0: every record agrees with its judgement; 1: some differ (both judged all).
+            assert!(
+                matches!(status.code(), Some(0 | 1)),
+                "gyoku judge {}: {status}",
+                path.display()
+            );
             rows.push((name.to_string(), count, peak, start.elapsed().as_secs_f64()));
         }
     }

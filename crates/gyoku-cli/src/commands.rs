@@ -219,5 +219,5 @@ fn run_check_move(pos: &Position, m: gyoku::Move, json: bool) -> Result<(), Fail
         (Ok(()), false) => outln!("{m}: legal"),
         (Err(kind), false) => outln!("{m}: illegal: {} ({kind})", kind.code()),
     }
-    Ok(())
+    verdict.map_err(|_| Failure::No)
 }

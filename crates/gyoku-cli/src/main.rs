@@ -34,13 +34,18 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// A failure the user can act on: bad input (exit status 2) or a failed run (1).
+/// How a command did not end in agreement: bad input (exit status 2), a failed run (1), or
+/// an answer of "no" that it has printed already (1: an illegal move, a record that
+/// differs from its judgement), as `diff` and `cmp` answer.
 #[derive(Debug)]
 pub enum Failure {
     /// Malformed or illegal input: exit status 2.
     Input(String),
     /// Anything else: exit status 1.
     Run(String),
+    /// The answer is "no" (`check-move`: illegal; `judge`: a record differs from its
+    /// judgement), printed already: exit status 1, nothing more said.
+    No,
 }
 
 /// Writes `text` to standard output; exits with status 0 when the reader has gone away, and
@@ -77,6 +82,7 @@ fn main() -> ExitCode {
             eprintln!("gyoku: {}", shown(&msg));
             ExitCode::from(1)
         }
+        Err(Failure::No) => ExitCode::from(1),
     };
     let _ = std::io::stdout().flush();
     code

@@ -402,13 +402,15 @@ pub fn run_judge_files(paths: &[PathBuf], choice: &RulesChoice, json: bool) -> R
             outln!("{line}");
         }
     }
-    if tally.unreadable == 0 {
-        Ok(())
-    } else {
+    if tally.unreadable > 0 {
         Err(Failure::Input(format!(
             "{} record file(s) could not be read",
             tally.unreadable
         )))
+    } else if tally.differing > 0 {
+        Err(Failure::No)
+    } else {
+        Ok(())
     }
 }
 

@@ -22,6 +22,13 @@ fn json(out: &Output) -> serde_json::Value {
     serde_json::from_str(&stdout(out)).unwrap()
 }
 
+/// The JSON of a command whose answer is "no" (exit status 1: an illegal move, a record
+/// that differs), said on standard output all the same.
+fn json_of_no(out: &Output) -> serde_json::Value {
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(out));
+    serde_json::from_str(&stdout(out)).unwrap()
+}
+
 #[test]
 fn perft_counts_and_json_shape() {
     let v = json(&gyoku(&["perft", "4", "--json"]));
@@ -70,7 +77,9 @@ fn moves_lists_legal_moves() {
 
 #[test]
 fn check_move_names_the_kind() {
-    let v = json(&gyoku(&[
+    // Issue 47, item 7: an illegal move exits 1 (as `diff` does for "differs"), a legal
+    // one 0, a move that does not read 2; the answer is printed either way.
+    let v = json_of_no(&gyoku(&[
         "check-move",
         "--sfen",
         "R6sk/9/7G1/9/9/9/9/9/4K4 b P 1",
@@ -80,11 +89,13 @@ fn check_move_names_the_kind() {
     assert_eq!(v, serde_json::json!({"legal": false, "kind": "uchifuzume"}));
     let v = json(&gyoku(&["check-move", "7g7f", "--json"]));
     assert_eq!(v, serde_json::json!({"legal": true}));
-    let text = stdout(&gyoku(&["check-move", "3c3d"]));
+    let out = gyoku(&["check-move", "3c3d"]);
+    assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        text.trim(),
+        stdout(&out).trim(),
         "3c3d: illegal: out_of_turn (a piece of the side not to move)"
     );
+    assert_eq!(stderr(&out), "");
 }
 
 #[test]
@@ -457,7 +468,8 @@ fn judge_record_files() {
         serde_json::json!({"plies": 256, "from": "rules"})
     );
     // A foul in a record decides at its ply; the JSA lets a later resignation stand.
-    let v = json(&gyoku(&["judge", &data("csa/nifu.csa"), "--json"]));
+    // (It differs from the record, which says Black won by resignation: exit status 1.)
+    let v = json_of_no(&gyoku(&["judge", &data("csa/nifu.csa"), "--json"]));
     assert_eq!(
         (
             v["result"].as_str(),
@@ -493,7 +505,7 @@ fn judge_record_files() {
         (v["reason"].as_str(), v["agrees"].as_bool()),
         (Some("move_limit"), Some(true))
     );
-    let v = json(&gyoku(&[
+    let v = json_of_no(&gyoku(&[
         "judge",
         &data("csa/v3-utf8.csa"),
         "--max-moves",
@@ -502,7 +514,7 @@ fn judge_record_files() {
     ]));
     assert_eq!(v["reason"], serde_json::Value::Null);
     // Several records (a directory, a two-game file): an array, and a readable summary.
-    let v = json(&gyoku(&[
+    let v = json_of_no(&gyoku(&[
         "judge",
         &data("usi"),
         &data("csa/two-games.csa"),
@@ -510,11 +522,13 @@ fn judge_record_files() {
     ]));
     assert_eq!(v.as_array().unwrap().len(), 5);
     let out = gyoku(&["judge", &data("csa"), &data("kif"), &data("usi")]);
+    assert_eq!(out.status.code(), Some(1), "some differ");
     let text = stdout(&out);
     assert!(text.contains("19 records judged, 0 unreadable"), "{text}");
     assert!(text.contains("differ from their records:"), "{text}");
     // One record: its line says both ends in words, then the summary names it.
     let out = gyoku(&["judge", &data("csa/nifu.csa")]);
+    assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(
         text.contains(
