@@ -164,6 +164,8 @@ fn move_shaped(word: &str) -> bool {
 
 /// A parsed move line (after its ply number): the move text and the time taken.
 struct MoveLine<'a> {
+    /// The move's number (`  12 …` is 12).
+    number: u32,
     text: &'a str,
     time_ms: Option<u64>,
 }
@@ -174,7 +176,7 @@ fn move_line(line: &str) -> Option<MoveLine<'_>> {
     if digits == 0 {
         return None;
     }
-    t[..digits].parse::<u32>().ok()?;
+    let number = t[..digits].parse::<u32>().ok()?;
     let rest = t[digits..].trim_start();
     // The time is the parenthesised group holding a '/'.
     let (text, time_ms) = match rest.rfind('(').filter(|&i| rest[i..].contains('/')) {
@@ -190,7 +192,11 @@ fn move_line(line: &str) -> Option<MoveLine<'_>> {
         }
         None => (rest.trim_end().trim_end_matches('+').trim_end(), None),
     };
-    Some(MoveLine { text, time_ms })
+    Some(MoveLine {
+        number,
+        text,
+        time_ms,
+    })
 }
 
 /// Parses the move text `７六歩(77)`, `同　歩(76)`, `５五角打`, `２二角成(88)`.
@@ -233,6 +239,8 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
     // The board's rows read (bit r for rank r), and whether the board is still being read.
     let mut rows = 0u16;
     let mut in_board = false;
+    // From the standard start with no side to move said, the first move must be move 1.
+    let mut first_is_one = false;
     let mut last_to: Option<Square> = None;
 
     let start = |setup: &mut Option<Setup>,
@@ -394,6 +402,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
                     ),
                 ));
             }
+            first_is_one = setup.is_none() && turn.is_none();
             let p = start(&mut setup, handicap, turn, line_no)?;
             let mut r = Record::new(p.clone());
             r.header = std::mem::take(&mut header);
@@ -411,6 +420,26 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         let (Some(r), Some(p)) = (record.as_mut(), pos.as_mut()) else {
             continue;
         };
+        if r.damage.is_some() {
+            // Read up to the damage: the rest of the game cannot be placed.
+            continue;
+        }
+        if std::mem::take(&mut first_is_one) && variation.is_none() && ml.number > 1 {
+            let missing = if ml.number == 2 {
+                "move 1 is missing".to_string()
+            } else {
+                format!("moves 1 to {} are missing", ml.number - 1)
+            };
+            let what = format!(
+                "the moves start at move {} with no 後手番 line: {missing}",
+                ml.number
+            );
+            r.damage = Some(crate::Damage {
+                line: line_no,
+                what,
+            });
+            continue;
+        }
         let word = ml.text.split([' ', '　']).next().unwrap_or("");
         // Known special words, and any other word that is not shaped like a move (no
         // square or 同 first, no origin, no 打): unknown end words are kept, not refused.

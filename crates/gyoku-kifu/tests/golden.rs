@@ -813,6 +813,35 @@ fn a_difference_is_explained_in_words() {
     assert_eq!(v["limit"]["from"], "option");
 }
 
+/// Issue 47, item 6: a KIF whose moves start at move 2 with no 後手番 line (the start
+/// position and Black to move) lacks its first move: a damaged record, said at the first
+/// move's line and judged up to it, never White's foul at ply 1.
+#[test]
+fn a_kif_numbered_from_move_2_is_damaged() {
+    use gyoku_kifu::report::{judge_record, record_json};
+    let r = &read("kif/from-move-2.kifu")[0];
+    let d = r.damage.as_ref().expect("damaged");
+    assert_eq!(
+        (d.line, d.what.as_str()),
+        (
+            7,
+            "the moves start at move 2 with no 後手番 line: move 1 is missing"
+        )
+    );
+    assert!(r.moves.is_empty() && r.foul.is_none() && r.end.is_none());
+    let v = record_json(r, &judge_record(r, Preset::Csa.rules(), false));
+    assert_eq!(
+        (v["result"].clone(), v["agrees"].clone()),
+        (serde_json::Value::Null, serde_json::json!(true))
+    );
+    // Numbered from 1, or from 2 after 後手番: not damaged.
+    let sound = "手合割：平手\n後手番\n手数----指手---------消費時間--\n   2 ３四歩(33)\n";
+    assert_eq!(
+        gyoku_kifu::read_str(sound, gyoku_kifu::Format::Kif).unwrap()[0].damage,
+        None
+    );
+}
+
 /// A damaged record (a Floodgate file of 2012 has its first move glued onto the end of a
 /// comment line, then `T1` with no move before it; cshogi #60 crashes on it): read up to
 /// the damage with its line said, judged up to it — never a foul at ply 1 — and a time
