@@ -377,16 +377,18 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
         };
         unclaimed = game.pending_foul().is_some() && !foul.rest.is_empty();
     }
-    // The side to move when the record's end was written.
-    let end_turn = match (&record.foul, foul_side) {
-        (Some(f), Some(side)) => {
+    // The side to move when the record's end was written: from the record alone (its
+    // moves, its foul and the moves after it), never from where the rules stopped the
+    // game (a move limit before the foul must not turn who resigned round).
+    let end_turn = match &record.foul {
+        Some(f) => {
             if (1 + f.rest.len()) % 2 == 0 {
-                side
+                f.by
             } else {
-                !side
+                !f.by
             }
         }
-        _ => {
+        None => {
             let start = record.start.turn();
             if record.moves.len().is_multiple_of(2) {
                 start

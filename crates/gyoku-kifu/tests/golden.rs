@@ -813,6 +813,35 @@ fn a_difference_is_explained_in_words() {
     assert_eq!(v["limit"]["from"], "option");
 }
 
+/// Issue 47, item 4: what a record says does not depend on where the rules stop. A foul
+/// then an end line: the side that wrote the end is counted from the record (its moves,
+/// its foul, the moves after it), so a move limit before the foul turns no one round —
+/// 51c03ac said "recorded: white" for the unnoticed foul's resignation under a limit of 2
+/// plies, and "Black wins" for ShogiGUI's 反則勝ち after Black's foul.
+#[test]
+fn what_a_record_says_does_not_depend_on_where_the_rules_stop() {
+    use gyoku::GameResult;
+    use gyoku_kifu::report::judge_record;
+    for (name, says) in [
+        ("kif/unnoticed-foul.kifu", GameResult::Win(Color::Black)),
+        ("kif/foul-then-win.kifu", GameResult::Win(Color::White)),
+    ] {
+        let r = &read(name)[0];
+        for limit in [None, Some(2), Some(8), Some(9)] {
+            let mut rules = Preset::Csa.rules();
+            if let Some(plies) = limit {
+                rules.set_max_moves(plies);
+            }
+            let j = judge_record(r, rules, limit.is_some());
+            assert_eq!(
+                j.recorded_result,
+                Some(says),
+                "{name} under a limit of {limit:?}"
+            );
+        }
+    }
+}
+
 /// Issue 47, item 6: a KIF whose moves start at move 2 with no 後手番 line (the start
 /// position and Black to move) lacks its first move: a damaged record, said at the first
 /// move's line and judged up to it, never White's foul at ply 1.
