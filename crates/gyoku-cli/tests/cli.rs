@@ -524,7 +524,7 @@ fn judge_record_files() {
     let out = gyoku(&["judge", &data("csa"), &data("kif"), &data("usi")]);
     assert_eq!(out.status.code(), Some(1), "some differ");
     let text = stdout(&out);
-    assert!(text.contains("21 records judged, 0 unreadable"), "{text}");
+    assert!(text.contains("24 records judged, 0 unreadable"), "{text}");
     assert!(text.contains("differ from their records:"), "{text}");
     // One record: its line says both ends in words, then the summary names it.
     let out = gyoku(&["judge", &data("csa/nifu.csa")]);

@@ -44,6 +44,12 @@ fn recorded_words(record: &Record, j: &Judgement) -> String {
         let result = s
             .result
             .map_or(String::new(), |r| format!(", {}", result_words(r)));
+        if s.kind == crate::judge::CLOSING_KIND {
+            return match s.result {
+                Some(r) => format!("its closing line ({}) says {}", s.text, result_words(r)),
+                None => format!("its closing line says {}", s.text),
+            };
+        }
         return format!("the server's summary says {}{result}", s.kind);
     }
     match (&j.recorded, j.recorded_result) {

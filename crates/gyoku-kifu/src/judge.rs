@@ -228,10 +228,32 @@ pub fn read_summary(summary: &str, names: [Option<&str>; 2]) -> Option<Summary> 
     })
 }
 
+/// The kind a KIF's closing line is given as a [`Summary`]: a statement of the result, never
+/// an action to play.
+pub const CLOSING_KIND: &str = "まで";
+
 /// A record's summary, read with its players' names.
 pub fn record_summary(record: &Record) -> Option<Summary> {
     let names = [record.header("先手"), record.header("後手")];
     read_summary(record.header("summary")?, names)
+}
+
+/// A KIF's closing line (`まで11手で先手の勝ち`) as a statement to check (kind
+/// [`CLOSING_KIND`]), where it says more than the end line: the record has no end line it
+/// could be read into, or the two name different results (`end_result`, the end line's).
+fn closing_statement(record: &Record, end_result: Option<Option<GameResult>>) -> Option<Summary> {
+    let closing = record.closing.as_ref()?;
+    let result = closing.result;
+    let says_more = match end_result {
+        None => true,
+        // A closing line that names no result (`まで61手詰`) adds nothing to an end line.
+        Some(said) => result.is_some() && !same(said, result),
+    };
+    says_more.then(|| Summary {
+        kind: CLOSING_KIND.to_string(),
+        result,
+        text: closing.text.clone(),
+    })
 }
 
 /// How a record says it ended, read as its writer meant it: Shogidokoro writes an
@@ -397,7 +419,11 @@ pub fn judge(record: &Record, rules: RuleSet) -> Judgement {
             }
         }
     };
-    let summary = record_summary(record);
+    // A server's summary, else a KIF's closing line where it says more than the end line.
+    let summary = record_summary(record).or_else(|| {
+        let said = end.as_ref().map(|e| recorded_result(e, end_turn));
+        closing_statement(record, said)
+    });
     let mut word = None;
     // A summary with no end line: what the server did, on its word where the moves cannot
     // show it (a foul it refused and never wrote, a time-up, a disconnection).

@@ -102,3 +102,86 @@ pub(crate) fn summary(record: &Record, plies: usize, turn: Color) -> Option<Stri
         Terminal::Other(_) => return None,
     })
 }
+
+fn side_named(text: &str) -> Option<(Color, &str)> {
+    for (word, color) in [
+        ("先手", Color::Black),
+        ("下手", Color::Black),
+        ("後手", Color::White),
+        ("上手", Color::White),
+    ] {
+        if let Some(rest) = text.strip_prefix(word) {
+            return Some((color, rest));
+        }
+    }
+    None
+}
+
+/// How a summary line (`まで172手で後手の勝ち`) says the game ended, `start_turn` being the
+/// side to move at the start: the ply count and the end, relative to the side to move after
+/// that many plies.
+pub(crate) fn parse_summary(line: &str, start_turn: Color) -> Option<(u32, Terminal)> {
+    let rest = line.strip_prefix("まで")?;
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let plies: u32 = rest[..digits].parse().ok()?;
+    let rest = rest[digits..].strip_prefix('手')?;
+    let rest = rest.strip_prefix('で').unwrap_or(rest).trim();
+    let turn = crate::turn_after(start_turn, plies as usize);
+    let other = || Terminal::Other(rest.to_string());
+    let end = match rest {
+        "詰" | "詰み" => Terminal::Mate,
+        "不詰" => Terminal::NoMate,
+        "中断" => Terminal::Suspend,
+        "千日手" => Terminal::Sennichite,
+        "持将棋" => Terminal::Jishogi,
+        "最大手数" => Terminal::MaxMoves,
+        _ => {
+            let (cause, side_text) = match rest.split_once("により") {
+                Some((cause, side)) => (cause, side),
+                None => ("", rest),
+            };
+            let Some((side, result)) = side_named(side_text) else {
+                return Some((plies, other()));
+            };
+            // `先手の反則負け`, or Shogi Club 24's `先手 反則負け`.
+            let result = result
+                .strip_prefix('の')
+                .unwrap_or(result.trim_start_matches([' ', '　']));
+            match (cause, result) {
+                ("", "反則負け") => Terminal::IllegalAction(side),
+                ("", "反則勝ち") => Terminal::IllegalAction(!side),
+                ("", "入玉勝ち") if side == turn => Terminal::Declaration,
+                ("", "勝ち") if side != turn => Terminal::Resign,
+                ("時間切れ", "勝ち") if side != turn => Terminal::TimeUp,
+                ("トライ", "勝ち") if side == turn => Terminal::Try,
+                _ => other(),
+            }
+        }
+    };
+    Some((plies, end))
+}
+
+/// The result a closing line (`まで172手で後手の勝ち`) names, whoever moved last: a side
+/// that wins (`勝ち`, `反則勝ち`, `入玉勝ち`, after `…により` or not) or loses (`負け`,
+/// `反則負け`, also Shogi Club 24's `先手 反則負け`), or a draw (`千日手`, `持将棋`).
+pub(crate) fn closing_result(line: &str) -> Option<gyoku::GameResult> {
+    let rest = line.strip_prefix("まで")?;
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    let rest = rest.strip_prefix('手')?;
+    let rest = rest.strip_prefix('で').unwrap_or(rest).trim();
+    if matches!(rest, "千日手" | "持将棋") {
+        return Some(gyoku::GameResult::Draw);
+    }
+    let said = rest.split_once("により").map_or(rest, |(_, side)| side);
+    let (side, word) = side_named(said)?;
+    let word = word
+        .strip_prefix('の')
+        .unwrap_or(word.trim_start_matches([' ', '　']));
+    if word.ends_with("勝ち") {
+        Some(gyoku::GameResult::Win(side))
+    } else if word.ends_with("負け") {
+        Some(gyoku::GameResult::Win(!side))
+    } else {
+        None
+    }
+}

@@ -438,60 +438,6 @@ fn write_moves(
     }
 }
 
-fn side_named(text: &str) -> Option<(Color, &str)> {
-    for (word, color) in [
-        ("先手", Color::Black),
-        ("下手", Color::Black),
-        ("後手", Color::White),
-        ("上手", Color::White),
-    ] {
-        if let Some(rest) = text.strip_prefix(word) {
-            return Some((color, rest));
-        }
-    }
-    None
-}
-
-/// How a summary line (`まで172手で後手の勝ち`) says the game ended, `start_turn` being the
-/// side to move at the start: the ply count and the end, relative to the side to move after
-/// that many plies.
-fn parse_summary(line: &str, start_turn: Color) -> Option<(u32, Terminal)> {
-    let rest = line.strip_prefix("まで")?;
-    let digits = rest.chars().take_while(char::is_ascii_digit).count();
-    let plies: u32 = rest[..digits].parse().ok()?;
-    let rest = rest[digits..].strip_prefix('手')?;
-    let rest = rest.strip_prefix('で').unwrap_or(rest).trim();
-    let turn = crate::turn_after(start_turn, plies as usize);
-    let other = || Terminal::Other(rest.to_string());
-    let end = match rest {
-        "詰" | "詰み" => Terminal::Mate,
-        "不詰" => Terminal::NoMate,
-        "中断" => Terminal::Suspend,
-        "千日手" => Terminal::Sennichite,
-        "持将棋" => Terminal::Jishogi,
-        "最大手数" => Terminal::MaxMoves,
-        _ => {
-            let (cause, side_text) = match rest.split_once("により") {
-                Some((cause, side)) => (cause, side),
-                None => ("", rest),
-            };
-            let Some((side, result)) = side_named(side_text) else {
-                return Some((plies, other()));
-            };
-            match (cause, result) {
-                ("", "の反則負け") => Terminal::IllegalAction(side),
-                ("", "の反則勝ち") => Terminal::IllegalAction(!side),
-                ("", "の入玉勝ち") if side == turn => Terminal::Declaration,
-                ("", "の勝ち") if side != turn => Terminal::Resign,
-                ("時間切れ", "の勝ち") if side != turn => Terminal::TimeUp,
-                ("トライ", "の勝ち") if side == turn => Terminal::Try,
-                _ => other(),
-            }
-        }
-    };
-    Some((plies, end))
-}
-
 /// The moves of a move line with the 1-based column of each mark.
 fn tokens(line: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
@@ -588,7 +534,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             }
             continue;
         }
-        if let Some(summary) = parse_summary(trimmed, record.start.turn()) {
+        if let Some(summary) = kakinoki::parse_summary(trimmed, record.start.turn()) {
             let end = summary.1;
             match variation.as_mut() {
                 Some(v) => v.end = Some(end),

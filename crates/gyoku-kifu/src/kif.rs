@@ -135,6 +135,23 @@ fn board_row(setup: &mut Setup, rank: u8, text: &str) -> Option<()> {
     (file == 0).then_some(())
 }
 
+/// The end a move line names: its first word (`投了`, `詰`, …), or a side and its foul as
+/// Shogi Club 24 writes them (`先手 反則負け`, `後手 反則勝ち`).
+fn end_named(text: &str) -> Terminal {
+    let mut words = text.split([' ', '　']).filter(|w| !w.is_empty());
+    let first = words.next().unwrap_or("");
+    let side = match first {
+        "先手" | "下手" => Some(Color::Black),
+        "後手" | "上手" => Some(Color::White),
+        _ => None,
+    };
+    match (side, words.next()) {
+        (Some(side), Some("反則負け")) => Terminal::IllegalAction(side),
+        (Some(side), Some("反則勝ち")) => Terminal::IllegalAction(!side),
+        _ => terminal(if first == "詰" { "詰み" } else { first }),
+    }
+}
+
 fn terminal(word: &str) -> Terminal {
     SPECIALS
         .iter()
@@ -315,10 +332,21 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             });
             continue;
         }
-        if line.trim_start().starts_with("まで")
-            || line.starts_with("手数----")
-            || line.starts_with("手数＝")
-        {
+        if line.trim_start().starts_with("まで") {
+            // The closing line: a statement of the result beside the end line.
+            if let (None, Some(r)) = (&variation, record.as_mut())
+                && let Some((plies, end)) = kakinoki::parse_summary(line.trim(), r.start.turn())
+            {
+                r.closing = Some(crate::Closing {
+                    text: line.trim().to_string(),
+                    plies,
+                    end,
+                    result: kakinoki::closing_result(line.trim()),
+                });
+            }
+            continue;
+        }
+        if line.starts_with("手数----") || line.starts_with("手数＝") {
             continue;
         }
         if record.is_none() {
@@ -449,7 +477,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             || (!word.is_empty() && !move_shaped);
         if let Some(v) = variation.as_mut() {
             if is_special {
-                v.end = Some(terminal(if word == "詰" { "詰み" } else { word }));
+                v.end = Some(end_named(ml.text));
                 continue;
             }
             let mv = parse_move(ml.text, last_to)
@@ -463,7 +491,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
             continue;
         }
         if is_special {
-            r.end = Some(terminal(if word == "詰" { "詰み" } else { word }));
+            r.end = Some(end_named(ml.text));
             r.end_time_ms = ml.time_ms;
             continue;
         }
@@ -495,6 +523,16 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
     };
     if let Some(v) = variation {
         r.variations.push(v);
+    }
+    // A record whose only statement of its end is its closing line ends as that line says,
+    // when the line counts the plies the record has (a foul and the moves after it
+    // included).
+    let plies = r.moves.len() + r.foul.as_ref().map_or(0, |f| 1 + f.rest.len());
+    if r.end.is_none()
+        && r.damage.is_none()
+        && let Some(c) = r.closing.as_ref().filter(|c| c.plies as usize == plies)
+    {
+        r.end = Some(c.end.clone());
     }
     Ok(r)
 }

@@ -286,6 +286,23 @@ pub struct Record {
     /// Where the record is damaged, if it is: it was read up to there, and what follows in
     /// the game was passed over.
     pub damage: Option<Damage>,
+    /// A KIF's closing line (`まで11手で先手の勝ち`), a statement of the result beside its
+    /// end line; the judge checks it as it checks a CSA server's summary.
+    pub closing: Option<Closing>,
+}
+
+/// A KIF's closing line, read: how many plies it counts and the end it names (relative
+/// to the side to move after them, as [`Record::end`] is).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Closing {
+    /// The line as written.
+    pub text: String,
+    /// The plies it counts.
+    pub plies: u32,
+    /// The end it names.
+    pub end: Terminal,
+    /// The result it names, whoever moved last (`後手の勝ち`: White wins).
+    pub result: Option<gyoku::GameResult>,
 }
 
 /// A damaged record: where, and what is wrong there.
@@ -312,6 +329,7 @@ impl Record {
             end_time_ms: None,
             variations: Vec::new(),
             damage: None,
+            closing: None,
         }
     }
 

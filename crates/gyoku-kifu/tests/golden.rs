@@ -842,6 +842,78 @@ fn what_a_record_says_does_not_depend_on_where_the_rules_stop() {
     }
 }
 
+/// Issue 47, items 3 and 5: what a KIF says of its end beyond its end line. Shogi Club
+/// 24's `先手 反則負け` (on the end line and the closing line) is a foul loss for the side
+/// named (51c03ac read it as "other"); a result stated only in the closing line
+/// (`まで8手で後手の勝ち`) is the record's (51c03ac: "no end"); a closing line naming
+/// another winner than the end line is checked, as a CSA server's summary is, and the two
+/// are flagged as disagreeing.
+#[test]
+fn a_kifs_closing_line_and_shogi_club_24s_fouls_are_read() {
+    use gyoku_kifu::report::{judge_record, record_json};
+    use serde_json::json;
+    let json = |name: &str| {
+        let r = &read(name)[0];
+        record_json(r, &judge_record(r, Preset::Csa.rules(), false))
+    };
+    let v = json("kif/club24-foul.kifu");
+    assert_eq!(
+        (
+            &v["result"],
+            &v["reason"],
+            &v["recorded"]["result"],
+            &v["agrees"]
+        ),
+        (
+            &json!("white"),
+            &json!("illegal_action"),
+            &json!("white"),
+            &json!(true)
+        ),
+        "{v}"
+    );
+    let v = json("kif/closing-only.kifu");
+    assert_eq!(
+        (&v["result"], &v["recorded"]["result"], &v["agrees"]),
+        (&json!("white"), &json!("white"), &json!(true)),
+        "{v}"
+    );
+    let v = json("kif/closing-contradicts.kifu");
+    let recorded = &v["recorded"];
+    assert_eq!(
+        (
+            &recorded["result"],
+            &recorded["end_result"],
+            &recorded["summary"],
+            &recorded["checked"],
+            &recorded["statements_disagree"],
+            &v["agrees"],
+        ),
+        (
+            &json!("black"),
+            &json!("white"),
+            &json!("まで8手で先手の勝ち"),
+            &json!("summary"),
+            &json!(true),
+            &json!(false)
+        ),
+        "{v}"
+    );
+    assert!(
+        v["why"]
+            .as_str()
+            .unwrap()
+            .contains("its closing line (まで8手で先手の勝ち) says Black wins"),
+        "{v}"
+    );
+    // A closing line that says what the end line says is not a second statement.
+    let v = json("kif/sjis.kif");
+    assert_eq!(
+        (&v["recorded"]["summary"], &v["recorded"]["checked"]),
+        (&json!(null), &json!("end"))
+    );
+}
+
 /// Issue 47, item 6: a KIF whose moves start at move 2 with no 後手番 line (the start
 /// position and Black to move) lacks its first move: a damaged record, said at the first
 /// move's line and judged up to it, never White's foul at ply 1.

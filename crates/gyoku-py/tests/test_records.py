@@ -89,7 +89,7 @@ def test_judge_record_files_as_the_cli_does():
     assert [v["source"] for v in verdicts] == [0, 0, 0, 1, 1]
     assert verdicts[3]["file"].endswith("two-games.csa#1")
     names = [v["file"] for v in gyoku.judge([data("records", d) for d in ("csa", "kif", "usi")])]
-    assert len(names) == 21, names
+    assert len(names) == 24, names
     with pytest.raises(ValueError, match=r"^rules: unknown rule set"):
         gyoku.judge([], rules="nope")
 
