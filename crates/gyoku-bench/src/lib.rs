@@ -749,6 +749,47 @@ fn judge_dir(bin: &std::path::Path, dir: &std::path::Path, count: usize, one_cor
     seconds
 }
 
+/// Real records judged by the CLI (`gyoku judge DIRS --json`, every core), one build after
+/// another in turn (each round starts with the next build, so neither always runs first):
+/// each build's name, the records its judging printed, and its median seconds over
+/// `rounds`. A build's exit status 1 (records that differ) and 2 (files that are not
+/// records, such as engine transcripts) still count: what is timed is the walk and the
+/// judging.
+pub fn judge_corpus(
+    builds: &[(String, std::path::PathBuf)],
+    dirs: &[std::path::PathBuf],
+    rounds: usize,
+) -> Vec<(String, usize, f64)> {
+    let mut seconds: Vec<Vec<f64>> = vec![Vec::new(); builds.len()];
+    let mut records = vec![0; builds.len()];
+    for round in 0..rounds.max(1) {
+        for k in 0..builds.len() {
+            let b = (round + k) % builds.len();
+            let start = Instant::now();
+            let out = Command::new(&builds[b].1)
+                .arg("judge")
+                .args(dirs)
+                .arg("--json")
+                .stderr(std::process::Stdio::null())
+                .output()
+                .expect("gyoku judge runs");
+            seconds[b].push(start.elapsed().as_secs_f64());
+            let judged: serde_json::Value =
+                serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+            records[b] = judged.as_array().map_or(1, Vec::len);
+        }
+    }
+    builds
+        .iter()
+        .zip(seconds)
+        .zip(records)
+        .map(|(((name, _), mut s), n)| {
+            s.sort_by(f64::total_cmp);
+            (name.clone(), n, s[s.len() / 2])
+        })
+        .collect()
+}
+
 /// The referee's own work per engine move, as `gyoku-arena` does it between `bestmove`
 /// and the next `go`: the `go` times and the `position` command with the whole game, the
 /// clock, the move checked and played with repetition and impasse checks, and at the end

@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release -p gyoku-bench -- [perft] [--rounds N] [--quick] [--no-cshogi] [--yaneuraou PATH]
 //! cargo run --release -p gyoku-bench -- judge [--rounds N] [--games N] [--no-cshogi]
-//! cargo run --release -p gyoku-bench -- records [--rounds N] [--games N] [--no-cshogi]
+//! cargo run --release -p gyoku-bench -- records [--rounds N] [--games N] [--no-cshogi] [--before PATH]
 //! cargo run --release -p gyoku-bench -- referee [--rounds N] [--games N]
 //! cargo run --release -p gyoku-bench -- memory [--games N]
 //! cargo run --release -p gyoku-bench -- ratings [--games N] [--players N] [--mk-rate-limit S]
@@ -67,8 +67,10 @@
 //! library can do in seconds. `judge` replays 300-move games with each library's referee
 //! checks. `records` reads and judges CSA and KIF records side by side with rsshogi and
 //! cshogi, then a mixed-format corpus of files, in-process and through `gyoku judge DIR`
-//! (when the `gyoku` binary is built beside this one). `referee` measures the match
-//! referee's own work per engine move.
+//! (when the `gyoku` binary is built beside this one); `records --before PATH` instead
+//! judges the real records (the repository's golden files and `../shared/data`) with this
+//! build's `gyoku judge --json` and PATH's, in turn, median of 21 rounds or more, with the
+//! ratio. `referee` measures the match referee's own work per engine move.
 
 use gyoku_bench::{Library, PERFT_CELLS, cshogi_available, judge_matrix, markdown, perft_matrix};
 
@@ -304,6 +306,39 @@ fn main() {
         println!(
             "| referee: go + position (whole game) + clock + move check, repetition, impasse + KIF and CSA records | {games} | {moves} | {seconds:.3} | {us:.2} | {:.4} % |",
             us / 100_000.0 * 100.0
+        );
+        return;
+    }
+    if records && let Some(older) = &before {
+        // Real records, this build's CLI against an older one's: the repository's golden
+        // files and the shared data (when there).
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let dirs: Vec<std::path::PathBuf> =
+            [root.join("tests/data/records"), root.join("../shared/data")]
+                .into_iter()
+                .filter(|d| d.exists())
+                .collect();
+        let builds = [
+            ("gyoku judge (this build)".to_string(), gyoku_required()),
+            (
+                format!("gyoku judge (before: {})", older.display()),
+                older.clone(),
+            ),
+        ];
+        let rows = gyoku_bench::judge_corpus(&builds, &dirs, rounds.max(21));
+        println!("| CLI | records | median s | its time ÷ this build's |\n|---|---|---|---|");
+        for (name, n, seconds) in &rows {
+            println!(
+                "| {name} | {n} | {seconds:.3} | {:.3}× |",
+                seconds / rows[0].2
+            );
+        }
+        println!(
+            "\nrecords: {}",
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         return;
     }
