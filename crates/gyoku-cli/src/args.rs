@@ -100,7 +100,9 @@ pub enum Command {
         moves: String,
         #[command(flatten)]
         rules: RuleArgs,
-        /// Accept a start position with a missing king, dead pieces, nifu or extra pieces.
+        /// Accept a start position with a missing king, dead pieces, nifu or extra pieces;
+        /// in record files, also a board that gives only some rows (a tsume problem's
+        /// corner: a KIF diagram, CSA's `P1`–`P9`), read as what it gives.
         #[arg(long)]
         lenient: bool,
         /// Judge each record under the rules its own header names, where it names them

@@ -72,6 +72,9 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                     user_max_moves: rules.overrides.max_moves.is_some(),
                     of_record: rules_of_record.then(|| rules.overrides.clone()),
                     clock,
+                    read: gyoku_kifu::ReadOptions {
+                        partial_boards: lenient,
+                    },
                 };
                 records::run_judge_files(&files, &choice, json)
             }

@@ -145,6 +145,9 @@ pub struct RulesChoice {
     /// `--time`/`--byoyomi` and the clock options: the moves' recorded times are run
     /// through it.
     pub clock: Option<gyoku::TimeControl>,
+    /// How the files are read (`--lenient`: a board of only some rows, as a tsume
+    /// problem's, is read as what it gives).
+    pub read: gyoku_kifu::ReadOptions,
 }
 
 impl RulesChoice {
@@ -200,18 +203,19 @@ fn judge_file(path: &Path, choice: &RulesChoice, emit: &mut dyn FnMut(Item)) {
     // The first record waits until the second shows whether the file holds several.
     let mut first: Option<Record> = None;
     let mut count = 0usize;
-    let read = gyoku_kifu::files::read_records_each(path, max_file_bytes(), &mut |r| {
-        count += 1;
-        match count {
-            1 => first = Some(r),
-            _ => {
-                if let Some(f) = first.take() {
-                    emit(judge_one(format!("{shown}#1"), &f));
+    let read =
+        gyoku_kifu::files::read_records_each_with(path, max_file_bytes(), choice.read, &mut |r| {
+            count += 1;
+            match count {
+                1 => first = Some(r),
+                _ => {
+                    if let Some(f) = first.take() {
+                        emit(judge_one(format!("{shown}#1"), &f));
+                    }
+                    emit(judge_one(format!("{shown}#{count}"), &r));
                 }
-                emit(judge_one(format!("{shown}#{count}"), &r));
             }
-        }
-    });
+        });
     if let Some(f) = first.take() {
         emit(judge_one(shown.clone(), &f));
     }

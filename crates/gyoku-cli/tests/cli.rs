@@ -560,6 +560,10 @@ fn unreadable_records_say_file_line_column() {
             "missing-row.csa:12:1: the board lacks P2 (a CSA board gives all nine rows, P1 to P9) (csa)",
         ),
         (
+            "partial-board.kifu",
+            "partial-board.kifu:8:1: the board lacks rows 四, 五, 六, 七, 八, 九 (a KIF board gives all nine, 一 to 九) (kif)",
+        ),
+        (
             "missing-rank.kifu",
             "missing-rank.kifu:15:1: the board lacks row 六 (a KIF board gives all nine, 一 to 九) (kif)",
         ),
@@ -568,8 +572,17 @@ fn unreadable_records_say_file_line_column() {
         assert_eq!(out.status.code(), Some(2), "{file}");
         assert!(stderr(&out).contains(says), "{}", stderr(&out));
     }
+    // A tsume problem's board drawn only as far as it reaches: an error, unless --lenient
+    // reads it as what it gives.
+    let out = gyoku(&["judge", &data("errors/partial-board.kifu"), "--lenient"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("black by checkmate at ply 1 (recorded: black by checkmate)"),
+        "{}",
+        stdout(&out)
+    );
     let out = gyoku(&["judge", &data("errors")]);
-    assert!(stderr(&out).contains("6 record file(s) could not be read"));
+    assert!(stderr(&out).contains("7 record file(s) could not be read"));
     assert!(
         stderr(&out).contains("bad-square.jkf:6:5: 'to' {\"x\": 10, \"y\": 4} is not a square"),
         "{}",

@@ -73,6 +73,8 @@ struct Reader {
     last_comment: Option<(usize, String)>,
     /// The board rows (`P1`–`P9`) read for the position being set up: bit `r` for `Pr`.
     rows: u16,
+    /// A board of only some rows is read as what it gives ([`crate::ReadOptions`]).
+    partial_boards: bool,
 }
 
 /// Every board row, `P1` to `P9`, as [`Reader::rows`] holds them.
@@ -276,7 +278,7 @@ impl Reader {
     /// without rook and bishop).
     fn start(&mut self, line: usize, turn: Color) -> Result<(), ReadError> {
         let rows = std::mem::take(&mut self.rows);
-        if rows != 0 && rows != ALL_ROWS {
+        if rows != 0 && rows != ALL_ROWS && !self.partial_boards {
             let missing: Vec<String> = (1..=9)
                 .filter(|r| rows & (1 << r) == 0)
                 .map(|r| format!("P{r}"))
@@ -576,11 +578,27 @@ pub fn read(text: &str) -> Result<Vec<Record>, ReadError> {
 /// [`ReadError`] with the line and column of the first fault; the games before it have
 /// been handed over.
 pub fn read_each(text: &str, each: &mut dyn FnMut(Record)) -> Result<usize, ReadError> {
-    crate::at_least_one(read_part(text, each)?, Format::Csa)
+    read_each_with(text, crate::ReadOptions::default(), each)
+}
+
+/// [`read_each`] with [`crate::ReadOptions`].
+///
+/// # Errors
+/// As [`read_each`].
+pub fn read_each_with(
+    text: &str,
+    options: crate::ReadOptions,
+    each: &mut dyn FnMut(Record),
+) -> Result<usize, ReadError> {
+    crate::at_least_one(read_part(text, options, each)?, Format::Csa)
 }
 
 /// [`read_each`] over a part of a file (games after a `/`), where no game is no error.
-pub(crate) fn read_part(text: &str, each: &mut dyn FnMut(Record)) -> Result<usize, ReadError> {
+pub(crate) fn read_part(
+    text: &str,
+    options: crate::ReadOptions,
+    each: &mut dyn FnMut(Record),
+) -> Result<usize, ReadError> {
     let mut count = 0;
     let mut r = Reader {
         records: Vec::new(),
@@ -593,6 +611,7 @@ pub(crate) fn read_part(text: &str, each: &mut dyn FnMut(Record)) -> Result<usiz
         game_bytes: 0,
         last_comment: None,
         rows: 0,
+        partial_boards: options.partial_boards,
     };
     // Where the game that holds a line ends: the next `/` separator line, found once per
     // game (so a file of many games is scanned once in all).

@@ -92,6 +92,19 @@ pub fn read_records_each(
     max_bytes: u64,
     each: &mut dyn FnMut(crate::Record),
 ) -> Result<usize, String> {
+    read_records_each_with(path, max_bytes, crate::ReadOptions::default(), each)
+}
+
+/// [`read_records_each`] with [`crate::ReadOptions`].
+///
+/// # Errors
+/// As [`read_records_each`].
+pub fn read_records_each_with(
+    path: &Path,
+    max_bytes: u64,
+    options: crate::ReadOptions,
+    each: &mut dyn FnMut(crate::Record),
+) -> Result<usize, String> {
     use std::io::BufRead;
     let shown = path.display();
     let mut file = open_regular(path)?;
@@ -115,7 +128,8 @@ pub fn read_records_each(
         if bytes.len() as u64 > max_bytes {
             return Err(too_large(path, max_bytes));
         }
-        return crate::read_bytes_each(&bytes, format, each).map_err(|e| format!("{shown}:{e}"));
+        return crate::read_bytes_each_with(&bytes, format, options, each)
+            .map_err(|e| format!("{shown}:{e}"));
     }
     let format = format.unwrap_or(crate::Format::Csa);
     let mut reader = std::io::BufReader::new(std::io::Cursor::new(head).chain(file));
@@ -160,7 +174,7 @@ pub fn read_records_each(
                     text
                 }
             };
-            count += crate::read_part(&text, format, part_first_line, each)
+            count += crate::read_part(&text, format, part_first_line, options, each)
                 .map_err(|e| format!("{shown}:{e}"))?;
             part.clear();
             part_first_line = line_no + 1;

@@ -476,6 +476,14 @@ struct Line {
 /// # Errors
 /// [`ReadError`] with the line and column of the first fault.
 pub fn read(text: &str) -> Result<Record, ReadError> {
+    read_with(text, crate::ReadOptions::default())
+}
+
+/// [`read`] with [`crate::ReadOptions`] (its board diagram is read as KIF's is).
+///
+/// # Errors
+/// As [`read`].
+pub fn read_with(text: &str, options: crate::ReadOptions) -> Result<Record, ReadError> {
     // The header is everything before the first move, summary line or variation.
     let first_move = text
         .lines()
@@ -489,7 +497,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         .take(first_move)
         .map(|l| format!("{l}\n"))
         .collect();
-    let mut record = crate::kif::read(&header).map_err(|e| ReadError {
+    let mut record = crate::kif::read_with(&header, options).map_err(|e| ReadError {
         format: Format::Ki2,
         ..e
     })?;

@@ -245,6 +245,15 @@ fn parse_move(text: &str, previous_to: Option<Square>) -> Result<Move, String> {
 /// # Errors
 /// [`ReadError`] with the line and column of the first fault.
 pub fn read(text: &str) -> Result<Record, ReadError> {
+    read_with(text, crate::ReadOptions::default())
+}
+
+/// [`read`] with [`crate::ReadOptions`]: with `partial_boards`, a board diagram that gives
+/// only some rows (a tsume problem's corner) is read as what it gives.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_with(text: &str, options: crate::ReadOptions) -> Result<Record, ReadError> {
     let mut header = Vec::new();
     let mut setup: Option<Setup> = None;
     let mut handicap: Option<Handicap> = None;
@@ -371,7 +380,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
                     .ok_or_else(|| position_err(line_no, 1, format!("bad board row '{line}'")))?;
                 continue;
             }
-            if std::mem::take(&mut in_board) {
+            if std::mem::take(&mut in_board) && !options.partial_boards {
                 board_complete(rows, line_no)?;
             }
             if line.starts_with("  ９") || line.starts_with("+---") || line.starts_with("+－") {
@@ -508,7 +517,7 @@ pub fn read(text: &str) -> Result<Record, ReadError> {
         Some(r) => r,
         None => {
             // A record with no moves.
-            if in_board {
+            if in_board && !options.partial_boards {
                 board_complete(rows, text.lines().count())?;
             }
             let p = start(&mut setup, handicap, turn, 1)?;

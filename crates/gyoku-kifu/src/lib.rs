@@ -710,6 +710,15 @@ pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
 
 impl std::error::Error for ReadError {}
 
+/// How a record is read where formats leave room.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// A board that gives only some of its rows (a KIF diagram, CSA's `P1`–`P9`), as a
+    /// tsume problem's partial board does, is read as what it gives; otherwise a row left
+    /// out is an error, since it would shift or drop pieces unseen.
+    pub partial_boards: bool,
+}
+
 /// Reads every record in `text` (CSA files may hold several, separated by `/`).
 ///
 /// # Errors
@@ -772,6 +781,19 @@ pub fn read_str_each(
     format: Format,
     each: &mut dyn FnMut(Record),
 ) -> Result<usize, ReadError> {
+    read_str_each_with(text, format, ReadOptions::default(), each)
+}
+
+/// [`read_str_each`] with [`ReadOptions`].
+///
+/// # Errors
+/// As [`read_str_each`].
+pub fn read_str_each_with(
+    text: &str,
+    format: Format,
+    options: ReadOptions,
+    each: &mut dyn FnMut(Record),
+) -> Result<usize, ReadError> {
     let text = normalized(text);
     // One rule for every format: a file with nothing but white space holds no game (a KIF
     // reader would otherwise make it a game of no moves from the even start).
@@ -789,9 +811,9 @@ pub fn read_str_each(
         Ok(1)
     };
     match format {
-        Format::Csa => csa::read_each(&text, each),
-        Format::Kif => one(kif::read(&text), each),
-        Format::Ki2 => one(ki2::read(&text), each),
+        Format::Csa => csa::read_each_with(&text, options, each),
+        Format::Kif => one(kif::read_with(&text, options), each),
+        Format::Ki2 => one(ki2::read_with(&text, options), each),
         Format::Usi => usi::read_each(&text, each),
         Format::Jkf => one(jkf::read(&text), each),
     }
@@ -803,11 +825,12 @@ pub(crate) fn read_part(
     text: &str,
     format: Format,
     first_line: usize,
+    options: ReadOptions,
     each: &mut dyn FnMut(Record),
 ) -> Result<usize, ReadError> {
     let text = normalized(text);
     let read = match format {
-        Format::Csa => csa::read_part(&text, each),
+        Format::Csa => csa::read_part(&text, options, each),
         _ => usi::read_part(&text, each),
     };
     read.map_err(|mut e| {
@@ -851,6 +874,19 @@ pub fn read_bytes_each(
     format: Option<Format>,
     each: &mut dyn FnMut(Record),
 ) -> Result<usize, ReadError> {
+    read_bytes_each_with(bytes, format, ReadOptions::default(), each)
+}
+
+/// [`read_bytes_each`] with [`ReadOptions`].
+///
+/// # Errors
+/// As [`read_bytes`].
+pub fn read_bytes_each_with(
+    bytes: &[u8],
+    format: Option<Format>,
+    options: ReadOptions,
+    each: &mut dyn FnMut(Record),
+) -> Result<usize, ReadError> {
     let (text, _) = encoding::decode(bytes);
     let format = match format.or_else(|| Format::sniff(&text)) {
         Some(f) => f,
@@ -864,7 +900,7 @@ pub fn read_bytes_each(
             ));
         }
     };
-    read_str_each(&text, format, each)
+    read_str_each_with(&text, format, options, each)
 }
 
 /// Writes `records` as one file in `format`: CSA games separated by `/`, USI one a line.

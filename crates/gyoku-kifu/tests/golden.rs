@@ -325,6 +325,20 @@ fn read_errors_say_line_and_column() {
         e.to_string(),
         "4:1: the board lacks rows 三, 四, 五, 六, 七, 八, 九 (a KIF board gives all nine, 一 to 九) (kif)"
     );
+    // A tsume problem's board drawn as far as it reaches: read as what it gives when the
+    // reader is told boards may be partial (`gyoku judge --lenient`), the same start as
+    // the whole board's.
+    let partial = fs::read(path("errors/partial-board.kifu")).unwrap();
+    assert!(read_bytes(&partial, Some(Format::Kif)).is_err());
+    let lenient = gyoku_kifu::ReadOptions {
+        partial_boards: true,
+    };
+    let mut read_partial = Vec::new();
+    gyoku_kifu::read_bytes_each_with(&partial, Some(Format::Kif), lenient, &mut |r| {
+        read_partial.push(r)
+    })
+    .unwrap();
+    assert_eq!(read_partial[0].start, read("kif/bod.kifu")[0].start);
     let swapped = board
         .replacen(rows[0], "@", 1)
         .replacen(rows[1], rows[0], 1)
