@@ -168,6 +168,77 @@ def check_tsshogi(gyoku):
     return passed + p, failed + f
 
 
+MATE_GAMES = 120
+MATE_BACK = 8
+MATE_NODES = 300_000
+
+
+def check_mates(gyoku):
+    games = os.path.join(ROOT, "../shared/data/usi/usi_games_lishogi_500.txt")
+    if not os.path.exists(games):
+        print("FAIL mate search: ../shared/data/usi/usi_games_lishogi_500.txt is missing")
+        return 0, 1
+    positions = []
+    with open(games, encoding="utf-8") as f:
+        for line in f.read().splitlines()[:MATE_GAMES]:
+            moves = line.split()
+            for back in range(1, min(MATE_BACK, len(moves)) + 1):
+                board = cshogi.Board()
+                for m in moves[:len(moves) - back]:
+                    board.push_usi(m)
+                if not board.is_check() and not board.is_game_over():
+                    positions.append(board.sfen())
+    positions = list(dict.fromkeys(positions))
+    passed = failed = 0
+    answers = {}
+    for sfen in positions:
+        out = subprocess.run([gyoku, "mate", "--json", "--sfen", sfen, "--nodes", str(MATE_NODES),
+                              "--table-size", "8MiB"], capture_output=True, text=True)
+        if out.returncode != 0:
+            failed += 1
+            print(f"FAIL gyoku mate exited {out.returncode} on {sfen}: {out.stderr.strip()}")
+            continue
+        got = json.loads(out.stdout)
+        answers[got["result"]] = answers.get(got["result"], 0) + 1
+        board = cshogi.Board(sfen)
+        one = bool(board.mate_move_in_1ply())
+        three = one or bool(board.mate_move(3))
+        dfpn = cshogi.DfPn()
+        dfpn.set_max_search_node(MATE_NODES)
+        cshogi_mates = dfpn.search(board)
+        mate = got["result"] == "mate"
+        problems = []
+        if (mate and got["plies"] == 1) != one:
+            problems.append(f"mate in 1: gyoku {got['plies']}, cshogi {one}")
+        if (mate and got["plies"] <= 3) != three:
+            problems.append(f"mate within 3: gyoku {got['plies']}, cshogi {three}")
+        if got["result"] == "no_mate" and cshogi_mates:
+            problems.append("gyoku proves no mate, cshogi's DfPn finds one")
+        if mate:
+            for i, m in enumerate(got["line"]):
+                if board.is_game_over():
+                    problems.append(f"line goes on after mate at ply {i + 1}")
+                    break
+                if m not in [cshogi.move_to_usi(x) for x in board.legal_moves]:
+                    problems.append(f"ply {i + 1} {m} is illegal in cshogi")
+                    break
+                board.push_usi(m)
+                if i % 2 == 0 and not board.is_check():
+                    problems.append(f"ply {i + 1} {m} does not check")
+                    break
+            else:
+                if not (board.is_game_over() and board.is_check()):
+                    problems.append("the line does not end in mate")
+        if problems:
+            failed += 1
+            print(f"FAIL mate {sfen}: {'; '.join(problems)}")
+        else:
+            passed += 1
+    print(f"mate search: {passed} agree with cshogi, {failed} differ, over {len(positions)} "
+          f"positions (gyoku's answers: {answers})")
+    return passed, failed
+
+
 def perft(board, depth):
     if depth == 1:
         return len(board.legal_moves)
@@ -231,7 +302,7 @@ def main():
                 print(f"FAIL moves {sfen}: only gyoku {sorted(set(got) - set(expected))}, "
                       f"only cshogi {sorted(set(expected) - set(got))}")
         checked += 1
-    for check in (check_records, check_tsshogi):
+    for check in (check_records, check_tsshogi, check_mates):
         p, f = check(gyoku)
         passed += p
         failed += f

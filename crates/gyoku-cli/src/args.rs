@@ -83,6 +83,28 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Search for a mate by checks (a tsume): can the side to move force mate? Answers a
+    /// mate with its line, no mate (only when proved), or unknown within the budget.
+    ///
+    /// Mates in one and three are the shortest; a longer line is the mate the df-pn search
+    /// proved. A position missing the attacker's king (a tsume problem), with dead pieces
+    /// or nifu is searched as it stands.
+    Mate {
+        #[command(flatten)]
+        position: PositionArgs,
+        /// The most positions the search expands (10000000 by default).
+        #[arg(long, conflicts_with = "time")]
+        nodes: Option<u64>,
+        /// Stop after this long (500ms, 10s, 2m) instead of after a number of nodes.
+        #[arg(long)]
+        time: Option<String>,
+        /// The transposition table's size.
+        #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
+        table_size: u64,
+        /// Print JSON: {"result": "mate" | "no_mate" | "unknown", "plies", "line", "nodes"}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Replay a game and say how it ends under a rule set.
     ///
     /// Besides USI moves, --moves takes `resign` (the side to move resigns), `win` (it

@@ -29,6 +29,22 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             let m = parse_move(&mv).map_err(Failure::Input)?;
             run_check_move(&pos, m, json)
         }
+        Command::Mate {
+            mut position,
+            nodes,
+            time,
+            table_size,
+            json,
+        } => {
+            position.lenient = true;
+            crate::mate::run_mate(
+                &position.position()?,
+                nodes,
+                time.as_deref(),
+                table_size,
+                json,
+            )
+        }
         Command::Judge {
             files,
             sfen,

@@ -22,6 +22,7 @@ mod arena;
 mod args;
 mod commands;
 mod event_keys;
+mod mate;
 mod private_file;
 mod ratings;
 mod records;

@@ -98,6 +98,60 @@ fn check_move_names_the_kind() {
     assert_eq!(stderr(&out), "");
 }
 
+/// `gyoku mate` (issue 48): the JSON contract, each of the three answers, a tsume SFEN
+/// without the attacker's king, and a budget or a time that runs out.
+#[test]
+fn mate_answers_mate_no_mate_or_unknown() {
+    let mate = |extra: &[&str]| {
+        let mut args = vec!["mate", "--json", "--table-size", "1MiB"];
+        args.extend_from_slice(extra);
+        json(&gyoku(&args))
+    };
+    // The pawn may not be dropped to mate; the rook's capture mates in three.
+    let v = mate(&["--sfen", "R6sk/9/7G1/9/9/9/9/9/4K4 b P 1"]);
+    assert_eq!(v["result"], "mate");
+    assert_eq!(v["plies"], 3);
+    assert_eq!(v["line"], serde_json::json!(["9a2a+", "1a2a", "S*2b"]));
+    assert_eq!(v["nodes"], 0, "a mate in three needs no df-pn");
+    // Only the pawn drop would mate: no mate, proved.
+    let v = mate(&["--sfen", "7nk/9/7G1/9/9/9/9/9/4K4 b P 1"]);
+    assert_eq!(
+        (&v["result"], &v["plies"]),
+        (&"no_mate".into(), &serde_json::Value::Null)
+    );
+    assert_eq!(v["line"], serde_json::json!([]));
+    // A tsume problem (no Black king) that takes nine plies, solved by the df-pn.
+    let v = mate(&["--sfen", "9/9/k8/3+R5/9/9/9/9/9 b 2G 1"]);
+    assert_eq!(v["result"], "mate");
+    assert!(
+        v["plies"].as_u64().is_some_and(|n| n >= 5 && n % 2 == 1),
+        "{v}"
+    );
+    assert!(v["nodes"].as_u64().is_some_and(|n| n > 0), "{v}");
+    // A budget too small to say, in nodes or in time.
+    let v = mate(&["--sfen", "9/9/k8/3+R5/9/9/9/9/9 b 2G 1", "--nodes", "3"]);
+    assert_eq!(v["result"], "unknown");
+    let v = mate(&["--sfen", "9/s5k2/9/9/9/9/9/9/9 b RBG 1", "--time", "50ms"]);
+    assert_eq!(v["result"], "unknown");
+    // The text form.
+    let out = gyoku(&["mate", "--sfen", "4k4/9/4P4/9/9/9/9/9/4K4 b G 1"]);
+    assert!(
+        stdout(&out).starts_with("mate in 1: G*5b\n"),
+        "{}",
+        stdout(&out)
+    );
+    let out = gyoku(&["mate", "--sfen", "4k4/9/9/9/9/9/9/9/4K4 b P 1"]);
+    assert!(
+        stdout(&out).starts_with("no mate (proved)\n"),
+        "{}",
+        stdout(&out)
+    );
+    let out = gyoku(&["mate", "--sfen", "4k4/9/9/9/9/9/9/9/4K4 b X 1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = gyoku(&["mate", "--nodes", "5", "--time", "1s"]);
+    assert_eq!(out.status.code(), Some(2), "--nodes and --time together");
+}
+
 #[test]
 fn malformed_input_exits_2_and_says_where() {
     let out = gyoku(&["moves", "--sfen", "4k4/9/9/9/9/9/9/9/4K4 b RXp 1"]);

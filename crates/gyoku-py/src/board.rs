@@ -202,6 +202,43 @@ impl Board {
         convert::impasse_report(py, &report, &pos)
     }
 
+    /// A move (USI) that mates at once, or `None`: cshogi's `mate_move_in_1ply`. A pawn
+    /// drop never qualifies (uchifuzume is illegal).
+    fn mate_move_in_1ply(&self, py: Python<'_>) -> Option<Py<PyString>> {
+        let m = self.read(py, |s| s.pos.mate_in_1())?;
+        Some(moves::text(py, m))
+    }
+
+    /// Whether the side to move can force mate by checks (a df-pn search, mates in one
+    /// and three first): `{"result": "mate" | "no_mate" | "unknown", "plies", "line",
+    /// "nodes"}` as `gyoku mate --json` prints it. "no_mate" only when proved; "unknown"
+    /// when `nodes` ran out first. The search lets other Python threads run.
+    #[pyo3(signature = (nodes=1_000_000, table_mib=16))]
+    fn mate(&self, py: Python<'_>, nodes: u64, table_mib: usize) -> PyResult<Py<PyAny>> {
+        use gyoku::mate::{Limits, Outcome, Solver};
+        let pos = self.read(py, |s| s.pos.clone());
+        let limits = Limits {
+            nodes,
+            ..Limits::default()
+        };
+        let bytes = table_mib.saturating_mul(1 << 20);
+        let report = py.allow_threads(|| Solver::new(bytes).solve(&pos, &limits, None));
+        let dict = pyo3::types::PyDict::new(py);
+        dict.set_item("result", report.outcome.code())?;
+        match &report.outcome {
+            Outcome::Mate(line) => {
+                dict.set_item("plies", line.len())?;
+                dict.set_item("line", moves::text_list(py, line.iter().copied())?)?;
+            }
+            _ => {
+                dict.set_item("plies", py.None())?;
+                dict.set_item("line", pyo3::types::PyList::empty(py))?;
+            }
+        }
+        dict.set_item("nodes", report.nodes)?;
+        Ok(dict.into_any().unbind())
+    }
+
     /// The position's SFEN.
     fn sfen(&self, py: Python<'_>) -> String {
         self.read(py, |s| s.pos.to_sfen())

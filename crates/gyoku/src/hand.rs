@@ -56,6 +56,23 @@ impl Hand {
         self.0 == 0
     }
 
+    /// Whether this hand holds at least as many of every kind as `other`.
+    ///
+    /// ```
+    /// use gyoku::{Hand, Role};
+    /// let (mut small, mut big) = (Hand::EMPTY, Hand::EMPTY);
+    /// small.add(Role::Gold);
+    /// big.add(Role::Gold);
+    /// big.add(Role::Pawn);
+    /// assert!(big.covers(small) && !small.covers(big) && small.covers(small));
+    /// ```
+    #[inline]
+    pub fn covers(self, other: Hand) -> bool {
+        Role::HAND
+            .iter()
+            .all(|&role| self.count(role) >= other.count(role))
+    }
+
     /// Sets the count for `role`.
     ///
     /// # Errors

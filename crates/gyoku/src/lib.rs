@@ -39,6 +39,7 @@ mod game;
 mod hand;
 mod handicap;
 pub mod impasse;
+pub mod mate;
 mod movegen;
 mod mv;
 mod outcome;

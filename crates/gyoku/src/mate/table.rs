@@ -1,0 +1,204 @@
+//! The transposition table of the df-pn search: a fixed number of entries, allocated
+//! once, grouped in buckets; a full bucket gives up its least searched entry that is not
+//! a proof.
+//!
+//! Entries are found by the board (with the side to move) and then compared by hands, so
+//! that one proof serves every position that differs from it only in the attacker having
+//! more in hand and the defender less (優越関係, the superiority of hands): what mates
+//! with fewer pieces mates with more. A disproof serves the other way round.
+
+/// Proof and disproof numbers are capped below this; it stands for "proved" (as a
+/// disproof number) or "disproved" (as a proof number).
+pub(super) const INFINITE: u32 = u32::MAX / 2;
+
+/// What the table knows of a position.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Entry {
+    /// The board's key, with the side to move (not the hands).
+    pub key: u64,
+    /// The hands, by colour index.
+    pub hands: [Hand; 2],
+    /// The proof number: 0 when the attacker mates.
+    pub pn: u32,
+    /// The disproof number: 0 when the attacker cannot.
+    pub dn: u32,
+    /// How many nodes were searched under this entry: what is kept when a bucket is full.
+    pub work: u32,
+    /// For a proof, the plies of the mate it found.
+    pub plies: u16,
+    /// What a disproof rests on.
+    pub basis: Basis,
+}
+
+/// What a disproof rests on, from the firmest.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Basis {
+    /// The position alone: true on every path.
+    #[default]
+    Position,
+    /// A position repeated on the path it was found on: true on that path.
+    Repetition,
+    /// The depth limit: a mate may lie deeper.
+    DepthLimit,
+}
+
+impl Entry {
+    pub(super) fn is_proof(&self) -> bool {
+        self.pn == 0
+    }
+}
+
+use crate::{Color, Hand};
+
+const BUCKET: usize = 4;
+
+/// Entries, `BUCKET` to a bucket.
+pub(super) struct Table {
+    entries: Vec<Entry>,
+    buckets: usize,
+}
+
+impl Table {
+    /// A table of about `bytes` bytes (at least one bucket).
+    pub(super) fn with_bytes(bytes: usize) -> Table {
+        let per_bucket = std::mem::size_of::<Entry>() * BUCKET;
+        let buckets = (bytes / per_bucket).max(1);
+        Table {
+            entries: vec![Entry::default(); buckets * BUCKET],
+            buckets,
+        }
+    }
+
+    /// The bytes the entries take.
+    pub(super) fn bytes(&self) -> usize {
+        self.entries.len() * std::mem::size_of::<Entry>()
+    }
+
+    /// Forgets every entry.
+    pub(super) fn clear(&mut self) {
+        self.entries.fill(Entry::default());
+    }
+
+    fn bucket(&self, key: u64) -> std::ops::Range<usize> {
+        // The high bits pick the bucket: the low ones of a Zobrist key are as good, but the
+        // product spreads any key evenly over a bucket count that is not a power of two.
+        let start = ((u128::from(key) * self.buckets as u128) >> 64) as usize * BUCKET;
+        start..start + BUCKET
+    }
+
+    /// What is known of the board `key` with `hands`, `attacker` attacking: its own entry,
+    /// or a proof or disproof of the same board that the hands carry over to it.
+    pub(super) fn get(&self, key: u64, hands: [Hand; 2], attacker: Color) -> Option<Entry> {
+        let (a, d) = (attacker.index(), (!attacker).index());
+        let mut found = None;
+        for e in &self.entries[self.bucket(key)] {
+            if e.work == 0 || e.key != key {
+                continue;
+            }
+            if e.hands == hands {
+                return Some(*e);
+            }
+            let more = hands[a].covers(e.hands[a]) && e.hands[d].covers(hands[d]);
+            let less = e.hands[a].covers(hands[a]) && hands[d].covers(e.hands[d]);
+            if (e.pn == 0 && more) || (e.dn == 0 && less) {
+                found = Some(Entry { hands, ..*e });
+            }
+        }
+        found
+    }
+
+    pub(super) fn put(&mut self, entry: Entry) {
+        let range = self.bucket(entry.key);
+        let bucket = &mut self.entries[range];
+        if let Some(slot) = bucket
+            .iter_mut()
+            .find(|e| e.work > 0 && e.key == entry.key && e.hands == entry.hands)
+        {
+            *slot = Entry {
+                work: slot.work.max(entry.work),
+                ..entry
+            };
+            return;
+        }
+        let keep = |e: &Entry| {
+            if e.work == 0 {
+                0
+            } else if e.is_proof() {
+                u64::from(u32::MAX) + u64::from(e.work)
+            } else {
+                u64::from(e.work)
+            }
+        };
+        if let Some(slot) = bucket.iter_mut().min_by_key(|e| keep(e)) {
+            *slot = entry;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Role;
+
+    #[test]
+    fn a_full_bucket_keeps_proofs_and_the_most_searched() {
+        let mut table = Table::with_bytes(1);
+        assert_eq!(table.entries.len(), BUCKET);
+        let entry = |key, work, pn| Entry {
+            key,
+            hands: [Hand::EMPTY; 2],
+            pn,
+            dn: 1,
+            work,
+            plies: 0,
+            basis: Basis::Position,
+        };
+        let get = |table: &Table, key| table.get(key, [Hand::EMPTY; 2], Color::Black);
+        table.put(entry(1, 5, 0));
+        table.put(entry(2, 1, 3));
+        table.put(entry(3, 9, 3));
+        table.put(entry(4, 2, 3));
+        table.put(entry(5, 4, 3));
+        assert!(get(&table, 1).is_some(), "a proof stays");
+        assert!(get(&table, 2).is_none(), "the least searched goes");
+        assert!(get(&table, 3).is_some() && get(&table, 4).is_some());
+        table.put(entry(3, 1, 7));
+        assert_eq!(get(&table, 3).map(|e| (e.pn, e.work)), Some((7, 9)));
+    }
+
+    /// A proof carries over to more in the attacker's hand or less in the defender's; a
+    /// disproof to less and more; neither the other way.
+    #[test]
+    fn hands_carry_proofs_up_and_disproofs_down() {
+        let hand = |roles: &[Role]| {
+            let mut h = Hand::EMPTY;
+            for &r in roles {
+                h.add(r);
+            }
+            h
+        };
+        let mut table = Table::with_bytes(1 << 12);
+        let base = [hand(&[Role::Gold]), hand(&[Role::Pawn])];
+        let stored = |pn, dn| Entry {
+            key: 7,
+            hands: base,
+            pn,
+            dn,
+            work: 1,
+            plies: 3,
+            basis: Basis::Position,
+        };
+        table.put(stored(0, INFINITE));
+        let richer = [hand(&[Role::Gold, Role::Silver]), Hand::EMPTY];
+        let poorer = [Hand::EMPTY, hand(&[Role::Pawn, Role::Pawn])];
+        let found = table.get(7, richer, Color::Black).unwrap();
+        assert_eq!((found.pn, found.plies, found.hands), (0, 3, richer));
+        assert!(table.get(7, poorer, Color::Black).is_none());
+        // White attacking: the hands' roles swap.
+        assert!(table.get(7, richer, Color::White).is_none());
+        let mut table = Table::with_bytes(1 << 12);
+        table.put(stored(INFINITE, 0));
+        assert_eq!(table.get(7, poorer, Color::Black).map(|e| e.dn), Some(0));
+        assert!(table.get(7, richer, Color::Black).is_none());
+    }
+}
