@@ -220,10 +220,6 @@ def test_move16_matches_cshogi():
             c.push_usi(played)
 
 
-# A mate cshogi's df-pn finds that Gyoku's does not yet (crates/gyoku/tests/mate.rs says why).
-NOT_YET_FOUND = {"+S+P1+B1G3/K1pGP+P3/+Pp7/9/9/5lpk1/1n1+p1+l1+pp/4+pg1+p1/1+p+p6 b 2RBG3S3N2L4P 397"}
-
-
 def test_mate_search_against_cshogi():
     """`mate_move_in_1ply` and `mate` answer as cshogi's `mate_move_in_1ply`, `mate_move(3)`
     and `DfPn` do on the mate table of the rules core (tests/data/mate/positions.tsv)."""
@@ -239,9 +235,8 @@ def test_mate_search_against_cshogi():
         assert report["result"] in ("mate", "no_mate", "unknown")
         if answer == "none":
             assert report["result"] != "mate", (sfen, report)
-        elif report["result"] != "mate":
-            assert sfen in NOT_YET_FOUND, (sfen, report)
-            continue
+        else:
+            assert report["result"] == "mate", (sfen, report)
         if report["result"] == "mate":
             if report["plies"] <= 3:
                 assert bool(c.mate_move(3)), sfen

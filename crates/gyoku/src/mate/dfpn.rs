@@ -117,6 +117,8 @@ impl<'a> DfPn<'a> {
                 work: 1,
                 plies: 0,
                 basis: Basis::DepthLimit,
+                of_path: true,
+                generation: 0,
             };
         }
         let or = pos.turn == self.attacker;
@@ -165,10 +167,11 @@ impl<'a> DfPn<'a> {
             let undo = pos.play_undoable(child.mv);
             let found = self.mid(pos, child_pn, child_dn, ply + 1);
             pos.undo(undo);
-            children[summary.best].settled = (found.pn == 0 || found.dn == 0).then_some(found);
+            children[summary.best].settled = Some(found);
         };
         self.path.remove(&hash);
-        if !(result.dn == 0 && result.basis != Basis::Position) {
+        let firm_disproof = result.dn != 0 || result.basis == Basis::Position;
+        if firm_disproof && !result.of_path {
             self.table.put(result);
         }
         result
@@ -234,11 +237,14 @@ impl<'a> DfPn<'a> {
         if self.path.contains(&child.hash) {
             return disproof(Basis::Repetition);
         }
-        if let Some(settled) = child.settled {
+        if let Some(settled) = child.settled
+            && (settled.pn == 0 || settled.dn == 0 || settled.of_path)
+        {
             return settled;
         }
         self.table
             .get(child.key, child.hands, self.attacker)
+            .or(child.settled)
             .unwrap_or(child.first)
     }
 
@@ -254,8 +260,10 @@ impl<'a> DfPn<'a> {
         // The bases of the disproved children: the weakest, and the firmest.
         let mut weakest = Basis::Position;
         let mut firmest = Basis::DepthLimit;
+        let mut of_path = false;
         for (i, child) in children.iter().enumerate() {
             let value = self.value(child);
+            of_path |= value.of_path || (value.dn == 0 && value.basis != Basis::Position);
             let (minimised, summed) = if or {
                 (value.pn, value.dn)
             } else {
@@ -288,7 +296,10 @@ impl<'a> DfPn<'a> {
             // one disproved child suffices, the firmest.
             disproof(if or { weakest } else { firmest })
         } else {
-            unknown(pn, dn)
+            Entry {
+                of_path,
+                ..unknown(pn, dn)
+            }
         };
         Summary {
             entry,
@@ -398,6 +409,8 @@ fn proof(plies: u16) -> Entry {
         work: 1,
         plies,
         basis: Basis::Position,
+        of_path: false,
+        generation: 0,
     }
 }
 
@@ -409,7 +422,9 @@ fn disproof(basis: Basis) -> Entry {
         dn: 0,
         work: 1,
         plies: 0,
+        of_path: basis != Basis::Position,
         basis,
+        generation: 0,
     }
 }
 
@@ -422,6 +437,8 @@ fn unknown(pn: u32, dn: u32) -> Entry {
         work: 1,
         plies: 0,
         basis: Basis::Position,
+        of_path: false,
+        generation: 0,
     }
 }
 

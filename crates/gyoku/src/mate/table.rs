@@ -28,6 +28,11 @@ pub(super) struct Entry {
     pub plies: u16,
     /// What a disproof rests on.
     pub basis: Basis,
+    /// Whether the numbers were read from a child repeated on the path, or from one whose
+    /// numbers were: true on this path only, so never put in the table.
+    pub of_path: bool,
+    /// The search that wrote it (see [`Table::clear`]).
+    pub generation: u8,
 }
 
 /// What a disproof rests on, from the firmest.
@@ -56,6 +61,8 @@ const BUCKET: usize = 4;
 pub(super) struct Table {
     entries: Vec<Entry>,
     buckets: usize,
+    /// Entries of another generation are empty.
+    generation: u8,
 }
 
 impl Table {
@@ -66,6 +73,7 @@ impl Table {
         Table {
             entries: vec![Entry::default(); buckets * BUCKET],
             buckets,
+            generation: 1,
         }
     }
 
@@ -74,9 +82,18 @@ impl Table {
         self.entries.len() * std::mem::size_of::<Entry>()
     }
 
-    /// Forgets every entry.
+    /// Forgets every entry: a new generation (the entries are written over only once in
+    /// 255 searches, so a search of a few nodes does not pay for a large table).
     pub(super) fn clear(&mut self) {
-        self.entries.fill(Entry::default());
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.entries.fill(Entry::default());
+            self.generation = 1;
+        }
+    }
+
+    fn live(&self, e: &Entry) -> bool {
+        e.work > 0 && e.generation == self.generation
     }
 
     fn bucket(&self, key: u64) -> std::ops::Range<usize> {
@@ -92,7 +109,7 @@ impl Table {
         let (a, d) = (attacker.index(), (!attacker).index());
         let mut found = None;
         for e in &self.entries[self.bucket(key)] {
-            if e.work == 0 || e.key != key {
+            if !self.live(e) || e.key != key {
                 continue;
             }
             if e.hands == hands {
@@ -108,11 +125,17 @@ impl Table {
     }
 
     pub(super) fn put(&mut self, entry: Entry) {
+        let generation = self.generation;
+        let entry = Entry {
+            generation,
+            ..entry
+        };
         let range = self.bucket(entry.key);
         let bucket = &mut self.entries[range];
+        let live = |e: &Entry| e.work > 0 && e.generation == generation;
         if let Some(slot) = bucket
             .iter_mut()
-            .find(|e| e.work > 0 && e.key == entry.key && e.hands == entry.hands)
+            .find(|e| live(e) && e.key == entry.key && e.hands == entry.hands)
         {
             *slot = Entry {
                 work: slot.work.max(entry.work),
@@ -121,7 +144,7 @@ impl Table {
             return;
         }
         let keep = |e: &Entry| {
-            if e.work == 0 {
+            if !live(e) {
                 0
             } else if e.is_proof() {
                 u64::from(u32::MAX) + u64::from(e.work)
@@ -152,6 +175,8 @@ mod tests {
             work,
             plies: 0,
             basis: Basis::Position,
+            of_path: false,
+            generation: 0,
         };
         let get = |table: &Table, key| table.get(key, [Hand::EMPTY; 2], Color::Black);
         table.put(entry(1, 5, 0));
@@ -164,6 +189,13 @@ mod tests {
         assert!(get(&table, 3).is_some() && get(&table, 4).is_some());
         table.put(entry(3, 1, 7));
         assert_eq!(get(&table, 3).map(|e| (e.pn, e.work)), Some((7, 9)));
+        // A new search forgets them all, proofs too, 255 times over and after.
+        for _ in 0..300 {
+            table.clear();
+            assert!(get(&table, 1).is_none() && get(&table, 3).is_none());
+            table.put(entry(1, 5, 0));
+            assert!(get(&table, 1).is_some());
+        }
     }
 
     /// A proof carries over to more in the attacker's hand or less in the defender's; a
@@ -187,6 +219,8 @@ mod tests {
             work: 1,
             plies: 3,
             basis: Basis::Position,
+            of_path: false,
+            generation: 0,
         };
         table.put(stored(0, INFINITE));
         let richer = [hand(&[Role::Gold, Role::Silver]), Hand::EMPTY];
