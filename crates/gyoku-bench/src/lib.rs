@@ -11,6 +11,7 @@
 pub mod chat_flood;
 pub mod csa_load;
 pub mod login_flood;
+pub mod mate;
 pub mod ratings;
 pub mod runner_cost;
 pub mod slow_uploads;

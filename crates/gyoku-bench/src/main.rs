@@ -13,7 +13,12 @@
 //! cargo run --release -p gyoku-bench -- slow-uploads [--addresses N] [--per-address N] [--plies N] [--think MS] [--before PATH]
 //! cargo run --release -p gyoku-bench -- watch-load --db postgres://ADMIN@HOST/DB [--games N] [--watchers N] [--plies N] [--think MS] [--before PATH]
 //! cargo run --release -p gyoku-bench -- runner [--games N] [--rounds N] [--before PATH] [--shogitest PATH]
+//! cargo run --release -p gyoku-bench -- mate [--nodes N] [--rounds N] [--no-cshogi]
 //! ```
+//! `mate` (issue 48) times the mate searches on `tests/data/mate/positions.tsv` beside
+//! cshogi's (from Python, timed in-process there): mate in 1 and within 3 on every
+//! position (median of ROUNDS calls, 21 by default), and a df-pn search of at most N nodes
+//! (3,000,000) on each longer mate: solved, median and p90 time, nodes per second.
 //! `runner` (issue 44) measures the match runner's own cost: `gyoku match` (built beside
 //! this one) plays N games (200) of the built-in engine against itself at 10 ms + 0.1 ms,
 //! two at once, from the shipped opening suite, and so do an older `gyoku` binary
@@ -94,6 +99,8 @@ fn main() {
     let mut ratings = false;
     let mut watch_load = false;
     let mut runner = false;
+    let mut mate = false;
+    let mut nodes: u64 = 3_000_000;
     let mut shogitest: Option<std::path::PathBuf> = None;
     let mut watchers = 10_000;
     let mut db: Option<String> = None;
@@ -132,6 +139,8 @@ fn main() {
             }
             "watch-load" => watch_load = true,
             "runner" => runner = true,
+            "mate" => mate = true,
+            "--nodes" => nodes = it.next().and_then(|n| n.parse().ok()).unwrap_or(3_000_000),
             "--shogitest" => shogitest = it.next().map(std::path::PathBuf::from),
             "--watchers" => watchers = it.next().and_then(|n| n.parse().ok()).unwrap_or(10_000),
             "--db" => db = it.next().cloned(),
@@ -166,6 +175,17 @@ fn main() {
                 std::process::exit(2);
             }
         }
+    }
+    if mate {
+        let rounds = if args.iter().any(|a| a == "--rounds") {
+            rounds
+        } else {
+            21
+        };
+        let table = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data/mate/positions.tsv");
+        gyoku_bench::mate::run(&table, nodes, rounds, cshogi && cshogi_available());
+        return;
     }
     if runner {
         let n = if args.iter().any(|a| a == "--games") {

@@ -1,0 +1,207 @@
+//! `gyoku-bench mate` (issue 48): Gyoku's mate searches beside cshogi's, on the positions
+//! of `tests/data/mate/positions.tsv`, in one run.
+//!
+//! Per position, the median of ROUNDS calls of `Position::mate_in_1` beside cshogi's
+//! `mate_move_in_1ply`, and of `Position::mate_in_3` beside `mate_move(3)` (every row:
+//! most have no such mate, which is what a caller asking of every position of a game
+//! meets); for the rows with a longer mate, one df-pn search each (`mate::Solver`, a
+//! 64 MiB table, beside cshogi's `DfPn`), at most NODES nodes: how many were solved, the
+//! median and 90th percentile time to solve (over the rows both solved), nodes per second.
+
+use std::path::Path;
+use std::time::Instant;
+
+use gyoku::Position;
+use gyoku::mate::{Limits, Outcome, Solver};
+
+/// One row of the table.
+struct Row {
+    sfen: String,
+    answer: String,
+    pos: Position,
+}
+
+fn read_table(path: &Path) -> Vec<Row> {
+    let text = std::fs::read_to_string(path).expect("read the mate table");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            let pos = match Position::from_sfen(cols[0]) {
+                Ok(pos) => pos,
+                Err(gyoku::SfenError::Position(e)) => e.ignore_all_safe().expect("a position"),
+                Err(e) => panic!("{}: {e}", cols[0]),
+            };
+            Row {
+                sfen: cols[0].to_string(),
+                answer: cols[1].to_string(),
+                pos,
+            }
+        })
+        .collect()
+}
+
+fn median_seconds(rounds: usize, mut call: impl FnMut()) -> f64 {
+    let mut times: Vec<f64> = (0..rounds.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            call();
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn quantile(values: &[f64], q: f64) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v[((v.len() - 1) as f64 * q).round() as usize]
+}
+
+/// Runs the comparison and prints a Markdown table.
+pub fn run(table: &Path, nodes: u64, rounds: usize, cshogi: bool) {
+    let rows = read_table(table);
+    let ours_one: Vec<f64> = rows
+        .iter()
+        .map(|r| {
+            median_seconds(rounds, || {
+                std::hint::black_box(r.pos.mate_in_1());
+            })
+        })
+        .collect();
+    let ours_three: Vec<f64> = rows
+        .iter()
+        .map(|r| {
+            median_seconds(rounds, || {
+                std::hint::black_box(r.pos.mate_in_3());
+            })
+        })
+        .collect();
+    let mut solver = Solver::new(64 << 20);
+    let limits = Limits {
+        nodes,
+        ..Limits::default()
+    };
+    // (row index, seconds, nodes, solved)
+    let mut ours_dfpn = Vec::new();
+    for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.answer == "mate") {
+        let start = Instant::now();
+        let report = solver.solve(&r.pos, &limits, None);
+        let seconds = start.elapsed().as_secs_f64();
+        let solved = matches!(report.outcome, Outcome::Mate(_));
+        ours_dfpn.push((i, seconds, report.nodes, solved));
+    }
+    let peer = if cshogi {
+        let out = std::process::Command::new("python3")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/cshogi_mate.py"))
+            .args([
+                table.to_str().unwrap_or(""),
+                &nodes.to_string(),
+                &rounds.to_string(),
+            ])
+            .output()
+            .ok()
+            .filter(|o| o.status.success());
+        out.and_then(|o| serde_json::from_slice::<serde_json::Value>(&o.stdout).ok())
+    } else {
+        None
+    };
+    let peer_rows: Vec<&serde_json::Value> = peer
+        .as_ref()
+        .and_then(|v| v["rows"].as_array())
+        .map(|a| a.iter().collect())
+        .unwrap_or_default();
+    if peer.is_some() {
+        assert_eq!(peer_rows.len(), rows.len(), "cshogi read another table");
+        for (r, p) in rows.iter().zip(&peer_rows) {
+            assert_eq!(p["sfen"].as_str(), Some(r.sfen.as_str()));
+        }
+    }
+    let peer_col =
+        |key: &str| -> Vec<f64> { peer_rows.iter().filter_map(|p| p[key].as_f64()).collect() };
+    println!(
+        "mate search, {} positions of {} (NODES {nodes}, median of {rounds} calls for 1 and 3)",
+        rows.len(),
+        table.display()
+    );
+    println!(
+        "\n| search | positions | Gyoku median µs | cshogi median µs | Gyoku p90 µs | cshogi p90 µs | ratio (cshogi / Gyoku, medians) |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for (name, ours, theirs) in [
+        ("mate in 1 (every position)", &ours_one, peer_col("one")),
+        (
+            "mate within 3 (every position)",
+            &ours_three,
+            peer_col("three"),
+        ),
+    ] {
+        let (om, op) = (quantile(ours, 0.5) * 1e6, quantile(ours, 0.9) * 1e6);
+        let (tm, tp) = (quantile(&theirs, 0.5) * 1e6, quantile(&theirs, 0.9) * 1e6);
+        println!(
+            "| {name} | {} | {om:.1} | {tm:.1} | {op:.1} | {tp:.1} | {:.2} |",
+            ours.len(),
+            tm / om
+        );
+    }
+    let solved_ours = ours_dfpn.iter().filter(|d| d.3).count();
+    let peer_dfpn: Vec<Option<(f64, u64, bool)>> = ours_dfpn
+        .iter()
+        .map(|&(i, ..)| {
+            peer_rows.get(i).map(|p| {
+                (
+                    p["dfpn"]["seconds"].as_f64().unwrap_or(f64::NAN),
+                    p["dfpn"]["nodes"].as_u64().unwrap_or(0),
+                    p["dfpn"]["found"].as_bool().unwrap_or(false),
+                )
+            })
+        })
+        .collect();
+    let solved_peer = peer_dfpn.iter().flatten().filter(|d| d.2).count();
+    let both: Vec<(f64, f64)> = ours_dfpn
+        .iter()
+        .zip(&peer_dfpn)
+        .filter_map(|(o, p)| match p {
+            Some((s, _, true)) if o.3 => Some((o.1, *s)),
+            _ => None,
+        })
+        .collect();
+    let ours_t: Vec<f64> = both.iter().map(|b| b.0).collect();
+    let peer_t: Vec<f64> = both.iter().map(|b| b.1).collect();
+    let nps = |n: u64, s: f64| n as f64 / s.max(1e-9);
+    let ours_nodes: u64 = ours_dfpn.iter().map(|d| d.2).sum();
+    let ours_secs: f64 = ours_dfpn.iter().map(|d| d.1).sum();
+    let peer_nodes: u64 = peer_dfpn.iter().flatten().map(|d| d.1).sum();
+    let peer_secs: f64 = peer_dfpn.iter().flatten().map(|d| d.0).sum();
+    println!(
+        "\n| df-pn, mates longer than 3 plies | solved | median ms (both solved: {}) | p90 ms | nodes per second |",
+        both.len()
+    );
+    println!("|---|---|---|---|---|");
+    println!(
+        "| Gyoku (`mate::Solver`, {} MiB table) | {solved_ours} of {} | {:.2} | {:.2} | {:.0} |",
+        solver.table_bytes() >> 20,
+        ours_dfpn.len(),
+        quantile(&ours_t, 0.5) * 1e3,
+        quantile(&ours_t, 0.9) * 1e3,
+        nps(ours_nodes, ours_secs)
+    );
+    if peer.is_some() {
+        println!(
+            "| cshogi {} (`DfPn`) | {solved_peer} of {} | {:.2} | {:.2} | {:.0} |",
+            peer.as_ref()
+                .and_then(|v| v["version"].as_str())
+                .unwrap_or("?"),
+            peer_dfpn.len(),
+            quantile(&peer_t, 0.5) * 1e3,
+            quantile(&peer_t, 0.9) * 1e3,
+            nps(peer_nodes, peer_secs)
+        );
+    } else {
+        println!("| cshogi | not run (`python3 -c 'import cshogi'` fails, or --no-cshogi) | | | |");
+    }
+}
