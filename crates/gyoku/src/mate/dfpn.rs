@@ -10,12 +10,12 @@
 //! comes back up when a threshold is reached.
 //!
 //! A position met again on the current path is a disproof (the attacker's checks go round;
-//! perpetual check loses), but one that holds on that path only. Such a disproof, and any
-//! that rests on one, is never put in the table, where another path could read it (the
-//! graph-history interaction that makes naive df-pn unsound): the node that searched the
-//! child keeps it for as long as it is being searched, which is while the path above stays
-//! the same. A root disproved that way is disproved on the only path it has: "no mate" is
-//! then proved.
+//! perpetual check loses), but one that holds on that path only. Such a disproof, any that
+//! rests on one, and any numbers read from one are never put in the table, where another
+//! path could read them (the graph-history interaction that makes naive df-pn unsound):
+//! the node that searched the child keeps them for as long as it is being searched, which
+//! is while the path above stays the same. A root disproved that way is disproved on the
+//! only path it has: "no mate" is then proved.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,9 +33,10 @@ struct Child {
     key: u64,
     hands: [Hand; 2],
     first: Entry,
-    /// What the last search of this child settled, kept for as long as the node is being
-    /// searched: a disproof that holds on this path only is never put in the table (it
-    /// would be wrong on another path), but it holds while the path above stays the same.
+    /// What the last search of this child returned, kept for as long as the node is being
+    /// searched: numbers that hold on this path only (a repetition's disproof, or numbers
+    /// read from one) are never put in the table, where another path would read them
+    /// wrongly, but they hold while the path above stays the same.
     settled: Option<Entry>,
 }
 
@@ -112,13 +113,7 @@ impl<'a> DfPn<'a> {
             return Entry {
                 key,
                 hands,
-                pn: INFINITE,
-                dn: 0,
-                work: 1,
-                plies: 0,
-                basis: Basis::DepthLimit,
-                of_path: true,
-                generation: 0,
+                ..disproof(Basis::DepthLimit)
             };
         }
         let or = pos.turn == self.attacker;
