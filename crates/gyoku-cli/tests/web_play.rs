@@ -78,12 +78,18 @@ fn a_person_plays_the_builtin_engine_to_the_end_over_http() {
         if game["status"] == "finished" && v["seat"]["result"].is_string() {
             break v;
         }
-        if v["seat"]["phase"] != "playing" || game["status"] != "playing" || game["turn"] != "black"
+        // A mate stored a moment before the game is listed as finished: no legal move is
+        // offered meanwhile, so wait for the end as for any other view.
+        let offered = game["legal"].as_array().map_or(0, Vec::len);
+        if v["seat"]["phase"] != "playing"
+            || game["status"] != "playing"
+            || game["turn"] != "black"
+            || offered == 0
         {
             std::thread::sleep(Duration::from_millis(20));
             continue;
         }
-        let m = game["legal"][moved % game["legal"].as_array().unwrap().len()].clone();
+        let m = game["legal"][moved % offered].clone();
         let (status, after) = request(
             http,
             "POST",
