@@ -11,6 +11,10 @@
    and every record above, written as JKF by `gyoku convert --to jkf`, reads in tsshogi to
    the moves Gyoku reads from the original. Run when TSSHOGI_NODE_PATH names a
    node_modules holding tsshogi.
+5. The mate search: against cshogi's mate_move_in_1ply, mate_move(3) and DfPn on the last
+   plies of real games; against YaneuraOu's mate engine (built from
+   ../shared/peers/yaneuraou, named by YANEURAOU_MATE) on every position of the mate table,
+   the uchifuzume rows and the tsume records' starts.
 
 Usage: python3 .ci/cross_check.py PATH/TO/gyoku [POSITIONS]
 Exit status 0 when everything agrees; prints the closing line "N passed, M failed".
@@ -239,6 +243,170 @@ def check_mates(gyoku):
     return passed, failed
 
 
+YANE_MS = 5_000
+YANE_NODES = 1_000_000
+
+
+class MateEngine:
+    """YaneuraOu's mate engine over USI (`go mate MS` answers `checkmate ...`), killed by
+    the kernel if this script dies (PR_SET_PDEATHSIG), every read timed out."""
+
+    def __init__(self, path):
+        import ctypes
+        import signal
+        libc = ctypes.CDLL(None, use_errno=True)
+
+        def die_with_parent():
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+        import queue
+        import threading
+        self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True, bufsize=1,
+                                     preexec_fn=die_with_parent)
+        # Lines are read by a thread, so that every wait for one can time out.
+        self.lines = queue.Queue(maxsize=10_000)
+        self.dn = None
+
+        def read():
+            for line in self.proc.stdout:
+                self.lines.put(line)
+            self.lines.put(None)
+
+        threading.Thread(target=read, daemon=True).start()
+        self.send("usi")
+        self.until("usiok", 30)
+        # A 16 MiB table, as Gyoku's here.
+        self.send("setoption name USI_Hash value 16")
+        self.send("isready")
+        self.until("readyok", 60)
+
+    def send(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def until(self, prefix, seconds):
+        import queue
+        import time
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise TimeoutError(f"no '{prefix}' from the mate engine in {seconds} s")
+            if line is None:
+                raise EOFError("the mate engine exited")
+            words = line.split()
+            if words[:3] == ["info", "string", "pn"] and len(words) >= 6 and words[4] == "dn":
+                self.dn = int(words[5])
+            if line.startswith(prefix):
+                return line.split()
+
+    def mate(self, sfen):
+        """('mate', plies) | ('no_mate', None) | ('unknown', None)"""
+        self.send(f"position sfen {sfen}")
+        self.send(f"go mate {YANE_MS}")
+        # This build does not always keep to its time: past it (and a margin), it is
+        # stopped, and whatever it says then is no answer.
+        try:
+            words = self.until("checkmate", YANE_MS / 1000 + 3)[1:]
+        except TimeoutError:
+            return "unknown", None
+        if words == ["nomate"]:
+            # "nomate" is a proof only with a disproof number of 0 (its last "info string pn
+            # P dn D"); stopped, it says "nomate" without one.
+            return ("no_mate" if self.dn == 0 else "unknown"), None
+        if not words or words[0] in ("timeout", "notimplemented"):
+            return "unknown", None
+        return "mate", len(words)
+
+    def close(self):
+        try:
+            self.send("stop")
+            self.send("quit")
+            self.proc.wait(timeout=5)
+        except Exception:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def mate_set():
+    """The positions the mate search is checked on: the mate table, the uchifuzume rows of
+    the legality tables, and the start of every tsume record that is correct."""
+    sfens = []
+    with open(os.path.join(ROOT, "tests/data/mate/positions.tsv"), encoding="utf-8") as f:
+        sfens += [l.split("\t")[0] for l in f if l.strip() and not l.startswith("#")]
+    for table in ("tests/data/endings/uchifuzume.tsv", "tests/data/legality/moves.tsv"):
+        with open(os.path.join(ROOT, table), encoding="utf-8") as f:
+            for l in f:
+                cols = l.rstrip("\n").split("\t")
+                if not l.startswith("#") and len(cols) >= 3 and cols[2] == "uchifuzume":
+                    sfens.append(cols[0])
+    return list(dict.fromkeys(sfens))
+
+
+def tsume_starts(gyoku):
+    starts = []
+    for f in sorted(glob.glob(os.path.join(ROOT, "tests/data/tsume/*.ki*"))):
+        out = subprocess.run([gyoku, "convert", f, "--to", "usi"], capture_output=True, text=True)
+        words = out.stdout.split()
+        if out.returncode == 0 and words[:2] == ["position", "sfen"]:
+            starts.append((f, " ".join(words[2:6])))
+    return starts
+
+
+def check_mates_yaneuraou(gyoku):
+    """Gyoku's mate search beside YaneuraOu's mate engine on every position of the set: no
+    "no mate" from one where the other mates; every tsume record's length found."""
+    engine_path = os.environ.get("YANEURAOU_MATE")
+    if not engine_path:
+        print("FAIL mate search against YaneuraOu: YANEURAOU_MATE names no engine")
+        return 0, 1
+
+    def yane(sfen):
+        # A fresh engine for each position: one engine asked position after position was
+        # seen to go on searching an answered one, and to stop answering (this build).
+        engine = MateEngine(engine_path)
+        try:
+            return engine.mate(sfen)
+        finally:
+            engine.close()
+
+    passed = failed = 0
+    tally = {}
+    for sfen in mate_set():
+        out = subprocess.run([gyoku, "mate", "--json", "--sfen", sfen, "--nodes",
+                              str(YANE_NODES), "--table-size", "16MiB"],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            failed += 1
+            print(f"FAIL gyoku mate exited {out.returncode} on {sfen}: {out.stderr.strip()}")
+            continue
+        ours = json.loads(out.stdout)["result"]
+        theirs, _ = yane(sfen)
+        tally[(ours, theirs)] = tally.get((ours, theirs), 0) + 1
+        if {ours, theirs} == {"mate", "no_mate"}:
+            failed += 1
+            print(f"FAIL mate {sfen}: gyoku {ours}, YaneuraOu {theirs}")
+        else:
+            passed += 1
+    for f, sfen in tsume_starts(gyoku):
+        out = subprocess.run([gyoku, "judge", "--tsume", "--lenient", "--json", f],
+                             capture_output=True, text=True)
+        record = json.loads(out.stdout)["records"][0]
+        theirs, plies = yane(sfen)
+        if record["correct"] and theirs == "mate":
+            passed += 1
+            print(f"tsume {os.path.basename(f)}: correct in {record['plies']} (gyoku judge "
+                  f"--tsume); YaneuraOu mates in {plies}")
+        else:
+            failed += 1
+            print(f"FAIL tsume {f}: gyoku {record}, YaneuraOu {theirs}")
+    said = ", ".join(f"gyoku {a} / YaneuraOu {b}: {n}" for (a, b), n in sorted(tally.items()))
+    print(f"mate search against YaneuraOu's mate engine: {passed} agree, {failed} differ ({said})")
+    return passed, failed
+
+
 def perft(board, depth):
     if depth == 1:
         return len(board.legal_moves)
@@ -302,7 +470,7 @@ def main():
                 print(f"FAIL moves {sfen}: only gyoku {sorted(set(got) - set(expected))}, "
                       f"only cshogi {sorted(set(expected) - set(got))}")
         checked += 1
-    for check in (check_records, check_tsshogi, check_mates):
+    for check in (check_records, check_tsshogi, check_mates, check_mates_yaneuraou):
         p, f = check(gyoku)
         passed += p
         failed += f

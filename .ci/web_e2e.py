@@ -789,6 +789,13 @@ def main():
         print(f"calculator: {len(presets)} presets; csa: {presets.get('csa')}; jsa: {presets.get('jsa')}")
         assert len(presets) >= 10 and "csa" in presets and "jsa" in presets, presets
         assert driver.find_element(By.CSS_SELECTOR, "#counts tr[data-side=black]").text
+        # Article 9's condition: each side's mate search, in words.
+        mates = {r.get_attribute("data-side"): r.text for r in
+                 driver.find_elements(By.CSS_SELECTOR, "#mate tr[data-side]")}
+        print(f"calculator: can still mate: {mates}")
+        phrases = ("mate found in", "no mate within the budget", "no mate (proved)")
+        assert set(mates) == {"black", "white"} and all(
+            any(p in text for p in phrases) for text in mates.values()), mates
         driver.save_screenshot(os.path.join(shots, "calculator.png"))
         # The board editor: a position set up by hand, counted again after every edit.
         box = driver.find_element(By.ID, "sfen")

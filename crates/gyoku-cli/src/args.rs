@@ -142,7 +142,18 @@ pub enum Command {
         byoyomi: Option<String>,
         #[command(flatten)]
         clock: ClockArgs,
-        /// Print JSON: {"result", "reason", "ply", "sfen", "detail"}.
+        /// Judge record files as tsume problems: the attacker checks every move, the
+        /// defender resists longest (futile interpositions not counted), no piece is left
+        /// in the attacker's hand, and no other check mates as soon (余詰). Says
+        /// "correct", or which convention breaks at which ply.
+        #[arg(long)]
+        tsume: bool,
+        /// With --tsume: the budget of each search, in nodes.
+        #[arg(long, default_value_t = 1_000_000)]
+        nodes: u64,
+        /// Print JSON: {"result", "reason", "ply", "sfen", "detail"} (with --tsume:
+        /// {"records": [{"file", "sfen", "correct", "plies", "faults", "undecided",
+        /// "last_move_alternatives", "nodes"}], "correct", "faulty", "undecided"}).
         #[arg(long)]
         json: bool,
     },
@@ -162,6 +173,10 @@ pub enum Command {
         /// The game's initial position (SFEN or handicap name), for handicap credit.
         #[arg(long)]
         initial: Option<String>,
+        /// The mate search's budget for each side, in nodes (whether either king can still
+        /// be mated, the JSA's Article 9); 0 skips it.
+        #[arg(long, default_value_t = 100_000)]
+        mate_nodes: u64,
         /// Print JSON.
         #[arg(long)]
         json: bool,

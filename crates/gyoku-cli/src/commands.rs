@@ -55,8 +55,18 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             time,
             byoyomi,
             clock,
+            tsume,
+            nodes,
             json,
         } => {
+            if tsume {
+                if files.is_empty() {
+                    return Err(Failure::Input(
+                        "--tsume judges record files: give one or more".into(),
+                    ));
+                }
+                return crate::tsume::run_tsume(&files, lenient, nodes, json);
+            }
             let timed = time.is_some()
                 || byoyomi.is_some()
                 || clock.periods.is_some()
@@ -100,16 +110,18 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             file: Some(file),
             ply,
             chart,
+            mate_nodes,
             json,
             ..
-        } => records::run_impasse_file(&file, ply, chart.as_deref(), json),
+        } => records::run_impasse_file(&file, ply, chart.as_deref(), mate_nodes, json),
         Command::Impasse {
             file: None,
             position,
             initial,
+            mate_nodes,
             json,
             ..
-        } => referee::run_impasse(&position.position()?, initial.as_deref(), json),
+        } => referee::run_impasse(&position.position()?, initial.as_deref(), mate_nodes, json),
         Command::Rules {
             preset,
             overrides,

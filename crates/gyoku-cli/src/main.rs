@@ -29,6 +29,7 @@ mod records;
 mod referee;
 mod serve;
 mod testing;
+mod tsume;
 
 use std::io::Write;
 use std::process::ExitCode;

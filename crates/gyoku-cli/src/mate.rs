@@ -45,17 +45,9 @@ pub fn run_mate(
         _ => Vec::new(),
     };
     if json {
-        let plies = matches!(report.outcome, Outcome::Mate(_)).then_some(line.len());
-        outln!(
-            "{}",
-            json!({
-                "result": report.outcome.code(),
-                "plies": plies,
-                "line": line,
-                "nodes": report.nodes,
-                "seconds": seconds,
-            })
-        );
+        let mut v = gyoku_kifu::report::mate_report_json(&report);
+        v["seconds"] = json!(seconds);
+        outln!("{v}");
         return Ok(());
     }
     match &report.outcome {

@@ -530,11 +530,12 @@ fn write_output(text: String, out: Option<&Path>) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `gyoku impasse FILE [--ply N] [--chart OUT.svg]`.
+/// `gyoku impasse FILE [--ply N] [--chart OUT.svg] [--mate-nodes N]`.
 pub fn run_impasse_file(
     file: &Path,
     ply: Option<usize>,
     chart: Option<&Path>,
+    mate_nodes: u64,
     json: bool,
 ) -> Result<(), Failure> {
     let records = read_file(file).map_err(Failure::Input)?;
@@ -574,7 +575,8 @@ pub fn run_impasse_file(
     if !json {
         outln!("after ply {ply} of {}:", moves.len());
     }
-    let report = gyoku::ImpasseReport::with_checks(&pos, Some(&initial), checks);
+    let mut report = gyoku::ImpasseReport::with_checks(&pos, Some(&initial), checks);
+    crate::referee::search_mates(&mut report, &pos, mate_nodes);
     crate::referee::print_report(&report, json);
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! `gyoku judge`, `gyoku impasse` and `gyoku rules`.
 
+use gyoku::mate::{Limits, Outcome, Prospects, Solver};
 use gyoku::{Action, Color, Game, ImpasseReport, Position, Preset, RuleSet};
 use gyoku_kifu::report::{detail_json, impasse_json, judge_json};
 use serde_json::{Value, json};
@@ -135,18 +136,35 @@ fn yes(b: bool) -> &'static str {
 }
 
 /// `gyoku impasse`.
-pub fn run_impasse(pos: &Position, initial: Option<&str>, json: bool) -> Result<(), Failure> {
+pub fn run_impasse(
+    pos: &Position,
+    initial: Option<&str>,
+    mate_nodes: u64,
+    json: bool,
+) -> Result<(), Failure> {
     let initial = initial
         .map(|text| read_position(text, true, "--initial").map(|p| p.to_setup()))
         .transpose()?;
-    print_impasse(pos, initial.as_ref(), json);
+    let mut report = ImpasseReport::new(pos, initial.as_ref());
+    search_mates(&mut report, pos, mate_nodes);
+    print_report(&report, json);
     Ok(())
 }
 
-/// Prints the calculator for `pos` as the start of a game (with `initial` for handicap
-/// credit; without it, `pos` is its own initial position).
-pub fn print_impasse(pos: &Position, initial: Option<&gyoku::Setup>, json: bool) {
-    print_report(&ImpasseReport::new(pos, initial), json);
+/// The table the calculator's mate search uses, in bytes.
+const MATE_TABLE_BYTES: usize = 16 << 20;
+
+/// Fills the report's mate prospects with a search of `nodes` for each side (none for 0).
+pub fn search_mates(report: &mut ImpasseReport, pos: &Position, nodes: u64) {
+    if nodes == 0 {
+        return;
+    }
+    let limits = Limits {
+        nodes,
+        ..Limits::default()
+    };
+    let mut solver = Solver::new(MATE_TABLE_BYTES);
+    report.mate = Some(Prospects::search(pos, &mut solver, &limits, None));
 }
 
 /// Prints a calculator report.
@@ -175,6 +193,25 @@ pub fn print_report(report: &ImpasseReport, json: bool) {
         if report.moves_counted == 1 { "" } else { "s" },
         report.credit
     );
+    if let Some(mate) = &report.mate {
+        outln!();
+        outln!(
+            "can still mate (by checks; {} nodes each)",
+            mate.limits.nodes
+        );
+        for color in Color::ALL {
+            let line = match &mate.by.get(color).outcome {
+                Outcome::Mate(line) if !line.is_empty() => {
+                    let shown: Vec<String> =
+                        line.iter().take(12).map(ToString::to_string).collect();
+                    let more = if line.len() > 12 { " …" } else { "" };
+                    format!(": {}{more}", shown.join(" "))
+                }
+                _ => String::new(),
+            };
+            outln!("{:<7} {}{line}", color.name(), mate.describe(color));
+        }
+    }
     outln!();
     outln!(
         "rules        if {} declares now          agreement count now  already over by",

@@ -98,6 +98,36 @@ fn check_move_names_the_kind() {
     assert_eq!(stderr(&out), "");
 }
 
+/// The impasse calculator's mate prospects (issue 48): each side as the attacker, the
+/// side not to move searched as if it were its turn; `--mate-nodes 0` skips them.
+#[test]
+fn impasse_says_whether_either_king_can_still_be_mated() {
+    let sfen = "4k4/9/4P4/9/9/9/9/9/4K4 w Gp 1";
+    let v = json(&gyoku(&["impasse", "--json", "--sfen", sfen]));
+    assert_eq!(v["mate_by"]["black"]["result"], "mate", "{v}");
+    assert_eq!(v["mate_by"]["black"]["plies"], 1, "{v}");
+    assert_eq!(v["mate_by"]["black"]["line"], serde_json::json!(["G*5b"]));
+    assert_eq!(v["mate_by"]["white"]["result"], "no_mate", "{v}");
+    assert_eq!(v["mate_by"]["nodes_each"], 100_000, "{v}");
+    let v = json(&gyoku(&[
+        "impasse",
+        "--json",
+        "--sfen",
+        sfen,
+        "--mate-nodes",
+        "0",
+    ]));
+    assert!(v["mate_by"].is_null(), "{v}");
+    // A budget too small: Black's mate in 17 from the corner is not found in 10 nodes.
+    let corner = "K8/9/9/9/9/9/9/9/8k b RB2G2S2N2L9Prb2g2s2n2l9p 1";
+    let out = gyoku(&["impasse", "--sfen", corner, "--mate-nodes", "10"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("can still mate (by checks; 10 nodes each)\nblack   no mate within the budget\nwhite   no mate within the budget\n"),
+        "{text}"
+    );
+}
+
 /// `gyoku mate` (issue 48): the JSON contract, each of the three answers, a tsume SFEN
 /// without the attacker's king, and a budget or a time that runs out.
 #[test]

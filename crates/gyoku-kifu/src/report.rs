@@ -128,6 +128,33 @@ pub fn impasse_json(report: &ImpasseReport) -> Value {
         "handicap_credit": report.credit,
         "moves_counted": report.moves_counted,
         "verdicts": verdicts,
+        "mate_by": report.mate.as_ref().map(mate_json),
+    })
+}
+
+/// A mate search's answer as `gyoku mate --json` gives it: `result` (`mate`, `no_mate` or
+/// `unknown`), `plies` (`null` without a mate) and `line` (USI) of a mate found, and the
+/// `nodes` searched.
+pub fn mate_report_json(report: &gyoku::mate::Report) -> Value {
+    let line: Option<Vec<String>> = match &report.outcome {
+        gyoku::mate::Outcome::Mate(line) => Some(line.iter().map(ToString::to_string).collect()),
+        _ => None,
+    };
+    json!({
+        "result": report.outcome.code(),
+        "plies": line.as_ref().map(Vec::len),
+        "line": line.unwrap_or_default(),
+        "nodes": report.nodes,
+    })
+}
+
+/// The calculator's mate prospects: for each side as the attacker, its search as
+/// [`mate_report_json`] gives it; `nodes_each`, the budget.
+pub fn mate_json(mate: &gyoku::mate::Prospects) -> Value {
+    json!({
+        "black": mate_report_json(&mate.by.black),
+        "white": mate_report_json(&mate.by.white),
+        "nodes_each": mate.limits.nodes,
     })
 }
 

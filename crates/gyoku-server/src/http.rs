@@ -56,7 +56,7 @@ use body::too_large;
 use error::{method_not_allowed, not_found};
 use games::{game, game_chart, game_events, game_record, list_games};
 use state::{AppState, Stored};
-use tools::{convert, impasse, judge_record};
+use tools::{convert, impasse, judge_record, mate};
 
 /// The API's routes over `dbs` (connections of its own, read from by whichever is free:
 /// [`READERS`] of them as `gyoku serve` opens them); `changes` carries the Game_ID of
@@ -87,6 +87,7 @@ pub fn router(
         .route("/api/games/{id}/chart.svg", get(game_chart))
         .route("/api/games/{id}/record", get(game_record))
         .route("/api/impasse", post(impasse))
+        .route("/api/mate", post(mate))
         .route(JUDGE_ROUTE, post(judge_record))
         .route(CONVERT_ROUTE, post(convert));
     // What only the referee answers: its handlers there, relayed from a web instance.

@@ -397,6 +397,35 @@ fn the_calculator_judge_and_convert_answer_like_the_cli() {
     assert_eq!(v["white"]["total_points"], 22, "{v}");
     assert_eq!(v["verdicts"]["jsa"]["declaration"], "lose", "{v}");
     assert!(v["verdicts"].as_object().unwrap().len() >= 10, "{v}");
+    // Article 9's condition: neither side mates by checks at move 4 of a game.
+    assert_eq!(v["mate_by"]["black"]["result"], "no_mate", "{v}");
+    assert_eq!(v["mate_by"]["white"]["result"], "no_mate", "{v}");
+    assert_eq!(v["mate_by"]["nodes_each"], 100_000, "{v}");
+    // Black (not to move) would mate with the gold at once; White has nothing.
+    let sfen = "4k4/9/4P4/9/9/9/9/9/4K4 w Gp 1";
+    let (status, v) =
+        server.post_json("/api/impasse", &json!({ "sfen": sfen, "mate_nodes": 5000 }));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["mate_by"]["black"]["line"], json!(["G*5b"]), "{v}");
+    assert_eq!(v["mate_by"]["white"]["result"], "no_mate", "{v}");
+    let (_, v) = server.post_json("/api/impasse", &json!({ "sfen": sfen, "mate_nodes": 0 }));
+    assert!(v["mate_by"].is_null(), "{v}");
+    // The mate search, as `gyoku mate --json` prints it.
+    let (status, v) = server.post_json(
+        "/api/mate",
+        &json!({ "sfen": "R6sk/9/7G1/9/9/9/9/9/4K4 b P 1", "nodes": 10_000 }),
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["result"], "mate", "{v}");
+    assert_eq!(v["line"], json!(["9a2a+", "1a2a", "S*2b"]), "{v}");
+    assert_eq!(v["plies"], 3, "{v}");
+    // A tsume position (no White pieces but the king) is taken when lenient.
+    let (status, v) = server.post_json(
+        "/api/mate",
+        &json!({ "sfen": "8k/9/9/9/9/9/9/9/9 b P 1", "lenient": true }),
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["result"], "no_mate", "{v}");
     // A record in any format and encoding: here KIF in Shift_JIS, ended by 投了.
     let kif = "手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 ３四歩(33)\n   3 投了\n";
     let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode(kif);
@@ -473,6 +502,27 @@ fn bad_input_gets_its_documented_error_never_a_500() {
             b"{not json".to_vec(),
             400,
             "invalid_json",
+        ),
+        (
+            "POST",
+            "/api/impasse",
+            br#"{"mate_nodes": 1000001}"#.to_vec(),
+            400,
+            "invalid_json",
+        ),
+        (
+            "POST",
+            "/api/mate",
+            br#"{"nodes": -1}"#.to_vec(),
+            400,
+            "invalid_json",
+        ),
+        (
+            "POST",
+            "/api/mate",
+            br#"{"sfen": "8k/9/9/9/9/9/9/9/9 b P 1"}"#.to_vec(),
+            400,
+            "invalid_sfen",
         ),
         (
             "POST",
@@ -555,7 +605,7 @@ fn bad_input_gets_its_documented_error_never_a_500() {
         ),
     ];
     for (method, path, body, status, code) in cases {
-        let json = path.starts_with("/api/impasse");
+        let json = path.starts_with("/api/impasse") || path.starts_with("/api/mate");
         let headers = if json {
             "Content-Type: application/json\r\n"
         } else {

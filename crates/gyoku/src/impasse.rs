@@ -369,6 +369,9 @@ pub struct ImpasseReport {
     pub moves_counted: u32,
     /// The verdict under every preset.
     pub verdicts: Vec<PresetVerdict>,
+    /// Whether either king can still be mated (the condition of the JSA's Article 9), when
+    /// a mate search was asked for: fill it with [`crate::mate::Prospects::search`].
+    pub mate: Option<crate::mate::Prospects>,
 }
 
 impl ImpasseReport {
@@ -436,6 +439,7 @@ impl ImpasseReport {
             credit,
             moves_counted,
             verdicts,
+            mate: None,
         }
     }
 }

@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use gyoku::mate::{Limits, Prospects, Solver};
 use gyoku::{ImpasseReport, Move, Position, Preset};
 use gyoku_kifu::report::{self, impasse_json, record_json};
 use gyoku_kifu::{Format, Record};
@@ -99,6 +100,29 @@ struct ImpasseBody {
     initial: Option<String>,
     /// Whether an SFEN no game could reach is taken all the same.
     lenient: bool,
+    /// The mate search's budget for each side (0 skips it; at most [`MAX_MATE_NODES`]).
+    mate_nodes: Option<u64>,
+}
+
+/// The most nodes one request's mate search may spend (per side for the calculator).
+pub const MAX_MATE_NODES: u64 = 1_000_000;
+
+/// The calculator's mate budget for each side when a request does not give one.
+pub const DEFAULT_MATE_NODES: u64 = 100_000;
+
+/// The table of one request's mate search, in bytes.
+const MATE_TABLE_BYTES: usize = 16 << 20;
+
+/// A request's node budget, checked against [`MAX_MATE_NODES`].
+fn mate_budget(nodes: Option<u64>, field: &str) -> Result<u64, ApiError> {
+    let nodes = nodes.unwrap_or(DEFAULT_MATE_NODES);
+    if nodes > MAX_MATE_NODES {
+        return Err(ApiError::input(
+            "invalid_json",
+            format!("{field}: at most {MAX_MATE_NODES}"),
+        ));
+    }
+    Ok(nodes)
 }
 
 impl Request for ImpasseBody {
@@ -106,13 +130,14 @@ impl Request for ImpasseBody {
         match path {
             "moves" => ApiError::input("invalid_move", "moves: USI moves, as one string or a list"),
             "lenient" => ApiError::input("invalid_json", "lenient: true or false"),
+            "mate_nodes" => ApiError::input("invalid_json", "mate_nodes: a whole number"),
             _ => ApiError::input("invalid_json", format!("{path}: a string was expected")),
         }
     }
 }
 
-/// `POST /api/impasse` with `{"sfen": …, "moves": …, "initial": …, "lenient": …}`: the
-/// calculator's report, as `gyoku impasse --json` prints it.
+/// `POST /api/impasse` with `{"sfen": …, "moves": …, "initial": …, "lenient": …,
+/// "mate_nodes": …}`: the calculator's report, as `gyoku impasse --json` prints it.
 pub(super) async fn impasse(
     State(options): State<Arc<HttpOptions>>,
     State(uploads): State<Arc<Uploads>>,
@@ -120,6 +145,7 @@ pub(super) async fn impasse(
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
     let body: ImpasseBody = typed_body(&options, &headers, body).await?;
+    let mate_nodes = mate_budget(body.mate_nodes, "mate_nodes")?;
     upload_work(&uploads, move || {
         let sfen = body.sfen.as_deref().unwrap_or("startpos");
         let mut pos = read_position(sfen, body.lenient, "sfen")?;
@@ -129,8 +155,69 @@ pub(super) async fn impasse(
             .as_deref()
             .map(|text| read_position(text, true, "initial").map(|p| p.to_setup()))
             .transpose()?;
-        let report = ImpasseReport::new(&pos, initial.as_ref());
+        let mut report = ImpasseReport::new(&pos, initial.as_ref());
+        if mate_nodes > 0 {
+            let limits = Limits {
+                nodes: mate_nodes,
+                ..Limits::default()
+            };
+            let mut solver = Solver::new(MATE_TABLE_BYTES);
+            report.mate = Some(Prospects::search(&pos, &mut solver, &limits, None));
+        }
         let mut v = impasse_json(&report);
+        v["sfen"] = json!(pos.to_sfen());
+        Ok(Json(v))
+    })
+    .await
+}
+
+/// `POST /api/mate`'s body.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct MateBody {
+    /// The position, SFEN (`startpos` when absent).
+    sfen: Option<String>,
+    /// Moves played from it.
+    moves: Option<UsiMoves>,
+    /// Whether an SFEN no game could reach is taken all the same (a tsume problem's
+    /// position, without the defender's other pieces, is).
+    lenient: bool,
+    /// The search's budget (at most [`MAX_MATE_NODES`]).
+    nodes: Option<u64>,
+}
+
+impl Request for MateBody {
+    fn invalid(path: &str) -> ApiError {
+        match path {
+            "moves" => ApiError::input("invalid_move", "moves: USI moves, as one string or a list"),
+            "lenient" => ApiError::input("invalid_json", "lenient: true or false"),
+            "nodes" => ApiError::input("invalid_json", "nodes: a whole number"),
+            _ => ApiError::input("invalid_json", format!("{path}: a string was expected")),
+        }
+    }
+}
+
+/// `POST /api/mate` with `{"sfen": …, "moves": …, "lenient": …, "nodes": …}`: whether the
+/// side to move mates, as `gyoku mate --json` prints it (`result`, `plies`, `line`,
+/// `nodes`), and `sfen`.
+pub(super) async fn mate(
+    State(options): State<Arc<HttpOptions>>,
+    State(uploads): State<Arc<Uploads>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    let body: MateBody = typed_body(&options, &headers, body).await?;
+    let nodes = mate_budget(body.nodes, "nodes")?;
+    upload_work(&uploads, move || {
+        let sfen = body.sfen.as_deref().unwrap_or("startpos");
+        let mut pos = read_position(sfen, body.lenient, "sfen")?;
+        play_moves(&mut pos, body.moves.as_ref())?;
+        let limits = Limits {
+            nodes,
+            ..Limits::default()
+        };
+        let report = Solver::new(MATE_TABLE_BYTES).solve(&pos, &limits, None);
+        let mut v = report::mate_report_json(&report);
         v["sfen"] = json!(pos.to_sfen());
         Ok(Json(v))
     })

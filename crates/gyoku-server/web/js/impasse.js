@@ -21,7 +21,8 @@ export function impasseEl(r, fold) {
       el('td', {}, v.declaration_failure
         ? `${word(VERDICTS, v.declaration)}: ${word(DECL_FAILURES, v.declaration_failure)}` : word(VERDICTS, v.declaration)),
       el('td', {}, word(VERDICTS, v.agreement)), el('td', {}, v.ended ? word(REASONS, v.ended) : '-'))));
-  if (!fold) return el('div', { class: 'impasse', id: 'impasse' }, el('h3', {}, t('impasse')), counts, verdicts);
+  const mate = r.mate_by ? mateEl(r.mate_by) : null;
+  if (!fold) return el('div', { class: 'impasse', id: 'impasse' }, el('h3', {}, t('impasse')), counts, mate, verdicts);
   // On a game's page the panel is folded until a king enters the zone, or it is opened.
   const attrs = { class: 'impasse', id: 'impasse' };
   const opened = fold.impasseOpen;
@@ -29,6 +30,19 @@ export function impasseEl(r, fold) {
   const summary = el('summary', {}, t('impasse'));
   // The reader's own choice (a click on the title) is kept across the live views.
   summary.addEventListener('click', () => { fold.impasseOpen = !panel.open; });
-  const panel = el('details', attrs, summary, counts, verdicts);
+  const panel = el('details', attrs, summary, counts, mate, verdicts);
   return panel;
+}
+
+// Article 9's condition: whether each side can still mate the other's king by checks.
+function mateEl(m) {
+  const said = (s) => {
+    const r = m[s];
+    if (r.result === 'mate') return `${t('mateFound', { n: r.plies })}: ${r.line.slice(0, 12).join(' ')}${r.line.length > 12 ? ' …' : ''}`;
+    return t(r.result === 'no_mate' ? 'mateNone' : 'mateUnknown');
+  };
+  return el('table', { class: 'mate', id: 'mate' },
+    el('tr', {}, el('th', { colspan: '2' }, t('canMate', { n: m.nodes_each }))),
+    ['black', 'white'].map((s) => el('tr', { 'data-side': s, 'data-result': m[s].result },
+      el('td', {}, sideName(s)), el('td', {}, said(s)))));
 }

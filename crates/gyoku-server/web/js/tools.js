@@ -29,7 +29,7 @@ export function showCalculator() {
   const edit = async () => {
     let start = sfen.value.trim();
     try {
-      const r = await api('POST', '/api/impasse', JSON.stringify({ sfen: start, moves: moves.value.trim(), lenient: true }));
+      const r = await api('POST', '/api/impasse', JSON.stringify({ sfen: start, moves: moves.value.trim(), lenient: true, mate_nodes: 0 }));
       start = r.sfen;
     } catch (e) { start = START_SFEN; }
     lenient = true;

@@ -21,7 +21,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::table::{Basis, Entry, INFINITE, Table};
-use crate::{Color, Hand, Move, Position};
+use crate::{Color, Hand, Move, Position, Role, Square, Undo};
 
 /// A child of the node being searched: its move, its key, and what is known of it before
 /// the table has anything.
@@ -38,6 +38,12 @@ struct Child {
     /// read from one) are never put in the table, where another path would read them
     /// wrongly, but they hold while the path above stays the same.
     settled: Option<Entry>,
+    /// How the child's plies count towards its parent's: 1 for a move, -1 for the
+    /// capture of a futile interposition, which with the interposition counts for none.
+    step: i16,
+    /// For a defender's drop between a distant checker and the king, the checker's square
+    /// and the drop's: the attacker's reply may take it as a futile interposition.
+    interposed: Option<(Square, Square)>,
 }
 
 /// One search: the table it writes, its budget and the current path.
@@ -48,6 +54,9 @@ pub(super) struct DfPn<'a> {
     pub node_limit: u64,
     pub max_plies: u32,
     pub cancel: Option<&'a AtomicBool>,
+    /// Tsume mode: a drop between a distant checker and the king that the checker takes,
+    /// and that is mated without the piece taken, is futile (無駄合) and not counted.
+    pub futile_drops: bool,
     path: HashSet<u64>,
 }
 
@@ -75,6 +84,7 @@ impl<'a> DfPn<'a> {
             node_limit,
             max_plies,
             cancel,
+            futile_drops: false,
             path: HashSet::new(),
         }
     }
@@ -89,8 +99,21 @@ impl<'a> DfPn<'a> {
     /// Searches `pos` (the attacker to move) until it is proved, disproved, or the budget
     /// is spent; what it found is in the table under the position's key.
     pub(super) fn search(&mut self, pos: &mut Position) -> Entry {
+        self.search_from(pos, None)
+    }
+
+    /// [`DfPn::search`] from a position that follows the defender's drop between a
+    /// distant checker and the king (`interposed`, as [`DfPn::mid`] takes it).
+    pub(super) fn search_from(
+        &mut self,
+        pos: &mut Position,
+        interposed: Option<(Square, Square)>,
+    ) -> Entry {
+        // After an interposition the capture that does not count takes the root one ply
+        // back: it starts one ply in, its caller having allowed one more.
+        let ply = u32::from(interposed.is_some());
         loop {
-            let entry = self.mid(pos, INFINITE, INFINITE, 0);
+            let entry = self.mid(pos, INFINITE, INFINITE, ply, interposed);
             if entry.pn == 0 || entry.dn == 0 || self.stopped() {
                 return entry;
             }
@@ -102,22 +125,48 @@ impl<'a> DfPn<'a> {
     }
 
     /// Multiple iterative deepening: searches `pos` until its proof number reaches `th_pn`
-    /// or its disproof number `th_dn`.
-    fn mid(&mut self, pos: &mut Position, th_pn: u32, th_dn: u32, ply: u32) -> Entry {
+    /// or its disproof number `th_dn`. `interposed` is the checker's square and the drop's
+    /// when the defender's last move was a drop between a distant checker and the king.
+    fn mid(
+        &mut self,
+        pos: &mut Position,
+        th_pn: u32,
+        th_dn: u32,
+        ply: u32,
+        interposed: Option<(Square, Square)>,
+    ) -> Entry {
         let hash = pos.hash();
         let (key, hands) = (pos.board_key, pos.hands);
         let start = self.nodes;
         self.nodes += 1;
         if ply >= self.max_plies {
-            // Too deep to say: a disproof for this path only, and not kept.
+            // In tsume mode a defender whose every reply is a futile interposition is mated
+            // here, with no ply to spare; so is one whose last reply was one, if taking it
+            // mates.
+            if self.futile_drops {
+                let mated = if pos.turn == self.attacker {
+                    interposed.is_some_and(|line| futile_capture_mates(pos, line))
+                } else {
+                    mated_by_convention(pos)
+                };
+                if mated {
+                    return Entry {
+                        key,
+                        hands,
+                        ..proof(if pos.turn == self.attacker { -1 } else { 0 })
+                    };
+                }
+            }
+            // Too deep to say: no mate within the plies left (none).
             return Entry {
                 key,
                 hands,
+                plies: 0,
                 ..disproof(Basis::DepthLimit)
             };
         }
         let or = pos.turn == self.attacker;
-        let mut children = match self.expand(pos, or) {
+        let mut children = match self.expand(pos, or, interposed) {
             Ok(children) => children,
             Err(settled) => {
                 let entry = Entry {
@@ -131,7 +180,7 @@ impl<'a> DfPn<'a> {
         };
         self.path.insert(hash);
         let result = loop {
-            let summary = self.summarize(&children, or);
+            let summary = self.summarize(&children, or, ply);
             let entry = Entry {
                 key,
                 hands,
@@ -147,7 +196,7 @@ impl<'a> DfPn<'a> {
                 break entry;
             }
             let child = &children[summary.best];
-            let known = self.value(child);
+            let known = self.value(child, ply);
             let (child_pn, child_dn) = if or {
                 (
                     th_pn.min(widen(summary.second)),
@@ -159,14 +208,22 @@ impl<'a> DfPn<'a> {
                     th_dn.min(widen(summary.second)),
                 )
             };
-            let undo = pos.play_undoable(child.mv);
-            let found = self.mid(pos, child_pn, child_dn, ply + 1);
-            pos.undo(undo);
+            let (mv, step, hint) = (child.mv, child.step, child.interposed);
+            let found = if step < 0 {
+                let undo = futile_capture(pos, mv);
+                let found = self.mid(pos, child_pn, child_dn, ply.saturating_sub(1), None);
+                futile_restore(pos, undo);
+                found
+            } else {
+                let undo = pos.play_undoable(mv);
+                let found = self.mid(pos, child_pn, child_dn, ply + 1, hint);
+                pos.undo(undo);
+                found
+            };
             children[summary.best].settled = Some(found);
         };
         self.path.remove(&hash);
-        let firm_disproof = result.dn != 0 || result.basis == Basis::Position;
-        if firm_disproof && !result.of_path {
+        if !result.of_path {
             self.table.put(result);
         }
         result
@@ -174,7 +231,12 @@ impl<'a> DfPn<'a> {
 
     /// The children of a node, or the node's settled value when one child settles it (a
     /// check that mates; a reply after which there is no check) or there are none.
-    fn expand(&mut self, pos: &mut Position, or: bool) -> Result<Vec<Child>, Entry> {
+    fn expand(
+        &mut self,
+        pos: &mut Position,
+        or: bool,
+        interposed: Option<(Square, Square)>,
+    ) -> Result<Vec<Child>, Entry> {
         let moves = if or {
             pos.checking_moves()
         } else {
@@ -188,7 +250,40 @@ impl<'a> DfPn<'a> {
                 proof(0)
             });
         }
-        let mut children = Vec::with_capacity(moves.len());
+        // A distant checker whose line a drop may block (tsume mode), and the king.
+        let blockable = if self.futile_drops && !or {
+            distant_checker(pos)
+        } else {
+            None
+        };
+        let mut children = Vec::with_capacity(moves.len() + 1);
+        if or && interposed.is_some() {
+            for &mv in &moves {
+                // The checker's capture of a drop that blocked it, as a futile interposition:
+                // the position after it with the piece handed back, the two plies not counted
+                // (first: a mate this way is shorter than any other check's).
+                if interposed == mv.from().map(|from| (from, mv.to())) {
+                    let undo = futile_capture(pos, mv);
+                    let (hash, key, hands) = (pos.hash(), pos.board_key, pos.hands);
+                    let mated = mated_by_convention(pos);
+                    futile_restore(pos, undo);
+                    if mated {
+                        // Mated at once: the interposition did not delay the mate at all.
+                        return Err(proof(-1));
+                    }
+                    children.push(Child {
+                        mv,
+                        hash,
+                        key,
+                        hands,
+                        first: unknown(1, 1),
+                        settled: None,
+                        step: -1,
+                        interposed: None,
+                    });
+                }
+            }
+        }
         for mv in moves {
             let undo = pos.play_undoable(mv);
             let (hash, key, hands) = (pos.hash(), pos.board_key, pos.hands);
@@ -197,11 +292,12 @@ impl<'a> DfPn<'a> {
             // counting the replies or checks as first numbers, as df-pn+ does, searched
             // more nodes on the table of tests/data/mate).
             let first = if or {
-                if pos.has_legal_moves() {
-                    unknown(1, 1)
+                let mated = if self.futile_drops {
+                    mated_by_convention(pos)
                 } else {
-                    proof(0)
-                }
+                    !pos.has_legal_moves()
+                };
+                if mated { proof(0) } else { unknown(1, 1) }
             } else if has_check(pos) {
                 unknown(1, 1)
             } else {
@@ -214,6 +310,11 @@ impl<'a> DfPn<'a> {
             if !or && first.dn == 0 {
                 return Err(disproof(Basis::Position));
             }
+            let blocked = blockable
+                .filter(|&(checker, king)| {
+                    mv.is_drop() && crate::attacks::between(checker, king).contains(mv.to())
+                })
+                .map(|(checker, _)| (checker, mv.to()));
             children.push(Child {
                 mv,
                 hash,
@@ -221,14 +322,17 @@ impl<'a> DfPn<'a> {
                 hands,
                 first,
                 settled: None,
+                step: 1,
+                interposed: blocked,
             });
         }
         Ok(children)
     }
 
-    /// What is known of a child: repeated on the path, settled by its last search, in
-    /// the table, or its first guess.
-    fn value(&self, child: &Child) -> Entry {
+    /// What is known of a child of a node at `ply`: repeated on the path, settled by its
+    /// last search, in the table (a proof only if its mate fits in the plies left), or
+    /// its first guess.
+    fn value(&self, child: &Child, ply: u32) -> Entry {
         if self.path.contains(&child.hash) {
             return disproof(Basis::Repetition);
         }
@@ -237,13 +341,24 @@ impl<'a> DfPn<'a> {
         {
             return settled;
         }
+        let child_ply = i64::from(ply) + i64::from(child.step);
+        let left = i64::from(self.max_plies) - child_ply;
         self.table
             .get(child.key, child.hands, self.attacker)
+            .filter(|e| {
+                if e.is_proof() {
+                    i64::from(e.plies) <= left
+                } else if e.dn == 0 && e.basis == Basis::DepthLimit {
+                    left <= i64::from(e.plies)
+                } else {
+                    true
+                }
+            })
             .or(child.settled)
             .unwrap_or(child.first)
     }
 
-    fn summarize(&self, children: &[Child], or: bool) -> Summary {
+    fn summarize(&self, children: &[Child], or: bool, ply: u32) -> Summary {
         // OR: pn = min, dn = sum; AND: pn = sum, dn = min. `least` is the number minimised.
         let mut best = 0;
         let mut least = u32::MAX;
@@ -251,14 +366,17 @@ impl<'a> DfPn<'a> {
         let mut sum: u32 = 0;
         // For a proof (OR) the shortest mate among proved children, for an AND node the
         // longest; for a disproof whether it rests only on path-dependent ones.
-        let mut plies: Option<u16> = None;
-        // The bases of the disproved children: the weakest, and the firmest.
+        let mut plies: Option<i16> = None;
+        // The bases of the disproved children: the weakest (OR), and the firmest (AND: a
+        // disproof of the position before one within the plies left, before one of the
+        // path).
         let mut weakest = Basis::Position;
-        let mut firmest = Basis::DepthLimit;
+        let mut firmest: Option<(u8, Entry)> = None;
         let mut of_path = false;
         for (i, child) in children.iter().enumerate() {
-            let value = self.value(child);
-            of_path |= value.of_path || (value.dn == 0 && value.basis != Basis::Position);
+            let value = self.value(child, ply);
+            let counted = value.plies.saturating_add(child.step);
+            of_path |= value.of_path || (value.dn == 0 && value.basis == Basis::Repetition);
             let (minimised, summed) = if or {
                 (value.pn, value.dn)
             } else {
@@ -273,23 +391,44 @@ impl<'a> DfPn<'a> {
             }
             sum = sum.saturating_add(summed).min(INFINITE - 1);
             if or && value.pn == 0 {
-                plies = Some(plies.map_or(value.plies, |p| p.min(value.plies)));
+                plies = Some(plies.map_or(counted, |p| p.min(counted)));
             }
             if !or {
-                plies = Some(plies.unwrap_or(0).max(value.plies));
+                plies = Some(plies.map_or(counted, |p| p.max(counted)));
             }
             if value.dn == 0 {
                 weakest = weakest.max(value.basis);
-                firmest = firmest.min(value.basis);
+                let rank = match value.basis {
+                    _ if value.of_path => 2,
+                    Basis::Position => 0,
+                    Basis::DepthLimit => 1,
+                    Basis::Repetition => 2,
+                };
+                if firmest.is_none_or(|(r, _)| rank < r) {
+                    firmest = Some((rank, value));
+                }
             }
         }
+        // A disproof within the plies left is kept with them: it holds wherever as many or
+        // fewer are left.
+        let left = i64::from(self.max_plies) - i64::from(ply);
+        let left = i16::try_from(left).unwrap_or(if left < 0 { i16::MIN } else { i16::MAX });
         let (pn, dn) = if or { (least, sum) } else { (sum, least) };
         let entry = if pn == 0 {
-            proof(plies.unwrap_or(0).saturating_add(1))
+            proof(plies.unwrap_or(0))
         } else if dn == 0 {
             // OR: every child is disproved, and the disproof is as weak as the weakest. AND:
             // one disproved child suffices, the firmest.
-            disproof(if or { weakest } else { firmest })
+            let (basis, of_path) = if or {
+                (weakest, of_path)
+            } else {
+                firmest.map_or((Basis::Repetition, true), |(_, e)| (e.basis, e.of_path))
+            };
+            Entry {
+                plies: left,
+                of_path: of_path || basis == Basis::Repetition,
+                ..disproof(basis)
+            }
         } else {
             Entry {
                 of_path,
@@ -352,7 +491,9 @@ impl<'a> DfPn<'a> {
         ply: u32,
         research: bool,
     ) -> Option<Move> {
-        let mut chosen: Option<(Move, u16)> = None;
+        let mut chosen: Option<(Move, i16)> = None;
+        let left = i64::from(self.max_plies) - i64::from(ply);
+        let fits = |e: &Entry| e.is_proof() && i64::from(e.plies) <= left;
         for &mv in moves {
             let undo = pos.play_undoable(mv);
             let mut known = if or && !pos.has_legal_moves() {
@@ -360,12 +501,12 @@ impl<'a> DfPn<'a> {
             } else {
                 self.table.get(pos.board_key, pos.hands, self.attacker)
             };
-            if research && !known.is_some_and(|e| e.is_proof()) && !self.stopped() {
-                known = Some(self.mid(pos, INFINITE, INFINITE, ply));
+            if research && !known.is_some_and(|e| fits(&e)) && !self.stopped() {
+                known = Some(self.mid(pos, INFINITE, INFINITE, ply, None));
             }
             pos.undo(undo);
             match known {
-                Some(e) if e.is_proof() => {
+                Some(e) if fits(&e) => {
                     let better =
                         chosen.is_none_or(|(_, p)| if or { e.plies < p } else { e.plies > p });
                     if better {
@@ -390,12 +531,118 @@ fn shrink(threshold: u32, total: u32, child: u32) -> u32 {
     }
 }
 
+/// The square of the only checker of the side to move and its king's, when the checker is
+/// distant (some square lies between them).
+fn distant_checker(pos: &Position) -> Option<(Square, Square)> {
+    let checker = pos.checkers.single_square()?;
+    let king = pos.kings[pos.turn.index()]?;
+    crate::attacks::between(checker, king)
+        .is_nonempty()
+        .then_some((checker, king))
+}
+
+/// Plays the attacker's capture `mv` of a futile interposition and gives the piece it took
+/// back to the defender's hand: the interposition changed nothing but where the checker
+/// stands. (The piece must not help the mate; handing it back, rather than removing it,
+/// asks a little more of the mate and makes every piece interposed on one square lead to
+/// one position.)
+fn futile_capture(pos: &mut Position, mv: Move) -> (Undo, Option<Role>) {
+    let us = pos.turn;
+    let taken = pos
+        .board
+        .piece_at(mv.to())
+        .map(|p| p.role.unpromoted())
+        .filter(|r| r.is_hand_role());
+    let undo = pos.play_undoable(mv);
+    if let Some(role) = taken {
+        pos.hands[us.index()].remove(role);
+        pos.hands[(!us).index()].add(role);
+        pos.hand_key = pos
+            .hand_key
+            .wrapping_sub(crate::zobrist::hand(us, role))
+            .wrapping_add(crate::zobrist::hand(!us, role));
+    }
+    (undo, taken)
+}
+
+/// Takes back [`futile_capture`].
+fn futile_restore(pos: &mut Position, (undo, taken): (Undo, Option<Role>)) {
+    if let Some(role) = taken {
+        let us = !pos.turn;
+        pos.hands[(!us).index()].remove(role);
+        pos.hands[us.index()].add(role);
+    }
+    pos.undo(undo);
+}
+
+/// Whether the side to move, in check, is mated as tsume problems count it: it has no
+/// legal move, or its every reply is a drop between a distant checker and the king that the
+/// checker takes, leaving it mated so again with the piece back in its hand (無駄合).
+pub(super) fn mated_by_convention(pos: &mut Position) -> bool {
+    // The same position recurs down the line with other pieces interposed: each is
+    // decided once.
+    mated_once(pos, &mut std::collections::HashMap::new())
+}
+
+fn mated_once(pos: &mut Position, seen: &mut std::collections::HashMap<u64, bool>) -> bool {
+    if let Some(&known) = seen.get(&pos.hash()) {
+        return known;
+    }
+    let mated = mated_here(pos, seen);
+    seen.insert(pos.hash(), mated);
+    mated
+}
+
+fn mated_here(pos: &mut Position, seen: &mut std::collections::HashMap<u64, bool>) -> bool {
+    let replies = pos.legal_moves();
+    if replies.is_empty() {
+        return pos.is_check();
+    }
+    let Some((checker, king)) = distant_checker(pos) else {
+        return false;
+    };
+    let line = crate::attacks::between(checker, king);
+    if !replies.iter().all(|r| r.is_drop() && line.contains(r.to())) {
+        return false;
+    }
+    replies.iter().all(|&reply| {
+        let undo = pos.play_undoable(reply);
+        // The checker stands nearer the king after it takes: this ends.
+        let mated = takes_and_mates(pos, (checker, reply.to()), &mut |pos| mated_once(pos, seen));
+        pos.undo(undo);
+        mated
+    })
+}
+
+/// Whether the checker on `line.0`, taking the piece interposed on `line.1` (promoted or
+/// not, as a check), leaves the defender mated by convention with the piece handed back.
+fn futile_capture_mates(pos: &mut Position, line: (Square, Square)) -> bool {
+    takes_and_mates(pos, line, &mut |pos| mated_by_convention(pos))
+}
+
+fn takes_and_mates(
+    pos: &mut Position,
+    (from, to): (Square, Square),
+    mated: &mut dyn FnMut(&mut Position) -> bool,
+) -> bool {
+    [false, true].into_iter().any(|promote| {
+        let capture = Move::Normal { from, to, promote };
+        if !pos.is_legal(capture) || !pos.gives_check(capture) {
+            return false;
+        }
+        let taken = futile_capture(pos, capture);
+        let found = mated(pos);
+        futile_restore(pos, taken);
+        found
+    })
+}
+
 fn has_check(pos: &Position) -> bool {
     pos.for_each_check(|_| std::ops::ControlFlow::Break(()))
         .is_break()
 }
 
-fn proof(plies: u16) -> Entry {
+fn proof(plies: i16) -> Entry {
     Entry {
         key: 0,
         hands: [Hand::EMPTY; 2],
@@ -417,7 +664,7 @@ fn disproof(basis: Basis) -> Entry {
         dn: 0,
         work: 1,
         plies: 0,
-        of_path: basis != Basis::Position,
+        of_path: basis == Basis::Repetition,
         basis,
         generation: 0,
     }

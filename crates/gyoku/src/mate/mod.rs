@@ -32,8 +32,12 @@
 
 mod checks;
 mod dfpn;
+mod prospect;
 mod shallow;
 mod table;
+pub mod tsume;
+
+pub use prospect::Prospects;
 
 use std::sync::atomic::AtomicBool;
 
@@ -124,7 +128,8 @@ impl Solver {
     }
 
     /// Whether the side to move of `pos` can force mate. Mates in one and three are looked
-    /// for directly first (so those lines are the shortest), then the df-pn search runs
+    /// for directly first (so those lines are the shortest; within `limits.max_plies`),
+    /// then the df-pn search runs
     /// within `limits`; setting `cancel` to true from another thread stops it soon after
     /// (answering [`Outcome::Unknown`]).
     pub fn solve(
@@ -133,7 +138,12 @@ impl Solver {
         limits: &Limits,
         cancel: Option<&AtomicBool>,
     ) -> Report {
-        if let Some(line) = pos.mate_in_3() {
+        let shallow = match limits.max_plies {
+            0 => None,
+            1 | 2 => pos.mate_in_1().map(|m| vec![m]),
+            _ => pos.mate_in_3(),
+        };
+        if let Some(line) = shallow {
             return Report {
                 outcome: Outcome::Mate(line),
                 nodes: 0,
@@ -163,6 +173,82 @@ impl Solver {
             outcome,
             nodes: search.nodes,
         }
+    }
+}
+
+/// What a search bounded in plies says of one side's mate ([`Solver::mate_within`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Within {
+    /// A mate in this many plies (the one the search proved; not always the shortest).
+    Mate(u32),
+    /// No mate within the plies allowed, proved; one may exist beyond them.
+    NotWithin,
+    /// No mate at all, proved.
+    NoMate,
+    /// Neither proved within the node budget.
+    Unknown,
+}
+
+impl Solver {
+    /// Whether `attacker` mates from `pos` within `limits.max_plies` plies, `pos` having
+    /// either side to move (the defender to move: after a check). With `tsume`, a drop
+    /// between a distant checker and the king that the checker takes, and after which
+    /// the mate goes on without the piece taken, is a futile interposition (無駄合): it
+    /// and its capture are not counted.
+    ///
+    /// ```
+    /// use gyoku::{Color, Position};
+    /// use gyoku::mate::{Limits, Solver, Within};
+    /// // The rook takes the silver, the king takes back, a silver drop mates: three plies.
+    /// let pos = Position::from_sfen("R6sk/9/7G1/9/9/9/9/9/4K4 b P 1")?;
+    /// let mut solver = Solver::new(1 << 20);
+    /// let within = |n| Limits { nodes: 10_000, max_plies: n };
+    /// let ask = |solver: &mut Solver, n| solver.mate_within(&pos, Color::Black, &within(n), false, None).0;
+    /// assert_eq!(ask(&mut solver, 1), Within::NotWithin);
+    /// assert_eq!(ask(&mut solver, 3), Within::Mate(3));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn mate_within(
+        &mut self,
+        pos: &Position,
+        attacker: crate::Color,
+        limits: &Limits,
+        tsume: bool,
+        cancel: Option<&AtomicBool>,
+    ) -> (Within, u64) {
+        self.within(pos, attacker, limits, tsume, None, cancel)
+    }
+
+    /// [`Solver::mate_within`], with the interposition the defender's last move made (the
+    /// checker's square and the drop's) when `pos` follows one.
+    pub(crate) fn within(
+        &mut self,
+        pos: &Position,
+        attacker: crate::Color,
+        limits: &Limits,
+        tsume: bool,
+        interposed: Option<(crate::Square, crate::Square)>,
+        cancel: Option<&AtomicBool>,
+    ) -> (Within, u64) {
+        self.table.clear();
+        let max_plies = limits
+            .max_plies
+            .saturating_add(u32::from(interposed.is_some()));
+        let mut search =
+            dfpn::DfPn::new(&mut self.table, attacker, limits.nodes, max_plies, cancel);
+        search.futile_drops = tsume;
+        let mut root = pos.clone();
+        let entry = search.search_from(&mut root, interposed);
+        let within = if entry.is_proof() {
+            Within::Mate(u32::try_from(entry.plies.max(0)).unwrap_or(0))
+        } else if entry.dn == 0 && entry.basis == table::Basis::DepthLimit {
+            Within::NotWithin
+        } else if entry.dn == 0 {
+            Within::NoMate
+        } else {
+            Within::Unknown
+        };
+        (within, search.nodes)
     }
 }
 

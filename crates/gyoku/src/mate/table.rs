@@ -24,8 +24,10 @@ pub(super) struct Entry {
     pub dn: u32,
     /// How many nodes were searched under this entry: what is kept when a bucket is full.
     pub work: u32,
-    /// For a proof, the plies of the mate it found.
-    pub plies: u16,
+    /// For a proof, the plies of the mate it found (in tsume mode -1 for an attacker's
+    /// position whose mate is the capture of a futile interposition, which with the
+    /// interposition counts for nothing).
+    pub plies: i16,
     /// What a disproof rests on.
     pub basis: Basis,
     /// Whether the numbers were read from a child repeated on the path, or from one whose

@@ -1,6 +1,7 @@
 //! The solver on positions with a known answer.
 
 use super::*;
+use crate::Color;
 
 fn check_line(pos: &Position, line: &[Move]) {
     let mut after = pos.clone();
@@ -39,4 +40,78 @@ fn known_positions() {
             (other, _) => panic!("{sfen}: {other:?}, expected {plies:?}"),
         }
     }
+}
+
+/// (SFEN, Black's prospect, White's: the mate's plies, `None` for no mate proved)
+const PROSPECTS: &[(&str, Option<usize>, Option<usize>)] = &[
+    // White to move and not in check: Black is searched as if it were its turn.
+    ("4k4/9/4P4/9/9/9/9/9/4K4 w Gp 1", Some(1), None),
+    // White to move, in check and mated already: Black's mate is the empty line.
+    ("4k4/4G4/4P4/9/9/9/9/9/4K4 w - 1", Some(0), None),
+    // White in check by a lone rook: every reply escapes for good.
+    ("4k4/9/9/9/4R4/9/9/9/4K4 w - 1", None, None),
+    // White in check from the rook, the king's only reply 2a; then a gold dropped on 2b,
+    // guarded by the pawn, mates: Black's line is the reply and the mate.
+    ("8k/9/7P1/9/8R/9/9/9/4K4 w G 1", Some(2), None),
+];
+
+#[test]
+fn prospects_of_both_sides() {
+    let mut solver = Solver::new(1 << 20);
+    let limits = Limits {
+        nodes: 100_000,
+        ..Limits::default()
+    };
+    for &(sfen, black, white) in PROSPECTS {
+        let pos = Position::from_sfen(sfen).unwrap();
+        let p = Prospects::search(&pos, &mut solver, &limits, None);
+        for (color, want) in [(Color::Black, black), (Color::White, white)] {
+            match (&p.by.get(color).outcome, want) {
+                (Outcome::Mate(line), Some(n)) => assert_eq!(line.len(), n, "{sfen} {color}"),
+                (Outcome::NoMate, None) => {}
+                (other, _) => panic!("{sfen}: {color}: {other:?}, expected {want:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_mate_longer_than_max_plies_is_not_given() {
+    // A mate in three, searched within one ply: none found, and none proved absent.
+    let pos = Position::from_sfen("R6sk/9/7G1/9/9/9/9/9/4K4 b P 1").unwrap();
+    let within = |max_plies| Limits {
+        nodes: 10_000,
+        max_plies,
+    };
+    let report = Solver::new(1 << 20).solve(&pos, &within(1), None);
+    assert_eq!(report.outcome, Outcome::Unknown);
+    let report = Solver::new(1 << 20).solve(&pos, &within(3), None);
+    assert!(matches!(report.outcome, Outcome::Mate(line) if line.len() == 3));
+}
+
+#[test]
+fn a_futile_interposition_counts_for_nothing_in_tsume_mode() {
+    // Black's rook on 1i checks from afar; White can only drop its pawn between, which the
+    // rook takes, the gold guarding it: futile.
+    let pos = Position::from_sfen("7lk/7p1/7G1/9/9/9/9/9/8R w p 2")
+        .or_else(|e| match e {
+            crate::SfenError::Position(e) => e.ignore_all_safe(),
+            _ => panic!("{e}"),
+        })
+        .unwrap();
+    assert!(!pos.is_checkmate());
+    let mut solver = Solver::new(1 << 20);
+    let within = |n| Limits {
+        nodes: 10_000,
+        max_plies: n,
+    };
+    let mut ask = |n, tsume| {
+        solver
+            .mate_within(&pos, Color::Black, &within(n), tsume, None)
+            .0
+    };
+    assert_eq!(ask(0, true), Within::Mate(0));
+    assert_eq!(ask(0, false), Within::NotWithin);
+    assert_eq!(ask(1, false), Within::NotWithin);
+    assert_eq!(ask(2, false), Within::Mate(2));
 }
