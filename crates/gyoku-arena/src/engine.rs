@@ -329,7 +329,7 @@ impl Engine {
             .kill_on_drop(true)
             // Its own process group, so that everything it starts can be killed with it.
             .process_group(0);
-        die_with_parent(&mut command);
+        die_with_parent(command.as_std_mut());
         let mut child = command
             .spawn()
             .map_err(|e| EngineFailure::Spawn(format!("'{}': {e}", config.command)))?;
@@ -672,13 +672,20 @@ impl Drop for Engine {
     }
 }
 
-/// On Linux, the engine process is killed by the kernel when the runner dies, even by
-/// SIGKILL (`PR_SET_PDEATHSIG`). The signal comes when the thread that started the engine
+/// On Linux, the process `command` starts is killed by the kernel when this one dies,
+/// even by SIGKILL (`PR_SET_PDEATHSIG`). The signal comes when the thread that started it
 /// ends: engines are started from the runtime's worker threads, which live as long as the
-/// match does.
+/// match does (a caller on a thread of its own keeps that thread while the child lives).
+///
+/// ```no_run
+/// let mut command = std::process::Command::new("/usr/games/gpsusi");
+/// gyoku_arena::engine::die_with_parent(&mut command);
+/// let child = command.spawn();
+/// ```
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
-fn die_with_parent(command: &mut Process) {
+pub fn die_with_parent(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
     let parent = nix::unistd::getpid();
     // SAFETY: the closure runs in the child between fork and exec, where only
     // async-signal-safe calls may be made. It makes two system calls, prctl(2) and
@@ -699,5 +706,6 @@ fn die_with_parent(command: &mut Process) {
     }
 }
 
+/// Elsewhere: nothing (the child is killed when its handle is dropped, if asked).
 #[cfg(not(target_os = "linux"))]
-fn die_with_parent(_command: &mut Process) {}
+pub fn die_with_parent(_command: &mut std::process::Command) {}

@@ -12,6 +12,7 @@ pub mod chat_flood;
 pub mod csa_load;
 pub mod login_flood;
 pub mod mate;
+pub mod mate_engine;
 pub mod ratings;
 pub mod runner_cost;
 pub mod slow_uploads;

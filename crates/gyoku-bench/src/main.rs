@@ -13,12 +13,14 @@
 //! cargo run --release -p gyoku-bench -- slow-uploads [--addresses N] [--per-address N] [--plies N] [--think MS] [--before PATH]
 //! cargo run --release -p gyoku-bench -- watch-load --db postgres://ADMIN@HOST/DB [--games N] [--watchers N] [--plies N] [--think MS] [--before PATH]
 //! cargo run --release -p gyoku-bench -- runner [--games N] [--rounds N] [--before PATH] [--shogitest PATH]
-//! cargo run --release -p gyoku-bench -- mate [--nodes N] [--rounds N] [--no-cshogi]
+//! cargo run --release -p gyoku-bench -- mate [--nodes N] [--rounds N] [--no-cshogi] [--yaneuraou-mate PATH]
 //! ```
 //! `mate` (issue 48) times the mate searches on `tests/data/mate/positions.tsv` beside
 //! cshogi's (from Python, timed in-process there): mate in 1 and within 3 on every
 //! position (median of ROUNDS calls, 21 by default), and a df-pn search of at most N nodes
-//! (3,000,000) on each longer mate: solved, median and p90 time, nodes per second.
+//! (3,000,000) on each longer mate: solved, median and p90 time, nodes per second, beside
+//! YaneuraOu's mate engine (`--yaneuraou-mate PATH` or YANEURAOU_MATE: its
+//! TANUKI_MATE_ENGINE edition, built as ../shared/peers/README.md says) given 60 s each.
 //! `runner` (issue 44) measures the match runner's own cost: `gyoku match` (built beside
 //! this one) plays N games (200) of the built-in engine against itself at 10 ms + 0.1 ms,
 //! two at once, from the shipped opening suite, and so do an older `gyoku` binary
@@ -100,6 +102,8 @@ fn main() {
     let mut watch_load = false;
     let mut runner = false;
     let mut mate = false;
+    // YaneuraOu's mate engine, for `mate` (also from YANEURAOU_MATE).
+    let mut yaneuraou_mate: Option<String> = std::env::var("YANEURAOU_MATE").ok();
     let mut nodes: u64 = 3_000_000;
     let mut shogitest: Option<std::path::PathBuf> = None;
     let mut watchers = 10_000;
@@ -165,6 +169,7 @@ fn main() {
             "--rounds" => rounds = it.next().and_then(|n| n.parse().ok()).unwrap_or(3),
             "--quick" => quick = true,
             "--no-cshogi" => cshogi = false,
+            "--yaneuraou-mate" => yaneuraou_mate = it.next().cloned(),
             "--yaneuraou" => {
                 if let Some(path) = it.next() {
                     gyoku_bench::use_yaneuraou(std::path::PathBuf::from(path));
@@ -184,7 +189,13 @@ fn main() {
         };
         let table = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../../tests/data/mate/positions.tsv");
-        gyoku_bench::mate::run(&table, nodes, rounds, cshogi && cshogi_available());
+        gyoku_bench::mate::run(
+            &table,
+            nodes,
+            rounds,
+            cshogi && cshogi_available(),
+            yaneuraou_mate.as_deref(),
+        );
         return;
     }
     if runner {

@@ -6,7 +6,9 @@
 //! most have no such mate, which is what a caller asking of every position of a game
 //! meets); for the rows with a longer mate, one df-pn search each (`mate::Solver`, a
 //! 64 MiB table, beside cshogi's `DfPn`), at most NODES nodes: how many were solved, the
-//! median and 90th percentile time to solve (over the rows both solved), nodes per second.
+//! median and 90th percentile time to solve (over the rows all solved), nodes per second;
+//! and, given its path, YaneuraOu's mate engine on the same rows (`go mate`, a fresh
+//! process each with a 64 MiB table, timed from the command to its answer).
 
 use std::path::Path;
 use std::time::Instant;
@@ -62,8 +64,12 @@ fn quantile(values: &[f64], q: f64) -> f64 {
     v[((v.len() - 1) as f64 * q).round() as usize]
 }
 
-/// Runs the comparison and prints a Markdown table.
-pub fn run(table: &Path, nodes: u64, rounds: usize, cshogi: bool) {
+/// How long YaneuraOu's mate engine may search one position.
+const YANEURAOU_MS: u64 = 60_000;
+
+/// Runs the comparison and prints a Markdown table; `yaneuraou` is the path of YaneuraOu's
+/// mate engine, when it is to be run too.
+pub fn run(table: &Path, nodes: u64, rounds: usize, cshogi: bool, yaneuraou: Option<&str>) {
     let rows = read_table(table);
     let ours_one: Vec<f64> = rows
         .iter()
@@ -95,6 +101,18 @@ pub fn run(table: &Path, nodes: u64, rounds: usize, cshogi: bool) {
         let solved = matches!(report.outcome, Outcome::Mate(_));
         ours_dfpn.push((i, seconds, report.nodes, solved));
     }
+    // (seconds, solved, peak bytes), for each df-pn row.
+    let yane: Vec<(f64, bool, u64)> = match yaneuraou {
+        Some(path) => ours_dfpn
+            .iter()
+            .map(|&(i, ..)| {
+                let answer = crate::mate_engine::ask(path, 64, &rows[i].sfen, YANEURAOU_MS)
+                    .unwrap_or_else(|e| panic!("YaneuraOu's mate engine: {e}"));
+                (answer.seconds, answer.result == "mate", answer.peak_bytes)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
     let peer = if cshogi {
         let out = std::process::Command::new("python3")
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/cshogi_mate.py"))
@@ -162,37 +180,44 @@ pub fn run(table: &Path, nodes: u64, rounds: usize, cshogi: bool) {
         })
         .collect();
     let solved_peer = peer_dfpn.iter().flatten().filter(|d| d.2).count();
-    let both: Vec<(f64, f64)> = ours_dfpn
-        .iter()
-        .zip(&peer_dfpn)
-        .filter_map(|(o, p)| match p {
-            Some((s, _, true)) if o.3 => Some((o.1, *s)),
-            _ => None,
+    // The rows every solver run solved: the times are compared on those.
+    let all: Vec<usize> = (0..ours_dfpn.len())
+        .filter(|&k| {
+            ours_dfpn[k].3
+                && (peer.is_none() || peer_dfpn[k].is_some_and(|p| p.2))
+                && (yane.is_empty() || yane[k].1)
         })
         .collect();
-    let ours_t: Vec<f64> = both.iter().map(|b| b.0).collect();
-    let peer_t: Vec<f64> = both.iter().map(|b| b.1).collect();
+    let ours_t: Vec<f64> = all.iter().map(|&k| ours_dfpn[k].1).collect();
+    let peer_t: Vec<f64> = all
+        .iter()
+        .filter_map(|&k| peer_dfpn[k].map(|p| p.0))
+        .collect();
+    let yane_t: Vec<f64> = all
+        .iter()
+        .filter_map(|&k| yane.get(k).map(|y| y.0))
+        .collect();
     let nps = |n: u64, s: f64| n as f64 / s.max(1e-9);
     let ours_nodes: u64 = ours_dfpn.iter().map(|d| d.2).sum();
     let ours_secs: f64 = ours_dfpn.iter().map(|d| d.1).sum();
     let peer_nodes: u64 = peer_dfpn.iter().flatten().map(|d| d.1).sum();
     let peer_secs: f64 = peer_dfpn.iter().flatten().map(|d| d.0).sum();
     println!(
-        "\n| df-pn, mates longer than 3 plies | solved | median ms (both solved: {}) | p90 ms | nodes per second |",
-        both.len()
+        "\n| df-pn, mates longer than 3 plies | solved | median ms (all solved: {}) | p90 ms | nodes per second | memory |",
+        all.len()
     );
-    println!("|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|");
     println!(
-        "| Gyoku (`mate::Solver`, {} MiB table) | {solved_ours} of {} | {:.2} | {:.2} | {:.0} |",
-        solver.table_bytes() >> 20,
+        "| Gyoku (`mate::Solver`) | {solved_ours} of {} | {:.2} | {:.2} | {:.0} | a {} MiB table |",
         ours_dfpn.len(),
         quantile(&ours_t, 0.5) * 1e3,
         quantile(&ours_t, 0.9) * 1e3,
-        nps(ours_nodes, ours_secs)
+        nps(ours_nodes, ours_secs),
+        solver.table_bytes() >> 20,
     );
     if peer.is_some() {
         println!(
-            "| cshogi {} (`DfPn`) | {solved_peer} of {} | {:.2} | {:.2} | {:.0} |",
+            "| cshogi {} (`DfPn`) | {solved_peer} of {} | {:.2} | {:.2} | {:.0} | its own default |",
             peer.as_ref()
                 .and_then(|v| v["version"].as_str())
                 .unwrap_or("?"),
@@ -202,6 +227,21 @@ pub fn run(table: &Path, nodes: u64, rounds: usize, cshogi: bool) {
             nps(peer_nodes, peer_secs)
         );
     } else {
-        println!("| cshogi | not run (`python3 -c 'import cshogi'` fails, or --no-cshogi) | | | |");
+        println!(
+            "| cshogi | not run (`python3 -c 'import cshogi'` fails, or --no-cshogi) | | | | |"
+        );
+    }
+    if yane.is_empty() {
+        println!("| YaneuraOu's mate engine | not run (--yaneuraou PATH) | | | | |");
+    } else {
+        let peak = yane.iter().map(|y| y.2).max().unwrap_or(0);
+        println!(
+            "| YaneuraOu's mate engine (`go mate`, a fresh process each) | {} of {} | {:.2} | {:.2} | not reported | USI_Hash 64 MiB; {} MiB resident at most |",
+            yane.iter().filter(|y| y.1).count(),
+            yane.len(),
+            quantile(&yane_t, 0.5) * 1e3,
+            quantile(&yane_t, 0.9) * 1e3,
+            peak >> 20
+        );
     }
 }

@@ -179,6 +179,9 @@ impl<'a> DfPn<'a> {
             }
         };
         self.path.insert(hash);
+        for child in &mut children {
+            child.first = self.first_known(child, ply);
+        }
         let result = loop {
             let summary = self.summarize(&children, or, ply);
             let entry = Entry {
@@ -196,7 +199,7 @@ impl<'a> DfPn<'a> {
                 break entry;
             }
             let child = &children[summary.best];
-            let known = self.value(child, ply);
+            let known = Self::value(child);
             let (child_pn, child_dn) = if or {
                 (
                     th_pn.min(widen(summary.second)),
@@ -298,10 +301,18 @@ impl<'a> DfPn<'a> {
                     !pos.has_legal_moves()
                 };
                 if mated { proof(0) } else { unknown(1, 1) }
-            } else if has_check(pos) {
-                unknown(1, 1)
             } else {
-                disproof(Basis::Position)
+                // A reply after which the attacker has no check escapes; one after which a
+                // check mates at once is proved without a node of its own (as cshogi's
+                // df-pn does).
+                let checks = pos.checking_moves();
+                if checks.is_empty() {
+                    disproof(Basis::Position)
+                } else if self.mates_at_close_quarters(pos, &checks) {
+                    proof(1)
+                } else {
+                    unknown(1, 1)
+                }
             };
             pos.undo(undo);
             if or && first.is_proof() {
@@ -329,33 +340,53 @@ impl<'a> DfPn<'a> {
         Ok(children)
     }
 
-    /// What is known of a child of a node at `ply`: repeated on the path, settled by its
-    /// last search, in the table (a proof only if its mate fits in the plies left), or
-    /// its first guess.
-    fn value(&self, child: &Child, ply: u32) -> Entry {
+    /// Whether one of `checks` that lands beside the defender's king mates at once: most
+    /// mates in one do, and trying only those keeps the test cheap (a mate from afar is
+    /// found by the search itself).
+    fn mates_at_close_quarters(&self, pos: &mut Position, checks: &[Move]) -> bool {
+        let Some(king) = pos.kings[(!self.attacker).index()] else {
+            return false;
+        };
+        let near = crate::attacks::king_attacks(king);
+        let close: Vec<Move> = checks
+            .iter()
+            .copied()
+            .filter(|m| near.contains(m.to()))
+            .collect();
+        pos.mate_among(&close).is_some()
+    }
+
+    /// What is first known of a child of a node at `ply`: repeated on the path, in the
+    /// table (a proof only if its mate fits in the plies left, a disproof within a depth
+    /// only if as few are left), or its first guess. Read once, when the node is expanded:
+    /// the path above stays the same while the node is searched, and what a search of the
+    /// child finds is kept in the child.
+    fn first_known(&self, child: &Child, ply: u32) -> Entry {
         if self.path.contains(&child.hash) {
             return disproof(Basis::Repetition);
         }
-        if let Some(settled) = child.settled
-            && (settled.pn == 0 || settled.dn == 0 || settled.of_path)
-        {
-            return settled;
-        }
         let child_ply = i64::from(ply) + i64::from(child.step);
         let left = i64::from(self.max_plies) - child_ply;
+        let holds = |e: &Entry| {
+            if e.is_proof() {
+                i64::from(e.plies) <= left
+            } else if e.dn == 0 && e.basis == Basis::DepthLimit {
+                left <= i64::from(e.plies)
+            } else {
+                true
+            }
+        };
         self.table
             .get(child.key, child.hands, self.attacker)
-            .filter(|e| {
-                if e.is_proof() {
-                    i64::from(e.plies) <= left
-                } else if e.dn == 0 && e.basis == Basis::DepthLimit {
-                    left <= i64::from(e.plies)
-                } else {
-                    true
-                }
-            })
-            .or(child.settled)
-            .unwrap_or(child.first)
+            .filter(holds)
+            .or(Some(child.first).filter(holds))
+            .unwrap_or(unknown(1, 1))
+    }
+
+    /// What is known of a child: what its last search found, or what was first known.
+    #[inline]
+    fn value(child: &Child) -> Entry {
+        child.settled.unwrap_or(child.first)
     }
 
     fn summarize(&self, children: &[Child], or: bool, ply: u32) -> Summary {
@@ -374,7 +405,7 @@ impl<'a> DfPn<'a> {
         let mut firmest: Option<(u8, Entry)> = None;
         let mut of_path = false;
         for (i, child) in children.iter().enumerate() {
-            let value = self.value(child, ply);
+            let value = Self::value(child);
             let counted = value.plies.saturating_add(child.step);
             of_path |= value.of_path || (value.dn == 0 && value.basis == Basis::Repetition);
             let (minimised, summed) = if or {
@@ -637,11 +668,6 @@ fn takes_and_mates(
     })
 }
 
-fn has_check(pos: &Position) -> bool {
-    pos.for_each_check(|_| std::ops::ControlFlow::Break(()))
-        .is_break()
-}
-
 fn proof(plies: i16) -> Entry {
     Entry {
         key: 0,
@@ -652,7 +678,6 @@ fn proof(plies: i16) -> Entry {
         plies,
         basis: Basis::Position,
         of_path: false,
-        generation: 0,
     }
 }
 
@@ -666,7 +691,6 @@ fn disproof(basis: Basis) -> Entry {
         plies: 0,
         of_path: basis == Basis::Repetition,
         basis,
-        generation: 0,
     }
 }
 
@@ -680,7 +704,6 @@ fn unknown(pn: u32, dn: u32) -> Entry {
         plies: 0,
         basis: Basis::Position,
         of_path: false,
-        generation: 0,
     }
 }
 

@@ -56,7 +56,12 @@ impl Position {
 
     fn find_mate_in_1(&mut self) -> Option<Move> {
         let checks = self.checking_moves();
-        checks.into_iter().find(|&m| {
+        self.mate_among(&checks)
+    }
+
+    /// The first of `checks` (the side to move's) after which the other side has no move.
+    pub(super) fn mate_among(&mut self, checks: &[Move]) -> Option<Move> {
+        checks.iter().copied().find(|&m| {
             let undo = self.play_undoable(m);
             let mated = !self.has_legal_moves();
             self.undo(undo);

@@ -33,8 +33,6 @@ pub(super) struct Entry {
     /// Whether the numbers were read from a child repeated on the path, or from one whose
     /// numbers were: true on this path only, so never put in the table.
     pub of_path: bool,
-    /// The search that wrote it (see [`Table::clear`]).
-    pub generation: u8,
 }
 
 /// What a disproof rests on, from the firmest.
@@ -59,10 +57,59 @@ use crate::{Color, Hand};
 
 const BUCKET: usize = 4;
 
+/// An entry as the table keeps it: [`Entry`] without `of_path` (such entries are never
+/// kept), 32 bytes.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    key: u64,
+    hands: [Hand; 2],
+    pn: u32,
+    dn: u32,
+    work: u32,
+    plies: i16,
+    basis: Basis,
+    /// The search that wrote it (see [`Table::clear`]).
+    generation: u8,
+}
+
+impl Slot {
+    fn of(entry: &Entry, generation: u8) -> Slot {
+        debug_assert!(!entry.of_path, "a path's numbers are never kept");
+        Slot {
+            key: entry.key,
+            hands: entry.hands,
+            pn: entry.pn,
+            dn: entry.dn,
+            work: entry.work,
+            plies: entry.plies,
+            basis: entry.basis,
+            generation,
+        }
+    }
+
+    fn entry(&self, hands: [Hand; 2]) -> Entry {
+        Entry {
+            key: self.key,
+            hands,
+            pn: self.pn,
+            dn: self.dn,
+            work: self.work,
+            plies: self.plies,
+            basis: self.basis,
+            of_path: false,
+        }
+    }
+}
+
+/// `BUCKET` slots on two cache lines of their own: a lookup waits on memory once (the
+/// lookups were most of the search's time, measured with `perf`).
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
+struct Bucket([Slot; BUCKET]);
+
 /// Entries, `BUCKET` to a bucket.
 pub(super) struct Table {
-    entries: Vec<Entry>,
-    buckets: usize,
+    buckets: Vec<Bucket>,
     /// Entries of another generation are empty.
     generation: u8,
 }
@@ -70,18 +117,16 @@ pub(super) struct Table {
 impl Table {
     /// A table of about `bytes` bytes (at least one bucket).
     pub(super) fn with_bytes(bytes: usize) -> Table {
-        let per_bucket = std::mem::size_of::<Entry>() * BUCKET;
-        let buckets = (bytes / per_bucket).max(1);
+        let buckets = (bytes / std::mem::size_of::<Bucket>()).max(1);
         Table {
-            entries: vec![Entry::default(); buckets * BUCKET],
-            buckets,
+            buckets: vec![Bucket::default(); buckets],
             generation: 1,
         }
     }
 
     /// The bytes the entries take.
     pub(super) fn bytes(&self) -> usize {
-        self.entries.len() * std::mem::size_of::<Entry>()
+        self.buckets.len() * std::mem::size_of::<Bucket>()
     }
 
     /// Forgets every entry: a new generation (the entries are written over only once in
@@ -89,73 +134,68 @@ impl Table {
     pub(super) fn clear(&mut self) {
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
-            self.entries.fill(Entry::default());
+            self.buckets.fill(Bucket::default());
             self.generation = 1;
         }
     }
 
-    fn live(&self, e: &Entry) -> bool {
-        e.work > 0 && e.generation == self.generation
-    }
-
-    fn bucket(&self, key: u64) -> std::ops::Range<usize> {
+    fn bucket(&self, key: u64) -> usize {
         // The high bits pick the bucket: the low ones of a Zobrist key are as good, but the
         // product spreads any key evenly over a bucket count that is not a power of two.
-        let start = ((u128::from(key) * self.buckets as u128) >> 64) as usize * BUCKET;
-        start..start + BUCKET
+        ((u128::from(key) * self.buckets.len() as u128) >> 64) as usize
     }
 
     /// What is known of the board `key` with `hands`, `attacker` attacking: its own entry,
     /// or a proof or disproof of the same board that the hands carry over to it.
     pub(super) fn get(&self, key: u64, hands: [Hand; 2], attacker: Color) -> Option<Entry> {
         let (a, d) = (attacker.index(), (!attacker).index());
+        let generation = self.generation;
         let mut found = None;
-        for e in &self.entries[self.bucket(key)] {
-            if !self.live(e) || e.key != key {
+        for e in &self.buckets[self.bucket(key)].0 {
+            if e.key != key || e.work == 0 || e.generation != generation {
                 continue;
             }
             if e.hands == hands {
-                return Some(*e);
+                return Some(e.entry(hands));
             }
-            let more = hands[a].covers(e.hands[a]) && e.hands[d].covers(hands[d]);
-            let less = e.hands[a].covers(hands[a]) && hands[d].covers(e.hands[d]);
-            if (e.pn == 0 && more) || (e.dn == 0 && less) {
-                found = Some(Entry { hands, ..*e });
+            let more = e.pn == 0 && hands[a].covers(e.hands[a]) && e.hands[d].covers(hands[d]);
+            let less = e.dn == 0 && e.hands[a].covers(hands[a]) && hands[d].covers(e.hands[d]);
+            if more || less {
+                found = Some(e.entry(hands));
             }
         }
         found
     }
 
+    /// Keeps `entry` (never one of a path's numbers): over its own slot, else over the
+    /// bucket's least searched entry that is not a proof.
     pub(super) fn put(&mut self, entry: Entry) {
         let generation = self.generation;
-        let entry = Entry {
-            generation,
-            ..entry
-        };
-        let range = self.bucket(entry.key);
-        let bucket = &mut self.entries[range];
-        let live = |e: &Entry| e.work > 0 && e.generation == generation;
+        let slot_of = Slot::of(&entry, generation);
+        let i = self.bucket(entry.key);
+        let bucket = &mut self.buckets[i].0;
+        let live = |e: &Slot| e.work > 0 && e.generation == generation;
         if let Some(slot) = bucket
             .iter_mut()
             .find(|e| live(e) && e.key == entry.key && e.hands == entry.hands)
         {
-            *slot = Entry {
+            *slot = Slot {
                 work: slot.work.max(entry.work),
-                ..entry
+                ..slot_of
             };
             return;
         }
-        let keep = |e: &Entry| {
+        let keep = |e: &Slot| {
             if !live(e) {
                 0
-            } else if e.is_proof() {
+            } else if e.pn == 0 {
                 u64::from(u32::MAX) + u64::from(e.work)
             } else {
                 u64::from(e.work)
             }
         };
         if let Some(slot) = bucket.iter_mut().min_by_key(|e| keep(e)) {
-            *slot = entry;
+            *slot = slot_of;
         }
     }
 }
@@ -166,9 +206,17 @@ mod tests {
     use crate::Role;
 
     #[test]
+    fn a_bucket_is_two_cache_lines() {
+        assert_eq!(std::mem::size_of::<Slot>(), 32);
+        assert_eq!(std::mem::size_of::<Bucket>(), 128);
+        assert_eq!(std::mem::align_of::<Bucket>(), 64);
+        assert_eq!(Table::with_bytes(1 << 20).bytes(), 1 << 20);
+    }
+
+    #[test]
     fn a_full_bucket_keeps_proofs_and_the_most_searched() {
         let mut table = Table::with_bytes(1);
-        assert_eq!(table.entries.len(), BUCKET);
+        assert_eq!(table.buckets.len(), 1);
         let entry = |key, work, pn| Entry {
             key,
             hands: [Hand::EMPTY; 2],
@@ -178,7 +226,6 @@ mod tests {
             plies: 0,
             basis: Basis::Position,
             of_path: false,
-            generation: 0,
         };
         let get = |table: &Table, key| table.get(key, [Hand::EMPTY; 2], Color::Black);
         table.put(entry(1, 5, 0));
@@ -222,7 +269,6 @@ mod tests {
             plies: 3,
             basis: Basis::Position,
             of_path: false,
-            generation: 0,
         };
         table.put(stored(0, INFINITE));
         let richer = [hand(&[Role::Gold, Role::Silver]), Hand::EMPTY];
