@@ -252,18 +252,13 @@ class MateEngine:
     the kernel if this script dies (PR_SET_PDEATHSIG), every read timed out."""
 
     def __init__(self, path):
-        import ctypes
-        import signal
-        libc = ctypes.CDLL(None, use_errno=True)
-
-        def die_with_parent():
-            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
         import queue
         import threading
-        self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1,
-                                     preexec_fn=die_with_parent)
+        # setpriv (util-linux) sets the parent-death signal and execs the engine: no Python
+        # code runs between fork and exec, which threads make unsafe.
+        self.proc = subprocess.Popen(["setpriv", "--pdeathsig", "KILL", path],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
         # Lines are read by a thread, so that every wait for one can time out.
         self.lines = queue.Queue(maxsize=10_000)
         self.dn = None
