@@ -288,6 +288,12 @@ impl<'a> DfPn<'a> {
             }
         }
         for mv in moves {
+            // A drop between a distant checker and the king (tsume mode).
+            let blocked = blockable
+                .filter(|&(checker, king)| {
+                    mv.is_drop() && crate::attacks::between(checker, king).contains(mv.to())
+                })
+                .map(|(checker, _)| (checker, mv.to()));
             let undo = pos.play_undoable(mv);
             let (hash, key, hands) = (pos.hash(), pos.board_key, pos.hands);
             // A check the defender cannot answer mates; a reply after which the attacker
@@ -304,11 +310,12 @@ impl<'a> DfPn<'a> {
             } else {
                 // A reply after which the attacker has no check escapes; one after which a
                 // check mates at once is proved without a node of its own (as cshogi's
-                // df-pn does).
+                // df-pn does) — unless it may be a futile interposition, whose capture
+                // counts for nothing and so may mate sooner still.
                 let checks = pos.checking_moves();
                 if checks.is_empty() {
                     disproof(Basis::Position)
-                } else if self.mates_at_close_quarters(pos, &checks) {
+                } else if blocked.is_none() && self.mates_at_close_quarters(pos, &checks) {
                     proof(1)
                 } else {
                     unknown(1, 1)
@@ -321,11 +328,6 @@ impl<'a> DfPn<'a> {
             if !or && first.dn == 0 {
                 return Err(disproof(Basis::Position));
             }
-            let blocked = blockable
-                .filter(|&(checker, king)| {
-                    mv.is_drop() && crate::attacks::between(checker, king).contains(mv.to())
-                })
-                .map(|(checker, _)| (checker, mv.to()));
             children.push(Child {
                 mv,
                 hash,

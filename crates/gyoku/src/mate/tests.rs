@@ -114,4 +114,17 @@ fn a_futile_interposition_counts_for_nothing_in_tsume_mode() {
     assert_eq!(ask(0, false), Within::NotWithin);
     assert_eq!(ask(1, false), Within::NotWithin);
     assert_eq!(ask(2, false), Within::Mate(2));
+    // The rook on 1c: the pawn can only be dropped on 1b, beside the king, where the gold
+    // could take it and mate too; the rook's capture, the futile one, counts for nothing,
+    // with one ply allowed (the depth limit) and with two (the gold's mate found first).
+    let pos = Position::from_sfen("7lk/7p1/7GR/9/9/9/9/9/9 w p 2")
+        .or_else(|e| match e {
+            crate::SfenError::Position(e) => e.ignore_all_safe(),
+            _ => panic!("{e}"),
+        })
+        .unwrap();
+    for n in [0, 1, 2, 3] {
+        let (got, _) = solver.mate_within(&pos, Color::Black, &within(n), true, None);
+        assert_eq!(got, Within::Mate(0), "within {n}");
+    }
 }

@@ -375,6 +375,28 @@ mod tests {
     }
 
     #[test]
+    fn a_futile_interposition_does_not_lengthen_a_mate() {
+        // Every other rook drop on file 1 mates at once: the pawn White could put between
+        // is taken, and counts for nothing (nor does its capture).
+        let pos = position("7lk/7p1/7G1/9/9/9/9/9/9 b Rp 1");
+        let report = judge(
+            &pos,
+            &line("R*1i P*1e 1i1e"),
+            &mut Solver::new(1 << 20),
+            100_000,
+        );
+        let lengths: Vec<u32> = report
+            .faults
+            .iter()
+            .filter_map(|f| match f {
+                Fault::AlternativeMate { plies, .. } => Some(*plies),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(lengths, [1; 7], "{report:?}");
+    }
+
+    #[test]
     fn the_color_of_the_attacker_is_the_side_to_move() {
         let pos = Position::from_sfen("4k4/9/9/9/9/9/4p4/9/4K4 w g 1").unwrap();
         let report = judge(&pos, &line("G*5h"), &mut Solver::new(1 << 20), 1_000);
