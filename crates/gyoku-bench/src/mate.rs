@@ -71,22 +71,17 @@ const YANEURAOU_MS: u64 = 60_000;
 /// mate engine, when it is to be run too.
 pub fn run(table: &Path, nodes: u64, rounds: usize, cshogi: bool, yaneuraou: Option<&str>) {
     let rows = read_table(table);
-    let ours_one: Vec<f64> = rows
-        .iter()
-        .map(|r| {
-            median_seconds(rounds, || {
-                std::hint::black_box(r.pos.mate_in_1());
-            })
-        })
-        .collect();
-    let ours_three: Vec<f64> = rows
-        .iter()
-        .map(|r| {
-            median_seconds(rounds, || {
-                std::hint::black_box(r.pos.mate_in_3());
-            })
-        })
-        .collect();
+    let per_row = |search: &dyn Fn(&Position)| -> Vec<f64> {
+        rows.iter()
+            .map(|r| median_seconds(rounds, || search(&r.pos)))
+            .collect()
+    };
+    let ours_one = per_row(&|pos| {
+        std::hint::black_box(pos.mate_in_1());
+    });
+    let ours_three = per_row(&|pos| {
+        std::hint::black_box(pos.mate_in_3());
+    });
     let mut solver = Solver::new(64 << 20);
     let limits = Limits {
         nodes,

@@ -576,7 +576,7 @@ pub fn run_impasse_file(
         outln!("after ply {ply} of {}:", moves.len());
     }
     let mut report = gyoku::ImpasseReport::with_checks(&pos, Some(&initial), checks);
-    crate::referee::search_mates(&mut report, &pos, mate_nodes);
+    report.search_mates(&pos, mate_nodes);
     crate::referee::print_report(&report, json);
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! `gyoku judge`, `gyoku impasse` and `gyoku rules`.
 
-use gyoku::mate::{Limits, Outcome, Prospects, Solver};
+use gyoku::mate::Outcome;
 use gyoku::{Action, Color, Game, ImpasseReport, Position, Preset, RuleSet};
 use gyoku_kifu::report::{detail_json, impasse_json, judge_json};
 use serde_json::{Value, json};
@@ -146,25 +146,9 @@ pub fn run_impasse(
         .map(|text| read_position(text, true, "--initial").map(|p| p.to_setup()))
         .transpose()?;
     let mut report = ImpasseReport::new(pos, initial.as_ref());
-    search_mates(&mut report, pos, mate_nodes);
+    report.search_mates(pos, mate_nodes);
     print_report(&report, json);
     Ok(())
-}
-
-/// The table the calculator's mate search uses, in bytes.
-const MATE_TABLE_BYTES: usize = 16 << 20;
-
-/// Fills the report's mate prospects with a search of `nodes` for each side (none for 0).
-pub fn search_mates(report: &mut ImpasseReport, pos: &Position, nodes: u64) {
-    if nodes == 0 {
-        return;
-    }
-    let limits = Limits {
-        nodes,
-        ..Limits::default()
-    };
-    let mut solver = Solver::new(MATE_TABLE_BYTES);
-    report.mate = Some(Prospects::search(pos, &mut solver, &limits, None));
 }
 
 /// Prints a calculator report.

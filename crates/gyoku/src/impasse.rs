@@ -370,7 +370,7 @@ pub struct ImpasseReport {
     /// The verdict under every preset.
     pub verdicts: Vec<PresetVerdict>,
     /// Whether either king can still be mated (the condition of the JSA's Article 9), when
-    /// a mate search was asked for: fill it with [`crate::mate::Prospects::search`].
+    /// a mate search was asked for ([`ImpasseReport::search_mates`]).
     pub mate: Option<crate::mate::Prospects>,
 }
 
@@ -441,6 +441,37 @@ impl ImpasseReport {
             verdicts,
             mate: None,
         }
+    }
+}
+
+impl ImpasseReport {
+    /// Searches whether either king of `pos` (the position this report is of) can still be
+    /// mated, `nodes` for each side with a 16 MiB table of its own, and keeps the answer in
+    /// [`ImpasseReport::mate`]; 0 nodes searches nothing.
+    ///
+    /// ```
+    /// use gyoku::{ImpasseReport, Position};
+    /// let pos = Position::from_sfen("4k4/9/4P4/9/9/9/9/9/4K4 w Gp 1").unwrap();
+    /// let mut report = ImpasseReport::new(&pos, None);
+    /// report.search_mates(&pos, 10_000);
+    /// let mate = report.mate.unwrap();
+    /// assert_eq!(mate.describe(gyoku::Color::Black), "mate found in 1");
+    /// ```
+    pub fn search_mates(&mut self, pos: &Position, nodes: u64) {
+        if nodes == 0 {
+            return;
+        }
+        let limits = crate::mate::Limits {
+            nodes,
+            ..crate::mate::Limits::default()
+        };
+        let mut solver = crate::mate::Solver::new(16 << 20);
+        self.mate = Some(crate::mate::Prospects::search(
+            pos,
+            &mut solver,
+            &limits,
+            None,
+        ));
     }
 }
 

@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use gyoku::mate::{Limits, Prospects, Solver};
+use gyoku::mate::{Limits, Solver};
 use gyoku::{ImpasseReport, Move, Position, Preset};
 use gyoku_kifu::report::{self, impasse_json, record_json};
 use gyoku_kifu::{Format, Record};
@@ -156,14 +156,7 @@ pub(super) async fn impasse(
             .map(|text| read_position(text, true, "initial").map(|p| p.to_setup()))
             .transpose()?;
         let mut report = ImpasseReport::new(&pos, initial.as_ref());
-        if mate_nodes > 0 {
-            let limits = Limits {
-                nodes: mate_nodes,
-                ..Limits::default()
-            };
-            let mut solver = Solver::new(MATE_TABLE_BYTES);
-            report.mate = Some(Prospects::search(&pos, &mut solver, &limits, None));
-        }
+        report.search_mates(&pos, mate_nodes);
         let mut v = impasse_json(&report);
         v["sfen"] = json!(pos.to_sfen());
         Ok(Json(v))

@@ -3,6 +3,15 @@
 use super::*;
 use crate::Color;
 
+/// A tsume position: the attacker may have no king.
+pub(super) fn lenient(sfen: &str) -> Position {
+    match Position::from_sfen(sfen) {
+        Ok(pos) => pos,
+        Err(crate::SfenError::Position(e)) => e.ignore_all_safe().unwrap(),
+        Err(e) => panic!("{sfen}: {e}"),
+    }
+}
+
 fn check_line(pos: &Position, line: &[Move]) {
     let mut after = pos.clone();
     for (i, &m) in line.iter().enumerate() {
@@ -93,12 +102,7 @@ fn a_mate_longer_than_max_plies_is_not_given() {
 fn a_futile_interposition_counts_for_nothing_in_tsume_mode() {
     // Black's rook on 1i checks from afar; White can only drop its pawn between, which the
     // rook takes, the gold guarding it: futile.
-    let pos = Position::from_sfen("7lk/7p1/7G1/9/9/9/9/9/8R w p 2")
-        .or_else(|e| match e {
-            crate::SfenError::Position(e) => e.ignore_all_safe(),
-            _ => panic!("{e}"),
-        })
-        .unwrap();
+    let pos = lenient("7lk/7p1/7G1/9/9/9/9/9/8R w p 2");
     assert!(!pos.is_checkmate());
     let mut solver = Solver::new(1 << 20);
     let within = |n| Limits {
@@ -117,12 +121,7 @@ fn a_futile_interposition_counts_for_nothing_in_tsume_mode() {
     // The rook on 1c: the pawn can only be dropped on 1b, beside the king, where the gold
     // could take it and mate too; the rook's capture, the futile one, counts for nothing,
     // with one ply allowed (the depth limit) and with two (the gold's mate found first).
-    let pos = Position::from_sfen("7lk/7p1/7GR/9/9/9/9/9/9 w p 2")
-        .or_else(|e| match e {
-            crate::SfenError::Position(e) => e.ignore_all_safe(),
-            _ => panic!("{e}"),
-        })
-        .unwrap();
+    let pos = lenient("7lk/7p1/7GR/9/9/9/9/9/9 w p 2");
     for n in [0, 1, 2, 3] {
         let (got, _) = solver.mate_within(&pos, Color::Black, &within(n), true, None);
         assert_eq!(got, Within::Mate(0), "within {n}");

@@ -288,15 +288,7 @@ fn interposition(pos: &Position, reply: Move) -> Option<(Square, Square)> {
 mod tests {
     use super::*;
     use crate::Color;
-
-    /// A tsume position: the attacker may have no king.
-    fn position(sfen: &str) -> Position {
-        match Position::from_sfen(sfen) {
-            Ok(pos) => pos,
-            Err(crate::SfenError::Position(e)) => e.ignore_all_safe().unwrap(),
-            Err(e) => panic!("{sfen}: {e}"),
-        }
-    }
+    use crate::mate::tests::lenient as position;
 
     fn line(text: &str) -> Vec<Move> {
         text.split_whitespace()
