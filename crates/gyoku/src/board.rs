@@ -292,11 +292,31 @@ impl Board {
         candidates: Bitboard,
         attacker: Color,
     ) -> Bitboard {
+        self.escapes_from(
+            king,
+            candidates,
+            attacker,
+            self.by_color(attacker),
+            self.occupied().without(king),
+        )
+    }
+
+    /// [`Board::king_escapes`] with only the `attacker`'s pieces on `pieces` counted (the
+    /// board's roles on those squares) and `occupied` as the blockers: the king's
+    /// destinations on a board changed in ways the caller accounts for.
+    #[inline]
+    pub(crate) fn escapes_from(
+        &self,
+        king: Square,
+        candidates: Bitboard,
+        attacker: Color,
+        pieces: Bitboard,
+        occupied: Bitboard,
+    ) -> Bitboard {
         if candidates.is_empty() {
             return candidates;
         }
         let defender = !attacker;
-        let occupied = self.occupied().without(king);
         let lances = self.by_role(Role::Lance);
         let sliders = (lances & attacks::enemy_lances_near(defender, king))
             | (self.bishops() & attacks::bishops_near(king))
@@ -304,7 +324,7 @@ impl Board {
         // Every piece near the king, sliders included: a horse or dragon two squares away
         // may reach a neighbour only with its king step.
         let mut attacked = Bitboard::EMPTY;
-        for sq in (sliders | attacks::steppers_near(king)) & self.by_color(attacker) {
+        for sq in (sliders | attacks::steppers_near(king)) & pieces {
             if let Some(piece) = self.piece_at(sq) {
                 attacked |= attacks::attacks(attacker, piece.role, sq, occupied);
             }

@@ -37,15 +37,23 @@ impl Position {
         };
         let occupied = self.board.occupied();
         let discoverers = self.discoverers(us, king);
+        let squares = CheckSquares::new(them, king, occupied);
+        // A piece off the king's lines checks from the same squares as any other of its
+        // kind; one on them may uncover a check or open a line for itself.
+        let lines = attacks::rook_rays(king) | attacks::bishop_rays(king);
         self.for_each_legal(|pm| {
             let Some(from) = pm.from else {
-                let to = pm.to & attacks::attacks(them, pm.role, king, occupied);
+                let to = pm.to & squares.of(pm.role);
                 for to in to {
                     f(Move::Drop { role: pm.role, to })?;
                 }
                 return ControlFlow::Continue(());
             };
-            let targets = CheckTargets::new(us, pm.role, from, king, occupied, discoverers);
+            let targets = if lines.contains(from) {
+                CheckTargets::new(us, pm.role, from, king, occupied, discoverers)
+            } else {
+                squares.targets(pm.role)
+            };
             for to in pm.to & (targets.plain | targets.promoted) {
                 if targets.promoted.contains(to) && can_promote(us, pm.role, from, to) {
                     f(Move::Normal {
@@ -136,6 +144,49 @@ impl Position {
             }
         }
         found
+    }
+}
+
+/// Where a piece of each kind checks the king, standing on the board as it is: the
+/// squares a piece of the king's side of that kind attacks from the king's square.
+struct CheckSquares([Bitboard; 14]);
+
+impl CheckSquares {
+    fn new(them: Color, king: Square, occupied: Bitboard) -> CheckSquares {
+        let gold = attacks::gold_attacks(them, king);
+        let bishop = attacks::bishop_attacks(king, occupied);
+        let rook = attacks::rook_attacks(king, occupied);
+        let step = attacks::king_attacks(king);
+        CheckSquares([
+            attacks::pawn_attacks(them, king),
+            attacks::lance_attacks(them, king, occupied),
+            attacks::knight_attacks(them, king),
+            attacks::silver_attacks(them, king),
+            gold,
+            bishop,
+            rook,
+            Bitboard::EMPTY,
+            gold,
+            gold,
+            gold,
+            gold,
+            bishop | step,
+            rook | step,
+        ])
+    }
+
+    #[inline]
+    fn of(&self, role: Role) -> Bitboard {
+        self.0[role.index()]
+    }
+
+    /// Where a piece of `role` off the king's lines checks, as it is and promoted.
+    #[inline]
+    fn targets(&self, role: Role) -> CheckTargets {
+        CheckTargets {
+            plain: self.of(role),
+            promoted: role.promoted().map_or(Bitboard::EMPTY, |p| self.of(p)),
+        }
     }
 }
 

@@ -44,6 +44,10 @@ struct Child {
     /// For a defender's drop between a distant checker and the king, the checker's square
     /// and the drop's: the attacker's reply may take it as a futile interposition.
     interposed: Option<(Square, Square)>,
+    /// Whether the child has been expanded before in this search (the table holds its
+    /// unsettled numbers, or this node searched it): its checks that mate at once, and its
+    /// replies after which a check does, are known and need not be looked for again.
+    seen: bool,
 }
 
 /// One search: the table it writes, its budget and the current path.
@@ -113,7 +117,7 @@ impl<'a> DfPn<'a> {
         // back: it starts one ply in, its caller having allowed one more.
         let ply = u32::from(interposed.is_some());
         loop {
-            let entry = self.mid(pos, INFINITE, INFINITE, ply, interposed);
+            let entry = self.mid(pos, INFINITE, INFINITE, ply, interposed, true);
             if entry.pn == 0 || entry.dn == 0 || self.stopped() {
                 return entry;
             }
@@ -126,7 +130,8 @@ impl<'a> DfPn<'a> {
 
     /// Multiple iterative deepening: searches `pos` until its proof number reaches `th_pn`
     /// or its disproof number `th_dn`. `interposed` is the checker's square and the drop's
-    /// when the defender's last move was a drop between a distant checker and the king.
+    /// when the defender's last move was a drop between a distant checker and the king;
+    /// `fresh`, whether the position has not been expanded before in this search.
     fn mid(
         &mut self,
         pos: &mut Position,
@@ -134,6 +139,7 @@ impl<'a> DfPn<'a> {
         th_dn: u32,
         ply: u32,
         interposed: Option<(Square, Square)>,
+        fresh: bool,
     ) -> Entry {
         let hash = pos.hash();
         let (key, hands) = (pos.board_key, pos.hands);
@@ -166,7 +172,7 @@ impl<'a> DfPn<'a> {
             };
         }
         let or = pos.turn == self.attacker;
-        let mut children = match self.expand(pos, or, interposed) {
+        let mut children = match self.expand(pos, or, interposed, fresh) {
             Ok(children) => children,
             Err(settled) => {
                 let entry = Entry {
@@ -180,7 +186,7 @@ impl<'a> DfPn<'a> {
         };
         self.path.insert(hash);
         for child in &mut children {
-            child.first = self.first_known(child, ply);
+            (child.first, child.seen) = self.first_known(child, ply);
         }
         let result = loop {
             let summary = self.summarize(&children, or, ply);
@@ -211,19 +217,22 @@ impl<'a> DfPn<'a> {
                     th_dn.min(widen(summary.second)),
                 )
             };
-            let (mv, step, hint) = (child.mv, child.step, child.interposed);
+            let (mv, step, hint, fresh) = (child.mv, child.step, child.interposed, !child.seen);
             let found = if step < 0 {
                 let undo = futile_capture(pos, mv);
-                let found = self.mid(pos, child_pn, child_dn, ply.saturating_sub(1), None);
+                let ply = ply.saturating_sub(1);
+                let found = self.mid(pos, child_pn, child_dn, ply, None, fresh);
                 futile_restore(pos, undo);
                 found
             } else {
                 let undo = pos.play_undoable(mv);
-                let found = self.mid(pos, child_pn, child_dn, ply + 1, hint);
+                let found = self.mid(pos, child_pn, child_dn, ply + 1, hint, fresh);
                 pos.undo(undo);
                 found
             };
-            children[summary.best].settled = Some(found);
+            let child = &mut children[summary.best];
+            child.settled = Some(found);
+            child.seen = true;
         };
         self.path.remove(&hash);
         if !result.of_path {
@@ -234,11 +243,18 @@ impl<'a> DfPn<'a> {
 
     /// The children of a node, or the node's settled value when one child settles it (a
     /// check that mates; a reply after which there is no check) or there are none.
+    ///
+    /// A `fresh` node's checks are each tried for a mate at once, and its replies each for
+    /// a check that mates at once (the replies so proved are put in the table). A node
+    /// expanded before in this search had none of the first, or it would be proved, and
+    /// the table has the second: they are not looked for again, which is most of a
+    /// revisit's cost.
     fn expand(
         &mut self,
         pos: &mut Position,
         or: bool,
         interposed: Option<(Square, Square)>,
+        fresh: bool,
     ) -> Result<Vec<Child>, Entry> {
         let moves = if or {
             pos.checking_moves()
@@ -283,6 +299,7 @@ impl<'a> DfPn<'a> {
                         settled: None,
                         step: -1,
                         interposed: None,
+                        seen: false,
                     });
                 }
             }
@@ -300,7 +317,9 @@ impl<'a> DfPn<'a> {
             // has no check escapes. Otherwise nothing is known yet: 1 and 1 (plain df-pn;
             // counting the replies or checks as first numbers, as df-pn+ does, searched
             // more nodes on the table of tests/data/mate).
-            let first = if or {
+            let first = if !fresh {
+                unknown(1, 1)
+            } else if or {
                 let mated = if self.futile_drops {
                     mated_by_convention(pos)
                 } else {
@@ -316,6 +335,11 @@ impl<'a> DfPn<'a> {
                 if checks.is_empty() {
                     disproof(Basis::Position)
                 } else if blocked.is_none() && self.mates_at_close_quarters(pos, &checks) {
+                    self.table.put(Entry {
+                        key,
+                        hands,
+                        ..proof(1)
+                    });
                     proof(1)
                 } else {
                     unknown(1, 1)
@@ -337,6 +361,7 @@ impl<'a> DfPn<'a> {
                 settled: None,
                 step: 1,
                 interposed: blocked,
+                seen: false,
             });
         }
         Ok(children)
@@ -360,12 +385,13 @@ impl<'a> DfPn<'a> {
 
     /// What is first known of a child of a node at `ply`: repeated on the path, in the
     /// table (a proof only if its mate fits in the plies left, a disproof within a depth
-    /// only if as few are left), or its first guess. Read once, when the node is expanded:
-    /// the path above stays the same while the node is searched, and what a search of the
-    /// child finds is kept in the child.
-    fn first_known(&self, child: &Child, ply: u32) -> Entry {
+    /// only if as few are left), or its first guess; and whether it was expanded before
+    /// (the table has its unsettled numbers, which only an expansion puts there). Read
+    /// once, when the node is expanded: the path above stays the same while the node is
+    /// searched, and what a search of the child finds is kept in the child.
+    fn first_known(&self, child: &Child, ply: u32) -> (Entry, bool) {
         if self.path.contains(&child.hash) {
-            return disproof(Basis::Repetition);
+            return (disproof(Basis::Repetition), false);
         }
         let child_ply = i64::from(ply) + i64::from(child.step);
         let left = i64::from(self.max_plies) - child_ply;
@@ -378,11 +404,13 @@ impl<'a> DfPn<'a> {
                 true
             }
         };
-        self.table
-            .get(child.key, child.hands, self.attacker)
-            .filter(holds)
-            .or(Some(child.first).filter(holds))
-            .unwrap_or(unknown(1, 1))
+        match self.table.get(child.key, child.hands, self.attacker) {
+            Some(e) if holds(&e) => (e, e.pn > 0 && e.dn > 0),
+            _ => (
+                Some(child.first).filter(holds).unwrap_or(unknown(1, 1)),
+                false,
+            ),
+        }
     }
 
     /// What is known of a child: what its last search found, or what was first known.
@@ -535,7 +563,7 @@ impl<'a> DfPn<'a> {
                 self.table.get(pos.board_key, pos.hands, self.attacker)
             };
             if research && !known.is_some_and(|e| fits(&e)) && !self.stopped() {
-                known = Some(self.mid(pos, INFINITE, INFINITE, ply, None));
+                known = Some(self.mid(pos, INFINITE, INFINITE, ply, None, true));
             }
             pos.undo(undo);
             match known {

@@ -2,7 +2,14 @@
 
 use std::ops::ControlFlow;
 
-use crate::{Move, Position};
+use crate::{Bitboard, Move, Position, Role, Square, attacks};
+
+/// The defender's king and the squares next to it that the attacker attacks, before a
+/// check: see [`Position::king_steps_away_after`].
+struct KingRoom {
+    king: Square,
+    attacked: Bitboard,
+}
 
 impl Position {
     /// A move that mates at once, if the side to move has one: a legal check after which
@@ -55,13 +62,32 @@ impl Position {
     }
 
     fn find_mate_in_1(&mut self) -> Option<Move> {
-        let checks = self.checking_moves();
-        self.mate_among(&checks)
+        let room = self.king_room()?;
+        let found = self.for_each_check(|m| {
+            if self.king_steps_away_after(&room, m) {
+                return ControlFlow::Continue(());
+            }
+            let mut after = self.clone();
+            after.play_unchecked(m);
+            if after.has_legal_moves() {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(m)
+            }
+        });
+        match found {
+            ControlFlow::Break(m) => Some(m),
+            ControlFlow::Continue(()) => None,
+        }
     }
 
     /// The first of `checks` (the side to move's) after which the other side has no move.
     pub(super) fn mate_among(&mut self, checks: &[Move]) -> Option<Move> {
+        let room = self.king_room()?;
         checks.iter().copied().find(|&m| {
+            if self.king_steps_away_after(&room, m) {
+                return false;
+            }
             let undo = self.play_undoable(m);
             let mated = !self.has_legal_moves();
             self.undo(undo);
@@ -83,6 +109,64 @@ impl Position {
             line.get_or_insert((reply, mate));
         }
         Some(line)
+    }
+    /// What [`Position::king_steps_away_after`] needs of the position before any check:
+    /// the other king's square and the squares next to it that the side to move attacks.
+    fn king_room(&self) -> Option<KingRoom> {
+        let us = self.turn;
+        let king = self.kings[(!us).index()]?;
+        let attacked = attacks::king_attacks(king)
+            & !self.board.escapes_from(
+                king,
+                attacks::king_attacks(king),
+                us,
+                self.board.by_color(us),
+                self.board.occupied().without(king),
+            );
+        Some(KingRoom { king, attacked })
+    }
+
+    /// Whether, after the side to move plays `check` (a legal check), the other king can
+    /// step to a square that no piece of the mover attacks: then `check` does not mate.
+    /// Read off `room` (the position's, before the check) with the moved piece and the
+    /// lines its leaving opens accounted for, far cheaper than playing the move: most
+    /// checks that do not mate are answered so. Where it is not sure, it says no.
+    fn king_steps_away_after(&self, room: &KingRoom, check: Move) -> bool {
+        let us = self.turn;
+        let king = room.king;
+        let (from, to, role) = match check {
+            Move::Drop { role, to } => (None, to, role),
+            Move::Normal { from, to, promote } => {
+                let Some(piece) = self.board.piece_at(from) else {
+                    return false;
+                };
+                let role = if promote {
+                    piece.role.promoted().unwrap_or(piece.role)
+                } else {
+                    piece.role
+                };
+                (Some(from), to, role)
+            }
+        };
+        let mut occupied = self.board.occupied().with(to).without(king);
+        // What was attacked stays attacked (a square the moved piece no longer covers, or
+        // that `to` now shields, is counted attacked still: never an escape that is not).
+        let mut attacked = room.attacked | attacks::attacks(us, role, to, occupied);
+        if let Some(from) = from {
+            occupied = occupied.without(from);
+            // The mover's sliders that stopped at `from` now see past it.
+            let sliders =
+                (self.board.by_role(Role::Lance) | self.board.bishops() | self.board.rooks())
+                    & self.board.by_color(us);
+            for slider in self.board.attackers_to(from, us, occupied) & sliders {
+                if let Some(piece) = self.board.piece_at(slider) {
+                    attacked |= attacks::attacks(us, piece.role, slider, occupied);
+                }
+            }
+        }
+        // The king may take the checker, or step to any square its own pieces leave free.
+        let free = attacks::king_attacks(king) & !self.board.by_color(!us).without(to);
+        (free & !attacked).is_nonempty()
     }
 }
 
@@ -130,5 +214,63 @@ mod tests {
                 assert!(after.is_checkmate(), "{sfen}: {line:?}");
             }
         }
+    }
+
+    /// The positions of the mate table and those a few random checks and replies away:
+    /// whenever the quick test says the king can step away after a check, it can (a
+    /// legal king move exists once the check is played), and whenever a check leaves the
+    /// defender no move, the quick test says so too.
+    #[test]
+    fn a_king_that_steps_away_is_never_mated() {
+        let table = include_str!("../../../../tests/data/mate/positions.tsv");
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut checks, mut quick, mut mates) = (0, 0, 0);
+        for line in table.lines().filter(|l| !l.starts_with('#')) {
+            let sfen = line.split('\t').next().unwrap();
+            let mut pos = crate::mate::tests::lenient(sfen);
+            for _ in 0..12 {
+                let Some(room) = pos.king_room() else {
+                    break;
+                };
+                for m in pos.checking_moves() {
+                    checks += 1;
+                    let steps = pos.king_steps_away_after(&room, m);
+                    let mut after = pos.clone();
+                    after.play_unchecked(m);
+                    let king = after.kings[after.turn.index()].unwrap();
+                    let king_moves = after.legal_moves().iter().any(|r| r.from() == Some(king));
+                    assert!(!steps || king_moves, "{pos}: {m}");
+                    quick += usize::from(steps);
+                    mates += usize::from(!after.has_legal_moves());
+                }
+                // On: a random check, or any move when there is none, and a random reply.
+                let checks = pos.checking_moves();
+                let moves = if checks.is_empty() {
+                    pos.legal_moves()
+                } else {
+                    checks
+                };
+                if moves.is_empty() {
+                    break;
+                }
+                pos.play_unchecked(moves[next() as usize % moves.len()]);
+                let replies = pos.legal_moves();
+                if replies.is_empty() {
+                    break;
+                }
+                pos.play_unchecked(replies[next() as usize % replies.len()]);
+            }
+        }
+        // The test saw enough of each kind to mean something.
+        assert!(
+            checks > 5_000 && quick > checks / 3 && mates > 100,
+            "{checks} {quick} {mates}"
+        );
     }
 }
