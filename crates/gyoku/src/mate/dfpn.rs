@@ -9,6 +9,13 @@
 //! child while both numbers stay under thresholds, keeps what it learns in the table, and
 //! comes back up when a threshold is reached.
 //!
+//! A check starts with as many leaves to prove as the defender has replies, so that the
+//! check that leaves the fewest is tried first. A proof is kept with its proof pieces
+//! (証明駒, Seo's): what of the attacker's hand the mate needs — the pieces it drops less
+//! those it takes, over every reply of the defender's, and, where a check could be blocked,
+//! all the attacker holds of each kind the defender holds none of — so that it serves
+//! every position of the board in which the attacker holds at least those.
+//!
 //! A position met again on the current path is a disproof (the attacker's checks go round;
 //! perpetual check loses), but one that holds on that path only. Such a disproof, any that
 //! rests on one, and any numbers read from one are never put in the table, where another
@@ -44,6 +51,8 @@ struct Child {
     /// For a defender's drop between a distant checker and the king, the checker's square
     /// and the drop's: the attacker's reply may take it as a futile interposition.
     interposed: Option<(Square, Square)>,
+    /// For an attacker's capture, the kind it puts in hand.
+    taken: Option<Role>,
     /// Whether the child has been expanded before in this search (the table holds its
     /// unsettled numbers, or this node searched it): its checks that mate at once, and its
     /// replies after which a check does, are known and need not be looked for again.
@@ -156,10 +165,11 @@ impl<'a> DfPn<'a> {
                     mated_by_convention(pos)
                 };
                 if mated {
+                    let plies = if pos.turn == self.attacker { -1 } else { 0 };
                     return Entry {
                         key,
                         hands,
-                        ..proof(if pos.turn == self.attacker { -1 } else { 0 })
+                        ..proof(plies, hands[self.attacker.index()])
                     };
                 }
             }
@@ -175,27 +185,33 @@ impl<'a> DfPn<'a> {
         let mut children = match self.expand(pos, or, interposed, fresh) {
             Ok(children) => children,
             Err(settled) => {
-                let entry = Entry {
+                let entry = self.kept(Entry {
                     key,
                     hands,
                     ..settled
-                };
-                self.table.put(entry);
+                });
+                self.table.put(entry, self.attacker);
                 return entry;
             }
+        };
+        // What a proof of this node needs beyond its replies' proofs.
+        let guard = if or {
+            Hand::EMPTY
+        } else {
+            self.interposable(pos)
         };
         self.path.insert(hash);
         for child in &mut children {
             (child.first, child.seen) = self.first_known(child, ply);
         }
         let result = loop {
-            let summary = self.summarize(&children, or, ply);
-            let entry = Entry {
+            let summary = self.summarize(&children, or, ply, guard);
+            let entry = self.kept(Entry {
                 key,
                 hands,
                 work: u32::try_from(self.nodes - start).unwrap_or(u32::MAX),
                 ..summary.entry
-            };
+            });
             if entry.pn == 0
                 || entry.dn == 0
                 || entry.pn >= th_pn
@@ -236,9 +252,55 @@ impl<'a> DfPn<'a> {
         };
         self.path.remove(&hash);
         if !result.of_path {
-            self.table.put(result);
+            self.table.put(result, self.attacker);
         }
         result
+    }
+
+    /// `entry` as it is kept: in tsume mode, where what the defender holds decides which
+    /// interpositions are futile, a proof needs all the attacker holds.
+    fn kept(&self, mut entry: Entry) -> Entry {
+        if self.futile_drops && entry.is_proof() {
+            entry.proof_hand = entry.hands[self.attacker.index()];
+        }
+        entry
+    }
+
+    /// What a proof of `pos` (the defender to move, in check) needs of the attacker's
+    /// hand beyond its replies' proofs: nothing when every checker touches the king (no
+    /// drop can block it); else all the attacker holds of each kind the defender holds
+    /// none of, so that no position the proof serves gives the defender a piece to
+    /// interpose that it did not have here.
+    fn interposable(&self, pos: &Position) -> Hand {
+        let defender = !self.attacker;
+        let Some(king) = pos.kings[defender.index()] else {
+            return Hand::EMPTY;
+        };
+        let contact =
+            crate::attacks::king_attacks(king) | crate::attacks::knight_attacks(defender, king);
+        if (pos.checkers & !contact).is_empty() {
+            return Hand::EMPTY;
+        }
+        let (held, theirs) = (
+            pos.hands[self.attacker.index()],
+            pos.hands[defender.index()],
+        );
+        let mut guard = Hand::EMPTY;
+        for role in Role::HAND {
+            if !theirs.has(role) {
+                guard = with_count(guard, role, held.count(role));
+            }
+        }
+        guard
+    }
+
+    /// The proof pieces of the attacker's position before `child`, from the child's.
+    fn before(child: &Child, after: Hand) -> Hand {
+        if child.step < 0 {
+            // The piece taken was handed back: the hands are as they were.
+            return after;
+        }
+        before_move(child.mv, child.taken, after)
     }
 
     /// The children of a node, or the node's settled value when one child settles it (a
@@ -266,7 +328,7 @@ impl<'a> DfPn<'a> {
             return Err(if or {
                 disproof(Basis::Position)
             } else {
-                proof(0)
+                proof(0, self.interposable(pos))
             });
         }
         // A distant checker whose line a drop may block (tsume mode), and the king.
@@ -288,7 +350,7 @@ impl<'a> DfPn<'a> {
                     futile_restore(pos, undo);
                     if mated {
                         // Mated at once: the interposition did not delay the mate at all.
-                        return Err(proof(-1));
+                        return Err(proof(-1, pos.hands[self.attacker.index()]));
                     }
                     children.push(Child {
                         mv,
@@ -299,6 +361,7 @@ impl<'a> DfPn<'a> {
                         settled: None,
                         step: -1,
                         interposed: None,
+                        taken: None,
                         seen: false,
                     });
                 }
@@ -311,21 +374,33 @@ impl<'a> DfPn<'a> {
                     mv.is_drop() && crate::attacks::between(checker, king).contains(mv.to())
                 })
                 .map(|(checker, _)| (checker, mv.to()));
+            let taken = match mv {
+                Move::Normal { to, .. } if or => {
+                    pos.board.piece_at(to).map(|p| p.role.unpromoted())
+                }
+                _ => None,
+            };
             let undo = pos.play_undoable(mv);
             let (hash, key, hands) = (pos.hash(), pos.board_key, pos.hands);
             // A check the defender cannot answer mates; a reply after which the attacker
-            // has no check escapes. Otherwise nothing is known yet: 1 and 1 (plain df-pn;
-            // counting the replies or checks as first numbers, as df-pn+ does, searched
-            // more nodes on the table of tests/data/mate).
-            let first = if !fresh {
-                unknown(1, 1)
-            } else if or {
+            // has no check escapes. Otherwise a check starts with as many leaves to prove
+            // as the defender has replies (as cshogi's df-pn does: the check that leaves
+            // the fewest is tried first; on the table of tests/data/mate this halved the
+            // nodes), a reply with 1 and 1 (counting the checks there searched more).
+            let first = if or {
+                let replies = pos.count_legal_moves();
                 let mated = if self.futile_drops {
-                    mated_by_convention(pos)
+                    fresh && mated_by_convention(pos)
                 } else {
-                    !pos.has_legal_moves()
+                    replies == 0
                 };
-                if mated { proof(0) } else { unknown(1, 1) }
+                if mated {
+                    proof(0, self.interposable(pos))
+                } else {
+                    unknown(u32::try_from(replies.max(1)).unwrap_or(INFINITE), 1)
+                }
+            } else if !fresh {
+                unknown(1, 1)
             } else {
                 // A reply after which the attacker has no check escapes; one after which a
                 // check mates at once is proved without a node of its own (as cshogi's
@@ -334,25 +409,24 @@ impl<'a> DfPn<'a> {
                 let checks = pos.checking_moves();
                 if checks.is_empty() {
                     disproof(Basis::Position)
-                } else if blocked.is_none() && self.mates_at_close_quarters(pos, &checks) {
-                    self.table.put(Entry {
+                } else if let Some(proof_hand) = blocked
+                    .is_none()
+                    .then(|| self.mates_at_close_quarters(pos, &checks))
+                    .flatten()
+                {
+                    let first = self.kept(Entry {
                         key,
                         hands,
-                        ..proof(1)
+                        ..proof(1, proof_hand)
                     });
-                    proof(1)
+                    self.table.put(first, self.attacker);
+                    first
                 } else {
                     unknown(1, 1)
                 }
             };
             pos.undo(undo);
-            if or && first.is_proof() {
-                return Err(proof(1));
-            }
-            if !or && first.dn == 0 {
-                return Err(disproof(Basis::Position));
-            }
-            children.push(Child {
+            let child = Child {
                 mv,
                 hash,
                 key,
@@ -361,26 +435,40 @@ impl<'a> DfPn<'a> {
                 settled: None,
                 step: 1,
                 interposed: blocked,
+                taken,
                 seen: false,
-            });
+            };
+            if or && first.is_proof() {
+                return Err(proof(1, Self::before(&child, first.proof_hand)));
+            }
+            if !or && first.dn == 0 {
+                return Err(disproof(Basis::Position));
+            }
+            children.push(child);
         }
         Ok(children)
     }
 
-    /// Whether one of `checks` that lands beside the defender's king mates at once: most
-    /// mates in one do, and trying only those keeps the test cheap (a mate from afar is
-    /// found by the search itself).
-    fn mates_at_close_quarters(&self, pos: &mut Position, checks: &[Move]) -> bool {
-        let Some(king) = pos.kings[(!self.attacker).index()] else {
-            return false;
-        };
+    /// Whether one of `checks` that lands beside the defender's king mates at once, and if
+    /// so the proof pieces of that mate: most mates in one land there, and trying only
+    /// those keeps the test cheap (a mate from afar is found by the search itself).
+    fn mates_at_close_quarters(&self, pos: &mut Position, checks: &[Move]) -> Option<Hand> {
+        let king = pos.kings[(!self.attacker).index()]?;
         let near = crate::attacks::king_attacks(king);
         let close: Vec<Move> = checks
             .iter()
             .copied()
             .filter(|m| near.contains(m.to()))
             .collect();
-        pos.mate_among(&close).is_some()
+        let mate = pos.mate_among(&close)?;
+        let taken = match mate {
+            Move::Normal { to, .. } => pos.board.piece_at(to).map(|p| p.role.unpromoted()),
+            Move::Drop { .. } => None,
+        };
+        let undo = pos.play_undoable(mate);
+        let after = self.interposable(pos);
+        pos.undo(undo);
+        Some(before_move(mate, taken, after))
     }
 
     /// What is first known of a child of a node at `ply`: repeated on the path, in the
@@ -419,7 +507,9 @@ impl<'a> DfPn<'a> {
         child.settled.unwrap_or(child.first)
     }
 
-    fn summarize(&self, children: &[Child], or: bool, ply: u32) -> Summary {
+    /// The node's numbers from its children's; `guard` is what a proof of an AND node
+    /// needs beyond its children's proofs ([`DfPn::interposable`]).
+    fn summarize(&self, children: &[Child], or: bool, ply: u32, guard: Hand) -> Summary {
         // OR: pn = min, dn = sum; AND: pn = sum, dn = min. `least` is the number minimised.
         let mut best = 0;
         let mut least = u32::MAX;
@@ -428,6 +518,8 @@ impl<'a> DfPn<'a> {
         // For a proof (OR) the shortest mate among proved children, for an AND node the
         // longest; for a disproof whether it rests only on path-dependent ones.
         let mut plies: Option<i16> = None;
+        // The proof pieces: the shortest proved child's (OR), all the children's (AND).
+        let mut proof_hand = guard;
         // The bases of the disproved children: the weakest (OR), and the firmest (AND: a
         // disproof of the position before one within the plies left, before one of the
         // path).
@@ -451,11 +543,13 @@ impl<'a> DfPn<'a> {
                 second = minimised;
             }
             sum = sum.saturating_add(summed).min(INFINITE - 1);
-            if or && value.pn == 0 {
-                plies = Some(plies.map_or(counted, |p| p.min(counted)));
+            if or && value.pn == 0 && plies.is_none_or(|p| counted < p) {
+                plies = Some(counted);
+                proof_hand = Self::before(child, value.proof_hand);
             }
             if !or {
                 plies = Some(plies.map_or(counted, |p| p.max(counted)));
+                proof_hand = most(proof_hand, value.proof_hand);
             }
             if value.dn == 0 {
                 weakest = weakest.max(value.basis);
@@ -476,7 +570,7 @@ impl<'a> DfPn<'a> {
         let left = i16::try_from(left).unwrap_or(if left < 0 { i16::MIN } else { i16::MAX });
         let (pn, dn) = if or { (least, sum) } else { (sum, least) };
         let entry = if pn == 0 {
-            proof(plies.unwrap_or(0))
+            proof(plies.unwrap_or(0), proof_hand)
         } else if dn == 0 {
             // OR: every child is disproved, and the disproof is as weak as the weakest. AND:
             // one disproved child suffices, the firmest.
@@ -558,7 +652,7 @@ impl<'a> DfPn<'a> {
         for &mv in moves {
             let undo = pos.play_undoable(mv);
             let mut known = if or && !pos.has_legal_moves() {
-                Some(proof(0))
+                Some(proof(0, Hand::EMPTY))
             } else {
                 self.table.get(pos.board_key, pos.hands, self.attacker)
             };
@@ -698,13 +792,15 @@ fn takes_and_mates(
     })
 }
 
-fn proof(plies: i16) -> Entry {
+/// A proof whose mate takes `plies` and needs `proof_hand` of the attacker's hand.
+fn proof(plies: i16, proof_hand: Hand) -> Entry {
     Entry {
         key: 0,
         hands: [Hand::EMPTY; 2],
         pn: 0,
         dn: INFINITE,
         work: 1,
+        proof_hand,
         plies,
         basis: Basis::Position,
         of_path: false,
@@ -718,6 +814,7 @@ fn disproof(basis: Basis) -> Entry {
         pn: INFINITE,
         dn: 0,
         work: 1,
+        proof_hand: Hand::EMPTY,
         plies: 0,
         of_path: basis == Basis::Repetition,
         basis,
@@ -731,6 +828,7 @@ fn unknown(pn: u32, dn: u32) -> Entry {
         pn,
         dn,
         work: 1,
+        proof_hand: Hand::EMPTY,
         plies: 0,
         basis: Basis::Position,
         of_path: false,
@@ -743,4 +841,39 @@ fn unknown(pn: u32, dn: u32) -> Entry {
 #[inline]
 fn widen(second: u32) -> u32 {
     second.saturating_add(second / 4).saturating_add(1)
+}
+
+/// The proof pieces before the attacker's move `mv` (taking `taken`, if it captures),
+/// from those after it: a piece dropped is needed before, a piece taken is not.
+fn before_move(mv: Move, taken: Option<Role>, after: Hand) -> Hand {
+    let mut hand = after;
+    match mv {
+        Move::Drop { role, .. } => hand.add(role),
+        Move::Normal { .. } => {
+            if let Some(role) = taken.filter(|&r| hand.has(r)) {
+                hand.remove(role);
+            }
+        }
+    }
+    hand
+}
+
+/// The most of each kind in `a` or `b`.
+fn most(a: Hand, b: Hand) -> Hand {
+    let mut hand = a;
+    for role in Role::HAND {
+        if b.count(role) > hand.count(role) {
+            hand = with_count(hand, role, b.count(role));
+        }
+    }
+    hand
+}
+
+/// `hand` with `count` of `role` (a count some hand of this search held).
+fn with_count(mut hand: Hand, role: Role, count: u8) -> Hand {
+    // A count read from a hand is within the kind's capacity.
+    if hand.set(role, count).is_err() {
+        debug_assert!(false, "{count} of {role:?}");
+    }
+    hand
 }

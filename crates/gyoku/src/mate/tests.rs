@@ -127,3 +127,31 @@ fn a_futile_interposition_counts_for_nothing_in_tsume_mode() {
         assert_eq!(got, Within::Mate(0), "within {n}");
     }
 }
+
+/// A proof is kept with the attacker's pieces it needs (証明駒): the gold dropped on the
+/// king's head mates whatever else Black holds, so the proof serves the same board with
+/// the gold alone in hand, and not with the silver alone. A mate by a check from afar
+/// needs, besides, all Black holds of each kind White holds none of (White could
+/// interpose one it had).
+#[test]
+fn a_proof_keeps_the_pieces_it_needs() {
+    let hands = |board: &str, held: &str| lenient(&format!("{board} b {held} 1")).hands;
+    let solve = |board: &str, held: &str| {
+        let mut pos = lenient(&format!("{board} b {held} 1"));
+        let mut table = table::Table::with_bytes(1 << 16);
+        let found = dfpn::DfPn::new(&mut table, Color::Black, 10_000, 100, None).search(&mut pos);
+        assert!(found.is_proof(), "{board}");
+        (found.proof_hand, table, pos.board_key)
+    };
+    let head = "4k4/9/4P4/9/9/9/9/9/4K4";
+    let (needed, table, key) = solve(head, "GS");
+    assert_eq!(needed, hands(head, "G")[0]);
+    let served = table.get(key, hands(head, "G"), Color::Black);
+    assert!(served.is_some_and(|e| e.is_proof()));
+    assert!(table.get(key, hands(head, "S"), Color::Black).is_none());
+    // Only a lance from 9c or further mates (on 9b the king takes it), a check White
+    // could block on 9b with a silver it held.
+    let file = "kl7/9/2G6/9/9/9/9/9/4K4";
+    let (needed, _, _) = solve(file, "LS");
+    assert_eq!(needed, hands(file, "LS")[0]);
+}
