@@ -382,6 +382,8 @@ impl<'a> DfPn<'a> {
             };
             let undo = pos.play_undoable(mv);
             let (hash, key, hands) = (pos.hash(), pos.board_key, pos.hands);
+            // Its entry is read once the children are known: start the wait now.
+            self.table.prefetch(key);
             // A check the defender cannot answer mates; a reply after which the attacker
             // has no check escapes. Otherwise a check starts with as many leaves to prove
             // as the defender has replies (as cshogi's df-pn does: the check that leaves

@@ -193,6 +193,31 @@ impl Table {
         found.map(|(_, e)| e.entry(hands, attacker))
     }
 
+    /// Asks the processor to bring the bucket of `key` into the cache ahead of a
+    /// [`Table::get`], so that the wait on memory overlaps the caller's work (measured
+    /// with `perf`: most of a lookup's time was that wait; prefetching the children's
+    /// entries while the node is expanded took a tenth to a fifth off the df-pn's time on
+    /// `tests/data/mate`).
+    #[inline]
+    pub(super) fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let bucket = std::ptr::from_ref(&self.buckets[self.bucket(key)]).cast::<i8>();
+            // SAFETY: a prefetch is a hint that reads nothing into the program and cannot
+            // fault; both addresses lie within the bucket, which is two cache lines of 64
+            // bytes (`a_bucket_is_two_cache_lines`), so the pointer arithmetic stays in
+            // bounds. SSE, which `_mm_prefetch` needs, is part of every x86_64 target.
+            #[allow(unsafe_code)]
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(bucket);
+                _mm_prefetch::<_MM_HINT_T0>(bucket.add(64));
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// Keeps `entry` (never one of a path's numbers) of a search by `attacker`: over its
     /// own slot (a proof over the position's unsettled numbers too), else over the
     /// bucket's least searched entry that is not a proof.
