@@ -108,7 +108,7 @@ impl PieceMoves {
 impl Position {
     /// The moves of the pieces on the board but the king, to squares in `target`.
     #[inline(always)]
-    fn piece_moves<B>(
+    pub(crate) fn piece_moves<B>(
         &self,
         target: Bitboard,
         king: Option<Square>,
@@ -222,25 +222,7 @@ impl Position {
             if !hand.has(role) {
                 continue;
             }
-            let mut to = drop_target;
-            match role {
-                Role::Pawn => {
-                    to &= !Bitboard::far_ranks(us, 1)
-                        & !board.by_piece(Piece::new(us, Role::Pawn)).file_fill();
-                    if let Some(king) = self.kings[them.index()] {
-                        // The one drop that checks: in front of the enemy king.
-                        let checking = attacks::pawn_attacks(them, king) & to;
-                        if let Some(sq) = checking.first()
-                            && self.is_pawn_drop_mate(sq)
-                        {
-                            to = to.without(sq);
-                        }
-                    }
-                }
-                Role::Lance => to &= !Bitboard::far_ranks(us, 1),
-                Role::Knight => to &= !Bitboard::far_ranks(us, 2),
-                _ => {}
-            }
+            let to = self.legal_drops(role, drop_target);
             if to.is_nonempty() {
                 f(PieceMoves {
                     color: us,
@@ -251,6 +233,33 @@ impl Position {
             }
         }
         ControlFlow::Continue(())
+    }
+
+    /// The squares of `to` (empty squares where a drop would not leave the mover in
+    /// check) where the side to move may drop a `role` it holds: not where the piece could
+    /// never move, no pawn on a file with its own unpromoted pawn, and no pawn that mates.
+    #[inline]
+    pub(crate) fn legal_drops(&self, role: Role, mut to: Bitboard) -> Bitboard {
+        let us = self.turn;
+        match role {
+            Role::Pawn => {
+                to &= !Bitboard::far_ranks(us, 1)
+                    & !self.board.by_piece(Piece::new(us, Role::Pawn)).file_fill();
+                if let Some(king) = self.kings[(!us).index()] {
+                    // The one drop that checks: in front of the enemy king.
+                    let checking = attacks::pawn_attacks(!us, king) & to;
+                    if let Some(sq) = checking.first()
+                        && self.is_pawn_drop_mate(sq)
+                    {
+                        to = to.without(sq);
+                    }
+                }
+            }
+            Role::Lance => to &= !Bitboard::far_ranks(us, 1),
+            Role::Knight => to &= !Bitboard::far_ranks(us, 2),
+            _ => {}
+        }
+        to
     }
 
     /// All legal moves.

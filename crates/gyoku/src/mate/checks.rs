@@ -7,7 +7,7 @@
 
 use std::ops::ControlFlow;
 
-use crate::{Bitboard, Color, Move, MoveList, Position, Role, Setup, Square, attacks};
+use crate::{Bitboard, Color, Move, MoveList, PieceMoves, Position, Role, Setup, Square, attacks};
 
 impl Position {
     /// Calls `f` with each legal move that gives check, until `f` breaks. A position whose
@@ -41,7 +41,7 @@ impl Position {
         // A piece off the king's lines checks from the same squares as any other of its
         // kind; one on them may uncover a check or open a line for itself.
         let lines = attacks::rook_rays(king) | attacks::bishop_rays(king);
-        self.for_each_legal(|pm| {
+        let mut on_piece = |pm: PieceMoves| {
             let Some(from) = pm.from else {
                 let to = pm.to & squares.of(pm.role);
                 for to in to {
@@ -71,7 +71,48 @@ impl Position {
                 }
             }
             ControlFlow::Continue(())
-        })
+        };
+        if self.checkers.is_nonempty() {
+            // In check, only the evasions may check: the legal moves, filtered.
+            return self.for_each_legal(on_piece);
+        }
+        let own = self.board.by_color(us);
+        let our_king = self.kings[us.index()];
+        // The king checks only by uncovering a slider.
+        if let Some(ksq) = our_king.filter(|&k| discoverers.contains(k)) {
+            let to = self
+                .board
+                .king_escapes(ksq, attacks::king_attacks(ksq) & !own, them);
+            if to.is_nonempty() {
+                on_piece(PieceMoves {
+                    color: us,
+                    role: Role::King,
+                    from: Some(ksq),
+                    to,
+                })?;
+            }
+        }
+        // Another piece checks only on a checking square of its kind or on the king's
+        // lines (a slider moving along one), unless it uncovers a slider.
+        let reach = if discoverers.is_nonempty() {
+            !own
+        } else {
+            !own & (squares.any() | lines)
+        };
+        self.piece_moves(reach, our_king, &mut on_piece)?;
+        let hand = self.hands[us.index()];
+        for role in Role::HAND.into_iter().filter(|&r| hand.has(r)) {
+            let to = self.legal_drops(role, squares.of(role) & !occupied);
+            if to.is_nonempty() {
+                on_piece(PieceMoves {
+                    color: us,
+                    role,
+                    from: None,
+                    to,
+                })?;
+            }
+        }
+        ControlFlow::Continue(())
     }
 
     /// The legal moves that give check, in the order [`Position::for_each_check`] finds
@@ -178,6 +219,12 @@ impl CheckSquares {
     #[inline]
     fn of(&self, role: Role) -> Bitboard {
         self.0[role.index()]
+    }
+
+    /// Every square from which some piece checks.
+    #[inline]
+    fn any(&self) -> Bitboard {
+        self.0.iter().fold(Bitboard::EMPTY, |all, &b| all | b)
     }
 
     /// Where a piece of `role` off the king's lines checks, as it is and promoted.
