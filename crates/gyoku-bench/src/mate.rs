@@ -156,7 +156,7 @@ pub fn run(table: &Path, nodes: u64, rounds: usize, cshogi: bool, yaneuraou: Opt
         let (om, op) = (quantile(ours, 0.5) * 1e6, quantile(ours, 0.9) * 1e6);
         let (tm, tp) = (quantile(&theirs, 0.5) * 1e6, quantile(&theirs, 0.9) * 1e6);
         println!(
-            "| {name} | {} | {om:.1} | {tm:.1} | {op:.1} | {tp:.1} | {:.2} |",
+            "| {name} | {} | {om:.2} | {tm:.2} | {op:.2} | {tp:.2} | {:.2} |",
             ours.len(),
             tm / om
         );

@@ -388,7 +388,8 @@ impl<'a> DfPn<'a> {
             // has no check escapes. Otherwise a check starts with as many leaves to prove
             // as the defender has replies (as cshogi's df-pn does: the check that leaves
             // the fewest is tried first; on the table of tests/data/mate this halved the
-            // nodes), a reply with 1 and 1 (counting the checks there searched more).
+            // 90th percentile time), a reply with 1 and 1 (counting the checks there
+            // searched more nodes).
             let first = if or {
                 let replies = pos.count_legal_moves();
                 let mated = if self.futile_drops {
