@@ -42,7 +42,7 @@ import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -125,7 +125,16 @@ VIEW = """
 
 def start_game(driver, base, **query):
     driver.get(base + "#/play?" + urllib.parse.urlencode(query))
-    wait(driver, lambda d: d.find_element(By.ID, "start")).click()
+
+    # The form drawn for this query (the page clears the one before at once), clicked once
+    # it stays.
+    def click_start(d):
+        try:
+            d.find_element(By.ID, "start").click()
+            return True
+        except (NoSuchElementException, StaleElementReferenceException):
+            return False
+    wait(driver, click_start)
     wait(driver, lambda d: d.find_elements(By.ID, "turn") and d.execute_script(VIEW))
     no_secret_in_url(driver)
     return driver.execute_script(VIEW)
@@ -187,6 +196,12 @@ def play(driver, base, shots):
     view = start_game(driver, base, opponent="builtin", rules="csa", color="black",
                       total=300, byoyomi=10, max_moves=PLAY_PLIES)
     game_id = view["id"]
+    # The tab says whose move it is, and the status the rules in words.
+    title = wait(driver, lambda d: d.title if "move" in d.title else None)
+    status = text_of(driver, "game-status")
+    print(f"play: the tab's title: '{title}'; the status: '{status}'")
+    assert title.startswith("● Your move"), title
+    assert "CSA / Floodgate" in status and "csa ·" not in status, status
     watcher = browser()
     try:
         watcher.get(base + "#/game/" + urllib.parse.quote(game_id, safe=""))
@@ -231,7 +246,7 @@ def play(driver, base, shots):
         with urllib.request.urlopen(f"{base}api/games/{urllib.parse.quote(game_id, safe='')}") as r:
             stored = json.load(r)["moves"]
         print(f"play: the watcher saw {len(shown)} views ({shown[0]}..{shown[-1]}), {len(seen)} moves listed")
-        assert seen == [f"{m['ply']} {m['ki2']}" for m in stored] and len(seen) == v["moves"], (seen, stored)
+        assert seen == [f"{m['ply']} {m['western']}" for m in stored] and len(seen) == v["moves"], (seen, stored)
         assert shown == sorted(shown) and len(set(shown)) >= played // 2, shown
         watcher.save_screenshot(os.path.join(shots, "play-watched.png"))
     finally:
@@ -245,7 +260,7 @@ def play(driver, base, shots):
         friend.get(link)
         said = text_of(friend, "invitation")
         print(f"play (the invitation says): {said}")
-        assert "invites you" in said and "jsa" in said and "you play White" in said, said
+        assert "invites you" in said and "JSA (professional) rules" in said and "you play White" in said, said
         wait(friend, lambda d: d.find_element(By.ID, "join")).click()
         wait(friend, lambda d: d.find_elements(By.ID, "impasse"))
         no_secret_in_url(friend)
@@ -725,7 +740,8 @@ def main():
         game_id = driver.execute_script("return decodeURIComponent(location.hash.slice(7))")
         with urllib.request.urlopen(f"{base}api/games/{urllib.parse.quote(game_id, safe='')}") as r:
             stored = json.load(r)["moves"]
-        assert moves == [f"{m['ply']} {m['ki2']}" for m in stored], (moves[:3], stored[:3])
+        # Letters on the pieces: the moves in Western notation (`P-7f`), as the CLI writes.
+        assert moves == [f"{m['ply']} {m['western']}" for m in stored], (moves[:3], stored[:3])
         assert driver.find_elements(By.CSS_SELECTOR, "#verdicts tr[data-preset]"), "no impasse panel"
         chart = wait(driver, lambda d: d.execute_script(
             "const i = document.getElementById('chart'); return i && i.complete && i.naturalWidth"))
@@ -788,6 +804,9 @@ def main():
         presets = {r.get_attribute("data-preset"): r.text for r in rows}
         print(f"calculator: {len(presets)} presets; csa: {presets.get('csa')}; jsa: {presets.get('jsa')}")
         assert len(presets) >= 10 and "csa" in presets and "jsa" in presets, presets
+        # Each rule set named in words, not by its preset's name.
+        assert presets["jsa"].startswith("JSA (professional)"), presets["jsa"]
+        assert presets["saw"].startswith("SAW (24-point count)"), presets["saw"]
         assert driver.find_element(By.CSS_SELECTOR, "#counts tr[data-side=black]").text
         # Article 9's condition: each side's mate search, in words.
         mates = {r.get_attribute("data-side"): r.text for r in

@@ -336,6 +336,16 @@ fn a_game_played_over_csa_is_seen_over_http_while_played_and_after() {
         svg.starts_with("<svg") && svg.contains("over 2 moves"),
         "{svg}"
     );
+    // Titled by its players, not by its Game_ID.
+    let players = format!(
+        "{} vs {}",
+        listed["black"].as_str().unwrap(),
+        listed["white"].as_str().unwrap()
+    );
+    assert!(
+        svg.contains(&players) && !svg.contains(id.as_str()),
+        "{svg}"
+    );
 }
 
 /// Issue 33, item 3: each event names the stored state it shows (`3-playing`); a watcher

@@ -63,3 +63,35 @@ pub(super) async fn asset(Path(path): Path<String>) -> Result<Response, ApiError
             )
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every rule set the server offers has its name in words on the page, in both
+    /// languages (`RULES` in `i18n.js`): none shows as its slug.
+    #[test]
+    fn every_preset_has_a_name_in_words() {
+        let i18n = FILES
+            .iter()
+            .find(|(name, _, _)| *name == "js/i18n.js")
+            .map(|&(_, _, body)| body)
+            .unwrap();
+        let table = &i18n[i18n.find("export const RULES = {").unwrap()..];
+        let table = &table[..table.find("};").unwrap()];
+        for preset in gyoku::Preset::ALL {
+            let name = preset.name();
+            let line = table
+                .lines()
+                .find(|l| {
+                    let key = l.trim_start();
+                    key.starts_with(&format!("{name}: ["))
+                        || key.starts_with(&format!("'{name}': ["))
+                })
+                .unwrap_or_else(|| panic!("{name} has no name in words in i18n.js's RULES"));
+            // [English, Japanese]: two strings.
+            assert_eq!(line.matches('\'').count() % 2, 0, "{line}");
+            assert!(line.matches("', '").count() == 1, "{line}");
+        }
+    }
+}

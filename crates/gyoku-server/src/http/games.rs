@@ -141,9 +141,11 @@ pub(super) async fn game_chart(
         let (start, moves) = (spec.start, played);
         let credit = gyoku::impasse::handicap_credit(&start.to_setup());
         let data = gyoku_kifu::chart::series(&start, &moves, credit);
+        // The players, as the page titles the game (its Game_ID is for machines).
         let title = format!(
-            "{} — impasse points over {} moves",
-            detail.game.id,
+            "{} vs {} — impasse points over {} moves",
+            detail.listed.black,
+            detail.listed.white,
             moves.len()
         );
         Ok(gyoku_kifu::chart::svg(&title, &data))

@@ -16,14 +16,16 @@ use crate::store::GameDetail;
 
 use super::error::ApiError;
 
-/// A move as the API shows it: USI, CSA and KI2 (`▲７六歩`, `△同　銀`), its time, its
-/// comment and the evaluation an engine's comment gives.
+/// A move as the API shows it: USI, CSA, KI2 (`▲７六歩`, `△同　銀`) and Western
+/// notation (`P-7f`, `Bx2b+`), its time, its comment and the evaluation an engine's
+/// comment gives.
 #[derive(Clone, Debug, Serialize)]
 pub(super) struct MoveView {
     ply: usize,
     usi: String,
     csa: String,
     ki2: String,
+    western: String,
     /// Seconds it took (none where the record says nothing).
     pub(super) seconds: Option<u64>,
     comment: Option<String>,
@@ -46,6 +48,7 @@ impl MoveView {
             usi: m.to_string(),
             csa: gyoku_kifu::csa::move_text(pos, m, pos.turn()),
             ki2: gyoku_kifu::ki2::move_notation(pos, m, before.map(Move::to)),
+            western: gyoku_kifu::western::move_notation(pos, m),
             seconds,
             comment: comment.map(str::to_string),
             eval: comment.and_then(evaluation),

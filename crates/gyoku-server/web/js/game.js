@@ -3,7 +3,7 @@
 
 import { boardEl } from './board.js';
 import { api, el } from './dom.js';
-import { endingText, FOULS, gameTitle, sideName, t, word } from './i18n.js';
+import { endingText, FOULS, gameTitle, RULES, settings, sideName, t, word } from './i18n.js';
 import { impasseEl } from './impasse.js';
 import { main, page, showError } from './page.js';
 import { applyUsi, parseSfen } from './position.js';
@@ -59,9 +59,11 @@ function older(v) {
 // the game), and whether the board is turned round (null: as the seat's side says).
 const browsing = { id: null, ply: null, flipped: null, impasseOpen: null };
 
-// The plies a game can be stepped through: its moves, and the foul that ended it.
+// The plies a game can be stepped through: its moves (in Western notation with letters on
+// the pieces, in Japanese with kanji), and the foul that ended it.
 function pliesOf(v) {
-  const plies = v.moves.map((m) => ({ usi: m.usi, label: `${m.ply} ${m.ki2}`, foul: false, eval: m.eval }));
+  const western = settings.glyphs !== 'kanji';
+  const plies = v.moves.map((m) => ({ usi: m.usi, label: `${m.ply} ${western ? m.western : m.ki2}`, foul: false, eval: m.eval }));
   const d = v.outcome && v.outcome.detail;
   if (d && d.foul && d.move) {
     plies.push({ usi: d.move, label: `${plies.length + 1} ${d.move} (${word(FOULS, d.foul)})`, foul: true });
@@ -116,7 +118,7 @@ export function renderGame(v) {
       download: '', 'data-format': f }, label), ' ']));
   const panel = el('div', { class: 'panel' },
     el('h2', { id: 'game-title' }, gameTitle(v)),
-    el('p', { class: 'status', id: 'game-status' }, `${t('rules')}: ${v.rules} · ${t(v.status)}`
+    el('p', { class: 'status', id: 'game-status' }, `${t('rules')}: ${word(RULES, v.rules)} · ${t(v.status)}`
       + (v.status === 'playing' ? ` · ${t('toMove', { side: sideName(v.turn) })}` : '')),
     el('p', { class: 'clock', id: 'clock-w' }, ''),
     el('p', { class: 'clock', id: 'clock-b' }, ''),
@@ -125,6 +127,10 @@ export function renderGame(v) {
     el('h3', {}, t('moves')), nav, moves, downloads, impasseEl(v.impasse, browsing),
     el('img', { class: 'chart', id: 'chart', alt: t('chart'),
       src: `/api/games/${encodeURIComponent(v.id)}/chart.svg?moves=${v.moves.length}` }));
+  // The tab says whose move it is to the player, and which game to a watcher.
+  const mine = seat && v.status === 'playing' && seat.seat.phase === 'playing' && v.turn === seat.seat.color;
+  document.title = seat && v.status === 'playing'
+    ? `${mine ? '● ' : ''}${t(mine ? 'yourTurn' : 'theirTurn')} · Gyoku` : `${gameTitle(v)} · Gyoku`;
   const ui = seat && !stepping ? boardUi(v, seat, pos) : undefined;
   main().replaceChildren(el('div', { class: 'game', id: 'game', 'data-moves': v.moves.length, 'data-shown': shownPly },
     el('div', {}, boardEl(pos, last, !stepping && v.in_check, ui, flipped), seat && seat.promoting ? promoteEl(seat) : null), panel));

@@ -1,7 +1,7 @@
 // The games on the server.
 
 import { api, el } from './dom.js';
-import { REASONS, resultWord, t, word } from './i18n.js';
+import { REASONS, resultWord, RULES, t, word } from './i18n.js';
 import { roundsEl } from './league.js';
 import { main, page, showError } from './page.js';
 
@@ -14,7 +14,7 @@ export async function showGames() {
       el('tr', {}, ['game', 'status', 'result', 'moves'].map((k) => el('th', {}, t(k)))),
       ...games.map((g) => el('tr', { 'data-id': g.id },
         el('td', {}, el('a', { href: `#/game/${encodeURIComponent(g.id)}`, title: g.id },
-          `${g.black} ${t('vs')} ${g.white}`), el('span', { class: 'rules' }, ` · ${g.rules}`)),
+          `${g.black} ${t('vs')} ${g.white}`), el('span', { class: 'rules' }, ` · ${word(RULES, g.rules)}`)),
         el('td', {}, t(g.status)),
         el('td', {}, g.result ? `${resultWord(g.result)} (${word(REASONS, g.reason)})` : ''),
         el('td', {}, String(g.moves)))));

@@ -194,6 +194,26 @@ export const DECL_FAILURES = {
 export const FOUL_NOTES = { lose: 'foulsLoseNote', refuse: 'foulsRefuseNote', claim: 'foulsClaimNote' };
 export const FOUL_WORDS = { lose: 'foulsLoseWord', refuse: 'foulsRefuseWord', claim: 'foulsClaimWord' };
 
+// The rule sets by their presets' names (`gyoku rules`), in words.
+export const RULES = {
+  jsa: ['JSA (professional)', '日本将棋連盟（プロ）'],
+  'jsa-amateur': ['JSA amateur events', '日本将棋連盟（アマ大会）'],
+  csa: ['CSA / Floodgate (27-point declaration)', 'CSA・floodgate（27点宣言）'],
+  '81dojo': ['81Dojo', '81道場'],
+  lishogi: ['lishogi', 'lishogi'],
+  'shogi-wars': ['Shogi Wars', '将棋ウォーズ'],
+  try: ['Try rule', 'トライルール'],
+  saw: ['SAW (24-point count)', 'SAW（24点法）'],
+  friendly: ['Friendly (fouls refused)', '親善（反則は指し直し）'],
+  none: ['No impasse rule', '入玉規定なし'],
+  csa24: ['CSA, 31-point declaration (YaneuraOu CSARule24)', 'CSA・31点宣言（やねうら王 CSARule24）'],
+  csa24h: ['CSA, 31-point declaration, handicap credit (CSARule24H)', 'CSA・31点宣言・駒落ち補正（CSARule24H）'],
+  csa27h: ['CSA, handicap credit (CSARule27H)', 'CSA・駒落ち補正（CSARule27H）'],
+  wcsc: ['World Computer Shogi Championship', '世界コンピュータ将棋選手権'],
+  denryu: ['Denryu-sen', '電竜戦'],
+  floodgate: ['Floodgate', 'floodgate'],
+};
+
 export const REASONS = {
   checkmate: ['checkmate', '詰み'], resignation: ['resignation', '投了'],
   time_up: ['time up', '時間切れ'], illegal_move: ['illegal move', '反則'],

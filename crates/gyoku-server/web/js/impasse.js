@@ -2,7 +2,7 @@
 // page it folds (`fold` keeps the reader's open or closed across live views).
 
 import { el } from './dom.js';
-import { DECL_FAILURES, REASONS, sideName, t, VERDICTS, word } from './i18n.js';
+import { DECL_FAILURES, REASONS, RULES, sideName, t, VERDICTS, word } from './i18n.js';
 
 export function impasseEl(r, fold) {
   const yesNo = (b) => t(b ? 'yes' : 'no');
@@ -17,7 +17,7 @@ export function impasseEl(r, fold) {
     el('tr', {}, el('th', {}, t('rules')), el('th', {}, t('ifDeclares', { side: sideName(r.turn) })),
       el('th', {}, t('agreement')), el('th', {}, t('endedBy'))),
     Object.entries(r.verdicts).map(([name, v]) => el('tr', { 'data-preset': name },
-      el('td', {}, name),
+      el('td', {}, word(RULES, name)),
       el('td', {}, v.declaration_failure
         ? `${word(VERDICTS, v.declaration)}: ${word(DECL_FAILURES, v.declaration_failure)}` : word(VERDICTS, v.declaration)),
       el('td', {}, word(VERDICTS, v.agreement)), el('td', {}, v.ended ? word(REASONS, v.ended) : '-'))));

@@ -21,6 +21,7 @@ function route() {
   document.getElementById('lang').textContent = settings.lang === 'ja' ? 'English' : '日本語';
   document.getElementById('glyphs').replaceChildren(settings.glyphs === 'kanji' ? 'P' : charsEl('歩'));
   page.playing = null;
+  document.title = 'Gyoku';
   if (hash.startsWith('/game/')) showGame(decodeURIComponent(hash.slice(6)));
   // `/player/` before `/play`, which it starts with.
   else if (hash.startsWith('/player/')) showPlayerPage(hash.slice(8));

@@ -2,7 +2,7 @@
 
 import { api, el } from './dom.js';
 import { renderGame } from './game.js';
-import { errorText, FOUL_NOTES, FOUL_WORDS, sideName, t, timeText } from './i18n.js';
+import { errorText, FOUL_NOTES, FOUL_WORDS, RULES, sideName, t, timeText, word } from './i18n.js';
 import { main, page, showError } from './page.js';
 
 // A seat's page that goes (closed, reloaded, gone to another site) says so: its person is
@@ -14,6 +14,9 @@ window.addEventListener('pagehide', () => {
 
 export async function showPlayForm() {
   const q = new URLSearchParams(location.hash.split('?')[1] || '');
+  // The form of the page before (another query's) goes at once: no click reaches it while
+  // the server answers.
+  main().replaceChildren(el('p', { class: 'status' }, '…'));
   const opts = await api('GET', '/api/play');
   const field = (id, label, input) => el('div', {}, el('label', { for: id }, label), input);
   const select = (id, values, chosen) => el('select', { id }, values.map(([v, label]) => {
@@ -22,7 +25,7 @@ export async function showPlayForm() {
     return o;
   }));
   const opponent = select('opponent', opts.opponents.map((o) => [o, o === 'person' ? t('person') : o]), q.get('opponent') || opts.opponents[0]);
-  const rules = select('play-rules', opts.presets.map((p) => [p, p]), q.get('rules') || 'csa');
+  const rules = select('play-rules', opts.presets.map((p) => [p, word(RULES, p)]), q.get('rules') || 'csa');
   const fouls = select('fouls', [['', t('foulsPreset')], ['refuse', t('foulsRefuse')], ['lose', t('foulsLose')],
     ['claim', t('foulsClaim')]], q.get('fouls') || '');
   // Before the game: what a foul will do, under the rules and the choice made.
@@ -111,7 +114,7 @@ export async function showSeat(token) {
     const name = el('input', { type: 'text', id: 'name', value: localStorage.getItem('gyoku.name') || '' });
     const terms = r.seat.invitation;
     const says = terms ? el('p', { id: 'invitation' }, t('invitedBy', {
-      from: terms.from, rules: terms.rules, time: timeText(terms.time), side: sideName(r.seat.color),
+      from: terms.from, rules: word(RULES, terms.rules), time: timeText(terms.time), side: sideName(r.seat.color),
       fouls: t(FOUL_WORDS[terms.fouls] || 'foulsLoseWord') })) : null;
     main().replaceChildren(el('h2', {}, t('invited')), says, el('label', { for: 'name' }, t('yourName')), name,
       el('p', {}, el('button', { type: 'button', id: 'join', onclick: async () => {
