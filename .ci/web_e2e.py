@@ -771,7 +771,9 @@ def main():
         ending = wait(driver, lambda d: d.find_element(By.ID, "ending")).text
         print(f"judge (dropped KIF, Shift_JIS): {ending}")
         assert "White wins" in ending and "resignation" in ending and "ply 5" in ending, ending
-        assert "△同　銀" in driver.find_element(By.ID, "moves").text
+        # Letters on the pieces: the moves in Western notation (△同　銀 is Sx2b).
+        listed = driver.find_element(By.ID, "moves").text
+        assert "4 Sx2b" in listed and "同" not in listed, listed
         driver.save_screenshot(os.path.join(shots, "judge.png"))
         # A foul, marked at its ply (the file input this time).
         nifu = os.path.join(work, "nifu.csa")
@@ -791,6 +793,15 @@ def main():
         error = wait(driver, lambda d: d.find_element(By.ID, "error")).text
         print(f"judge (not a record): {error}")
         assert "unknown record format" in error, error
+        # A record pasted as text (a CSA record, Black resigning at ply 3).
+        box = driver.find_element(By.ID, "record-text")
+        box.send_keys("PI\n+\n+7776FU\n-3334FU\n%TORYO\n")
+        driver.find_element(By.ID, "judge-text").click()
+        ending = wait(driver, lambda d: (lambda e: e.text if e and "ply 3" in e.text else None)(
+            (d.find_elements(By.ID, "ending") or [None])[0]))
+        print(f"judge (pasted CSA text): {ending}")
+        assert "White wins" in ending and "resignation" in ending, ending
+        driver.save_screenshot(os.path.join(shots, "judge-pasted.png"))
 
         # --- the impasse calculator -----------------------------------------------------
         no_cjk_font(base, shots)

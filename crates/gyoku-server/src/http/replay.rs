@@ -85,6 +85,18 @@ pub(super) fn ki2_moves(start: &Position, moves: impl Iterator<Item = Move>) -> 
         .collect()
 }
 
+/// Moves in Western notation from `start` (`P-7f`, `Bx2b+`).
+pub(super) fn western_moves(start: &Position, moves: impl Iterator<Item = Move>) -> Vec<String> {
+    let mut pos = start.clone();
+    moves
+        .map(|m| {
+            let text = gyoku_kifu::western::move_notation(&pos, m);
+            pos.play_unchecked(m);
+            text
+        })
+        .collect()
+}
+
 /// A stored game played again: how it was set up, where it stands, its moves (as
 /// [`MoveView`]s, and as moves), and its outcome's JSON.
 #[derive(Clone)]

@@ -19,7 +19,7 @@ use gyoku_kifu::{Format, Record};
 use super::HttpOptions;
 use super::body::{Request, typed_body, upload_body};
 use super::error::ApiError;
-use super::replay::ki2_moves;
+use super::replay::{ki2_moves, western_moves};
 use super::state::{Uploads, upload_work};
 
 /// The most records of one upload judged (an archive in one CSA file); the rest are left
@@ -296,6 +296,7 @@ pub(super) async fn judge_record(
                 v["start_sfen"] = json!(r.start.to_sfen());
                 v["moves"] = json!(r.moves.iter().map(|m| m.mv.to_string()).collect::<Vec<_>>());
                 v["moves_ki2"] = json!(ki2_moves(&r.start, r.moves.iter().map(|m| m.mv)));
+                v["moves_western"] = json!(western_moves(&r.start, r.moves.iter().map(|m| m.mv)));
                 v["foul"] = r.foul.as_ref().map_or(
                     Value::Null,
                     |f| json!({ "ply": f.ply, "move": f.mv.to_string(), "kind": f.kind.code() }),

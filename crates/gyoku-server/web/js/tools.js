@@ -2,7 +2,7 @@
 
 import { boardEl, editorEl } from './board.js';
 import { api, el } from './dom.js';
-import { endingText, errorText, FOULS, settings, sideName, t, word } from './i18n.js';
+import { endingText, errorText, FOULS, RULES, settings, sideName, t, word } from './i18n.js';
 import { impasseEl } from './impasse.js';
 import { main } from './page.js';
 import { applyUsi, parseSfen, START_SFEN, toSfen } from './position.js';
@@ -55,7 +55,7 @@ export function showCalculator() {
 }
 
 export function showJudge() {
-  const rules = el('select', { id: 'rules' }, PRESETS.map((p) => el('option', { value: p }, p)));
+  const rules = el('select', { id: 'rules' }, PRESETS.map((p) => el('option', { value: p }, word(RULES, p))));
   const file = el('input', { type: 'file', id: 'file' });
   const drop = el('div', { class: 'drop', id: 'drop' }, t('drop'), el('br'), file);
   const out = el('div', { id: 'judged' });
@@ -77,8 +77,16 @@ export function showJudge() {
     drop.classList.remove('over');
     if (e.dataTransfer.files[0]) take(e.dataTransfer.files[0]);
   });
+  // A record pasted as text (sent as UTF-8; the reader finds the format).
+  const text = el('textarea', { id: 'record-text', rows: '8', cols: '60', spellcheck: 'false' });
+  const judgeText = el('button', { type: 'button', id: 'judge-text', onclick: () => {
+    if (!text.value.trim()) return;
+    upload = new TextEncoder().encode(text.value).buffer;
+    judge();
+  } }, t('judgeText'));
   rules.addEventListener('change', judge);
-  main().replaceChildren(el('h2', {}, t('judge')), el('label', { for: 'rules' }, t('rules')), rules, drop, out);
+  main().replaceChildren(el('h2', {}, t('judge')), el('label', { for: 'rules' }, t('rules')), rules, drop,
+    el('div', { class: 'paste' }, el('label', { for: 'record-text' }, t('pasteRecord')), el('br'), text, el('br'), judgeText), out);
 }
 
 function showJudged(out, v, upload) {
@@ -89,7 +97,7 @@ function showJudged(out, v, upload) {
   const slider = el('input', { type: 'range', id: 'ply', min: '0', max: String(r.moves.length), value: String(r.moves.length) });
   const label = el('span', { id: 'ply-label' });
   const list = el('div', { class: 'moves', id: 'moves' },
-    r.moves.map((m, i) => el('span', { 'data-ply': i + 1, onclick: () => { slider.value = String(i + 1); show(); } }, `${i + 1} ${r.moves_ki2[i]}`)),
+    r.moves.map((m, i) => el('span', { 'data-ply': i + 1, onclick: () => { slider.value = String(i + 1); show(); } }, `${i + 1} ${(settings.glyphs !== 'kanji' ? r.moves_western : r.moves_ki2)[i]}`)),
     r.foul ? el('span', { class: 'foul', id: 'foul' }, t('foulAt', { ply: r.foul.ply, move: r.foul.move, kind: word(FOULS, r.foul.kind) })) : null);
   const show = () => {
     const k = +slider.value;
