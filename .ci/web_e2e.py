@@ -407,6 +407,26 @@ def play(driver, base, shots):
     click(driver, "#confirm-yes")
     text_of(driver, "ending", lambda t: "ply" in t)
 
+    # --- a handicap from the form's list: White gives it and moves first ----------------
+    driver.get(base + "#/play")
+    pick = wait(driver, lambda d: d.find_element(By.ID, "handicap"))
+    names = [o.get_attribute("value") for o in pick.find_elements(By.TAG_NAME, "option")]
+    assert len(names) == 16 and names[0] == "" and "2-piece" in names, names
+    driver.execute_script(
+        "const s = document.getElementById('handicap'); s.value = '2-piece';"
+        "s.dispatchEvent(new Event('change'))")
+    assert driver.find_element(By.ID, "start-sfen").get_attribute("value") == "2-piece"
+    click(driver, "#start")
+    start = wait(driver, lambda d: d.execute_script(
+        "const v = window.gyoku.clockView; return v && document.getElementById('turn') ? v.view.start_sfen : null"))
+    print(f"play (2-piece handicap chosen from the list): starts from {start}")
+    assert start.startswith("lnsgkgsnl/9/ppppppppp/") and " w " in start, start
+    # White (the engine) has moved: Black may resign.
+    wait(driver, lambda d: d.find_element(By.ID, "resign").is_enabled())
+    click(driver, "#resign")
+    click(driver, "#confirm-yes")
+    text_of(driver, "ending", lambda t: "ply" in t)
+
     # --- an illegal drop: refused under friendly rules, lost under tournament rules ------
     start_game(driver, base, opponent="builtin", rules="csa", color="black", fouls="refuse", sfen=NIFU_SFEN)
     make_move(driver, "P*5e")
@@ -703,6 +723,11 @@ def main():
         # --- watch a live engine game -------------------------------------------------
         driver.get(base)
         wait(driver, lambda d: d.find_element(By.ID, "game-list"))
+        # No game yet: the home page says where to start.
+        start = wait(driver, lambda d: d.find_element(By.ID, "start-playing"))
+        print(f"games (none yet): '{driver.find_element(By.ID, 'no-games').text}'")
+        assert start.get_attribute("href").endswith("#/play"), start.get_attribute("href")
+        driver.save_screenshot(os.path.join(shots, "games-empty.png"))
         for name, engine in (("gps", "/usr/games/gpsusi"), ("fsf", "/usr/games/fairy-stockfish")):
             clients.append(subprocess.Popen(
                 [gyoku, "csa-client", "--engine", engine, "--host", "127.0.0.1", "--port", str(csa),
@@ -890,6 +915,17 @@ def main():
                 link.click()
         print(f"phone: document widths at 390 px: {widths}")
         assert all(w <= 390 for w in widths.values()), widths
+        # Playing on the phone: Resign is on the first screen, under the board.
+        start_game(driver, base, opponent="builtin", rules="csa", color="black")
+        top, bottom, screen = driver.execute_script(
+            "const b = document.getElementById('resign').getBoundingClientRect();"
+            "return [b.top, b.bottom, window.innerHeight]")
+        print(f"phone (playing): Resign at {top:.0f}-{bottom:.0f} px of a {screen} px screen")
+        assert bottom <= screen, (top, bottom, screen)
+        driver.save_screenshot(os.path.join(shots, "phone-play.png"))
+        click(driver, "#resign")
+        click(driver, "#confirm-yes")
+        text_of(driver, "ending", lambda t: "手" in t or "ply" in t)
     finally:
         driver.quit()
         for c in clients:

@@ -192,6 +192,11 @@ pub(super) async fn options(State(api): State<SeatApi>) -> Result<Json<Value>, A
         "opponents": opponents,
         "engines": play.engine_names(),
         "presets": Preset::ALL.iter().map(|p| p.name()).collect::<Vec<_>>(),
+        // The handicaps a start position may name, lightest first.
+        "handicaps": gyoku::Handicap::ALL
+            .iter()
+            .map(|h| json!({ "name": h.name(), "japanese": h.japanese() }))
+            .collect::<Vec<_>>(),
         // What an illegal move does under each preset's own rules.
         "fouls": Preset::ALL
             .iter()

@@ -18,7 +18,12 @@ export async function showGames() {
         el('td', {}, t(g.status)),
         el('td', {}, g.result ? `${resultWord(g.result)} (${word(REASONS, g.reason)})` : ''),
         el('td', {}, String(g.moves)))));
-    if (!games.length) table.append(el('tr', {}, el('td', {}, t('noGames'))));
+    // Nothing here yet: where to start.
+    if (!games.length) {
+      table.append(el('tr', {}, el('td', { colspan: '4', id: 'no-games' }, t('noGames'), ' ',
+        el('a', { href: '#/play', id: 'start-playing' }, t('startPlaying')), ' · ',
+        el('a', { href: '#/calculator' }, t('calculator')), ' · ', el('a', { href: '#/judge' }, t('judge')))));
+    }
   };
   await load().catch(showError);
   page.timers.push(setInterval(() => load().catch(() => {}), 3000));

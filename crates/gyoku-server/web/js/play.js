@@ -2,7 +2,7 @@
 
 import { api, el } from './dom.js';
 import { renderGame } from './game.js';
-import { errorText, FOUL_NOTES, FOUL_WORDS, RULES, sideName, t, timeText, word } from './i18n.js';
+import { errorText, FOUL_NOTES, FOUL_WORDS, RULES, settings, sideName, t, timeText, word } from './i18n.js';
 import { main, page, showError } from './page.js';
 
 // A seat's page that goes (closed, reloaded, gone to another site) says so: its person is
@@ -45,6 +45,13 @@ export async function showPlayForm() {
   const unitSeconds = num('unit-seconds', q.get('unit_seconds') || '60');
   const color = select('color', [['black', t('black')], ['white', t('white')], ['random', t('random')]], q.get('color') || 'black');
   const sfen = el('input', { type: 'text', id: 'start-sfen', value: q.get('sfen') || '' });
+  // A handicap chosen from the list is the start position's name (White, the stronger
+  // side, moves first).
+  const handicaps = opts.handicaps || [];
+  const handicap = select('handicap', [['', t('evenGame')], ...handicaps.map((h) => [h.name,
+    settings.lang === 'ja' ? h.japanese : `${h.name} (${h.japanese})`])],
+  handicaps.some((h) => h.name === q.get('sfen')) ? q.get('sfen') : '');
+  handicap.addEventListener('change', () => { sfen.value = handicap.value; });
   const maxMoves = el('input', { type: 'number', id: 'max-moves', min: '0', value: q.get('max_moves') || '' });
   const name = el('input', { type: 'text', id: 'name', value: localStorage.getItem('gyoku.name') || '' });
   const out = el('div', {});
@@ -69,7 +76,7 @@ export async function showPlayForm() {
     field('byoyomi-input', t('byoyomi'), byoyomi), field('periods', t('periods'), periods),
     field('thinking-units', t('thinkingUnits'), units), field('unit-seconds', t('unitSeconds'), unitSeconds),
     field('increment', t('increment'), increment),
-    field('color', t('color'), color), field('start-sfen', t('startSfen'), sfen),
+    field('color', t('color'), color), field('handicap', t('handicap'), handicap), field('start-sfen', t('startSfen'), sfen),
     field('max-moves', t('maxMoves'), maxMoves), field('name', t('yourName'), name),
     el('p', {}, el('button', { type: 'button', id: 'start' }, t('startGame'))), out);
   document.getElementById('start').addEventListener('click', start);
