@@ -677,6 +677,10 @@ def event(driver, base, shots, csa):
           f"{len(cross)} crosstable rows, {len(rounds)} rounds of pairings")
     assert len(rows) == 4 and len(cross) == 4 and len(rounds) == 2, (len(rows), len(cross), len(rounds))
     assert top.split()[2] == "2", top
+    # The crosstable in the standings' order.
+    ranked = [r.get_attribute("data-player") for r in rows]
+    crossed = [r.get_attribute("data-player") for r in cross]
+    assert crossed == ranked, (crossed, ranked)
     driver.save_screenshot(os.path.join(shots, "event.png"))
     driver.get(base + "#/events")
     listed = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#event-list tr[data-event='club']"))

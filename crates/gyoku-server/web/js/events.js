@@ -61,20 +61,24 @@ function standingsEl(e) {
       el('td', {}, pts(l.sonneborn_berger)))));
 }
 
+// The crosstable in the standings' order (by rank), rows and columns alike.
 function crosstableEl(e) {
-  const n = e.participants.length;
+  const byName = new Map(e.participants.map((name, i) => [name, i]));
+  const order = [...e.standings.map((l) => byName.get(l.name)).filter((i) => i !== undefined),
+    ...e.participants.map((_, i) => i).filter((i) => !e.standings.some((l) => byName.get(l.name) === i))];
   const cell = (i, j) => {
     if (i === j) return '·';
     const c = e.crosstable[i][j];
     return c.games ? pts(c.points) : '';
   };
+  const line = (i) => e.standings.find((l) => l.name === e.participants[i]);
   return el('div', { class: 'scroll' }, el('table', { class: 'list cross', id: 'crosstable' },
-    el('tr', {}, el('th', {}, ''), el('th', {}, t('player')),
-      ...e.participants.map((_, j) => el('th', {}, String(j + 1))), el('th', {}, t('pointsCol'))),
-    ...e.participants.map((name, i) => el('tr', { 'data-player': name },
-      el('td', {}, String(i + 1)), el('td', {}, name),
-      ...Array.from({ length: n }, (_, j) => el('td', {}, cell(i, j))),
-      el('td', {}, pts(e.standings.find((l) => l.name === name).points))))));
+    el('tr', {}, el('th', {}, t('rank')), el('th', {}, t('player')),
+      ...order.map((_, k) => el('th', {}, String(k + 1))), el('th', {}, t('pointsCol'))),
+    ...order.map((i) => el('tr', { 'data-player': e.participants[i] },
+      el('td', {}, line(i) ? String(line(i).rank) : ''), el('td', {}, e.participants[i]),
+      ...order.map((j) => el('td', {}, cell(i, j))),
+      el('td', {}, line(i) ? pts(line(i).points) : '')))));
 }
 
 function pairingsEl(e) {
