@@ -741,6 +741,21 @@ def main():
                 start_new_session=True))
         # The list refreshes by itself: the game appears, and is followed.
         link = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#game-list tr[data-id] a"), 60)[0]
+        # Each game with its start and time control; a filter by name, and one that keeps none.
+        row = driver.find_element(By.CSS_SELECTOR, "#game-list tr[data-id]").text
+        print(f"games: {row!r}; {driver.find_element(By.ID, 'game-count').text}")
+        assert "gps vs fsf" in row and "5 s + 1 s byoyomi" in row and "web-5-1" in row and "/" in row, row
+        box = driver.find_element(By.ID, "game-filter")
+        box.send_keys("no-such-player")
+        none = text_of(driver, "no-games", lambda t: "No game matches" in t)
+        box.clear()
+        box.send_keys("FSF")
+        wait(driver, lambda d: not d.find_elements(By.ID, "no-games")
+             and d.find_elements(By.CSS_SELECTOR, "#game-list tr[data-id]"))
+        print(f"games (filtered): '{none}', then FSF: {driver.find_element(By.ID, 'game-count').text}")
+        box.clear()
+        box.send_keys(" ")
+        link = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#game-list tr[data-id] a"), 60)[0]
         driver.save_screenshot(os.path.join(shots, "games.png"))
         link.click()
         wait(driver, lambda d: d.find_element(By.ID, "game"))

@@ -245,7 +245,13 @@ fn error_code(v: &Value) -> &str {
 fn a_game_played_over_csa_is_seen_over_http_while_played_and_after() {
     let server = TestServer::start("game");
     let (status, v) = server.get("/api/games");
-    assert_eq!((status, &v), (200, &json!({ "games": [] })));
+    assert_eq!(
+        (status, &v),
+        (
+            200,
+            &json!({ "games": [], "total": 0, "offset": 0, "limit": 100 })
+        )
+    );
 
     let (mut black_side, mut white_side, id) = server.csa_game("web-600-10");
     let (black, white) = (&mut black_side, &mut white_side);
@@ -322,6 +328,39 @@ fn a_game_played_over_csa_is_seen_over_http_while_played_and_after() {
     assert_eq!(listed["id"], id.as_str());
     assert_eq!(listed["status"], "finished");
     assert_eq!(listed["moves"], 2);
+    assert_eq!(list["total"], 1, "{list}");
+    assert!(listed["time"]["total"].is_number(), "{listed}");
+    // Filtered and paged (issue 46): by a player's name in any case, by status.
+    let black_name = listed["black"].as_str().unwrap().to_uppercase();
+    let (_, found) = server.get(&format!("/api/games?q={black_name}&status=finished"));
+    assert_eq!(
+        (found["total"].as_u64(), found["games"][0]["id"].as_str()),
+        (Some(1), Some(id.as_str()))
+    );
+    let (_, none) = server.get("/api/games?status=playing");
+    assert_eq!(
+        (
+            none["total"].as_u64(),
+            none["games"].as_array().map(Vec::len)
+        ),
+        (Some(0), Some(0))
+    );
+    let (_, past) = server.get("/api/games?offset=1");
+    assert_eq!(
+        (
+            past["total"].as_u64(),
+            past["games"].as_array().map(Vec::len)
+        ),
+        (Some(1), Some(0))
+    );
+    for bad in [
+        "status=over",
+        "offset=-1",
+        &format!("q={}", "x".repeat(101)),
+    ] {
+        let (status, error) = server.get(&format!("/api/games?{bad}"));
+        assert_eq!(status, 400, "{bad}: {error}");
+    }
     let (_, g) = server.get(&format!("/api/games/{id}"));
     assert_eq!(g["outcome"]["result"], "white", "{g}");
     assert_eq!(g["outcome"]["reason"], "resignation", "{g}");

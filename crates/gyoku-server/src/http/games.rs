@@ -23,16 +23,56 @@ use super::state::{Stored, Watchers, with_db, work};
 use super::tools::format_named;
 use super::view::{GameView, ListedView, detail_of, view_of};
 use super::watched::Shown;
+use crate::store::GameFilter;
 
 /// The most games one listing returns.
 pub const MAX_LISTED: u32 = 1_000;
 
-/// `GET /api/games[?limit=N]`: the games being played, then the latest, at most `limit`
-/// (100 by default, 1,000 at most).
+/// The longest text a listing filters by.
+const MAX_FILTER_CHARS: usize = 100;
+
+/// The furthest a listing pages.
+const MAX_OFFSET: u32 = 1_000_000;
+
+/// `GET /api/games[?limit=N][&offset=N][&q=TEXT][&status=S]`: the games being played, then
+/// the latest, at most `limit` (100 by default, 1,000 at most) after skipping `offset`;
+/// only those with `q` in a player's name, the game's name or its Game_ID (any case), and
+/// of `status` (`playing`, `suspended` or `finished`), when given. `total` says how many
+/// the filter keeps.
 pub(super) async fn list_games(
     State(api): State<Arc<Stored>>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Result<Json<Value>, ApiError> {
+    let offset = match q.get("offset") {
+        None => 0,
+        Some(text) => text
+            .parse::<u32>()
+            .ok()
+            .filter(|n| *n <= MAX_OFFSET)
+            .ok_or_else(|| {
+                ApiError::input(
+                    "invalid_offset",
+                    format!("offset: '{text}' is not a number from 0 to {MAX_OFFSET}"),
+                )
+            })?,
+    };
+    let text = q.get("q").cloned().unwrap_or_default();
+    if text.chars().count() > MAX_FILTER_CHARS {
+        return Err(ApiError::input(
+            "invalid_filter",
+            format!("q: longer than {MAX_FILTER_CHARS} characters"),
+        ));
+    }
+    let status = match q.get("status").map(String::as_str) {
+        None | Some("") => None,
+        Some(s @ ("playing" | "suspended" | "finished")) => Some(s.to_string()),
+        Some(other) => {
+            return Err(ApiError::input(
+                "invalid_status",
+                format!("status: '{other}' is not playing, suspended or finished"),
+            ));
+        }
+    };
     let limit = match q.get("limit") {
         None => 100,
         Some(text) => text
@@ -46,9 +86,13 @@ pub(super) async fn list_games(
                 )
             })?,
     };
-    let games = with_db(&api, move |db| db.recent_games(limit)).await?;
+    let filter = GameFilter { text, status };
+    let (games, total) = with_db(&api, move |db| db.listed_games(&filter, limit, offset)).await?;
     Ok(Json(json!({
         "games": games.iter().map(ListedView::of).collect::<Vec<_>>(),
+        "total": total,
+        "offset": offset,
+        "limit": limit,
     })))
 }
 

@@ -299,6 +299,9 @@ pub(super) mod tests {
                 started_at: "2026/11/27 10:00:00".into(),
                 ended_at: ended.then(|| "2026/11/27 10:05:00".into()),
                 moves: u32::try_from(moves.len()).unwrap(),
+                total_time: 600,
+                byoyomi: 10,
+                increment: 0,
             },
             moves: moves
                 .iter()

@@ -41,6 +41,9 @@ pub(super) struct ListedView {
     ended_at: Option<String>,
     /// Moves stored.
     moves: u32,
+    /// The main time, byoyomi and increment (periods and thinking units are on the game's
+    /// own view).
+    time: TimeView,
 }
 
 impl ListedView {
@@ -58,6 +61,10 @@ impl ListedView {
             started_at: g.started_at.clone(),
             ended_at: g.ended_at.clone(),
             moves: g.moves,
+            time: TimeView::of(
+                [g.total_time, g.byoyomi, g.increment],
+                ClockExtras::default(),
+            ),
         }
     }
 }

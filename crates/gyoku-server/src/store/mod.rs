@@ -25,8 +25,8 @@ pub mod url;
 
 pub use crate::lobby::change::{Change, StartedGame, StoredBuoy};
 pub use port::{
-    Archive, Backend, FinishedGame, GameDetail, Journal, ListedGame, NamedGame, Passwords,
-    StoreError, StoredMove,
+    Archive, Backend, FinishedGame, GameDetail, GameFilter, Journal, ListedGame, NamedGame,
+    Passwords, StoreError, StoredMove,
 };
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
@@ -141,6 +141,11 @@ mod contract {
         assert_eq!(listed[1].result.as_deref(), Some("white"));
         assert_eq!(listed[1].ended_at.as_deref(), Some("2026/11/23 11:05:00"));
         assert_eq!(db.recent_games(1).unwrap().len(), 1);
+        assert_eq!(
+            (listed[1].total_time, listed[1].byoyomi, listed[1].increment),
+            (600, 10, 0)
+        );
+        listing_filters(db);
 
         // One game's detail.
         let d = db.game("g2").unwrap().unwrap();
@@ -226,6 +231,35 @@ mod contract {
         let d00 = db.game("g00").unwrap().unwrap();
         assert_eq!(d00.game.fouls.as_deref(), Some("claim"));
         contract_continued(db);
+    }
+
+    /// A page of a filtered listing, with how many the filter keeps, on the two games of
+    /// [`contract`] (`g1` playing, `g2` finished; players `a` and `b`, game `g-600-10`).
+    fn listing_filters(db: &mut dyn Backend) {
+        // Text in a name or the Game_ID, in any case (`%` and `_` plain characters); a
+        // status.
+        let filter = |text: &str, status: Option<&str>| GameFilter {
+            text: text.into(),
+            status: status.map(Into::into),
+        };
+        let (page, total) = db.listed_games(&filter("", None), 1, 1).unwrap();
+        let ids: Vec<&str> = page.iter().map(|g| g.id.as_str()).collect();
+        assert_eq!((ids, total), (vec!["g2"], 2));
+        let (found, total) = db.listed_games(&filter(" G2 ", None), 10, 0).unwrap();
+        assert_eq!((found.len(), total, found[0].id.as_str()), (1, 1, "g2"));
+        let (found, total) = db
+            .listed_games(&filter("", Some("finished")), 10, 0)
+            .unwrap();
+        assert_eq!((found.len(), total), (1, 1));
+        assert_eq!(db.listed_games(&filter("600", None), 10, 0).unwrap().1, 2);
+        assert_eq!(db.listed_games(&filter("%", None), 10, 0).unwrap().1, 0);
+        assert_eq!(db.listed_games(&filter("g_", None), 10, 0).unwrap().1, 0);
+        assert_eq!(
+            db.listed_games(&filter("a", Some("playing")), 10, 0)
+                .unwrap()
+                .1,
+            1
+        );
     }
 
     /// The contract's second half, on the same backend: names, secrets, batches committed

@@ -39,6 +39,22 @@ pub struct ListedGame {
     pub ended_at: Option<String>,
     /// Moves stored (after the initial moves).
     pub moves: u32,
+    /// The main time, byoyomi and increment, in seconds.
+    pub total_time: u32,
+    /// The byoyomi, in seconds.
+    pub byoyomi: u32,
+    /// The increment, in seconds.
+    pub increment: u32,
+}
+
+/// Which games a listing shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameFilter {
+    /// Text found (any case) in either player's name, the game's name or its Game_ID;
+    /// empty for every game.
+    pub text: String,
+    /// `playing`, `suspended` or `finished`; `None` for any.
+    pub status: Option<String>,
 }
 
 /// A finished game as ratings read it (`gyoku ratings --db`).
@@ -200,7 +216,21 @@ pub trait Archive: Send + std::fmt::Debug {
     ///
     /// # Errors
     /// [`StoreError`].
-    fn recent_games(&mut self, limit: u32) -> Result<Vec<ListedGame>, StoreError>;
+    fn recent_games(&mut self, limit: u32) -> Result<Vec<ListedGame>, StoreError> {
+        Ok(self.listed_games(&GameFilter::default(), limit, 0)?.0)
+    }
+
+    /// The games `filter` keeps, in the order of [`Archive::recent_games`], `offset` of
+    /// them skipped and at most `limit` shown, with how many it keeps in all.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn listed_games(
+        &mut self,
+        filter: &GameFilter,
+        limit: u32,
+        offset: u32,
+    ) -> Result<(Vec<ListedGame>, u64), StoreError>;
 
     /// One game, its moves and (once ended) its record.
     ///

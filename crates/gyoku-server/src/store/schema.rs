@@ -194,12 +194,42 @@ macro_rules! started_columns {
 macro_rules! listed_columns {
     () => {
         "g.id, g.name, g.black, g.white, g.rules, g.status, g.result, g.reason, g.started_at,
-         g.ended_at, (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id)"
+         g.ended_at, (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id), g.total_time,
+         g.byoyomi, g.increment"
     };
 }
 
 /// How many columns [`listed_columns`] has; [`GAME`]'s setup columns follow them.
-pub(crate) const LISTED_COLUMNS: usize = 11;
+pub(crate) const LISTED_COLUMNS: usize = 14;
+
+/// The games a listing's filter keeps: `$text` (lower case, `%` around, `\` escaping) in
+/// either player's name, the game's name or its Game_ID, empty for all; `$status` the
+/// status, empty for any.
+macro_rules! games_filter {
+    ($text:literal, $status:literal) => {
+        concat!(
+            "(",
+            $text,
+            " = '' OR LOWER(g.black) LIKE ",
+            $text,
+            " ESCAPE '\\'",
+            " OR LOWER(g.white) LIKE ",
+            $text,
+            " ESCAPE '\\'",
+            " OR LOWER(g.name) LIKE ",
+            $text,
+            " ESCAPE '\\'",
+            " OR LOWER(g.id) LIKE ",
+            $text,
+            " ESCAPE '\\')",
+            " AND (",
+            $status,
+            " = '' OR g.status = ",
+            $status,
+            ")"
+        )
+    };
+}
 
 /// How many columns [`started_columns`] has; [`GAME`]'s record follows them.
 pub(crate) const STARTED_COLUMNS: usize = 27;
@@ -226,9 +256,16 @@ pub(crate) const BUOYS: &str = "SELECT name, moves, owner, count FROM buoys ORDE
 pub(crate) const RECENT_GAMES: &str = concat!(
     "SELECT ",
     listed_columns!(),
-    " FROM games g
-     ORDER BY CASE g.status WHEN 'playing' THEN 0 ELSE 1 END, g.started_at DESC, g.id DESC
-     LIMIT ?1"
+    " FROM games g WHERE ",
+    games_filter!("?3", "?4"),
+    " ORDER BY CASE g.status WHEN 'playing' THEN 0 ELSE 1 END, g.started_at DESC, g.id DESC
+     LIMIT ?1 OFFSET ?2"
+);
+
+/// How many games a listing's filter keeps.
+pub(crate) const COUNT_GAMES: &str = concat!(
+    "SELECT COUNT(*) FROM games g WHERE ",
+    games_filter!("?1", "?2")
 );
 
 /// Finished games as ratings read them, in the order they ended.

@@ -3,8 +3,8 @@
 //! any [`Sql`] backend.
 
 use super::port::{
-    Archive, FinishedGame, GameDetail, Journal, ListedGame, NamedGame, Passwords, StoreError,
-    StoredMove,
+    Archive, FinishedGame, GameDetail, GameFilter, Journal, ListedGame, NamedGame, Passwords,
+    StoreError, StoredMove,
 };
 use super::schema;
 use crate::identity::PlayerKind;
@@ -372,6 +372,9 @@ fn listed_of(row: &mut Row) -> Result<ListedGame, StoreError> {
         started_at: row.text(8)?,
         ended_at: row.opt_text(9)?,
         moves: row.u32(10)?,
+        total_time: row.u32(11)?,
+        byoyomi: row.u32(12)?,
+        increment: row.u32(13)?,
     })
 }
 
@@ -480,11 +483,39 @@ impl<T: Sql> Journal for T {
 }
 
 impl<T: Sql> Archive for T {
-    fn recent_games(&mut self, limit: u32) -> Result<Vec<ListedGame>, StoreError> {
-        self.query(schema::RECENT_GAMES, &[int(limit.into())])?
+    fn listed_games(
+        &mut self,
+        filter: &GameFilter,
+        limit: u32,
+        offset: u32,
+    ) -> Result<(Vec<ListedGame>, u64), StoreError> {
+        let text = like_pattern(&filter.text);
+        let status = filter.status.as_deref().unwrap_or("");
+        let games = self
+            .query(
+                schema::RECENT_GAMES,
+                &[
+                    int(limit.into()),
+                    int(offset.into()),
+                    Param::Text(&text),
+                    Param::Text(status),
+                ],
+            )?
             .into_iter()
             .map(|mut r| listed_of(&mut r))
-            .collect()
+            .collect::<Result<Vec<_>, _>>()?;
+        let total = match self
+            .query(
+                schema::COUNT_GAMES,
+                &[Param::Text(&text), Param::Text(status)],
+            )?
+            .into_iter()
+            .next()
+        {
+            Some(mut row) => row.u64(0)?,
+            None => 0,
+        };
+        Ok((games, total))
     }
 
     fn finished_games(&mut self, limit: u32) -> Result<Vec<FinishedGame>, StoreError> {
@@ -622,4 +653,22 @@ impl<T: Sql> Passwords for T {
         insert_then_read(self, schema::INSERT_SECRET, &insert, schema::SECRET, name)?
             .ok_or_else(|| StoreError::Internal(format!("the secret '{name}' was not kept")))
     }
+}
+
+/// A `LIKE` pattern that finds `text` anywhere, in lower case (`\` escapes `%`, `_` and
+/// itself), or empty for no filter.
+fn like_pattern(text: &str) -> String {
+    let text = text.trim().to_lowercase();
+    if text.is_empty() {
+        return text;
+    }
+    let mut pattern = String::from("%");
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
 }
