@@ -194,11 +194,14 @@ impl Board {
         })
     }
 
-    /// The impasse calculator for the position now (as `gyoku.impasse`), the board's
-    /// first position being the game's initial one (for handicap credit).
-    fn impasse(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+    /// The impasse calculator for the position now (as `gyoku.impasse`, `mate_nodes`
+    /// included), the board's first position being the game's initial one (for handicap
+    /// credit).
+    #[pyo3(signature = (mate_nodes=0))]
+    fn impasse(&self, py: Python<'_>, mate_nodes: u64) -> PyResult<Py<PyAny>> {
         let (pos, initial) = self.read(py, |s| (s.pos.clone(), s.initial.to_setup()));
-        let report = gyoku::ImpasseReport::new(&pos, Some(&initial));
+        let mut report = gyoku::ImpasseReport::new(&pos, Some(&initial));
+        py.allow_threads(|| report.search_mates(&pos, mate_nodes));
         convert::impasse_report(py, &report, &pos)
     }
 

@@ -134,14 +134,18 @@ fn rule_set(
 /// The impasse calculator: both sides' entry, pieces in the zone, points, check, and the
 /// verdict under every preset (as `gyoku impasse --json`), after `moves` from `sfen`.
 /// `initial` (a handicap name or SFEN) is the game's initial position, for handicap credit.
+/// With `mate_nodes`, whether each side can still mate the other by checks (Article 9's
+/// condition; `mate_by`, as `gyoku impasse --mate-nodes N --json`), each search at most
+/// that many nodes, letting other Python threads run.
 #[pyfunction]
-#[pyo3(signature = (sfen="startpos", moves=None, initial=None, lenient=false))]
+#[pyo3(signature = (sfen="startpos", moves=None, initial=None, lenient=false, mate_nodes=0))]
 fn impasse(
     py: Python<'_>,
     sfen: &str,
     moves: Option<Vec<String>>,
     initial: Option<&str>,
     lenient: bool,
+    mate_nodes: u64,
 ) -> PyResult<Py<PyAny>> {
     let start = read_position(Some(sfen), lenient)?;
     let mut pos = start.clone();
@@ -153,7 +157,8 @@ fn impasse(
         Some(text) => read_position(Some(text), true)?.to_setup(),
         None => start.to_setup(),
     };
-    let report = gyoku::ImpasseReport::new(&pos, Some(&initial));
+    let mut report = gyoku::ImpasseReport::new(&pos, Some(&initial));
+    py.allow_threads(|| report.search_mates(&pos, mate_nodes));
     convert::impasse_report(py, &report, &pos)
 }
 

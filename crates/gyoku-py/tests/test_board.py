@@ -109,6 +109,16 @@ def test_board_impasse_counts_from_its_first_position():
     assert b.impasse()["handicap_credit"] == 10 and b.impasse()["sfen"] == b.sfen()
 
 
+def test_impasse_says_whether_each_king_can_still_be_mated():
+    # Article 9's condition, searched only when asked for.
+    assert gyoku.impasse()["mate_by"] is None
+    r = gyoku.impasse("4k4/9/4P4/9/9/9/9/9/4K4 b G 1", mate_nodes=10_000)
+    assert r["mate_by"]["black"]["result"] == "mate" and r["mate_by"]["black"]["line"] == ["G*5b"]
+    assert r["mate_by"]["white"]["result"] == "no_mate" and r["mate_by"]["nodes_each"] == 10_000
+    b = gyoku.Board("4k4/9/4P4/9/9/9/9/9/4K4 b G 1")
+    assert b.impasse(mate_nodes=10_000)["mate_by"] == r["mate_by"]
+
+
 def test_every_move_string_round_trips():
     """Move strings are made once per move and shared: over real games, every legal
     move's string reads back as itself, and no two moves share one."""
