@@ -686,6 +686,22 @@ def event(driver, base, shots, csa):
     listed = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#event-list tr[data-event='club']"))
     print(f"event (list): {listed[0].text}")
 
+    # The organiser's view: cup1 waits for its board, cup2 has not come; the forfeit time.
+    c = socket.create_connection(("127.0.0.1", csa), timeout=30)
+    try:
+        c.sendall(b"LOGIN cup1 pw-cup1 x1\n%%GAME cup-60-0 *\n")
+        driver.get(base + "#/events/cup")
+        states = wait(driver, lambda d: (lambda rows: rows if rows.get("cup1") == "waiting" else None)(
+            {r.get_attribute("data-player"): r.get_attribute("data-state")
+             for r in d.find_elements(By.CSS_SELECTOR, "#people tr[data-player]")}))
+        forfeit = text_of(driver, "forfeit-at")
+        print(f"event (organiser's view): {states}; {forfeit}")
+        assert states == {"cup1": "waiting", "cup2": "absent"}, states
+        assert "forfeits" in forfeit and "/" in forfeit, forfeit
+        driver.save_screenshot(os.path.join(shots, "event-organiser.png"))
+    finally:
+        c.close()
+
 
 def main():
     global GYOKU
@@ -699,11 +715,16 @@ def main():
     with open(event_file, "w") as f:
         f.write('name = "club"\ngame = "club-60-0"\nformat = "swiss"\nrounds = 2\n'
                 'participants = ["club1", "club2", "club3", "club4"]\n')
+    # An event whose second player never comes: the organiser's view.
+    cup_file = os.path.join(work, "cup.toml")
+    with open(cup_file, "w") as f:
+        f.write('name = "cup"\ngame = "cup-60-0"\nformat = "round-robin"\n'
+                'forfeit_after = 600\nparticipants = ["cup1", "cup2"]\n')
     server = subprocess.Popen(
         [gyoku, "serve", "--csa", f"127.0.0.1:{csa}", "--http", f"127.0.0.1:{http}",
          "--data-dir", work, "--max-moves", str(MAX_MOVES), "--reconnect-grace", "9s",
          "--schedule", "floodgate-300-10F=:00,:30", "--ratings-every", "1",
-         "--event-file", event_file],
+         "--event-file", event_file, "--event-file", cup_file],
         stderr=open(os.path.join(work, "serve.log"), "w"), start_new_session=True)
     base = f"http://127.0.0.1:{http}/"
     for _ in range(100):
@@ -744,7 +765,7 @@ def main():
         # Each game with its start and time control; a filter by name, and one that keeps none.
         row = driver.find_element(By.CSS_SELECTOR, "#game-list tr[data-id]").text
         print(f"games: {row!r}; {driver.find_element(By.ID, 'game-count').text}")
-        assert "gps vs fsf" in row and "5 s + 1 s byoyomi" in row and "web-5-1" in row and "/" in row, row
+        assert ("gps vs fsf" in row or "fsf vs gps" in row) and "5 s + 1 s byoyomi" in row and "web-5-1" in row and "/" in row, row
         box = driver.find_element(By.ID, "game-filter")
         box.send_keys("no-such-player")
         none = text_of(driver, "no-games", lambda t: "No game matches" in t)

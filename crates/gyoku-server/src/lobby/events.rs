@@ -51,6 +51,8 @@ pub(super) struct Live {
     pub(super) event: Event,
     /// When the current round's missing players are forfeited.
     forfeit_at: Option<Millis>,
+    /// The same, in wall time as the organiser's view says it (`YYYY/MM/DD HH:MM:SS`).
+    forfeit_wall: Option<String>,
     /// Counts every change to the event or to its games under way (the page's view is
     /// made again when it moves).
     pub(super) changed: u64,
@@ -79,6 +81,7 @@ impl Live {
         Live {
             event,
             forfeit_at: None,
+            forfeit_wall: None,
             changed: 0,
         }
     }
@@ -119,7 +122,7 @@ impl Live {
             let round_open = ev.rounds.last().is_some_and(|r| !r.complete());
             if round_open && !ev.paused {
                 match self.forfeit_at {
-                    None => self.forfeit_at = Some(now.mono + ev.file.forfeit_after * 1000),
+                    None => self.wait_from(now),
                     Some(at) if at <= now.mono => self.forfeit(field, now, steps),
                     Some(_) => {}
                 }
@@ -132,9 +135,8 @@ impl Live {
             let Some(paired) = due.then(|| ev.next_pairing()).flatten() else {
                 break;
             };
-            let wait = ev.file.forfeit_after * 1000;
             self.record(paired, now, steps);
-            self.forfeit_at = Some(now.mono + wait);
+            self.wait_from(now);
         }
         if start || self.event.entries != before {
             self.start_ready(field, steps);
@@ -235,7 +237,26 @@ impl Live {
             };
             self.record(entry, now, steps);
         }
-        self.forfeit_at = Some(now.mono + self.event.file.forfeit_after * 1000);
+        self.wait_from(now);
+    }
+
+    /// The wait for the current round's missing players starts at `now`.
+    fn wait_from(&mut self, now: Now) {
+        let wait = self.event.file.forfeit_after;
+        self.forfeit_at = Some(now.mono + wait * 1000);
+        let seconds = i64::try_from(wait).unwrap_or(i64::MAX / 1000);
+        self.forfeit_wall = now
+            .wall
+            .checked_add_signed(chrono::TimeDelta::seconds(seconds))
+            .map(|t| t.format("%Y/%m/%d %H:%M:%S").to_string());
+    }
+
+    /// When the current round's missing players are forfeited, in wall time, while the
+    /// wait runs (a round open, the event not paused).
+    fn forfeit_time(&self) -> Option<&str> {
+        let ev = &self.event;
+        let waiting = !ev.paused && ev.rounds.last().is_some_and(|r| !r.complete());
+        waiting.then_some(self.forfeit_wall.as_deref()).flatten()
     }
 
     /// A game of the event ended: its board's result is recorded (unless a no contest is
@@ -329,6 +350,7 @@ impl Live {
         if resumed {
             // The wait for missing players starts again.
             self.forfeit_at = None;
+            self.forfeit_wall = None;
         }
         // The players who waited while it was paused get their games.
         self.advance(field, now, resumed, steps);
@@ -502,7 +524,17 @@ impl Lobby {
                     .into_iter()
                     .filter_map(|(board, [b, w])| Some((board, field.room(b, w)?.id.clone())))
                     .collect();
-                crate::event::view::to_json(&live.event, &playing)
+                let mut view = crate::event::view::to_json(&live.event, &playing);
+                // The organiser's view: where each participant is, and when the wait ends.
+                view["people"] = live
+                    .event
+                    .file
+                    .participants
+                    .iter()
+                    .map(|name| serde_json::json!({ "name": name, "state": field.presence(name) }))
+                    .collect();
+                view["forfeit_at"] = serde_json::json!(live.forfeit_time());
+                view
             })
             .collect()
     }

@@ -51,6 +51,33 @@ pub(super) struct LobbyField<'a> {
 }
 
 impl LobbyField<'_> {
+    /// Where the participant `name` is, as an event's organiser sees it: `playing` (a game
+    /// of this event's being agreed or played), `away` (its connection lost in such a
+    /// game, within the grace to come back), `waiting` (for its board), `connected` (logged
+    /// in, not waiting for this game) or `absent`.
+    pub(super) fn presence(&self, name: &str) -> &'static str {
+        let game = self
+            .rooms
+            .games
+            .values()
+            .find(|r| r.name == self.game && r.names.iter().any(|n| n == name));
+        if let Some(room) = game {
+            let away = room
+                .names
+                .iter()
+                .zip(&room.seats)
+                .any(|(n, seat)| n == name && seat.away_until.is_some());
+            return if away { "away" } else { "playing" };
+        }
+        if self.waiting(name).is_some() {
+            "waiting"
+        } else if self.people.names.contains_key(name) {
+            "connected"
+        } else {
+            "absent"
+        }
+    }
+
     /// The game of `game` between these two names being agreed or played, if any.
     pub(super) fn room(&self, a: &str, b: &str) -> Option<&super::room::Room> {
         self.rooms.games.values().find(|r| {

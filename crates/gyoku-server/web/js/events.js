@@ -92,6 +92,17 @@ function pairingsEl(e) {
     r.bye ? el('p', { class: 'note' }, t('bye', { name: r.bye })) : '')));
 }
 
+// The organiser's view: where each participant is now, and when the missing forfeit.
+function peopleEl(e) {
+  if (!e.people) return '';
+  return el('div', {},
+    e.forfeit_at ? el('p', { class: 'note', id: 'forfeit-at' }, t('forfeitAt', { at: e.forfeit_at })) : '',
+    el('table', { class: 'list', id: 'people' },
+      el('tr', {}, el('th', {}, t('player')), el('th', {}, t('presence'))),
+      ...e.people.map((p) => el('tr', { 'data-player': p.name, 'data-state': p.state },
+        el('td', {}, p.name), el('td', {}, t(`presence_${p.state}`))))));
+}
+
 async function showEvent(name) {
   const head = el('p', { class: 'status', id: 'event-status' });
   const body = el('div', {});
@@ -105,6 +116,7 @@ async function showEvent(name) {
       e.ended ? t('endedBecause', { why: e.ended }) : '',
     ].filter(Boolean).join(' · ');
     body.replaceChildren(
+      el('h3', {}, t('people')), peopleEl(e),
       el('h3', {}, t('standings')), standingsEl(e),
       el('h3', {}, t('crosstable')), crosstableEl(e),
       el('h3', {}, t('pairings')), pairingsEl(e));

@@ -89,6 +89,25 @@ fn rounds_start_at_their_times_and_a_missing_player_forfeits() {
     );
     // ann v ben starts at once; cat waits for dan, who is not there.
     assert_eq!(proposed(out), [("ann".to_string(), "ben".to_string())]);
+    // The organiser's view (issue 46): who plays, who waits, who is absent, and when the
+    // wait for the absent ends.
+    let view = &t.lobby.events_view()[0];
+    let people: Vec<(&str, &str)> = view["people"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap(), p["state"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        people,
+        [
+            ("ann", "playing"),
+            ("ben", "playing"),
+            ("cat", "waiting"),
+            ("dan", "absent")
+        ]
+    );
+    assert_eq!(view["forfeit_at"], "2026/11/26 10:01:00", "{view}");
     // ann and ben agree; ann resigns.
     for id in [1, 2] {
         t.line(id, "AGREE");
@@ -116,6 +135,9 @@ fn rounds_start_at_their_times_and_a_missing_player_forfeits() {
         matches!(&forfeited[..], [Entry::Result { round: 1, board: 2, reason, .. }] if reason == "forfeit"),
         "{forfeited:?}"
     );
+    // The round is over: no wait, and cat is no longer waiting for a board of it.
+    let view = &t.lobby.events_view()[0];
+    assert_eq!(view["forfeit_at"], serde_json::Value::Null, "{view}");
     let round_two = at("2026-11-26 11:00:00.000").wall;
     t.now.wall = round_two - chrono::Duration::seconds(1);
     t.now.mono += 1_000;
