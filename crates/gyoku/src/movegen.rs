@@ -214,18 +214,26 @@ impl Position {
             self.piece_moves(target, None, &mut f)?;
         }
 
-        let hand = self.hands[us.index()];
-        if hand.is_empty() || drop_target.is_empty() {
+        if drop_target.is_empty() {
             return ControlFlow::Continue(());
         }
-        for role in Role::HAND {
-            if !hand.has(role) {
-                continue;
-            }
-            let to = self.legal_drops(role, drop_target);
+        self.drops(|_| drop_target, &mut f)
+    }
+
+    /// The legal drops of each kind in hand onto `squares(kind)` (empty squares where a
+    /// drop would not leave the mover in check), a kind at a time.
+    #[inline(always)]
+    pub(crate) fn drops<B>(
+        &self,
+        squares: impl Fn(Role) -> Bitboard,
+        f: &mut impl FnMut(PieceMoves) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
+        let hand = self.hands[self.turn.index()];
+        for role in Role::HAND.into_iter().filter(|&r| hand.has(r)) {
+            let to = self.legal_drops(role, squares(role));
             if to.is_nonempty() {
                 f(PieceMoves {
-                    color: us,
+                    color: self.turn,
                     role,
                     from: None,
                     to,

@@ -100,19 +100,7 @@ impl Position {
             !own & (squares.any() | lines)
         };
         self.piece_moves(reach, our_king, &mut on_piece)?;
-        let hand = self.hands[us.index()];
-        for role in Role::HAND.into_iter().filter(|&r| hand.has(r)) {
-            let to = self.legal_drops(role, squares.of(role) & !occupied);
-            if to.is_nonempty() {
-                on_piece(PieceMoves {
-                    color: us,
-                    role,
-                    from: None,
-                    to,
-                })?;
-            }
-        }
-        ControlFlow::Continue(())
+        self.drops(|role| squares.of(role) & !occupied, &mut on_piece)
     }
 
     /// The legal moves that give check, in the order [`Position::for_each_check`] finds
