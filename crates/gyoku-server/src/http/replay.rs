@@ -73,25 +73,32 @@ fn evaluation(comment: &str) -> Option<i64> {
 
 /// Moves in KI2 notation from `start` (`▲７六歩`, `△同　歩`).
 pub(super) fn ki2_moves(start: &Position, moves: impl Iterator<Item = Move>) -> Vec<String> {
-    let mut pos = start.clone();
-    let mut before: Option<Move> = None;
-    moves
-        .map(|m| {
-            let text = gyoku_kifu::ki2::move_notation(&pos, m, before.map(Move::to));
-            pos.play_unchecked(m);
-            before = Some(m);
-            text
-        })
-        .collect()
+    notations(start, moves, |pos, m, before| {
+        gyoku_kifu::ki2::move_notation(pos, m, before.map(Move::to))
+    })
 }
 
 /// Moves in Western notation from `start` (`P-7f`, `Bx2b+`).
 pub(super) fn western_moves(start: &Position, moves: impl Iterator<Item = Move>) -> Vec<String> {
+    notations(start, moves, |pos, m, _| {
+        gyoku_kifu::western::move_notation(pos, m)
+    })
+}
+
+/// Each move written by `write` (the position before it, the move, the move before it),
+/// played from `start`.
+fn notations(
+    start: &Position,
+    moves: impl Iterator<Item = Move>,
+    write: impl Fn(&Position, Move, Option<Move>) -> String,
+) -> Vec<String> {
     let mut pos = start.clone();
+    let mut before: Option<Move> = None;
     moves
         .map(|m| {
-            let text = gyoku_kifu::western::move_notation(&pos, m);
+            let text = write(&pos, m, before);
             pos.play_unchecked(m);
+            before = Some(m);
             text
         })
         .collect()

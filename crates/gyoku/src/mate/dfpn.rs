@@ -374,12 +374,7 @@ impl<'a> DfPn<'a> {
                     mv.is_drop() && crate::attacks::between(checker, king).contains(mv.to())
                 })
                 .map(|(checker, _)| (checker, mv.to()));
-            let taken = match mv {
-                Move::Normal { to, .. } if or => {
-                    pos.board.piece_at(to).map(|p| p.role.unpromoted())
-                }
-                _ => None,
-            };
+            let taken = if or { taken_by(pos, mv) } else { None };
             let undo = pos.play_undoable(mv);
             let (hash, key, hands) = (pos.hash(), pos.board_key, pos.hands);
             // Its entry is read once the children are known: start the wait now.
@@ -464,10 +459,7 @@ impl<'a> DfPn<'a> {
             .filter(|m| near.contains(m.to()))
             .collect();
         let mate = pos.mate_among(&close)?;
-        let taken = match mate {
-            Move::Normal { to, .. } => pos.board.piece_at(to).map(|p| p.role.unpromoted()),
-            Move::Drop { .. } => None,
-        };
+        let taken = taken_by(pos, mate);
         let undo = pos.play_undoable(mate);
         let after = self.interposable(pos);
         pos.undo(undo);
@@ -706,11 +698,7 @@ fn distant_checker(pos: &Position) -> Option<(Square, Square)> {
 /// one position.)
 fn futile_capture(pos: &mut Position, mv: Move) -> (Undo, Option<Role>) {
     let us = pos.turn;
-    let taken = pos
-        .board
-        .piece_at(mv.to())
-        .map(|p| p.role.unpromoted())
-        .filter(|r| r.is_hand_role());
+    let taken = taken_by(pos, mv);
     let undo = pos.play_undoable(mv);
     if let Some(role) = taken {
         pos.hands[us.index()].remove(role);
@@ -844,6 +832,18 @@ fn unknown(pn: u32, dn: u32) -> Entry {
 #[inline]
 fn widen(second: u32) -> u32 {
     second.saturating_add(second / 4).saturating_add(1)
+}
+
+/// The kind `mv` puts in the mover's hand, if it captures.
+fn taken_by(pos: &Position, mv: Move) -> Option<Role> {
+    match mv {
+        Move::Normal { to, .. } => pos
+            .board
+            .piece_at(to)
+            .map(|p| p.role.unpromoted())
+            .filter(|r| r.is_hand_role()),
+        Move::Drop { .. } => None,
+    }
 }
 
 /// The proof pieces before the attacker's move `mv` (taking `taken`, if it captures),

@@ -64,15 +64,10 @@ impl Position {
     fn find_mate_in_1(&mut self) -> Option<Move> {
         let room = self.king_room()?;
         let found = self.for_each_check(|m| {
-            if self.king_steps_away_after(&room, m) {
-                return ControlFlow::Continue(());
-            }
-            let mut after = self.clone();
-            after.play_unchecked(m);
-            if after.has_legal_moves() {
-                ControlFlow::Continue(())
-            } else {
+            if self.mates(&room, m) {
                 ControlFlow::Break(m)
+            } else {
+                ControlFlow::Continue(())
             }
         });
         match found {
@@ -82,17 +77,9 @@ impl Position {
     }
 
     /// The first of `checks` (the side to move's) after which the other side has no move.
-    pub(super) fn mate_among(&mut self, checks: &[Move]) -> Option<Move> {
+    pub(super) fn mate_among(&self, checks: &[Move]) -> Option<Move> {
         let room = self.king_room()?;
-        checks.iter().copied().find(|&m| {
-            if self.king_steps_away_after(&room, m) {
-                return false;
-            }
-            let undo = self.play_undoable(m);
-            let mated = !self.has_legal_moves();
-            self.undo(undo);
-            mated
-        })
+        checks.iter().copied().find(|&m| self.mates(&room, m))
     }
 
     /// With the defender to move: `None` when some reply escapes a mate in one;
@@ -115,15 +102,20 @@ impl Position {
     fn king_room(&self) -> Option<KingRoom> {
         let us = self.turn;
         let king = self.kings[(!us).index()]?;
-        let attacked = attacks::king_attacks(king)
-            & !self.board.escapes_from(
-                king,
-                attacks::king_attacks(king),
-                us,
-                self.board.by_color(us),
-                self.board.occupied().without(king),
-            );
+        let near = attacks::king_attacks(king);
+        let attacked = near & !self.board.king_escapes(king, near, us);
         Some(KingRoom { king, attacked })
+    }
+
+    /// Whether `check` (a legal check of the side to move) leaves the other side no move:
+    /// ruled out at once where the king steps away, else played on a copy.
+    fn mates(&self, room: &KingRoom, check: Move) -> bool {
+        if self.king_steps_away_after(room, check) {
+            return false;
+        }
+        let mut after = self.clone();
+        after.play_unchecked(check);
+        !after.has_legal_moves()
     }
 
     /// Whether, after the side to move plays `check` (a legal check), the other king can
