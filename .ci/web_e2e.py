@@ -22,6 +22,8 @@ chromium-driver, driven by Selenium from PyPI):
   clock shows them;
 - the impasse calculator: a position with both kings entered, verdicts under every preset;
   the board editor: pieces taken off and put on, a pawn added to the hand, counted anew;
+- accounts: two people register, log out and in, play a game by a link, and both ratings
+  change as Glicko-2 says (checked against pyglicko2 from PyPI);
 - Japanese and a phone-sized screen.
 
 Screenshots of each page go to the directory given (CI keeps them as artefacts).
@@ -703,6 +705,84 @@ def event(driver, base, shots, csa):
         c.close()
 
 
+def accounts(driver, base, shots):
+    """People's accounts (issue 46, item 1): two people register on the page, one logs out
+    and in again; they play a game by a link (Black wins when White resigns), and both
+    ratings change as Glicko-2 says, computed here by a reference from PyPI (pyglicko2,
+    tau 0.5) from the ratings the page showed before the game."""
+    from pyglicko2 import Outcome, Player, system
+
+    def enter(d, form, name, password):
+        d.get(base + "#/account")
+        box = wait(d, lambda d: d.find_element(By.ID, f"{'reg' if form == 'register' else 'login'}-name"))
+        box.send_keys(name)
+        d.find_element(By.ID, f"{'reg' if form == 'register' else 'login'}-password").send_keys(password)
+        d.find_element(By.ID, form).click()
+        said = text_of(d, "logged-in")
+        assert name in said, said
+        assert wait(d, lambda d: d.find_element(By.ID, "account-link").text == name), name
+        return said
+
+    def glicko(d, name):
+        """`(rating, deviation)` the ratings page shows for `name`, or the new player's."""
+        d.get(base + "#/ratings")
+        wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#people-list tr"))
+        rows = d.find_elements(By.CSS_SELECTOR, f"#people-list tr[data-person='{name}'] td.glicko")
+        return tuple(float(x) for x in rows[0].text.split(" ± ")) if rows else (1500.0, 350.0)
+
+    tag = "%04d" % random.randrange(10000)
+    sente, gote = f"sente{tag}", f"gote{tag}"
+    friend = browser()
+    try:
+        enter(driver, "register", sente, "sente-password")
+        driver.save_screenshot(os.path.join(shots, "account.png"))
+        click(driver, "#log-out")
+        wait(driver, lambda d: d.find_elements(By.ID, "login-name")
+             and d.find_element(By.ID, "account-link").text == "Log in")
+        driver.save_screenshot(os.path.join(shots, "account-login.png"))
+        enter(driver, "log-in", sente, "sente-password")
+        enter(friend, "register", gote, "gote-password")
+        before = {n: glicko(driver, n) for n in (sente, gote)}
+        # The play form says who plays; the invitation, opened by the other account.
+        link = invite_person(driver, base, rules="csa", color="black", total=600, byoyomi=10)
+        friend.get(link)
+        wait(friend, lambda d: d.find_element(By.ID, "join")).click()
+        wait(friend, lambda d: d.find_elements(By.ID, "resign"))
+        wait(driver, lambda d: (lambda x: x and x["seat"] and x["seat"]["phase"] == "playing"
+                                and x["turn"] == "black")(d.execute_script(VIEW)))
+        make_move(driver, "7g7f")
+        wait(friend, lambda d: d.find_element(By.ID, "resign").is_enabled())
+        click(friend, "#resign")
+        click(friend, "#confirm-yes")
+        ending = text_of(driver, "ending", lambda t: "ply" in t)
+        print(f"accounts: {sente} (Black) vs {gote}: {ending}")
+        with system(0.5):
+            b = Player(before[sente][0], before[sente][1], 0.06)
+            w = Player(before[gote][0], before[gote][1], 0.06)
+            b0, w0 = Player(b.r, b.RD, b.σ), Player(w.r, w.RD, w.σ)
+            b.update([w0], [Outcome.WIN])
+            w.update([b0], [Outcome.LOSS])
+        want = {sente: (round(b.r), round(b.RD)), gote: (round(w.r), round(w.RD))}
+
+        def shown(d):
+            now = {n: glicko(d, n) for n in (sente, gote)}
+            return now if all(abs(now[n][0] - want[n][0]) <= 1 and abs(now[n][1] - want[n][1]) <= 1
+                              for n in now) else None
+        after = wait(driver, shown, 30)
+        print(f"accounts (Glicko-2): before {before}, after {after}, pyglicko2 says {want}")
+        driver.save_screenshot(os.path.join(shots, "ratings-people.png"))
+        # The player's page: the rating now, its chart, the rated game from their side.
+        driver.get(base + f"#/player/{gote}")
+        now = text_of(driver, "glicko-now", lambda t: "Glicko-2" in t)
+        row = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#glicko-history tr[data-id]"))[0].text
+        assert driver.find_elements(By.CSS_SELECTOR, "#glicko-chart circle"), "no chart"
+        print(f"accounts (player page): {now}; {row!r}")
+        assert f"{want[gote][0]} ± {want[gote][1]}" in now and sente in row and "lost" in row, (now, row)
+        driver.save_screenshot(os.path.join(shots, "player-glicko.png"))
+    finally:
+        friend.quit()
+
+
 def main():
     global GYOKU
     gyoku = os.path.abspath(sys.argv[1])
@@ -744,6 +824,9 @@ def main():
             return
         if os.environ.get("WEB_E2E_ONLY") == "league":
             league(driver, base, shots, csa)
+            return
+        if os.environ.get("WEB_E2E_ONLY") == "accounts":
+            accounts(driver, base, shots)
             return
         # --- watch a live engine game -------------------------------------------------
         driver.get(base)
@@ -816,6 +899,7 @@ def main():
         # --- the league: the scheduled round on the games page, the rating list -----------
         league(driver, base, shots, csa)
         event(driver, base, shots, csa)
+        accounts(driver, base, shots)
 
         play(driver, base, shots)
 

@@ -263,6 +263,57 @@ impl Accounts {
         }
     }
 
+    /// Registers `name` with `password` (a web account): true when it was bound now,
+    /// false when it is bound already or an event seats it. Blocking: call it off the
+    /// async threads.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database fails, or there is no randomness for a salt.
+    pub fn register(&self, name: &str, password: &str, now: &str) -> Result<bool, StoreError> {
+        if self.seats.check(name, "").is_some() || self.lock().password_hash(name)?.is_some() {
+            return Ok(false);
+        }
+        let hash = hash_password(password).map_err(StoreError::Internal)?;
+        Ok(self.lock().bind_password(name, &hash, now)? == hash)
+    }
+
+    /// Whether `name` is a bound account and `password` its password (an event's seated
+    /// name is not a web account). Blocking.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database fails.
+    pub fn verify(&self, name: &str, password: &str) -> Result<bool, StoreError> {
+        if self.seats.check(name, "").is_some() {
+            return Ok(false);
+        }
+        let hash = self.lock().password_hash(name)?;
+        Ok(hash.is_some_and(|h| !password.is_empty() && verify_password(password, &h)))
+    }
+
+    /// Whether `name` is bound to a password (an account, on the web page or the CSA
+    /// port). Blocking.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database fails.
+    pub fn is_bound(&self, name: &str) -> Result<bool, StoreError> {
+        Ok(self.lock().password_hash(name)?.is_some())
+    }
+
+    /// Gives `name` the password `new`, letting go of its web sessions but the one whose
+    /// digest is `keep`. Blocking.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database fails, or there is no randomness for a salt.
+    pub fn set_password(&self, name: &str, new: &str, keep: &str) -> Result<bool, StoreError> {
+        let hash = hash_password(new).map_err(StoreError::Internal)?;
+        self.lock().change_password(name, &hash, keep)
+    }
+
+    /// The database the accounts are kept in, for their web sessions. Blocking.
+    pub(crate) fn store(&self) -> std::sync::MutexGuard<'_, Box<dyn Passwords>> {
+        self.lock()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Box<dyn Passwords>> {
         self.store
             .lock()

@@ -137,25 +137,6 @@ pub async fn run(
     let (changes, _) = tokio::sync::broadcast::channel::<crate::store::notices::Changed>(4096);
     let (driver, events) = driver::channel(local);
     let league = Arc::new(crate::league::League::default());
-    let mut tasks = Supervisor::default();
-    let http = match options.http {
-        None => None,
-        Some(addr) => {
-            let serving = Serving {
-                driver: driver.clone(),
-                changes: changes.clone(),
-                league: league.clone(),
-            };
-            Some(start_http(addr, &options, serving, relay_secret, &mut tasks).await?)
-        }
-    };
-    on_start(&Started {
-        csa: local,
-        interrupted,
-        suspended: suspended.len(),
-        records_restored,
-        http,
-    });
     let limits = Arc::new(Limits {
         total: Semaphore::new(options.max_connections),
         per_address: std::sync::Mutex::new(HashMap::new()),
@@ -168,6 +149,26 @@ pub async fn run(
         new_names: Arc::new(std::sync::Mutex::new(
             crate::csa_port::new_names::NewNames::new(options.new_names_per_address),
         )),
+    });
+    let mut tasks = Supervisor::default();
+    let http = match options.http {
+        None => None,
+        Some(addr) => {
+            let serving = Serving {
+                driver: driver.clone(),
+                changes: changes.clone(),
+                league: league.clone(),
+                accounts: crate::web_accounts::WebAccounts::new(accounts.clone(), limits.clone()),
+            };
+            Some(start_http(addr, &options, serving, relay_secret, &mut tasks).await?)
+        }
+    };
+    on_start(&Started {
+        csa: local,
+        interrupted,
+        suspended: suspended.len(),
+        records_restored,
+        http,
     });
     let (files, writer) = spawn_record_writer(options.records.clone(), driver.records_written())
         .map_err(|e| ServeError::Task(format!("cannot start the record writer: {e}")))?;
@@ -228,6 +229,7 @@ struct Serving {
     driver: driver::Handle,
     changes: tokio::sync::broadcast::Sender<crate::store::notices::Changed>,
     league: Arc<crate::league::League>,
+    accounts: crate::web_accounts::WebAccounts,
 }
 
 /// The HTTP API and the web page on `addr`, on storage connections of its own, served by
@@ -265,6 +267,7 @@ async fn start_http(
             Duration::from_millis(options.lobby.reconnect_grace_ms),
             options.http_options.presence_silence,
         ),
+        Some(serving.accounts),
     ));
     let mut http_options = options.http_options.clone();
     http_options.relay_secret = Some(crate::http::RelaySecret::new(relay_secret));
@@ -461,21 +464,26 @@ async fn ratings_loop(
         let db = db.clone();
         let last = kept.take();
         let computed = tokio::task::spawn_blocking(move || {
-            let (ratings, list) = crate::ratings::from_store(&db)?;
+            let crate::ratings::Lists {
+                rated: ratings,
+                floodgate: list,
+                people,
+            } = crate::ratings::from_store(&db)?;
             let at = chrono::Local::now().format("%Y/%m/%d %H:%M:%S").to_string();
             if !ratings.is_empty() && last.as_ref() != Some(&ratings) {
                 if let Err(e) = crate::ratings::keep(&db, &at, &ratings) {
                     tracing::warn!("the rating list was not kept: {e}");
-                    return Ok((ratings, list, at, last));
+                    return Ok((ratings, (list, people), at, last));
                 }
-                return Ok((ratings.clone(), list, at, Some(ratings)));
+                return Ok((ratings.clone(), (list, people), at, Some(ratings)));
             }
-            Ok::<_, String>((ratings, list, at, last))
+            Ok::<_, String>((ratings, (list, people), at, last))
         })
         .await;
         match computed {
-            Ok(Ok((ratings, list, at, now_kept))) => {
+            Ok(Ok((ratings, (list, people), at, now_kept))) => {
                 kept = now_kept;
+                league.set_people(people);
                 league.set_ratings(at, list);
                 if !driver.input(crate::lobby::Input::Ratings(ratings)).await {
                     return;

@@ -20,6 +20,7 @@ use tokio::sync::broadcast;
 use crate::play::Play;
 use crate::store::Archive;
 
+mod accounts;
 mod assets;
 mod body;
 mod error;
@@ -35,6 +36,7 @@ mod relay;
 mod relay_secret;
 mod replay;
 mod seats;
+mod session;
 mod state;
 mod tools;
 mod view;
@@ -124,6 +126,14 @@ pub(crate) const CONVERT_ROUTE: &str = "/api/convert";
 /// every one of them ([`relay`]) and nothing else.
 fn referees_routes() -> Vec<(&'static str, axum::routing::MethodRouter<AppState>)> {
     vec![
+        ("/api/accounts", post(accounts::register)),
+        (
+            "/api/session",
+            get(accounts::session)
+                .post(accounts::log_in)
+                .delete(accounts::log_out),
+        ),
+        ("/api/account/password", post(accounts::change_password)),
         ("/api/ratings", get(league::ratings)),
         ("/api/rounds", get(league::rounds)),
         ("/api/events", get(events::list_events)),

@@ -136,8 +136,12 @@ pub enum Identity {
     Web {
         /// The seat.
         seat: SeatId,
-        /// The name the person gave (`guest` when none), as shown and recorded.
+        /// The name the person gave (`guest` when none), or their account's, as shown and
+        /// recorded.
         shown: String,
+        /// The account's name, when the person logged in to one (their games with other
+        /// accounts are rated by it, with Glicko-2); `None` for a guest.
+        account: Option<RatingKey>,
     },
     /// The engine a seat chose, on the CSA port with the seat's ticket.
     Engine {
@@ -182,11 +186,12 @@ impl Identity {
         }
     }
 
-    /// The rating key, for a CSA login with a password.
+    /// The rating key: a CSA login's with a password, a web account's name.
     pub fn rating_key(&self) -> Option<&RatingKey> {
         match self {
             Identity::Csa { rating_key, .. } => rating_key.as_ref(),
-            Identity::Web { .. } | Identity::Engine { .. } => None,
+            Identity::Web { account, .. } => account.as_ref(),
+            Identity::Engine { .. } => None,
         }
     }
 
@@ -223,6 +228,7 @@ mod tests {
         let person = Identity::Web {
             seat,
             shown: "alice".into(),
+            account: None,
         };
         let client = Identity::Csa {
             name: "alice".into(),

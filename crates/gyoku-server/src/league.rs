@@ -1,10 +1,12 @@
-//! What the server publishes about its league for the web page: the latest rating list,
+//! What the server publishes about its league for the web page: the latest rating lists,
 //! the scheduled games (next round, who waits) and the organised events. Written by the rating task and the
 //! driver, read by the HTTP API; each read is a copy of a snapshot.
 
 use std::sync::{Arc, Mutex};
 
 use gyoku_league::ratings::floodgate::Player;
+
+use crate::ratings::PersonRating;
 
 /// A scheduled game as the page shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,6 +27,7 @@ pub struct League {
     ratings: Mutex<Option<(String, Arc<Vec<Player>>)>>,
     scheduled: Mutex<Arc<Vec<Scheduled>>>,
     events: Mutex<Arc<Vec<serde_json::Value>>>,
+    people: Mutex<Arc<Vec<PersonRating>>>,
 }
 
 impl League {
@@ -39,6 +42,22 @@ impl League {
     /// The latest rating list and when it was made, if there is one yet.
     pub fn ratings(&self) -> Option<(String, Arc<Vec<Player>>)> {
         self.ratings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The web accounts' Glicko-2 ratings, highest first.
+    pub fn set_people(&self, people: Vec<PersonRating>) {
+        *self
+            .people
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(people);
+    }
+
+    /// The web accounts' ratings as last computed.
+    pub fn people(&self) -> Arc<Vec<PersonRating>> {
+        self.people
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()

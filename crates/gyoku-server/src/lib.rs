@@ -46,6 +46,7 @@ pub mod store;
 mod supervisor;
 pub mod tickets;
 mod wall;
+pub mod web_accounts;
 pub mod web_instance;
 
 pub use app::{Options, Started, run};

@@ -32,9 +32,10 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tracing::Instrument;
 
 use crate::driver::{Conn, Handle, Heard};
-use crate::identity::{GameName, Identity, SeatId};
+use crate::identity::{GameName, Identity, RatingKey, SeatId};
 use crate::lobby::{CheckedLogin, ClockExtras, GameSetup};
 use crate::tickets::{SeatToken, SecretDigest, digest, new_secret, same_digest};
+use crate::web_accounts::WebAccounts;
 
 /// Seats kept at once; when full, the seats of ended games go first, oldest first.
 pub const MAX_SEATS: usize = 1024;
@@ -159,6 +160,25 @@ pub struct GameRequest {
     pub max_moves: Option<u32>,
     /// The person's name as the page shows it.
     pub name: String,
+    /// The account the person is logged in to (their name then), if any.
+    pub account: Option<String>,
+}
+
+/// A person at a seat: a guest under the name they gave, or an account under its own
+/// name (rated by it).
+fn person(seat: SeatId, name: &str, account: Option<&str>) -> Identity {
+    match account {
+        Some(account) => Identity::Web {
+            seat,
+            shown: account.to_string(),
+            account: Some(RatingKey::from(account)),
+        },
+        None => Identity::Web {
+            seat,
+            shown: shown_name(name),
+            account: None,
+        },
+    }
 }
 
 /// Where a seat stands.
@@ -568,6 +588,8 @@ pub struct Play {
     /// How long a page may stay silent and still be here (a browser asks rarely from a
     /// tab in the background: once a minute after five minutes).
     silence: Duration,
+    /// People's accounts (none in tests that play guests only).
+    accounts: Option<WebAccounts>,
 }
 
 /// A name as a CSA record and an engine's Game_Summary may carry it: letters, digits and
@@ -605,6 +627,7 @@ impl Play {
         local: Handle,
         engines: Vec<EngineChoice>,
         (away_grace, silence): (Duration, Duration),
+        accounts: Option<WebAccounts>,
     ) -> Arc<Play> {
         Arc::new(Play {
             local,
@@ -614,7 +637,13 @@ impl Play {
             engine_games: Arc::new(Semaphore::new(MAX_ENGINE_GAMES)),
             away_grace,
             silence,
+            accounts,
         })
+    }
+
+    /// People's accounts, where the server keeps them.
+    pub fn accounts(&self) -> Option<&WebAccounts> {
+        self.accounts.as_ref()
     }
 
     /// How long a person may be away before the other may claim the game (zero: never),
@@ -756,10 +785,8 @@ impl Play {
             .unwrap_or_else(|| if coin() { Color::Black } else { Color::White });
         let token = SeatToken::new();
         let side = |color| SeatId { game: n, color };
-        let who = Identity::Web {
-            seat: side(color),
-            shown: shown_name(&req.name),
-        };
+        let who = person(side(color), &req.name, req.account.as_deref());
+        let who_shown = who.shown().to_string();
         let mut seat = Seat::new(&token, who, &game, Phase::Waiting, host);
         let engine_who = engine.as_ref().map(|e| Identity::Engine {
             seat: side(!color),
@@ -778,13 +805,10 @@ impl Play {
             };
             seats.insert(seat.key, Arc::clone(&seat));
             if let Some(code) = &invite {
-                let guest = Identity::Web {
-                    seat: side(!color),
-                    shown: shown_name(""),
-                };
+                let guest = person(side(!color), "", None);
                 let mut invitation = Seat::new(code, guest, &game, Phase::Invited, host);
                 invitation.terms = Some(Terms {
-                    from: shown_name(&req.name),
+                    from: who_shown.clone(),
                     preset: req.preset,
                     fouls: req.fouls,
                     time: req.time,
@@ -823,7 +847,7 @@ impl Play {
     pub async fn join(
         &self,
         invitation: &Arc<Seat>,
-        name: &str,
+        (name, account): (&str, Option<&str>),
         host: IpAddr,
     ) -> Result<(Arc<Seat>, SeatToken), PlayError> {
         let token = SeatToken::new();
@@ -835,10 +859,7 @@ impl Play {
             }
             // The invitation's side of its game, under the name the guest gave.
             let who = match &invitation.who {
-                Identity::Web { seat, .. } => Identity::Web {
-                    seat: *seat,
-                    shown: shown_name(name),
-                },
+                Identity::Web { seat, .. } => person(*seat, name, account),
                 other => other.clone(),
             };
             let seat = Arc::new(Seat::new(
@@ -1062,6 +1083,7 @@ mod tests {
         let person = |game, color, shown: &str| Identity::Web {
             seat: SeatId { game, color },
             shown: shown.into(),
+            account: None,
         };
         let (g, h) = (GameName::from("g"), GameName::from("h"));
         let creator = Arc::new(Seat::new(

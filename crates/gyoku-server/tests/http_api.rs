@@ -1864,3 +1864,248 @@ fn a_players_page_has_its_games_results_and_rating_over_time() {
     let (status, v) = server.get(&format!("/api/players/{}", "x".repeat(300)));
     assert_eq!((status, error_code(&v)), (400, "bad_name"));
 }
+
+impl TestServer {
+    /// One request with `headers`: the status, the answer's head and its body as JSON.
+    fn request_head(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &str,
+        body: &Value,
+    ) -> (u16, String, Value) {
+        let body = if body.is_null() {
+            String::new()
+        } else {
+            body.to_string()
+        };
+        let mut s = TcpStream::connect(self.http).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
+            self.http,
+            body.len()
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        s.write_all(body.as_bytes()).unwrap();
+        let mut answer = Vec::new();
+        s.read_to_end(&mut answer).unwrap();
+        let (status, value) = parse_answer(&answer);
+        let text = String::from_utf8_lossy(&answer);
+        let head = text
+            .split_once("\r\n\r\n")
+            .map_or(&*text, |(h, _)| h)
+            .to_string();
+        (status, head, value)
+    }
+}
+
+/// The `Cookie` header line that carries the session a `Set-Cookie` in `head` opened.
+fn session_cookie(head: &str) -> String {
+    let line = head
+        .lines()
+        .find(|l| l.to_ascii_lowercase().starts_with("set-cookie:"))
+        .unwrap_or_else(|| panic!("no Set-Cookie in {head}"));
+    let pair = line
+        .split_once(':')
+        .unwrap()
+        .1
+        .trim()
+        .split(';')
+        .next()
+        .unwrap();
+    assert!(
+        pair.starts_with("gyoku_session=") && pair.len() == "gyoku_session=".len() + 32,
+        "{line}"
+    );
+    format!("Cookie: {pair}\r\n")
+}
+
+/// Issue 46, item 1: accounts on the page (register, log out, log in, change the password,
+/// the same account on the CSA port), and a game between two accounts rated with Glicko-2
+/// as a reference computes it (`pyglicko2` 0.0.1a2 from PyPI, τ 0.5: two new players,
+/// 1500/350/0.06 each, Black wins: 1662.310894 and 1337.689106, both RD 290.318964).
+#[test]
+fn accounts_log_in_and_their_games_are_rated_with_glicko2() {
+    let server = TestServer::start("accounts");
+    let call = |method: &str, path: &str, cookie: &str, body: Value| {
+        server.request_head(method, path, cookie, &body)
+    };
+    // Bad names and passwords are refused, each by its code.
+    for (body, code) in [
+        (
+            json!({"name": "a b", "password": "long enough"}),
+            "invalid_name",
+        ),
+        (
+            json!({"name": "ann", "password": "short"}),
+            "invalid_password",
+        ),
+    ] {
+        let (status, _, v) = call("POST", "/api/accounts", "", body);
+        assert_eq!((status, error_code(&v)), (400, code), "{v}");
+    }
+    // Registering logs in: the cookie is HttpOnly, SameSite=Lax, not Secure over HTTP.
+    let (status, head, v) = call(
+        "POST",
+        "/api/accounts",
+        "",
+        json!({"name": "ann", "password": "ann-password"}),
+    );
+    assert_eq!((status, &v["name"]), (201, &json!("ann")), "{v}");
+    assert!(
+        head.contains("HttpOnly") && head.contains("SameSite=Lax") && !head.contains("Secure"),
+        "{head}"
+    );
+    let ann = session_cookie(&head);
+    let (_, _, v) = call("GET", "/api/session", &ann, Value::Null);
+    assert_eq!(v["name"], "ann", "{v}");
+    let (_, _, v) = call("GET", "/api/session", "", Value::Null);
+    assert!(v["name"].is_null() && v["accounts"] == true, "{v}");
+    let (status, _, v) = call(
+        "POST",
+        "/api/accounts",
+        "",
+        json!({"name": "ann", "password": "another-one"}),
+    );
+    assert_eq!((status, error_code(&v)), (409, "name_taken"), "{v}");
+    // Logging out ends the session on the server, not only in the browser.
+    let (status, head, _) = call("DELETE", "/api/session", &ann, Value::Null);
+    assert_eq!(status, 204);
+    assert!(head.contains("Max-Age=0"), "{head}");
+    let (_, _, v) = call("GET", "/api/session", &ann, Value::Null);
+    assert!(v["name"].is_null(), "{v}");
+    let (status, _, v) = call(
+        "POST",
+        "/api/session",
+        "",
+        json!({"name": "ann", "password": "wrong-password"}),
+    );
+    assert_eq!((status, error_code(&v)), (401, "wrong_password"), "{v}");
+    let (status, head, _) = call(
+        "POST",
+        "/api/session",
+        "",
+        json!({"name": "ann", "password": "ann-password"}),
+    );
+    assert_eq!(status, 200);
+    let ann = session_cookie(&head);
+    let (status, head, _) = call(
+        "POST",
+        "/api/accounts",
+        "",
+        json!({"name": "ben", "password": "ben-password"}),
+    );
+    assert_eq!(status, 201);
+    let ben = session_cookie(&head);
+
+    // Ann (Black) invites, Ben joins, Ben resigns.
+    let (status, _, a) = call(
+        "POST",
+        "/api/play",
+        &ann,
+        json!({"opponent": "person", "color": "black", "name": "ignored"}),
+    );
+    assert_eq!(status, 201, "{a}");
+    let invite = a["invite"].as_str().unwrap().to_string();
+    let (status, _, b) = call(
+        "POST",
+        &format!("/api/seats/{invite}/join"),
+        &ben,
+        json!({}),
+    );
+    assert_eq!(status, 200, "{b}");
+    let white = b["token"].as_str().unwrap().to_string();
+    let playing = server.until(&white, |v| v["seat"]["phase"] == "playing");
+    assert_eq!(
+        (&playing["game"]["black"], &playing["game"]["white"]),
+        (&json!("ann"), &json!("ben")),
+        "{playing}"
+    );
+    let black = a["token"].as_str().unwrap().to_string();
+    let (status, v) = server.post_json(
+        &format!("/api/seats/{black}/move"),
+        &json!({"move": "7g7f"}),
+    );
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = server.post_json(&format!("/api/seats/{white}/resign"), &json!({}));
+    assert_eq!(status, 200, "{v}");
+    let ratings = gyoku_testdata::wait_for(
+        Duration::from_secs(15),
+        || "the accounts to be rated".to_string(),
+        || {
+            let (_, v) = server.get("/api/ratings");
+            (v["people"].as_array().is_some_and(|p| p.len() == 2)).then_some(v)
+        },
+    );
+    let people = &ratings["people"];
+    let close = |v: &Value, want: f64| (v.as_f64().unwrap() - want).abs() < 0.006;
+    assert_eq!(
+        (&people[0]["name"], &people[1]["name"]),
+        (&json!("ann"), &json!("ben")),
+        "{ratings}"
+    );
+    assert!(
+        close(&people[0]["rating"], 1_662.310_894) && close(&people[1]["rating"], 1_337.689_106),
+        "{ratings}"
+    );
+    assert!(
+        close(&people[0]["deviation"], 290.318_964) && close(&people[1]["deviation"], 290.318_964),
+        "{ratings}"
+    );
+    assert_eq!(
+        (&people[0]["win"], &people[1]["loss"]),
+        (&json!(1), &json!(1))
+    );
+    // Not on Floodgate's list, which is the CSA port's.
+    assert!(
+        ratings["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["name"] != "ann"),
+        "{ratings}"
+    );
+    let (_, page) = server.get("/api/players/ben");
+    let history = &page["glicko"]["history"];
+    assert_eq!(
+        history[0]["opponent"],
+        "ben".replace("ben", "ann"),
+        "{page}"
+    );
+    assert_eq!(history[0]["result"], "loss", "{page}");
+    assert!(close(&history[0]["rating"], 1_337.689_106), "{page}");
+
+    // A password changed ends the account's other sessions, and is the CSA port's too.
+    let (_, head, _) = call(
+        "POST",
+        "/api/session",
+        "",
+        json!({"name": "ann", "password": "ann-password"}),
+    );
+    let other = session_cookie(&head);
+    let (status, _, v) = call(
+        "POST",
+        "/api/account/password",
+        &ann,
+        json!({"password": "nope-nope", "new_password": "new-password-1"}),
+    );
+    assert_eq!((status, error_code(&v)), (401, "wrong_password"), "{v}");
+    let (status, _, v) = call(
+        "POST",
+        "/api/account/password",
+        &ann,
+        json!({"password": "ann-password", "new_password": "new-password-1"}),
+    );
+    assert_eq!((status, &v["name"]), (200, &json!("ann")), "{v}");
+    let (_, _, v) = call("GET", "/api/session", &other, Value::Null);
+    assert!(v["name"].is_null(), "the other session ended: {v}");
+    let (_, _, v) = call("GET", "/api/session", &ann, Value::Null);
+    assert_eq!(v["name"], "ann", "this one goes on: {v}");
+    let mut csa = Csa::connect(server.csa);
+    csa.say("LOGIN ann ann-password x1");
+    assert!(csa.until("LOGIN:").last().unwrap().contains("incorrect"));
+    let mut csa = Csa::connect(server.csa);
+    csa.say("LOGIN ann new-password-1 x1");
+    assert_eq!(csa.until("LOGIN:").last().unwrap(), "LOGIN:ann OK");
+}

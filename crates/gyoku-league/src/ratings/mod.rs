@@ -3,5 +3,6 @@
 //! shogi-server's `mk_rate` computes it.
 
 pub mod floodgate;
+pub mod glicko2;
 mod linalg;
 pub mod mle;

@@ -86,7 +86,7 @@ pub(crate) async fn connection(
             let _ = writer.await;
             return;
         }
-        LoggedIn::As(login, ticketed) => (login, ticketed),
+        LoggedIn::As(login, ticketed) => (*login, ticketed),
     };
     // A reconnection's token is checked by the lobby: a refused one counts as a wrong
     // guess for the name and the address once the connection ends.
@@ -160,7 +160,7 @@ enum LoggedIn {
     /// No login: the deadline, the end of the stream, an unreadable line.
     Not,
     /// A login, with who a web page's ticket says it is.
-    As(Login, Option<Identity>),
+    As(Box<Login>, Option<Identity>),
 }
 
 /// What a password check came to.
@@ -222,7 +222,7 @@ impl Gate<'_> {
             // The engine a web page's seat chose, with the seat's ticket: the ticket says
             // who it is.
             if let Some(who) = self.driver.ticket(&login.name, &login.password) {
-                return LoggedIn::As(login, Some(who));
+                return LoggedIn::As(Box::new(login), Some(who));
             }
             let guess = !login.password.is_empty() || login.reconnect.is_some();
             // Guessing is slowed: after a few wrong passwords (or reconnect tries) for this
@@ -246,7 +246,7 @@ impl Gate<'_> {
             // bits, given to it alone), checked by the lobby: no password hash, so a crowd
             // coming back at once costs no hashing (issue 42).
             if login.reconnect.is_some() {
-                return LoggedIn::As(login, None);
+                return LoggedIn::As(Box::new(login), None);
             }
             let right = match self.check(&login, deadline).await {
                 Verdict::Right => true,
@@ -280,7 +280,7 @@ impl Gate<'_> {
                 }
             }
             if right {
-                return LoggedIn::As(login, None);
+                return LoggedIn::As(Box::new(login), None);
             }
             say(ServerLine::LoginIncorrect);
         }

@@ -16,6 +16,7 @@ const FILES: &[(&str, &str, &str)] = &[
     ("style.css", CSS, include_str!("../../web/style.css")),
     ("js/main.js", JS, include_str!("../../web/js/main.js")),
     ("js/page.js", JS, include_str!("../../web/js/page.js")),
+    ("js/account.js", JS, include_str!("../../web/js/account.js")),
     ("js/dom.js", JS, include_str!("../../web/js/dom.js")),
     ("js/i18n.js", JS, include_str!("../../web/js/i18n.js")),
     (

@@ -48,9 +48,33 @@ impl axum::extract::FromRef<AppState> for SeatApi {
 
 impl SeatApi {
     /// The web page's games ([`Seats::play`]).
-    fn play(&self) -> Result<&Arc<crate::play::Play>, ApiError> {
+    pub(super) fn play(&self) -> Result<&Arc<crate::play::Play>, ApiError> {
         self.seats.play()
     }
+
+    /// The seats themselves.
+    pub(super) fn seats(&self) -> &Seats {
+        &self.seats
+    }
+
+    /// The options (the bodies' bounds).
+    pub(super) fn options(&self) -> &super::HttpOptions {
+        &self.options
+    }
+}
+
+/// Who a person asking to play is: their account (from the session's cookie), or a guest
+/// under `name`. A guest may give any name, an account's too (issue 40: who plays is
+/// their kind and rating key, never their name); only the account is rated.
+async fn player(
+    api: &SeatApi,
+    headers: &HeaderMap,
+    name: Option<String>,
+) -> Result<(String, Option<String>), ApiError> {
+    if let Some(account) = super::session::session_account(&api.seats, headers).await? {
+        return Ok((account.clone(), Some(account)));
+    }
+    Ok((name.unwrap_or_else(|| "guest".into()), None))
 }
 
 /// The seat the token reaches; its holder is here (issue 42: a person whose page stops
@@ -365,7 +389,7 @@ pub(super) async fn start(
         return Err(max_moves_invalid());
     }
     let max_moves = body.max_moves;
-    let name = body.name.unwrap_or_else(|| "guest".into());
+    let (name, account) = player(&api, &headers, body.name).await?;
     let (seat, token) = play
         .start(
             GameRequest {
@@ -378,6 +402,7 @@ pub(super) async fn start(
                 start,
                 max_moves,
                 name,
+                account,
             },
             peer.ip(),
         )
@@ -486,10 +511,10 @@ pub(super) async fn join(
     // The seat first: a body to no seat is never read.
     let invitation = seat_of(&api, &token)?;
     let body: JoinBody = typed_body(&api.options, &headers, body).await?;
-    let name = body.name.unwrap_or_else(|| "guest".into());
+    let (name, account) = player(&api, &headers, body.name).await?;
     let (seat, secret) = api
         .play()?
-        .join(&invitation, &name, peer.ip())
+        .join(&invitation, (&name, account.as_deref()), peer.ip())
         .await
         .map_err(|e| play_error(&e))?;
     let Json(mut v) = answer(&api, &seat, &seat.state()).await?;

@@ -25,8 +25,8 @@ pub mod url;
 
 pub use crate::lobby::change::{Change, StartedGame, StoredBuoy};
 pub use port::{
-    Archive, Backend, FinishedGame, GameDetail, GameFilter, Journal, ListedGame, NamedGame,
-    Passwords, StoreError, StoredMove,
+    Archive, Backend, FinishedGame, GameDetail, GameFilter, Journal, ListedGame,
+    MAX_SESSIONS_PER_NAME, NamedGame, NewSession, Passwords, StoreError, StoredMove,
 };
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
@@ -113,6 +113,7 @@ mod contract {
 
     /// Everything the server asks of a backend, on a fresh one.
     fn contract(db: &mut dyn Backend) {
+        sessions_keep_the_contract(db);
         // A batch is all or nothing.
         db.commit(&[started("g1", "2026/11/23 10:00:00")]).unwrap();
         db.commit(&[mv("g1", 1, "+2726FU")]).unwrap();
@@ -338,6 +339,62 @@ mod contract {
             lost.iter().any(|(o, _, n)| o == "loss" && *n >= 1),
             "{lost:?}"
         );
+    }
+
+    /// Issue 46: a web session names its account until it expires or is let go; a
+    /// password changed lets go of the account's other sessions; an account keeps at most
+    /// [`MAX_SESSIONS_PER_NAME`], its oldest let go.
+    fn sessions_keep_the_contract(db: &mut dyn Backend) {
+        db.bind_password("ann", "hash-1", "2026/11/28 10:00:00")
+            .unwrap();
+        db.bind_password("ben", "hash-2", "2026/11/28 10:00:00")
+            .unwrap();
+        let open_at =
+            |db: &mut dyn Backend, digest: &str, name: &str, [now_ms, expires_ms]: [i64; 2]| {
+                db.open_session(&NewSession {
+                    digest,
+                    name,
+                    now: "2026/11/28 10:00:00",
+                    now_ms,
+                    expires_ms,
+                })
+                .unwrap();
+            };
+        let open = |db: &mut dyn Backend, digest: &str, name: &str, expires_ms| {
+            open_at(db, digest, name, [1_000, expires_ms]);
+        };
+        open(db, "d1", "ann", 10_000);
+        open(db, "d2", "ann", 20_000);
+        open(db, "d3", "ben", 10_000);
+        assert_eq!(
+            db.session_name("d1", 5_000).unwrap().as_deref(),
+            Some("ann")
+        );
+        assert_eq!(db.session_name("d1", 10_000).unwrap(), None, "expired");
+        assert_eq!(db.session_name("nope", 5_000).unwrap(), None);
+        db.end_session("d3").unwrap();
+        assert_eq!(db.session_name("d3", 5_000).unwrap(), None);
+        // A password changed on d2: d1 goes, d2 stays, and the hash is the new one.
+        assert!(db.change_password("ann", "hash-3", "d2").unwrap());
+        assert_eq!(db.session_name("d1", 5_000).unwrap(), None);
+        assert_eq!(
+            db.session_name("d2", 5_000).unwrap().as_deref(),
+            Some("ann")
+        );
+        assert_eq!(db.password_hash("ann").unwrap().as_deref(), Some("hash-3"));
+        assert!(!db.change_password("nobody", "h", "d2").unwrap());
+        // At most MAX_SESSIONS_PER_NAME: the one that expires first goes.
+        for i in 0..MAX_SESSIONS_PER_NAME {
+            open(db, &format!("m{i}"), "ben", 30_000 + i64::from(i));
+        }
+        open(db, "latest", "ben", 40_000);
+        assert_eq!(db.session_name("m0", 5_000).unwrap(), None);
+        assert!(db.session_name("m1", 5_000).unwrap().is_some());
+        assert!(db.session_name("latest", 5_000).unwrap().is_some());
+        // Opening one lets the expired ones go (d2 expires at 20,000).
+        assert!(db.session_name("d2", 0).unwrap().is_some());
+        open_at(db, "later", "ann", [25_000, 90_000]);
+        assert_eq!(db.session_name("d2", 0).unwrap(), None);
     }
 
     /// Issue 28, item 10: a second server on the same database started silently, marked

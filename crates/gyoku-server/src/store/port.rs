@@ -5,6 +5,7 @@
 //! The traits are synchronous (both database drivers are) and object-safe: every call runs
 //! on a blocking thread, and each user holds one `Box<dyn …>` of just what it needs.
 
+use crate::identity::PlayerKind;
 use crate::lobby::change::{Change, StartedGame, StoredBuoy};
 
 /// A stored move: its CSA text and the seconds it was charged.
@@ -77,6 +78,8 @@ pub struct FinishedGame {
     pub ended_at: Option<String>,
     /// Moves stored.
     pub moves: u32,
+    /// Black's and White's kinds: a CSA client, a person on the page, an engine.
+    pub kinds: [PlayerKind; 2],
 }
 
 /// One game for the HTTP API: how it was set up, where it stands, its moves, and its
@@ -303,6 +306,51 @@ pub trait Passwords: Send + std::fmt::Debug {
     /// # Errors
     /// [`StoreError`].
     fn secret(&mut self, name: &str, fresh: &str) -> Result<String, StoreError>;
+
+    /// Replaces a bound name's password hash, and lets go of its sessions but `keep` (the
+    /// one that changed it). False when the name is not bound.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn change_password(&mut self, name: &str, hash: &str, keep: &str) -> Result<bool, StoreError>;
+
+    /// Opens a web session (`session.digest`, for `session.name`), letting go of the
+    /// expired ones and of the name's oldest beyond [`MAX_SESSIONS_PER_NAME`].
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn open_session(&mut self, session: &NewSession<'_>) -> Result<(), StoreError>;
+
+    /// The account a session's digest is for, unless it has expired by `now_ms`.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn session_name(&mut self, digest: &str, now_ms: i64) -> Result<Option<String>, StoreError>;
+
+    /// Lets go of a session (logged out).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn end_session(&mut self, digest: &str) -> Result<(), StoreError>;
+}
+
+/// The most sessions one account keeps open (browsers and devices): past it, its oldest
+/// are let go.
+pub const MAX_SESSIONS_PER_NAME: u32 = 20;
+
+/// A web session as it is opened.
+#[derive(Clone, Copy, Debug)]
+pub struct NewSession<'a> {
+    /// The digest of its secret (the secret itself is never stored).
+    pub digest: &'a str,
+    /// The account.
+    pub name: &'a str,
+    /// Now, as text (`YYYY/MM/DD HH:MM:SS`), and in Unix milliseconds.
+    pub now: &'a str,
+    /// Now, in Unix milliseconds: sessions expired by then are let go.
+    pub now_ms: i64,
+    /// When it expires, in Unix milliseconds.
+    pub expires_ms: i64,
 }
 
 /// A database: all three, and what a backend may do in the background.

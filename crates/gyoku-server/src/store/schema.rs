@@ -113,6 +113,15 @@ pub const MIGRATIONS: &[&str] = &[
     "ALTER TABLE games ADD COLUMN started_ms BIGINT;
      ALTER TABLE games ADD COLUMN resumed_ms BIGINT;
      ALTER TABLE moves ADD COLUMN at_ms BIGINT;",
+    // 14: the web page's sessions (issue 46): a logged-in browser's cookie, kept as its
+    // digest only, for the account it logged in to, until it expires (Unix milliseconds).
+    "CREATE TABLE web_sessions (
+        digest TEXT PRIMARY KEY,
+        name TEXT NOT NULL REFERENCES players(name),
+        created_at TEXT NOT NULL,
+        expires_ms BIGINT NOT NULL
+    );
+    CREATE INDEX web_sessions_name ON web_sessions(name, expires_ms);",
 ];
 
 /// The PostgreSQL channel on which the referee announces each changed game (its Game_ID
@@ -271,7 +280,7 @@ pub(crate) const COUNT_GAMES: &str = concat!(
 /// Finished games as ratings read them, in the order they ended.
 pub(crate) const FINISHED_GAMES: &str = "SELECT g.id, g.black, g.white, g.black_rating_id,
      g.white_rating_id, g.result, g.reason, g.ended_at,
-     (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id)
+     (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id), g.black_kind, g.white_kind
      FROM games g WHERE g.status = 'finished' ORDER BY g.ended_at, g.id LIMIT ?1";
 
 /// One game: the listing's columns, then the started game's, then the record.
@@ -345,6 +354,32 @@ pub(crate) const GAMES_NAMED: &str = "SELECT black, white, black_rating_id, whit
      FROM (SELECT g.black, g.white, g.black_rating_id, g.white_rating_id, g.started_at, g.id
            FROM games g WHERE g.name = ?1 ORDER BY g.started_at DESC, g.id DESC LIMIT ?2) AS latest
      ORDER BY started_at, id";
+
+/// A name's password hash, replaced (a password changed).
+pub(crate) const SET_PASSWORD: &str = "UPDATE players SET password_hash = ?2 WHERE name = ?1";
+
+/// Sessions that have expired, let go.
+pub(crate) const END_EXPIRED_SESSIONS: &str = "DELETE FROM web_sessions WHERE expires_ms <= ?1";
+
+/// A session opened.
+pub(crate) const INSERT_SESSION: &str =
+    "INSERT INTO web_sessions (digest, name, created_at, expires_ms) VALUES (?1, ?2, ?3, ?4)";
+
+/// A name's sessions beyond its latest `?2`, let go.
+pub(crate) const END_OLDEST_SESSIONS: &str = "DELETE FROM web_sessions WHERE name = ?1
+     AND digest NOT IN (SELECT digest FROM web_sessions WHERE name = ?1
+                        ORDER BY expires_ms DESC, digest LIMIT ?2)";
+
+/// The account a session is for, while it has not expired.
+pub(crate) const SESSION_NAME: &str =
+    "SELECT name FROM web_sessions WHERE digest = ?1 AND expires_ms > ?2";
+
+/// A session let go (logged out).
+pub(crate) const END_SESSION: &str = "DELETE FROM web_sessions WHERE digest = ?1";
+
+/// A name's sessions but one, let go (its password changed there).
+pub(crate) const END_OTHER_SESSIONS: &str =
+    "DELETE FROM web_sessions WHERE name = ?1 AND digest <> ?2";
 
 /// A server secret, unless it is made already.
 pub(crate) const INSERT_SECRET: &str =

@@ -3,8 +3,8 @@
 //! any [`Sql`] backend.
 
 use super::port::{
-    Archive, FinishedGame, GameDetail, GameFilter, Journal, ListedGame, NamedGame, Passwords,
-    StoreError, StoredMove,
+    Archive, FinishedGame, GameDetail, GameFilter, Journal, ListedGame, MAX_SESSIONS_PER_NAME,
+    NamedGame, NewSession, Passwords, StoreError, StoredMove,
 };
 use super::schema;
 use crate::identity::PlayerKind;
@@ -531,6 +531,7 @@ impl<T: Sql> Archive for T {
                     reason: r.opt_text(6)?.unwrap_or_default(),
                     ended_at: r.opt_text(7)?,
                     moves: r.u32(8)?,
+                    kinds: [kind_of(&mut r, 9)?, kind_of(&mut r, 10)?],
                 })
             })
             .collect()
@@ -652,6 +653,63 @@ impl<T: Sql> Passwords for T {
         let insert = [Param::Text(name), Param::Text(fresh)];
         insert_then_read(self, schema::INSERT_SECRET, &insert, schema::SECRET, name)?
             .ok_or_else(|| StoreError::Internal(format!("the secret '{name}' was not kept")))
+    }
+
+    fn change_password(&mut self, name: &str, hash: &str, keep: &str) -> Result<bool, StoreError> {
+        let mut changed = false;
+        self.transaction(&mut |tx| {
+            changed = tx.execute(
+                schema::SET_PASSWORD,
+                &[Param::Text(name), Param::Text(hash)],
+            )? > 0;
+            if changed {
+                tx.execute(
+                    schema::END_OTHER_SESSIONS,
+                    &[Param::Text(name), Param::Text(keep)],
+                )?;
+            }
+            Ok(())
+        })?;
+        Ok(changed)
+    }
+
+    fn open_session(&mut self, session: &NewSession<'_>) -> Result<(), StoreError> {
+        self.transaction(&mut |tx| {
+            tx.execute(schema::END_EXPIRED_SESSIONS, &[Param::Int(session.now_ms)])?;
+            tx.execute(
+                schema::INSERT_SESSION,
+                &[
+                    Param::Text(session.digest),
+                    Param::Text(session.name),
+                    Param::Text(session.now),
+                    Param::Int(session.expires_ms),
+                ],
+            )?;
+            tx.execute(
+                schema::END_OLDEST_SESSIONS,
+                &[
+                    Param::Text(session.name),
+                    Param::Int(MAX_SESSIONS_PER_NAME.into()),
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn session_name(&mut self, digest: &str, now_ms: i64) -> Result<Option<String>, StoreError> {
+        self.query(
+            schema::SESSION_NAME,
+            &[Param::Text(digest), Param::Int(now_ms)],
+        )?
+        .into_iter()
+        .next()
+        .map(|mut r| r.text(0))
+        .transpose()
+    }
+
+    fn end_session(&mut self, digest: &str) -> Result<(), StoreError> {
+        self.execute(schema::END_SESSION, &[Param::Text(digest)])?;
+        Ok(())
     }
 }
 

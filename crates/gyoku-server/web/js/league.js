@@ -22,13 +22,31 @@ export function roundsEl() {
   return box;
 }
 
+/** The accounts' Glicko-2 list. */
+function peopleRows(people) {
+  if (!people.length) return [el('tr', {}, el('td', {}, t('noPeople')))];
+  return [
+    el('tr', {}, ['rank', 'player', 'rate', 'gamesPlayed', 'winsCol', 'draws', 'lossesCol', 'lastGame'].map((k) => el('th', {}, t(k)))),
+    ...people.map((p, i) => el('tr', { 'data-person': p.name },
+      el('td', {}, String(i + 1)),
+      el('td', {}, el('a', { href: `#/player/${encodeURIComponent(p.name)}` }, p.name)),
+      el('td', { class: 'glicko' }, `${Math.round(p.rating)} ± ${Math.round(p.deviation)}`),
+      el('td', {}, String(p.games)), el('td', {}, String(p.win)), el('td', {}, String(p.draw)), el('td', {}, String(p.loss)),
+      el('td', {}, p.last_game || ''))),
+  ];
+}
+
 export async function showRatings() {
   const table = el('table', { class: 'list', id: 'rating-list' });
+  const people = el('table', { class: 'list', id: 'people-list' });
   const when = el('p', { class: 'note', id: 'ratings-at' });
-  main().replaceChildren(el('h2', {}, t('ratingsTitle')), when, table, el('p', { class: 'note' }, t('ratingsNote')));
+  main().replaceChildren(
+    el('h2', {}, t('peopleTitle')), people, el('p', { class: 'note' }, t('peopleNote')),
+    el('h2', {}, t('ratingsTitle')), when, table, el('p', { class: 'note' }, t('ratingsNote')));
   // The server computes the list again every few minutes: the page follows it.
   const load = async () => {
-    const { computed_at: at, players } = await api('GET', '/api/ratings');
+    const { computed_at: at, players, people: rated } = await api('GET', '/api/ratings');
+    people.replaceChildren(...peopleRows(rated || []));
     when.textContent = at ? t('ratingsAt', { at }) : t('ratingsNone');
     let rank = 0;
     table.replaceChildren(
@@ -68,11 +86,12 @@ function stamp(at, history) {
 }
 
 /** A player's rating over time: a line through each rate the list gave it. */
-export function ratingChart(history) {
+export function ratingChart(history, id = 'rating-chart', byGame = false) {
   const w = 640;
   const h = 220;
   const pad = 44;
-  const times = history.map((p) => when(p.at));
+  // Game by game (the first point the rating before any game), or over time.
+  const times = history.map((p, i) => (byGame ? i : when(p.at)));
   const rates = history.map((p) => p.rate);
   const [t0, t1] = [Math.min(...times), Math.max(...times)];
   const lo = Math.min(...rates) - 20;
@@ -81,7 +100,7 @@ export function ratingChart(history) {
   const y = (r) => h - pad + ((lo - r) / (hi - lo)) * (h - 2 * pad);
   const points = history.map((p, i) => `${x(times[i]).toFixed(1)},${y(p.rate).toFixed(1)}`).join(' ');
   const label = (tx, ty, text, anchor) => svg('text', { x: tx, y: ty, 'text-anchor': anchor, 'font-size': 12 }, text);
-  return svg('svg', { id: 'rating-chart', viewBox: `0 0 ${w} ${h}`, role: 'img', 'aria-label': t('ratingChart'), class: 'chart' },
+  return svg('svg', { id, viewBox: `0 0 ${w} ${h}`, role: 'img', 'aria-label': t('ratingChart'), class: 'chart' },
     svg('line', { x1: pad, y1: h - pad, x2: w - pad, y2: h - pad, stroke: '#999' }),
     svg('line', { x1: pad, y1: pad, x2: pad, y2: h - pad, stroke: '#999' }),
     svg('polyline', { points, fill: 'none', stroke: '#b03030', 'stroke-width': 2 }),
@@ -89,8 +108,9 @@ export function ratingChart(history) {
       svg('title', {}, `${p.at}: ${p.rate}`))),
     label(pad - 6, y(hi - 20) + 4, String(hi - 20), 'end'),
     label(pad - 6, y(lo + 20) + 4, String(lo + 20), 'end'),
-    label(pad, h - pad + 16, stamp(history[0].at, history), 'start'),
-    label(w - pad, h - pad + 16, stamp(history[history.length - 1].at, history), 'end'));
+    label(pad, h - pad + 16, byGame ? '0' : stamp(history[0].at, history), 'start'),
+    label(w - pad, h - pad + 16, byGame ? t('afterGames', { n: history.length - 1 })
+      : stamp(history[history.length - 1].at, history), 'end'));
 }
 
 async function showPlayer(name) {
@@ -107,9 +127,10 @@ async function drawPlayer(name) {
   main().replaceChildren(
     el('h2', {}, name),
     el('p', { class: 'status', id: 'player-rating' },
-      r ? (r.rated ? t('ratedAt', { rate: r.rate }) : t('unrated')) : t('notListed'), ' · ',
+      r ? [r.rated ? t('ratedAt', { rate: r.rate }) : t('unrated'), ' · '] : p.glicko ? '' : [t('notListed'), ' · '],
       t('playerScore', { games: played, win: counted.win, loss: counted.loss, draw: counted.draw })),
     p.history.length ? el('div', {}, el('h3', {}, t('ratingChart')), ratingChart(p.history)) : '',
+    p.glicko ? glickoEl(p.glicko) : '',
     el('h3', {}, t('byReason')),
     el('table', { class: 'list', id: 'player-reasons' },
       el('tr', {}, ['result', 'reasonCol', 'gamesCol'].map((k) => el('th', {}, t(k)))),
@@ -117,12 +138,40 @@ async function drawPlayer(name) {
         el('td', {}, t(`outcome_${b.outcome}`)), el('td', {}, word(REASONS, b.reason)), el('td', {}, String(b.games))))),
     el('h3', {}, t('recentGames')),
     el('table', { class: 'list', id: 'player-games' },
-      el('tr', {}, ['game', 'status', 'result', 'moves'].map((k) => el('th', {}, t(k)))),
+      el('tr', {}, ['started', 'game', 'status', 'yourResult', 'result', 'moves'].map((k) => el('th', {}, t(k)))),
       ...p.games.map((g) => el('tr', { 'data-id': g.id },
+        el('td', {}, g.started_at || ''),
         el('td', {}, el('a', { href: `#/game/${encodeURIComponent(g.id)}` }, `${g.black} ${t('vs')} ${g.white}`)),
         el('td', {}, t(g.status)),
+        el('td', { class: 'side-result' }, sideResult(g, name)),
         el('td', {}, g.result ? `${resultWord(g.result)} (${word(REASONS, g.reason)})` : ''),
         el('td', {}, String(g.moves))))));
+}
+
+/** A finished game's result from `name`'s side (won, lost, drawn, no contest). */
+function sideResult(g, name) {
+  if (g.status !== 'finished') return '';
+  if (!g.result || g.result === 'no_contest') return t('outcome_no_contest');
+  if (g.result === 'draw') return t('outcome_draw');
+  const mine = (g.result === 'black' && g.black === name) || (g.result === 'white' && g.white === name);
+  return t(mine ? 'outcome_win' : 'outcome_loss');
+}
+
+/** A web account's Glicko-2 rating: now, its chart game by game, and each rated game. */
+function glickoEl(g) {
+  const chart = [{ at: t('newPlayer'), rate: 1500 }, ...g.history.map((h) => ({ at: h.at, rate: Math.round(h.rating) }))];
+  return el('div', { id: 'player-glicko' },
+    el('p', { class: 'status', id: 'glicko-now' }, t('glicko', { rating: Math.round(g.rating), rd: Math.round(g.deviation) }), ' · ',
+      t('playerScore', { games: g.games, win: g.win, loss: g.loss, draw: g.draw })),
+    el('h3', {}, t('glickoChart')), ratingChart(chart, 'glicko-chart', true),
+    el('h3', {}, t('ratedGames')),
+    el('table', { class: 'list', id: 'glicko-history' },
+      el('tr', {}, ['when', 'opponentCol', 'yourResult', 'ratingAfter'].map((k) => el('th', {}, t(k)))),
+      ...g.history.slice().reverse().map((h) => el('tr', { 'data-id': h.game },
+        el('td', {}, el('a', { href: `#/game/${encodeURIComponent(h.game)}` }, h.at)),
+        el('td', {}, el('a', { href: `#/player/${encodeURIComponent(h.opponent)}` }, h.opponent)),
+        el('td', {}, t(`outcome_${h.result}`)),
+        el('td', {}, `${h.rating.toFixed(1)} ± ${h.deviation.toFixed(1)}`)))));
 }
 
 export function showPlayerPage(name) {

@@ -3,6 +3,7 @@
 // `gyoku serve` from its own binary. The board is drawn here (lishogi's shogiground is
 // GPL-3.0; Gyoku is MIT).
 
+import { refreshAccount, showAccount } from './account.js';
 import { showGame } from './game.js';
 import { showGames } from './games.js';
 import { showEventsPage } from './events.js';
@@ -22,6 +23,7 @@ function route() {
   document.getElementById('glyphs').replaceChildren(settings.glyphs === 'kanji' ? 'P' : charsEl('歩'));
   page.playing = null;
   document.title = 'Gyoku';
+  refreshAccount();
   if (hash.startsWith('/game/')) showGame(decodeURIComponent(hash.slice(6)));
   // `/player/` before `/play`, which it starts with.
   else if (hash.startsWith('/player/')) showPlayerPage(hash.slice(8));
@@ -31,6 +33,7 @@ function route() {
   else if (hash.startsWith('/calculator')) showCalculator();
   else if (hash.startsWith('/judge')) showJudge();
   else if (hash.startsWith('/ratings')) showRatingsPage();
+  else if (hash.startsWith('/account')) showAccount();
   else if (hash.startsWith('/events')) showEventsPage(hash.slice(7));
   else showGames();
 }

@@ -1,5 +1,6 @@
 // Starting a game from the page, and a seat's page (an invitation, waiting, the game).
 
+import { me, refreshAccount } from './account.js';
 import { api, el } from './dom.js';
 import { renderGame } from './game.js';
 import { errorText, FOUL_NOTES, FOUL_WORDS, RULES, settings, sideName, t, timeText, word } from './i18n.js';
@@ -18,6 +19,7 @@ export async function showPlayForm() {
   // the server answers.
   main().replaceChildren(el('p', { class: 'status' }, '…'));
   const opts = await api('GET', '/api/play');
+  await refreshAccount();
   const field = (id, label, input) => el('div', {}, el('label', { for: id }, label), input);
   const select = (id, values, chosen) => el('select', { id }, values.map(([v, label]) => {
     const o = el('option', { value: v }, label);
@@ -77,7 +79,8 @@ export async function showPlayForm() {
     field('thinking-units', t('thinkingUnits'), units), field('unit-seconds', t('unitSeconds'), unitSeconds),
     field('increment', t('increment'), increment),
     field('color', t('color'), color), field('handicap', t('handicap'), handicap), field('start-sfen', t('startSfen'), sfen),
-    field('max-moves', t('maxMoves'), maxMoves), field('name', t('yourName'), name),
+    field('max-moves', t('maxMoves'), maxMoves),
+    me.name ? el('p', { class: 'note', id: 'playing-as' }, t('playingAs', { name: me.name })) : field('name', t('yourName'), name),
     el('p', {}, el('button', { type: 'button', id: 'start' }, t('startGame'))), out);
   document.getElementById('start').addEventListener('click', start);
   rules.addEventListener('change', sayFouls);
