@@ -23,7 +23,8 @@ chromium-driver, driven by Selenium from PyPI):
 - the impasse calculator: a position with both kings entered, verdicts under every preset;
   the board editor: pieces taken off and put on, a pawn added to the hand, counted anew;
 - accounts: two people register, log out and in, play a game by a link, and both ratings
-  change as Glicko-2 says (checked against pyglicko2 from PyPI);
+  change as Glicko-2 says (checked against pyglicko2 from PyPI); a person plays level 1 of
+  Fairy-Stockfish in a ten-minute game and it answers within its level's time;
 - Japanese and a phone-sized screen.
 
 Screenshots of each page go to the directory given (CI keeps them as artefacts).
@@ -783,6 +784,40 @@ def accounts(driver, base, shots):
         friend.quit()
 
 
+LEVEL_MS = 300
+
+
+def engine_level(driver, base, shots):
+    """A level of a real engine (issue 46, item 2): the form offers Fairy-Stockfish's
+    levels; a person plays level 1 (300 ms a move) in a ten-minute game, and each of the
+    engine's answers comes within its level's time (and the round trips), not the clock's."""
+    driver.get(base + "#/play?opponent=fsf")
+    options = wait(driver, lambda d: [o.text for o in d.find_elements(By.CSS_SELECTOR, "#level option")])
+    print(f"engine level (the form offers): {options}")
+    assert options and "Level 1" in options[0] and f"{LEVEL_MS} ms" in options[0], options
+    driver.save_screenshot(os.path.join(shots, "play-level.png"))
+    view = start_game(driver, base, opponent="fsf", level=1, rules="csa", color="black", total=600, byoyomi=10)
+    answers = []
+    for _ in range(4):
+        v = wait(driver, lambda d: (lambda x: x if x and x["seat"] and x["seat"]["phase"] == "playing"
+                                    and x["turn"] == "black" and x["legal"] else None)(d.execute_script(VIEW)), 60)
+        moves = v["moves"]
+        legal = sorted(v["legal"], key=lambda m: ("*" in m, m))
+        make_move(driver, legal[0])
+        sent = time.time()
+        wait(driver, lambda d: (lambda x: x and (x["moves"] >= moves + 2 or x["status"] != "playing"))(
+            d.execute_script(VIEW)), 30)
+        answers.append(round(time.time() - sent, 2))
+        if driver.execute_script(VIEW)["status"] != "playing":
+            break
+    print(f"engine level (level 1, {LEVEL_MS} ms a move, a 10 min game): answered in {answers} s")
+    assert len(answers) >= 3 and all(a < LEVEL_MS / 1000 + 2.5 for a in answers), answers
+    assert view["id"], view
+    driver.save_screenshot(os.path.join(shots, "play-level-game.png"))
+    click(driver, "#resign")
+    click(driver, "#confirm-yes")
+
+
 def main():
     global GYOKU
     gyoku = os.path.abspath(sys.argv[1])
@@ -804,7 +839,9 @@ def main():
         [gyoku, "serve", "--csa", f"127.0.0.1:{csa}", "--http", f"127.0.0.1:{http}",
          "--data-dir", work, "--max-moves", str(MAX_MOVES), "--reconnect-grace", "9s",
          "--schedule", "floodgate-300-10F=:00,:30", "--ratings-every", "1",
-         "--event-file", event_file, "--event-file", cup_file],
+         "--event-file", event_file, "--event-file", cup_file,
+         "--engine", "fsf=/usr/games/fairy-stockfish", "--engine-level", f"fsf:1=movetime={LEVEL_MS};Skill Level=0",
+         "--engine-level", "fsf:2=movetime=1000;Skill Level=5"],
         stderr=open(os.path.join(work, "serve.log"), "w"), start_new_session=True)
     base = f"http://127.0.0.1:{http}/"
     for _ in range(100):
@@ -827,6 +864,9 @@ def main():
             return
         if os.environ.get("WEB_E2E_ONLY") == "accounts":
             accounts(driver, base, shots)
+            return
+        if os.environ.get("WEB_E2E_ONLY") == "level":
+            engine_level(driver, base, shots)
             return
         # --- watch a live engine game -------------------------------------------------
         driver.get(base)
@@ -900,6 +940,7 @@ def main():
         league(driver, base, shots, csa)
         event(driver, base, shots, csa)
         accounts(driver, base, shots)
+        engine_level(driver, base, shots)
 
         play(driver, base, shots)
 

@@ -80,6 +80,10 @@ pub struct BridgeConfig {
     /// token (rshogi's `reconnect:`, when the server gave one), the engine and its
     /// position kept; zero: never.
     pub reconnect_for: Duration,
+    /// A fixed search (`nodes`, `depth`, `movetime`) sent on each move in place of the
+    /// clocks: a level of a server's engine ([`Go`] with only those set). `None`: the
+    /// clocks, as the server charges them.
+    pub strength: Option<Go>,
 }
 
 impl BridgeConfig {
@@ -104,6 +108,7 @@ impl BridgeConfig {
             server_grace: Duration::from_secs(60),
             one_sitting: false,
             reconnect_for: Duration::from_secs(30),
+            strength: None,
         }
     }
 }
@@ -902,7 +907,10 @@ async fn game(
             && special.is_none()
             && !over
         {
-            let go = clocks.go(setup.me, margin, engine.accepts_increment());
+            let go = config
+                .strength
+                .clone()
+                .unwrap_or_else(|| clocks.go(setup.me, margin, engine.accepts_increment()));
             if let Err(e) = engine.go(&position_after(&referee, &[]), &go).await {
                 engine_failed = Some(e);
             } else {

@@ -834,6 +834,13 @@ pub struct ServeArgs {
     /// `builtin` (Gyoku's own greedy engine) is always there unless given another command.
     #[arg(long = "engine", value_name = "NAME=COMMAND")]
     pub engines: Vec<String>,
+    /// A level of an `--engine` (repeat it, one per level): NAME:LEVEL=SPEC, the SPEC
+    /// `;`-separated KEY=VALUEs: `nodes`, `depth` or `movetime` (ms) make a fixed search on
+    /// each move in place of the game's clock, and any other KEY is a USI option, e.g.
+    /// `fsf:1=movetime=100;Skill Level=0`. The page offers each level; a person chooses
+    /// one (the lowest by default).
+    #[arg(long = "engine-level", value_name = "NAME:LEVEL=SPEC")]
+    pub engine_levels: Vec<String>,
     /// A game played in scheduled rounds, as Floodgate's: GAME=TIMES, the times `:00,:30`
     /// (every hour at those minutes), `13:00` (every day) or `Sat 13:00` (every week), or
     /// GAME=@FILE for a schedule file in Floodgate's `floodgate-*.conf` form (repeat it).

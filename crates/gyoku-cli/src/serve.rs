@@ -25,7 +25,7 @@ fn default_data_dir() -> PathBuf {
 
 /// The engines of `--engine NAME=COMMAND`, and `builtin` (this program's `engine`
 /// command) unless one is given that name.
-fn engine_choices(given: &[String]) -> Result<Vec<EngineChoice>, Failure> {
+fn engine_choices(given: &[String], levels: &[String]) -> Result<Vec<EngineChoice>, Failure> {
     let mut engines = Vec::new();
     for text in given {
         let Some((name, command)) = text.split_once('=') else {
@@ -48,6 +48,7 @@ fn engine_choices(given: &[String]) -> Result<Vec<EngineChoice>, Failure> {
         engines.push(EngineChoice {
             name: name.to_string(),
             engine: EngineConfig::new(command.trim()),
+            levels: Vec::new(),
         });
     }
     if !engines.iter().any(|e| e.name == "builtin")
@@ -62,8 +63,26 @@ fn engine_choices(given: &[String]) -> Result<Vec<EngineChoice>, Failure> {
             EngineChoice {
                 name: "builtin".into(),
                 engine: EngineConfig::new(quoted),
+                levels: Vec::new(),
             },
         );
+    }
+    for text in levels {
+        let (name, level) = gyoku_server::engine_levels::parse_engine_level(text)
+            .map_err(|e| Failure::Input(format!("--engine-level: {e}")))?;
+        let Some(engine) = engines.iter_mut().find(|e| e.name == name) else {
+            return Err(Failure::Input(format!(
+                "--engine-level: no --engine named '{name}'"
+            )));
+        };
+        if engine.levels.iter().any(|l| l.level == level.level) {
+            return Err(Failure::Input(format!(
+                "--engine-level: {name}'s level {} given twice",
+                level.level
+            )));
+        }
+        engine.levels.push(level);
+        engine.levels.sort_by_key(|l| l.level);
     }
     Ok(engines)
 }
@@ -71,7 +90,7 @@ fn engine_choices(given: &[String]) -> Result<Vec<EngineChoice>, Failure> {
 /// Runs the server until Ctrl-C or SIGTERM.
 pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
     gyoku_server::log::init(a.log_format).map_err(Failure::Input)?;
-    let engines = engine_choices(&a.engines)?;
+    let engines = engine_choices(&a.engines, &a.engine_levels)?;
     let rules: Preset = a
         .rules
         .parse()

@@ -367,3 +367,105 @@ fn password_hashing_keeps_memory_bounded() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 46, item 2: a level of a real engine thinks as the level says, not on the game's
+/// clock: Fairy-Stockfish at level 1 (`movetime=200`, `Skill Level=0`) answers each move
+/// of a ten-minute game within a moment (on the clock alone it took 40 s for its first).
+#[test]
+fn an_engine_level_answers_in_its_own_time() {
+    const FAIRY: &str = "/usr/games/fairy-stockfish";
+    if std::env::var("GYOKU_REAL_ENGINES").as_deref() != Ok("1") {
+        gyoku_testdata::skipped(
+            "GYOKU_REAL_ENGINES is not 1",
+            "a level of Fairy-Stockfish on the web page (CI installs it and sets it)",
+        );
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("gyoku-web-level-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let engine = format!("fsf={FAIRY}");
+    let server = serve(
+        &dir,
+        &[
+            "--engine",
+            &engine,
+            "--engine-level",
+            "fsf:1=movetime=200;Skill Level=0",
+            "--engine-level",
+            "fsf:2=movetime=1000",
+        ],
+    );
+    let http = server.http.unwrap();
+    let (_, opts) = request(http, "GET", "/api/play", &Value::Null);
+    let levels = &opts["levels"]["fsf"];
+    assert_eq!(
+        (levels[0]["level"].clone(), levels[0]["movetime_ms"].clone()),
+        (json!(1), json!(200)),
+        "{opts}"
+    );
+    assert_eq!(opts["levels"]["builtin"], json!([]), "{opts}");
+    let (status, v) = request(
+        http,
+        "POST",
+        "/api/play",
+        &json!({"opponent": "fsf", "level": 7}),
+    );
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (400, Some("invalid_level")),
+        "{v}"
+    );
+    let (status, seat) = request(
+        http,
+        "POST",
+        "/api/play",
+        &json!({"opponent": "fsf", "level": 1, "rules": "csa", "color": "black", "max_moves": 8,
+                "time": {"total": 600, "byoyomi": 10}}),
+    );
+    assert_eq!(status, 201, "{seat}");
+    let token = seat["token"].as_str().unwrap();
+    let mut replies = Vec::new();
+    let mut sent: Option<Instant> = None;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let game = loop {
+        assert!(
+            Instant::now() < deadline,
+            "the game did not end: {replies:?}"
+        );
+        let (_, v) = request(http, "GET", &format!("/api/seats/{token}"), &Value::Null);
+        let game = &v["game"];
+        if game["status"] == "finished" {
+            break v;
+        }
+        let offered = game["legal"].as_array().map_or(0, Vec::len);
+        if v["seat"]["phase"] != "playing" || game["turn"] != "black" || offered == 0 {
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        }
+        if let Some(at) = sent.take() {
+            replies.push(at.elapsed());
+        }
+        let m = game["legal"][0].clone();
+        let (status, after) = request(
+            http,
+            "POST",
+            &format!("/api/seats/{token}/move"),
+            &json!({ "move": m }),
+        );
+        if after["error"]["code"] == "not_your_turn" {
+            continue;
+        }
+        assert_eq!(status, 200, "{after}");
+        sent = Some(Instant::now());
+    };
+    assert_eq!(game["game"]["white"], "fsf_L1", "{game}");
+    println!("level 1 of Fairy-Stockfish answered in {replies:?}");
+    assert!(replies.len() >= 3, "{replies:?}");
+    // 200 ms of search, the engine's start and the server's round trips: well under the
+    // seconds a ten-minute clock would give it.
+    assert!(
+        replies.iter().all(|d| *d < Duration::from_millis(2_500)),
+        "{replies:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -32,6 +32,7 @@ pub mod accounts;
 pub mod app;
 pub mod csa_port;
 pub mod driver;
+pub mod engine_levels;
 mod error;
 pub mod event;
 pub mod http;

@@ -32,6 +32,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tracing::Instrument;
 
 use crate::driver::{Conn, Handle, Heard};
+use crate::engine_levels::EngineLevel;
 use crate::identity::{GameName, Identity, RatingKey, SeatId};
 use crate::lobby::{CheckedLogin, ClockExtras, GameSetup};
 use crate::tickets::{SeatToken, SecretDigest, digest, new_secret, same_digest};
@@ -128,6 +129,29 @@ pub struct EngineChoice {
     pub name: String,
     /// How to run it.
     pub engine: EngineConfig,
+    /// Its levels, lowest first; none: it plays on the game's clock, at full strength.
+    pub levels: Vec<EngineLevel>,
+}
+
+impl EngineChoice {
+    /// The level `asked` for (its lowest when none is), or none for an engine without
+    /// levels.
+    ///
+    /// # Errors
+    /// [`PlayError::NoSuchLevel`].
+    pub fn level(&self, asked: Option<u32>) -> Result<Option<EngineLevel>, PlayError> {
+        let have = || self.levels.iter().map(|l| l.level).collect();
+        match (asked, self.levels.first()) {
+            (None, lowest) => Ok(lowest.cloned()),
+            (Some(n), _) => self
+                .levels
+                .iter()
+                .find(|l| l.level == n)
+                .cloned()
+                .map(Some)
+                .ok_or_else(|| PlayError::NoSuchLevel(n, have())),
+        }
+    }
 }
 
 /// Who the person plays against.
@@ -162,6 +186,8 @@ pub struct GameRequest {
     pub name: String,
     /// The account the person is logged in to (their name then), if any.
     pub account: Option<String>,
+    /// The engine's level (an engine with levels: its lowest when none is given).
+    pub level: Option<u32>,
 }
 
 /// A person at a seat: a guest under the name they gave, or an account under its own
@@ -548,6 +574,8 @@ pub enum PlayError {
     Stopped,
     /// The invitation was opened already.
     Taken,
+    /// The engine has no such level (or none at all): the levels it has.
+    NoSuchLevel(u32, Vec<u32>),
 }
 
 impl std::fmt::Display for PlayError {
@@ -567,6 +595,17 @@ impl std::fmt::Display for PlayError {
             ),
             PlayError::Stopped => f.write_str("the server is stopping"),
             PlayError::Taken => f.write_str("this invitation was opened already"),
+            PlayError::NoSuchLevel(n, have) if have.is_empty() => {
+                write!(f, "level {n}: this engine has no levels")
+            }
+            PlayError::NoSuchLevel(n, have) => write!(
+                f,
+                "level {n}: this engine's levels are {}",
+                have.iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         }
     }
 }
@@ -650,6 +689,11 @@ impl Play {
     /// and how long a page may stay silent and still be here.
     pub fn presence_bounds(&self) -> (Duration, Duration) {
         (self.away_grace, self.silence)
+    }
+
+    /// The engines people may play against, with their levels.
+    pub fn engines(&self) -> &[EngineChoice] {
+        &self.engines
     }
 
     /// The engines' names.
@@ -770,6 +814,10 @@ impl Play {
             ),
             Opponent::Person => None,
         };
+        let level = match &engine {
+            Some(e) => e.level(req.level)?,
+            None => None,
+        };
         check_time(req.time, engine.is_some())?;
         check_extras(req.time, req.clock)?;
         let [total, byoyomi, increment] = req.time;
@@ -790,7 +838,10 @@ impl Play {
         let mut seat = Seat::new(&token, who, &game, Phase::Waiting, host);
         let engine_who = engine.as_ref().map(|e| Identity::Engine {
             seat: side(!color),
-            engine: shown_name(&e.name),
+            engine: shown_name(&match &level {
+                Some(l) => format!("{}_L{}", e.name, l.level),
+                None => e.name.clone(),
+            }),
         });
         seat.engine.clone_from(&engine_who);
         let invite = (req.opponent == Opponent::Person).then(SeatToken::new);
@@ -833,7 +884,7 @@ impl Play {
         }
         self.connect_as(&seat).await?;
         if let (Some(engine), Some(who), Some(permit)) = (engine, engine_who, engine_permit) {
-            self.engine_joins(&engine, &game, who, permit);
+            self.engine_joins((&engine, level.as_ref()), &game, who, permit);
         }
         Ok((seat, token))
     }
@@ -911,7 +962,7 @@ impl Play {
     /// plays.
     fn engine_joins(
         &self,
-        engine: &EngineChoice,
+        (engine, level): (&EngineChoice, Option<&EngineLevel>),
         game: &GameName,
         who: Identity,
         permit: OwnedSemaphorePermit,
@@ -928,6 +979,11 @@ impl Play {
             engine.engine.clone(),
         );
         config.game = Some(format!("{game}-{turn}"));
+        // A level thinks as it says, whatever the clock, with the options that weaken it.
+        if let Some(level) = level {
+            config.strength = Some(level.go());
+            config.engine.options.extend(level.options.iter().cloned());
+        }
         // The game, and the replay after a no contest if the server proposes one.
         config.games = None;
         config.one_sitting = true;

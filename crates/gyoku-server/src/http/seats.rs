@@ -174,6 +174,7 @@ fn play_error(e: &PlayError) -> ApiError {
         PlayError::EnginesBusy => (StatusCode::SERVICE_UNAVAILABLE, "engines_busy"),
         PlayError::Stopped => (StatusCode::SERVICE_UNAVAILABLE, "stopping"),
         PlayError::Taken => (StatusCode::CONFLICT, "invitation_taken"),
+        PlayError::NoSuchLevel(..) => (StatusCode::BAD_REQUEST, "invalid_level"),
     };
     ApiError::new(status, code, e.to_string())
 }
@@ -215,6 +216,21 @@ pub(super) async fn options(State(api): State<SeatApi>) -> Result<Json<Value>, A
     Ok(Json(json!({
         "opponents": opponents,
         "engines": play.engine_names(),
+        // Each engine's levels, lowest first (none: it plays on the game's clock).
+        "levels": play
+            .engines()
+            .iter()
+            .map(|e| {
+                let levels = e.levels.iter().map(|l| json!({
+                    "level": l.level,
+                    "nodes": l.nodes,
+                    "depth": l.depth,
+                    "movetime_ms": l.movetime_ms,
+                    "text": l.describe(),
+                }));
+                (e.name.clone(), Value::Array(levels.collect()))
+            })
+            .collect::<serde_json::Map<_, _>>(),
         "presets": Preset::ALL.iter().map(|p| p.name()).collect::<Vec<_>>(),
         // The handicaps a start position may name, lightest first.
         "handicaps": gyoku::Handicap::ALL
@@ -251,6 +267,8 @@ struct PlayBody {
     max_moves: Option<u32>,
     /// The person's name (`guest` by default).
     name: Option<String>,
+    /// The engine's level (its lowest by default, for an engine with levels).
+    level: Option<u32>,
 }
 
 /// A requested clock: seconds, each 0 when left out.
@@ -403,6 +421,7 @@ pub(super) async fn start(
                 max_moves,
                 name,
                 account,
+                level: body.level,
             },
             peer.ip(),
         )

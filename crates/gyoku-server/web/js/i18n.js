@@ -93,6 +93,7 @@ const I18N = {
     glicko: 'Glicko-2 {rating} ± {rd}', glickoChart: 'Glicko-2 rating, game by game', ratedGames: 'Rated games',
     when: 'Date', opponentCol: 'Opponent', ratingAfter: 'Rating after', yourResult: 'Result',
     afterGames: 'after {n} games', newPlayer: 'new player',
+    level: 'Level', levelN: 'Level {n}', levelMs: '{ms} ms a move', levelDepth: 'depth {n}', levelNodes: '{n} nodes',
   },
   ja: {
     games: '対局', calculator: '入玉計算', judge: '棋譜判定',
@@ -185,6 +186,7 @@ const I18N = {
     glicko: 'Glicko-2 {rating} ± {rd}', glickoChart: 'Glicko-2 レーティングの推移（1局ごと）', ratedGames: 'レーティング対局',
     when: '日時', opponentCol: '相手', ratingAfter: '対局後のレート', yourResult: '結果',
     afterGames: '{n}局後', newPlayer: '初期値',
+    level: 'レベル', levelN: 'レベル{n}', levelMs: '1手{ms}ミリ秒', levelDepth: '深さ{n}', levelNodes: '{n}ノード',
   },
 };
 
@@ -202,6 +204,7 @@ const ERRORS = {
   invalid_name: ['A name is 1 to 24 letters, digits or _.', '名前は英数字と _ で1～24文字です。'],
   invalid_password: ['A password has at least 8 characters.', 'パスワードは8文字以上です。'],
   too_many: ['Too many tries from here; wait a little.', '試行が多すぎます。しばらく待ってください。'],
+  invalid_level: ['That engine has no such level.', 'そのエンジンにはそのレベルがありません。'],
   not_your_turn: ['It is not your turn.', 'あなたの手番ではありません。'],
   not_playing: ['This seat is not playing a game now.', 'この席は対局中ではありません。'],
   no_answer: ['The server did not answer in time; try again.', 'サーバーが時間内に応答しませんでした。もう一度お試しください。'],

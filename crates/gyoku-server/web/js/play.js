@@ -27,6 +27,20 @@ export async function showPlayForm() {
     return o;
   }));
   const opponent = select('opponent', opts.opponents.map((o) => [o, o === 'person' ? t('person') : o]), q.get('opponent') || opts.opponents[0]);
+  // An engine's levels (a fixed search each, whatever the clock), when it has some.
+  const level = el('select', { id: 'level' });
+  const levelField = field('level', t('level'), level);
+  const sayLevels = () => {
+    const levels = (opts.levels || {})[opponent.value] || [];
+    level.replaceChildren(...levels.map((l) => {
+      const o = el('option', { value: String(l.level) }, levelText(l));
+      if (String(l.level) === q.get('level')) o.selected = true;
+      return o;
+    }));
+    levelField.hidden = !levels.length;
+  };
+  opponent.addEventListener('change', sayLevels);
+  sayLevels();
   const rules = select('play-rules', opts.presets.map((p) => [p, word(RULES, p)]), q.get('rules') || 'csa');
   const fouls = select('fouls', [['', t('foulsPreset')], ['refuse', t('foulsRefuse')], ['lose', t('foulsLose')],
     ['claim', t('foulsClaim')]], q.get('fouls') || '');
@@ -67,13 +81,14 @@ export async function showPlayForm() {
     if (fouls.value) body.fouls = fouls.value;
     if (sfen.value.trim()) body.sfen = sfen.value.trim();
     if (maxMoves.value !== '') body.max_moves = +maxMoves.value;
+    if (!levelField.hidden && level.value) body.level = +level.value;
     try {
       const r = await api('POST', '/api/play', JSON.stringify(body));
       location.hash = `#/my/${keepSeat(r.token)}`;
     } catch (e) { out.append(el('p', { class: 'error', id: 'error' }, errorText(e))); }
   };
   main().replaceChildren(el('h2', {}, t('playTitle')),
-    field('opponent', t('opponent'), opponent), field('play-rules', t('rules'), rules),
+    field('opponent', t('opponent'), opponent), levelField, field('play-rules', t('rules'), rules),
     field('fouls', t('fouls'), fouls), foulsNote, field('total', t('totalTime'), total),
     field('byoyomi-input', t('byoyomi'), byoyomi), field('periods', t('periods'), periods),
     field('thinking-units', t('thinkingUnits'), units), field('unit-seconds', t('unitSeconds'), unitSeconds),
@@ -88,6 +103,15 @@ export async function showPlayForm() {
   window.gyokuEngines = opts.engines;
   if (q.get('name')) name.value = q.get('name');
   if (q.get('autostart') === '1') start();
+}
+
+/** A level in words: its number and what it searches. */
+function levelText(l) {
+  const parts = [];
+  if (l.movetime_ms) parts.push(t('levelMs', { ms: l.movetime_ms }));
+  if (l.depth) parts.push(t('levelDepth', { n: l.depth }));
+  if (l.nodes) parts.push(t('levelNodes', { n: l.nodes }));
+  return `${t('levelN', { n: l.level })} (${parts.join(', ')})`;
 }
 
 // A seat's secret stays in this browser: its page's address carries a handle of this
