@@ -24,7 +24,9 @@ chromium-driver, driven by Selenium from PyPI):
   the board editor: pieces taken off and put on, a pawn added to the hand, counted anew;
 - accounts: two people register, log out and in, play a game by a link, and both ratings
   change as Glicko-2 says (checked against pyglicko2 from PyPI); a person plays level 1 of
-  Fairy-Stockfish in a ten-minute game and it answers within its level's time;
+  Fairy-Stockfish in a ten-minute game and it answers within its level's time; a finished
+  game is analysed from its page, its evaluation graph drawn and the best move of ply 10
+  shown;
 - Japanese and a phone-sized screen.
 
 Screenshots of each page go to the directory given (CI keeps them as artefacts).
@@ -785,6 +787,55 @@ def accounts(driver, base, shots):
 
 
 LEVEL_MS = 300
+ANALYSIS_MS = 100
+
+
+def call(base, method, path, body=None):
+    """One request to the API, as a page on the server's own origin makes it: the JSON."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + path.lstrip("/"), data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as r:
+        return json.load(r)
+
+
+def analysis(driver, base, shots):
+    """Analysis after a game (issue 46, item 3): a 14-ply game against the built-in engine,
+    played over the API, is analysed from its page by Fairy-Stockfish (100 ms a position);
+    the page shows the evaluation graph and, stepped to ply 10, the best move there, the
+    one the API stored for the position before it."""
+    seat = call(base, "POST", "api/play", {"opponent": "builtin", "rules": "csa", "color": "black",
+                                           "max_moves": 14, "time": {"total": 300, "byoyomi": 10}})
+    token = seat["token"]
+    for _ in range(600):
+        v = call(base, "GET", f"api/seats/{token}")
+        game = v["game"]
+        if game and game["status"] == "finished":
+            break
+        if game and v["seat"]["phase"] == "playing" and game["turn"] == "black" and game["legal"]:
+            try:
+                call(base, "POST", f"api/seats/{token}/move", {"move": sorted(game["legal"])[0]})
+            except urllib.error.HTTPError:
+                pass
+        time.sleep(0.05)
+    game_id = game["id"]
+    assert game["status"] == "finished" and len(game["moves"]) >= 10, game
+    driver.get(base + f"#/game/{urllib.parse.quote(game_id)}")
+    click(driver, "#analyse")
+    began = time.time()
+    said = text_of(driver, "analysis-status", lambda t: "Analysed by" in t)
+    took = time.time() - began
+    stored = call(base, "GET", f"api/games/{urllib.parse.quote(game_id)}/analysis")
+    positions = stored["analysis"]["positions"]
+    print(f"analysis: {said} {len(positions)} positions in {took:.1f} s")
+    assert len(positions) == len(game["moves"]) + 1, positions
+    assert len(driver.find_element(By.CSS_SELECTOR, "#eval-graph polyline").get_attribute("points").split()) >= 10
+    click(driver, "#moves span[data-ply='10']")
+    best = text_of(driver, "best-move", lambda t: "ply 10" in t)
+    want = positions[9]["best"]
+    print(f"analysis (ply 10): {best}; stored for the position before it: {want}")
+    assert want and f"Best at ply 10: {want}" in best, (best, want)
+    driver.save_screenshot(os.path.join(shots, "analysis.png"))
 
 
 def engine_level(driver, base, shots):
@@ -841,7 +892,8 @@ def main():
          "--schedule", "floodgate-300-10F=:00,:30", "--ratings-every", "1",
          "--event-file", event_file, "--event-file", cup_file,
          "--engine", "fsf=/usr/games/fairy-stockfish", "--engine-level", f"fsf:1=movetime={LEVEL_MS};Skill Level=0",
-         "--engine-level", "fsf:2=movetime=1000;Skill Level=5"],
+         "--engine-level", "fsf:2=movetime=1000;Skill Level=5",
+         "--analysis-engine", "fsf", "--analysis-ms", str(ANALYSIS_MS)],
         stderr=open(os.path.join(work, "serve.log"), "w"), start_new_session=True)
     base = f"http://127.0.0.1:{http}/"
     for _ in range(100):
@@ -867,6 +919,9 @@ def main():
             return
         if os.environ.get("WEB_E2E_ONLY") == "level":
             engine_level(driver, base, shots)
+            return
+        if os.environ.get("WEB_E2E_ONLY") == "analysis":
+            analysis(driver, base, shots)
             return
         # --- watch a live engine game -------------------------------------------------
         driver.get(base)
@@ -941,6 +996,7 @@ def main():
         event(driver, base, shots, csa)
         accounts(driver, base, shots)
         engine_level(driver, base, shots)
+        analysis(driver, base, shots)
 
         play(driver, base, shots)
 

@@ -841,6 +841,13 @@ pub struct ServeArgs {
     /// one (the lowest by default).
     #[arg(long = "engine-level", value_name = "NAME:LEVEL=SPEC")]
     pub engine_levels: Vec<String>,
+    /// The engine that analyses finished games when a person asks (one of the
+    /// `--engine`s, by name; none: no analysis). One process, one game at a time.
+    #[arg(long, value_name = "NAME")]
+    pub analysis_engine: Option<String>,
+    /// The analysis engine's time for each position, in milliseconds.
+    #[arg(long, default_value_t = 100, value_name = "MS")]
+    pub analysis_ms: u64,
     /// A game played in scheduled rounds, as Floodgate's: GAME=TIMES, the times `:00,:30`
     /// (every hour at those minutes), `13:00` (every day) or `Sat 13:00` (every week), or
     /// GAME=@FILE for a schedule file in Floodgate's `floodgate-*.conf` form (repeat it).

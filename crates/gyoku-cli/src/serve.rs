@@ -87,6 +87,32 @@ fn engine_choices(given: &[String], levels: &[String]) -> Result<Vec<EngineChoic
     Ok(engines)
 }
 
+/// The analysis engine `--analysis-engine` names (one of the `--engine`s), at `ms` a
+/// position.
+fn analysis_options(
+    name: Option<&str>,
+    ms: u64,
+    engines: &[EngineChoice],
+) -> Result<Option<gyoku_server::http::AnalysisOptions>, Failure> {
+    let Some(name) = name else {
+        return Ok(None);
+    };
+    if !(10..=60_000).contains(&ms) {
+        return Err(Failure::Input(format!(
+            "--analysis-ms: {ms} is not 10 to 60000"
+        )));
+    }
+    let engine = engines
+        .iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| Failure::Input(format!("--analysis-engine: no --engine named '{name}'")))?;
+    Ok(Some(gyoku_server::http::AnalysisOptions {
+        name: name.to_string(),
+        engine: engine.engine.clone(),
+        movetime_ms: ms,
+    }))
+}
+
 /// Runs the server until Ctrl-C or SIGTERM.
 pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
     gyoku_server::log::init(a.log_format).map_err(Failure::Input)?;
@@ -171,6 +197,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
             max_watchers: a.http_max_watchers,
             max_watchers_per_address: a.http_max_watchers_per_address,
             admin_token: a.admin_token_file.as_deref().map(admin_token).transpose()?,
+            analysis: analysis_options(a.analysis_engine.as_deref(), a.analysis_ms, &engines)?,
             ..gyoku_server::http::HttpOptions::default()
         },
         md5_rating_ids: a.md5_rating_ids,

@@ -469,3 +469,98 @@ fn an_engine_level_answers_in_its_own_time() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Plays the built-in engine from `http` as Black, the first legal move each time, until
+/// the game ends: the game's id and its moves.
+fn play_out(http: SocketAddr, token: &str) -> (String, usize) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(Instant::now() < deadline, "the game did not end");
+        let (_, v) = request(http, "GET", &format!("/api/seats/{token}"), &Value::Null);
+        let game = &v["game"];
+        if game["status"] == "finished" {
+            return (
+                game["id"].as_str().unwrap().to_string(),
+                game["moves"].as_array().unwrap().len(),
+            );
+        }
+        let offered = game["legal"].as_array().map_or(0, Vec::len);
+        if v["seat"]["phase"] != "playing" || game["turn"] != "black" || offered == 0 {
+            std::thread::sleep(Duration::from_millis(20));
+            continue;
+        }
+        let m = game["legal"][0].clone();
+        request(
+            http,
+            "POST",
+            &format!("/api/seats/{token}/move"),
+            &json!({ "move": m }),
+        );
+    }
+}
+
+/// Issue 46, item 3: a finished game is analysed by the server's analysis engine, each
+/// position with its evaluation and best move, stored: the analysis is there again after a
+/// restart. A game being played is not analysed.
+#[test]
+fn a_finished_game_is_analysed_and_the_analysis_is_kept() {
+    let dir = std::env::temp_dir().join(format!("gyoku-web-analysis-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let flags = ["--analysis-engine", "builtin", "--analysis-ms", "20"];
+    let server = serve(&dir, &flags);
+    let http = server.http.unwrap();
+    let (status, seat) = request(
+        http,
+        "POST",
+        "/api/play",
+        &json!({"opponent": "builtin", "rules": "csa", "color": "black", "max_moves": 10,
+                "time": {"total": 60, "byoyomi": 10}}),
+    );
+    assert_eq!(status, 201, "{seat}");
+    let token = seat["token"].as_str().unwrap();
+    let id = gyoku_testdata::wait_for(
+        Duration::from_secs(10),
+        || "the game to start".into(),
+        || {
+            let (_, v) = request(http, "GET", &format!("/api/seats/{token}"), &Value::Null);
+            v["seat"]["game_id"].as_str().map(String::from)
+        },
+    );
+    let path = format!("/api/games/{id}/analysis");
+    let (status, v) = request(http, "POST", &path, &Value::Null);
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (409, Some("not_finished")),
+        "{v}"
+    );
+    let (_, moves) = play_out(http, token);
+    let (status, v) = request(http, "POST", &path, &Value::Null);
+    assert!(status == 202 || status == 200, "{v}");
+    let done = gyoku_testdata::wait_for(
+        Duration::from_secs(60),
+        || "the analysis to be done".into(),
+        || {
+            let (_, v) = request(http, "GET", &path, &Value::Null);
+            assert_ne!(v["status"], "failed", "{v}");
+            (v["status"] == "done").then_some(v)
+        },
+    );
+    let positions = done["analysis"]["positions"].as_array().unwrap();
+    assert_eq!(positions.len(), moves + 1, "{done}");
+    for (i, p) in positions.iter().enumerate() {
+        assert_eq!(p["ply"], json!(i), "{p}");
+    }
+    // Every position before the last has a best move and a score (the built-in engine's).
+    assert!(
+        positions[..moves]
+            .iter()
+            .all(|p| p["best"].is_string() && p["score"].is_i64()),
+        "{done}"
+    );
+    assert_eq!(done["analysis"]["engine"], "builtin");
+    drop(server);
+    let server = serve(&dir, &flags);
+    let (_, again) = request(server.http.unwrap(), "GET", &path, &Value::Null);
+    assert_eq!(again, done, "kept over a restart");
+    let _ = std::fs::remove_dir_all(&dir);
+}

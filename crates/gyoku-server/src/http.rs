@@ -21,6 +21,8 @@ use crate::play::Play;
 use crate::store::Archive;
 
 mod accounts;
+mod analysis;
+mod analysis_queue;
 mod assets;
 mod body;
 mod error;
@@ -42,6 +44,7 @@ mod tools;
 mod view;
 mod watched;
 
+pub use analysis_queue::AnalysisOptions;
 pub use body::{MAX_JSON, MAX_UPLOAD};
 pub use error::ApiError;
 pub use events::{AdminToken, MAX_REASON};
@@ -75,8 +78,14 @@ pub fn router(
     options: &HttpOptions,
 ) -> Router {
     let heard = changes.subscribe();
-    let state = AppState::new(dbs, play, league, options);
+    let mut state = AppState::new(dbs, play, league, options);
     tokio::spawn(follow::follow(Arc::downgrade(&state.stored), heard));
+    if let (Some(analysis), None) = (&options.analysis, &options.relay_to) {
+        state.analyst = Some(analysis_queue::Analyst::start(
+            analysis.clone(),
+            Arc::clone(&state.stored),
+        ));
+    }
     let guard = Arc::new(guard::Guard::new(bound, options));
     let everywhere = Router::new()
         .route("/", get(assets::index))
@@ -135,6 +144,10 @@ fn referees_routes() -> Vec<(&'static str, axum::routing::MethodRouter<AppState>
         ),
         ("/api/account/password", post(accounts::change_password)),
         ("/api/ratings", get(league::ratings)),
+        (
+            "/api/games/{id}/analysis",
+            get(analysis::show).post(analysis::request),
+        ),
         ("/api/rounds", get(league::rounds)),
         ("/api/events", get(events::list_events)),
         ("/api/events/{name}", get(events::event)),

@@ -17,6 +17,11 @@ const FILES: &[(&str, &str, &str)] = &[
     ("js/main.js", JS, include_str!("../../web/js/main.js")),
     ("js/page.js", JS, include_str!("../../web/js/page.js")),
     ("js/account.js", JS, include_str!("../../web/js/account.js")),
+    (
+        "js/analysis.js",
+        JS,
+        include_str!("../../web/js/analysis.js"),
+    ),
     ("js/dom.js", JS, include_str!("../../web/js/dom.js")),
     ("js/i18n.js", JS, include_str!("../../web/js/i18n.js")),
     (

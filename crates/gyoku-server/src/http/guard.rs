@@ -20,6 +20,8 @@ use super::error::ApiError;
 /// The HTTP side's bounds and the names it answers to (`gyoku serve --http-host`).
 #[derive(Clone, Debug)]
 pub struct HttpOptions {
+    /// The analysis engine and its time a position (none: no analysis).
+    pub analysis: Option<super::AnalysisOptions>,
     /// Host names this server answers to besides its own address (and `localhost` when it
     /// listens on loopback); `*` answers to any.
     pub hosts: Vec<String>,
@@ -71,6 +73,7 @@ pub struct HttpOptions {
 impl Default for HttpOptions {
     fn default() -> Self {
         HttpOptions {
+            analysis: None,
             hosts: Vec::new(),
             max_connections: 4_096,
             max_connections_per_address: 128,

@@ -28,6 +28,9 @@ pub(super) struct AppState {
     pub(super) league: Arc<crate::league::League>,
     pub(super) admin: Arc<Admin>,
     pub(super) options: Arc<HttpOptions>,
+    /// The analysis queue, on the instance that analyses (none without an analysis
+    /// engine, or on a web instance, which relays).
+    pub(super) analyst: Option<Arc<super::analysis_queue::Analyst>>,
 }
 
 /// The stored games and their views: the connections requests read with, the slots views
@@ -116,6 +119,7 @@ impl AppState {
             league,
             admin: Arc::new(Admin::default()),
             options: Arc::new(options.clone()),
+            analyst: None,
         }
     }
 }

@@ -25,8 +25,8 @@ pub mod url;
 
 pub use crate::lobby::change::{Change, StartedGame, StoredBuoy};
 pub use port::{
-    Archive, Backend, FinishedGame, GameDetail, GameFilter, Journal, ListedGame,
-    MAX_SESSIONS_PER_NAME, NamedGame, NewSession, Passwords, StoreError, StoredMove,
+    AnalysedPly, AnalysisJob, Archive, Backend, FinishedGame, GameDetail, GameFilter, Journal,
+    ListedGame, MAX_SESSIONS_PER_NAME, NamedGame, NewSession, Passwords, StoreError, StoredMove,
 };
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
@@ -122,6 +122,7 @@ mod contract {
                 .is_err()
         );
         assert_eq!(db.moves("g1").unwrap(), vec![("+2726FU".to_string(), 3)]);
+        analyses_keep_the_contract(db);
         // The running clock started with the last move kept.
         assert_eq!(
             db.game("g1").unwrap().unwrap().turn_started_ms,
@@ -339,6 +340,53 @@ mod contract {
             lost.iter().any(|(o, _, n)| o == "loss" && *n >= 1),
             "{lost:?}"
         );
+    }
+
+    /// Issue 46, item 3: an analysis is asked for once (again only when it failed), its
+    /// positions kept once each, and the jobs not done listed for the next start.
+    fn analyses_keep_the_contract(db: &mut dyn Backend) {
+        assert_eq!(db.analysis("g1").unwrap(), None);
+        let job = db
+            .request_analysis("g1", ("fsf", 100), "2026/11/28 10:00:00")
+            .unwrap();
+        assert_eq!((job.status.as_str(), job.movetime_ms), ("queued", 100));
+        assert_eq!(db.pending_analyses(10).unwrap(), ["g1"]);
+        db.set_analysis_status("g1", "running", None).unwrap();
+        let again = db
+            .request_analysis("g1", ("other", 5), "2026/11/28 10:01:00")
+            .unwrap();
+        assert_eq!(
+            (again.status.as_str(), again.engine.as_str()),
+            ("running", "fsf")
+        );
+        let ply = |n, score: Option<i64>| AnalysedPly {
+            ply: n,
+            score,
+            best: Some("7g7f".into()),
+            pv: "7g7f 3c3d".into(),
+        };
+        db.keep_analysed_ply("g1", &ply(0, Some(35))).unwrap();
+        db.keep_analysed_ply("g1", &ply(0, Some(99))).unwrap();
+        db.keep_analysed_ply("g1", &ply(1, None)).unwrap();
+        db.set_analysis_status("g1", "failed", Some("the engine crashed"))
+            .unwrap();
+        let (job, plies) = db.analysis("g1").unwrap().unwrap();
+        assert_eq!(job.error.as_deref(), Some("the engine crashed"));
+        assert_eq!(plies, [ply(0, Some(35)), ply(1, None)]);
+        assert!(db.pending_analyses(10).unwrap().is_empty());
+        // A failed analysis is asked again; a done one is not.
+        let again = db
+            .request_analysis("g1", ("fsf", 200), "2026/11/28 10:02:00")
+            .unwrap();
+        assert_eq!(
+            (again.status.as_str(), again.movetime_ms, again.error),
+            ("queued", 200, None)
+        );
+        db.set_analysis_status("g1", "done", None).unwrap();
+        let done = db
+            .request_analysis("g1", ("fsf", 300), "2026/11/28 10:03:00")
+            .unwrap();
+        assert_eq!((done.status.as_str(), done.movetime_ms), ("done", 200));
     }
 
     /// Issue 46: a web session names its account until it expires or is let go; a

@@ -213,7 +213,37 @@ pub trait Journal: Send + std::fmt::Debug {
     fn game_ids_since(&mut self, since: &str) -> Result<Vec<String>, StoreError>;
 }
 
-/// What spectators read, and the record files written again at start.
+/// Where a game's analysis stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnalysisJob {
+    /// `queued`, `running`, `done` or `failed`.
+    pub status: String,
+    /// The engine's name on this server.
+    pub engine: String,
+    /// Its time a position, in milliseconds.
+    pub movetime_ms: u64,
+    /// When it was asked for (`YYYY/MM/DD HH:MM:SS`).
+    pub requested_at: String,
+    /// Why it failed.
+    pub error: Option<String>,
+}
+
+/// One position of a game, analysed: the position after `ply` plies (0: the start).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnalysedPly {
+    /// Plies played before it.
+    pub ply: u32,
+    /// The evaluation from Black's side, in centipawns (a mate as ±30000); none when the
+    /// engine gave no score.
+    pub score: Option<i64>,
+    /// The engine's best move there (USI); none when it resigned or had no move.
+    pub best: Option<String>,
+    /// Its principal variation (USI, space-separated; at most a few moves).
+    pub pv: String,
+}
+
+/// What spectators read, and the record files written again at start; and the games'
+/// analyses.
 pub trait Archive: Send + std::fmt::Debug {
     /// The `limit` games spectators see first: those being played, then the latest.
     ///
@@ -284,6 +314,52 @@ pub trait Archive: Send + std::fmt::Debug {
     /// # Errors
     /// [`StoreError`].
     fn rating_history(&mut self, id: &str, limit: u32) -> Result<Vec<(String, i64)>, StoreError>;
+
+    /// Asks for a game's analysis by `engine` at `movetime_ms` a position: queued unless it
+    /// is queued, running or done already (a failed one is queued again). The job as it
+    /// stands.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn request_analysis(
+        &mut self,
+        game_id: &str,
+        by: (&str, u64),
+        now: &str,
+    ) -> Result<AnalysisJob, StoreError>;
+
+    /// Sets an analysis job's status (`running`, `done`, `failed` with `error`).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn set_analysis_status(
+        &mut self,
+        game_id: &str,
+        status: &str,
+        error: Option<&str>,
+    ) -> Result<(), StoreError>;
+
+    /// Keeps one analysed position (kept once: the same again changes nothing).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn keep_analysed_ply(&mut self, game_id: &str, ply: &AnalysedPly) -> Result<(), StoreError>;
+
+    /// A game's analysis: its job and the positions analysed so far; `None` when none was
+    /// asked for.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn analysis(
+        &mut self,
+        game_id: &str,
+    ) -> Result<Option<(AnalysisJob, Vec<AnalysedPly>)>, StoreError>;
+
+    /// The games whose analysis is queued or running, oldest first (at most `limit`).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn pending_analyses(&mut self, limit: u32) -> Result<Vec<String>, StoreError>;
 }
 
 /// Names bound to password hashes.

@@ -122,6 +122,26 @@ pub const MIGRATIONS: &[&str] = &[
         expires_ms BIGINT NOT NULL
     );
     CREATE INDEX web_sessions_name ON web_sessions(name, expires_ms);",
+    // 15: engine analysis of finished games (issue 46): each game's job (queued, running,
+    // done or failed, by which engine at how many ms a position), and each position's
+    // evaluation from Black's side (a mate as ±30000), best move and principal variation.
+    // BIGINT: bound as 64-bit integers in both (PostgreSQL's INTEGER is 32-bit).
+    "CREATE TABLE analysis_jobs (
+        game_id TEXT PRIMARY KEY REFERENCES games(id),
+        status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
+        engine TEXT NOT NULL,
+        movetime_ms BIGINT NOT NULL,
+        requested_at TEXT NOT NULL,
+        error TEXT
+    );
+    CREATE TABLE analysed_plies (
+        game_id TEXT NOT NULL REFERENCES games(id),
+        ply BIGINT NOT NULL,
+        score BIGINT,
+        best TEXT,
+        pv TEXT NOT NULL,
+        PRIMARY KEY (game_id, ply)
+    );",
 ];
 
 /// The PostgreSQL channel on which the referee announces each changed game (its Game_ID
@@ -380,6 +400,36 @@ pub(crate) const END_SESSION: &str = "DELETE FROM web_sessions WHERE digest = ?1
 /// A name's sessions but one, let go (its password changed there).
 pub(crate) const END_OTHER_SESSIONS: &str =
     "DELETE FROM web_sessions WHERE name = ?1 AND digest <> ?2";
+
+/// A game's analysis asked for: queued, unless it is queued, running or done already (a
+/// failed one is asked again).
+pub(crate) const REQUEST_ANALYSIS: &str =
+    "INSERT INTO analysis_jobs (game_id, status, engine, movetime_ms, requested_at)
+     VALUES (?1, 'queued', ?2, ?3, ?4)
+     ON CONFLICT (game_id) DO UPDATE SET status = 'queued', error = NULL, engine = ?2,
+         movetime_ms = ?3, requested_at = ?4
+     WHERE analysis_jobs.status = 'failed'";
+
+/// An analysis job's status changed.
+pub(crate) const SET_ANALYSIS_STATUS: &str =
+    "UPDATE analysis_jobs SET status = ?2, error = ?3 WHERE game_id = ?1";
+
+/// A game's analysis job.
+pub(crate) const ANALYSIS_JOB: &str =
+    "SELECT status, engine, movetime_ms, requested_at, error FROM analysis_jobs WHERE game_id = ?1";
+
+/// The analysis jobs not done, oldest first (taken up again at a start).
+pub(crate) const PENDING_ANALYSES: &str = "SELECT game_id FROM analysis_jobs
+     WHERE status IN ('queued', 'running') ORDER BY requested_at, game_id LIMIT ?1";
+
+/// One position's analysis, kept once.
+pub(crate) const INSERT_ANALYSED_PLY: &str =
+    "INSERT INTO analysed_plies (game_id, ply, score, best, pv) VALUES (?1, ?2, ?3, ?4, ?5)
+     ON CONFLICT (game_id, ply) DO NOTHING";
+
+/// A game's analysed positions, in order.
+pub(crate) const ANALYSED_PLIES: &str =
+    "SELECT ply, score, best, pv FROM analysed_plies WHERE game_id = ?1 ORDER BY ply";
 
 /// A server secret, unless it is made already.
 pub(crate) const INSERT_SECRET: &str =

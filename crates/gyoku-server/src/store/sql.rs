@@ -3,8 +3,8 @@
 //! any [`Sql`] backend.
 
 use super::port::{
-    Archive, FinishedGame, GameDetail, GameFilter, Journal, ListedGame, MAX_SESSIONS_PER_NAME,
-    NamedGame, NewSession, Passwords, StoreError, StoredMove,
+    AnalysedPly, AnalysisJob, Archive, FinishedGame, GameDetail, GameFilter, Journal, ListedGame,
+    MAX_SESSIONS_PER_NAME, NamedGame, NewSession, Passwords, StoreError, StoredMove,
 };
 use super::schema;
 use crate::identity::PlayerKind;
@@ -483,6 +483,88 @@ impl<T: Sql> Journal for T {
 }
 
 impl<T: Sql> Archive for T {
+    fn request_analysis(
+        &mut self,
+        game_id: &str,
+        (engine, movetime_ms): (&str, u64),
+        now: &str,
+    ) -> Result<AnalysisJob, StoreError> {
+        let mut job = None;
+        self.transaction(&mut |tx| {
+            tx.execute(
+                schema::REQUEST_ANALYSIS,
+                &[
+                    Param::Text(game_id),
+                    Param::Text(engine),
+                    int(movetime_ms),
+                    Param::Text(now),
+                ],
+            )?;
+            job = analysis_job(tx, game_id)?;
+            Ok(())
+        })?;
+        job.ok_or_else(|| StoreError::Internal(format!("the analysis of {game_id} was not kept")))
+    }
+
+    fn set_analysis_status(
+        &mut self,
+        game_id: &str,
+        status: &str,
+        error: Option<&str>,
+    ) -> Result<(), StoreError> {
+        self.execute(
+            schema::SET_ANALYSIS_STATUS,
+            &[
+                Param::Text(game_id),
+                Param::Text(status),
+                Param::OptText(error),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn keep_analysed_ply(&mut self, game_id: &str, ply: &AnalysedPly) -> Result<(), StoreError> {
+        self.execute(
+            schema::INSERT_ANALYSED_PLY,
+            &[
+                Param::Text(game_id),
+                int(ply.ply.into()),
+                Param::OptInt(ply.score),
+                Param::OptText(ply.best.as_deref()),
+                Param::Text(&ply.pv),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn analysis(
+        &mut self,
+        game_id: &str,
+    ) -> Result<Option<(AnalysisJob, Vec<AnalysedPly>)>, StoreError> {
+        let Some(job) = analysis_job(self, game_id)? else {
+            return Ok(None);
+        };
+        let plies = self
+            .query(schema::ANALYSED_PLIES, &[Param::Text(game_id)])?
+            .into_iter()
+            .map(|mut r| {
+                Ok(AnalysedPly {
+                    ply: r.u32(0)?,
+                    score: r.opt_int(1)?,
+                    best: r.opt_text(2)?,
+                    pv: r.text(3)?,
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok(Some((job, plies)))
+    }
+
+    fn pending_analyses(&mut self, limit: u32) -> Result<Vec<String>, StoreError> {
+        self.query(schema::PENDING_ANALYSES, &[int(limit.into())])?
+            .into_iter()
+            .map(|mut r| r.text(0))
+            .collect()
+    }
     fn listed_games(
         &mut self,
         filter: &GameFilter,
@@ -711,6 +793,23 @@ impl<T: Sql> Passwords for T {
         self.execute(schema::END_SESSION, &[Param::Text(digest)])?;
         Ok(())
     }
+}
+
+/// A game's analysis job, as stored.
+fn analysis_job(db: &mut dyn Exec, game_id: &str) -> Result<Option<AnalysisJob>, StoreError> {
+    db.query(schema::ANALYSIS_JOB, &[Param::Text(game_id)])?
+        .into_iter()
+        .next()
+        .map(|mut r| {
+            Ok(AnalysisJob {
+                status: r.text(0)?,
+                engine: r.text(1)?,
+                movetime_ms: r.u64(2)?,
+                requested_at: r.text(3)?,
+                error: r.opt_text(4)?,
+            })
+        })
+        .transpose()
 }
 
 /// A `LIKE` pattern that finds `text` anywhere, in lower case (`\` escapes `%`, `_` and

@@ -1,6 +1,7 @@
 // One game on screen, watched or played: the clocks, stepping through the moves, the
 // downloads, and following it live.
 
+import { analysisEl } from './analysis.js';
 import { boardEl } from './board.js';
 import { api, el } from './dom.js';
 import { endingText, FOULS, gameTitle, RULES, settings, sideName, t, word } from './i18n.js';
@@ -124,7 +125,7 @@ export function renderGame(v) {
     el('p', { class: 'clock', id: 'clock-b' }, ''),
     seat ? controlsEl(v, seat) : null,
     el('p', { class: 'ending', id: 'ending' }, endingText(v.outcome)),
-    el('h3', {}, t('moves')), nav, moves, downloads, impasseEl(v.impasse, browsing),
+    el('h3', {}, t('moves')), nav, moves, downloads, analysisEl(v, shownPly, step), impasseEl(v.impasse, browsing),
     el('img', { class: 'chart', id: 'chart', alt: t('chart'),
       src: `/api/games/${encodeURIComponent(v.id)}/chart.svg?moves=${v.moves.length}` }));
   // The tab says whose move it is to the player, and which game to a watcher.

@@ -1,0 +1,137 @@
+// A finished game's engine analysis: asked for with a button, followed until done, shown
+// as an evaluation graph (Black's side), the engine's best move at the ply on screen, and
+// the moves that lost the most (mistakes and blunders by the evaluation's drop).
+
+import { api, el } from './dom.js';
+import { errorText, sideName, t } from './i18n.js';
+import { page } from './page.js';
+
+/** The analyses fetched, by game: `{status, analysis}` as `GET /api/games/{id}/analysis`. */
+const known = new Map();
+/** The games being followed until their analysis is done. */
+const following = new Set();
+
+/** An evaluation as shown: `+35`, `-120`, `mate` for ±30000. */
+export function scoreText(score) {
+  if (score === null || score === undefined) return '—';
+  if (Math.abs(score) >= 30000) return score > 0 ? t('mateFor', { side: sideName('b') }) : t('mateFor', { side: sideName('w') });
+  return `${score > 0 ? '+' : ''}${score}`;
+}
+
+/** A score kept within ±2000 (a mate counts as 2000: the graph and the drops stay readable). */
+const clip = (s) => Math.max(-2000, Math.min(2000, s));
+
+/** The moves whose mover lost `MISTAKE` or more by the evaluation (clipped), worst first:
+ *  `[{ply, side, loss, blunder}]`. `positions[i]` is the position after `i` plies, the
+ *  first mover `first` (`b` or `w`). */
+export const MISTAKE = 300;
+export const BLUNDER = 800;
+export function mistakes(positions, first) {
+  const out = [];
+  for (let i = 1; i < positions.length; i += 1) {
+    const [a, b] = [positions[i - 1].score, positions[i].score];
+    if (a === null || b === null || a === undefined || b === undefined) continue;
+    const black = (first === 'b') === (i % 2 === 1);
+    const loss = black ? clip(a) - clip(b) : clip(b) - clip(a);
+    if (loss >= MISTAKE) out.push({ ply: i, side: black ? 'b' : 'w', loss, blunder: loss >= BLUNDER });
+  }
+  return out.sort((x, y) => y.loss - x.loss);
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+function svg(tag, attrs, ...children) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  e.append(...children);
+  return e;
+}
+
+/** The evaluation graph: Black's advantage up, each ply a step; the ply on screen marked;
+ *  a click steps there. */
+function graphEl(positions, shown, step) {
+  const [w, h, pad] = [640, 160, 8];
+  const n = Math.max(1, positions.length - 1);
+  const x = (i) => pad + (i / n) * (w - 2 * pad);
+  const y = (s) => h / 2 - (clip(s) / 2000) * (h / 2 - pad);
+  const pts = positions.filter((p) => p.score !== null && p.score !== undefined)
+    .map((p) => `${x(p.ply).toFixed(1)},${y(p.score).toFixed(1)}`);
+  const g = svg('svg', { id: 'eval-graph', viewBox: `0 0 ${w} ${h}`, role: 'img', 'aria-label': t('evalGraph'), class: 'chart' },
+    svg('rect', { x: 0, y: 0, width: w, height: h / 2, fill: '#f4f4f4' }),
+    svg('line', { x1: 0, y1: h / 2, x2: w, y2: h / 2, stroke: '#999' }),
+    svg('polyline', { points: pts.join(' '), fill: 'none', stroke: '#3050b0', 'stroke-width': 2 }),
+    svg('line', { id: 'eval-now', x1: x(shown), y1: 0, x2: x(shown), y2: h, stroke: '#b03030' }));
+  g.addEventListener('click', (e) => {
+    const box = g.getBoundingClientRect();
+    const at = Math.round(((e.clientX - box.left) / box.width * w - pad) / (w - 2 * pad) * n);
+    step(Math.max(0, Math.min(n, at)));
+  });
+  return g;
+}
+
+/** Asks the server again while the analysis runs, and draws the game again when it moves. */
+function follow(id) {
+  if (following.has(id)) return;
+  following.add(id);
+  const tick = async () => {
+    try {
+      const a = await api('GET', `/api/games/${encodeURIComponent(id)}/analysis`);
+      const before = known.get(id);
+      known.set(id, a);
+      const v = page.clockView && page.clockView.view;
+      if (v && v.id === id && JSON.stringify(before) !== JSON.stringify(a)) page.show(v);
+      if (a.status === 'queued' || a.status === 'running') { setTimeout(tick, 1000); return; }
+    } catch (_) { setTimeout(tick, 3000); return; }
+    following.delete(id);
+  };
+  tick();
+}
+
+/** The analysis panel of a finished game `v`, at ply `shown`: the button, or where it
+ *  stands, the graph, the best move there, the mistakes. `step(ply)` steps the game. */
+export function analysisEl(v, shown, step) {
+  if (v.status !== 'finished') return null;
+  const a = known.get(v.id);
+  if (!a) { follow(v.id); return el('div', { id: 'analysis' }); }
+  const box = el('div', { id: 'analysis' }, el('h3', {}, t('analysis')));
+  if (a.status === 'none' || a.status === 'failed') {
+    const out = el('span', {});
+    const ask = el('button', { type: 'button', id: 'analyse' }, t('analyse'));
+    ask.addEventListener('click', async () => {
+      try {
+        const r = await api('POST', `/api/games/${encodeURIComponent(v.id)}/analysis`);
+        known.set(v.id, r);
+        follow(v.id);
+        page.show(v);
+      } catch (e) { out.replaceChildren(el('span', { class: 'error', id: 'analysis-error' }, ` ${errorText(e)}`)); }
+    });
+    box.append(el('p', {}, ask, out));
+    if (a.status === 'failed') box.append(el('p', { class: 'error' }, a.analysis.error || ''));
+    return box;
+  }
+  const positions = a.analysis.positions;
+  const total = v.moves.length + 1;
+  box.append(el('p', { class: 'note', id: 'analysis-status' }, a.status === 'done'
+    ? t('analysedBy', { engine: a.analysis.engine, ms: a.analysis.movetime_ms })
+    : t('analysing', { n: positions.length, of: total })));
+  if (!positions.length) return box;
+  box.append(graphEl(positions, shown, step));
+  // At the ply on screen: the evaluation there, and what the engine would have played
+  // (the best move of the position before it, against the move played).
+  const here = positions.find((p) => p.ply === shown);
+  const before = positions.find((p) => p.ply === shown - 1);
+  box.append(el('p', { id: 'eval-here' }, `${t('evalAt', { ply: shown })}: ${here ? scoreText(here.score) : '…'}`));
+  if (before && before.best) {
+    const played = v.moves[shown - 1];
+    box.append(el('p', { id: 'best-move' }, t('bestAt', { ply: shown, best: before.best, played: played ? played.usi : '—' }),
+      before.pv ? el('span', { class: 'note' }, ` (${before.pv})`) : ''));
+  }
+  const first = (v.start_sfen.split(' ')[1] || 'b') === 'w' ? 'w' : 'b';
+  const bad = mistakes(positions, first).slice(0, 8);
+  if (bad.length) {
+    box.append(el('p', { id: 'mistakes' }, `${t('mistakes')}: `, ...bad.flatMap((m) => [
+      el('a', { href: '#', 'data-ply': m.ply, class: m.blunder ? 'blunder' : 'mistake',
+        onclick: (e) => { e.preventDefault(); step(m.ply); } },
+      `${m.ply}${m.blunder ? '??' : '?'} ${sideName(m.side)} −${m.loss}`), ' '])));
+  }
+  return box;
+}
