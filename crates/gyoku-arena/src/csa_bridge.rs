@@ -516,6 +516,24 @@ pub fn floodgate_comment(reading: &Reading, pos: &Position, mv: gyoku::Move) -> 
 /// # Errors
 /// [`BridgeError`].
 pub async fn run(config: &BridgeConfig) -> Result<Vec<GameReport>, BridgeError> {
+    let mut engine = None;
+    let result = run_with(config, &mut engine).await;
+    if let Some(e) = engine.take() {
+        e.quit().await;
+    }
+    result
+}
+
+/// [`run`] on the engine in `engine` (started there when empty), which is left there for
+/// the caller when the bridge ends (a server's pool of engine processes, reused from game
+/// to game); an engine that failed is not.
+///
+/// # Errors
+/// As [`run`].
+pub async fn run_with(
+    config: &BridgeConfig,
+    engine: &mut Option<Engine>,
+) -> Result<Vec<GameReport>, BridgeError> {
     // A pondering engine is told so (`USI_Ponder`), unless the user set it.
     let mut config = std::borrow::Cow::Borrowed(config);
     if config.ponder != Ponder::Off && !config.engine.options.iter().any(|(n, _)| n == "USI_Ponder")
@@ -527,14 +545,13 @@ pub async fn run(config: &BridgeConfig) -> Result<Vec<GameReport>, BridgeError> 
             .push(("USI_Ponder".into(), "true".into()));
     }
     let config = config.as_ref();
-    let mut engine: Option<Engine> = None;
     let mut reports = Vec::new();
     let mut failures = 0;
     let result = loop {
         if config.games.is_some_and(|n| reports.len() >= n as usize) {
             break Ok(());
         }
-        match session(config, &mut engine, &mut reports).await {
+        match session(config, engine, &mut reports).await {
             Ok(true) if config.one_sitting => break Ok(()),
             Ok(played) => {
                 if played {
@@ -558,9 +575,6 @@ pub async fn run(config: &BridgeConfig) -> Result<Vec<GameReport>, BridgeError> 
             tokio::time::sleep(config.retry).await;
         }
     };
-    if let Some(e) = engine.take() {
-        e.quit().await;
-    }
     result.map(|()| reports)
 }
 

@@ -564,3 +564,36 @@ fn a_finished_game_is_analysed_and_the_analysis_is_kept() {
     assert_eq!(again, done, "kept over a restart");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 46, item 2: the engine process that played a game waits for the next one, and
+/// the next game of the same engine takes it up (one process for both: `idle_engines` is 1
+/// after each).
+#[test]
+fn an_engine_process_plays_game_after_game() {
+    let dir = std::env::temp_dir().join(format!("gyoku-web-pool-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let server = serve(&dir, &[]);
+    let http = server.http.unwrap();
+    let (_, health) = request(http, "GET", "/api/health", &Value::Null);
+    assert_eq!(health["idle_engines"], 0, "{health}");
+    for _ in 0..2 {
+        let (status, seat) = request(
+            http,
+            "POST",
+            "/api/play",
+            &json!({"opponent": "builtin", "rules": "csa", "color": "black", "max_moves": 6,
+                    "time": {"total": 60, "byoyomi": 10}}),
+        );
+        assert_eq!(status, 201, "{seat}");
+        play_out(http, seat["token"].as_str().unwrap());
+        gyoku_testdata::wait_for(
+            Duration::from_secs(10),
+            || "the engine to wait for the next game".into(),
+            || {
+                let (_, h) = request(http, "GET", "/api/health", &Value::Null);
+                (h["idle_engines"] == 1).then_some(())
+            },
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -60,7 +60,7 @@ pub use tools::{MAX_OUTPUT, MAX_RECORDS};
 use body::too_large;
 use error::{method_not_allowed, not_found};
 use games::{game, game_chart, game_events, game_record, list_games};
-use state::{AppState, Stored};
+use state::AppState;
 use tools::{convert, impasse, judge_record, mate};
 
 /// The API's routes over `dbs` (connections of its own, read from by whichever is free:
@@ -237,13 +237,16 @@ pub async fn serve(
 /// from its start to show it) and `appended` (each a view of a game kept replayed, the
 /// moves since its last view played on). A move from the page costs one storage read and
 /// one appended view.
-async fn health(State(api): State<Arc<Stored>>) -> Json<Value> {
+async fn health(State(state): State<AppState>) -> Json<Value> {
     use std::sync::atomic::Ordering::Relaxed;
+    let api = &state.stored;
     Json(json!({
         "ok": true,
         "storage_reads": api.reads.load(Relaxed),
         "replays": api.replays.load(Relaxed),
         "appended": api.appended.load(Relaxed),
+        // Engine processes waiting for a next game (none on a web instance).
+        "idle_engines": state.seats.play().map_or(0, |p| p.idle_engines()),
     }))
 }
 

@@ -33,6 +33,7 @@ pub mod app;
 pub mod csa_port;
 pub mod driver;
 pub mod engine_levels;
+pub mod engine_pool;
 mod error;
 pub mod event;
 pub mod http;

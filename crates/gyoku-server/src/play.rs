@@ -33,6 +33,7 @@ use tracing::Instrument;
 
 use crate::driver::{Conn, Handle, Heard};
 use crate::engine_levels::EngineLevel;
+use crate::engine_pool::EnginePool;
 use crate::identity::{GameName, Identity, RatingKey, SeatId};
 use crate::lobby::{CheckedLogin, ClockExtras, GameSetup};
 use crate::tickets::{SeatToken, SecretDigest, digest, new_secret, same_digest};
@@ -629,6 +630,8 @@ pub struct Play {
     silence: Duration,
     /// People's accounts (none in tests that play guests only).
     accounts: Option<WebAccounts>,
+    /// Engine processes kept between games.
+    pool: Arc<EnginePool>,
 }
 
 /// A name as a CSA record and an engine's Game_Summary may carry it: letters, digits and
@@ -677,7 +680,13 @@ impl Play {
             away_grace,
             silence,
             accounts,
+            pool: Arc::default(),
         })
+    }
+
+    /// How many engine processes wait for a next game.
+    pub fn idle_engines(&self) -> usize {
+        self.pool.idle()
     }
 
     /// People's accounts, where the server keeps them.
@@ -992,11 +1001,18 @@ impl Play {
         let local = self.local.clone();
         let span =
             tracing::info_span!("engine", game = %game, side = %color.name(), engine = %config.id);
+        // An engine of the same name and level that finished a game is taken up again.
+        let key = format!("{}:{}", engine.name, level.map_or(0, |l| l.level));
+        let pool = Arc::clone(&self.pool);
         tokio::spawn(
             async move {
                 let _permit = permit;
-                if let Err(e) = csa_bridge::run(&config).await {
+                let mut process = pool.take(&key);
+                if let Err(e) = csa_bridge::run_with(&config, &mut process).await {
                     tracing::warn!("{e}");
+                }
+                if let Some(e) = process {
+                    pool.give(key, e).await;
                 }
                 local.revoke_ticket(&who);
             }

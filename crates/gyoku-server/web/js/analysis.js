@@ -2,7 +2,7 @@
 // as an evaluation graph (Black's side), the engine's best move at the ply on screen, and
 // the moves that lost the most (mistakes and blunders by the evaluation's drop).
 
-import { api, el } from './dom.js';
+import { api, el, svg } from './dom.js';
 import { errorText, sideName, t } from './i18n.js';
 import { page } from './page.js';
 
@@ -36,14 +36,6 @@ export function mistakes(positions, first) {
     if (loss >= MISTAKE) out.push({ ply: i, side: black ? 'b' : 'w', loss, blunder: loss >= BLUNDER });
   }
   return out.sort((x, y) => y.loss - x.loss);
-}
-
-const SVG = 'http://www.w3.org/2000/svg';
-function svg(tag, attrs, ...children) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  e.append(...children);
-  return e;
 }
 
 /** The evaluation graph: Black's advantage up, each ply a step; the ply on screen marked;

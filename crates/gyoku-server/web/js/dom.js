@@ -11,6 +11,16 @@ export function el(tag, attrs, ...children) {
   return e;
 }
 
+const SVG = 'http://www.w3.org/2000/svg';
+
+/** An SVG element with its attributes and children. */
+export function svg(tag, attrs, ...children) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  e.append(...children);
+  return e;
+}
+
 export async function api(method, path, body) {
   // A JSON body says so (the server refuses one that does not); a record file goes as it is.
   const headers = typeof body === 'string' ? { 'Content-Type': 'application/json' } : {};

@@ -1,7 +1,7 @@
 // The league: the rating list (computed by the server from its stored games, as
 // Floodgate's mk_rate does) and the scheduled rounds (next round, who waits).
 
-import { api, el } from './dom.js';
+import { api, el, svg } from './dom.js';
 import { REASONS, resultWord, t, word } from './i18n.js';
 import { main, page, showError } from './page.js';
 
@@ -65,15 +65,6 @@ export async function showRatings() {
 
 export function showRatingsPage() {
   showRatings().catch(showError);
-}
-
-const SVG = 'http://www.w3.org/2000/svg';
-
-function svg(tag, attrs, ...children) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  e.append(...children);
-  return e;
 }
 
 /** `YYYY/MM/DD HH:MM:SS` as milliseconds. */
