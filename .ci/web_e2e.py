@@ -700,9 +700,11 @@ def event(driver, base, shots, csa):
             {r.get_attribute("data-player"): r.get_attribute("data-state")
              for r in d.find_elements(By.CSS_SELECTOR, "#people tr[data-player]")}))
         forfeit = text_of(driver, "forfeit-at")
-        print(f"event (organiser's view): {states}; {forfeit}")
+        paired = text_of(driver, "pairings", lambda t: "paired" in t)
+        print(f"event (organiser's view): {states}; {forfeit}; {paired!r}")
         assert states == {"cup1": "waiting", "cup2": "absent"}, states
         assert "forfeits" in forfeit and "/" in forfeit, forfeit
+        assert "Round 1 · paired 20" in paired, paired
         driver.save_screenshot(os.path.join(shots, "event-organiser.png"))
     finally:
         c.close()

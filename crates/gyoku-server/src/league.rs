@@ -17,6 +17,8 @@ pub struct Scheduled {
     pub next: Option<String>,
     /// Rounds played since the server started.
     pub rounds: u32,
+    /// When the latest of them was paired (`YYYY/MM/DD HH:MM:SS`).
+    pub paired_at: Option<String>,
     /// Who waits, by name.
     pub waiting: Vec<String>,
 }

@@ -72,6 +72,10 @@ pub enum Entry {
         pairs: Vec<(usize, usize)>,
         /// The seat with a bye.
         bye: Option<usize>,
+        /// When it was paired (`YYYY/MM/DD HH:MM:SS`; none in entries stored before it was
+        /// kept).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<String>,
     },
     /// A board ended.
     Result {
@@ -139,6 +143,8 @@ pub struct Round {
     pub boards: Vec<Board>,
     /// Who sits out.
     pub bye: Option<usize>,
+    /// When it was paired.
+    pub paired_at: Option<String>,
 }
 
 impl Round {
@@ -213,7 +219,9 @@ impl Event {
             }
             Entry::Defined { .. } => Err("defined twice".into()),
             _ if self.entries == 0 => Err("not defined first".into()),
-            Entry::Paired { round, pairs, bye } => {
+            Entry::Paired {
+                round, pairs, bye, ..
+            } => {
                 if *round as usize != self.rounds.len() + 1 {
                     return Err(format!("round {round} paired after {}", self.rounds.len()));
                 }
@@ -252,7 +260,8 @@ impl Event {
         self.entries += 1;
         match entry {
             Entry::Defined { .. } => {}
-            Entry::Paired { pairs, bye, .. } => self.rounds.push(Round {
+            Entry::Paired { pairs, bye, at, .. } => self.rounds.push(Round {
+                paired_at: at.clone(),
                 boards: pairs
                     .iter()
                     .map(|&(black, white)| Board {
@@ -333,7 +342,12 @@ impl Event {
                 (paired.pairs, paired.bye)
             }
         };
-        Some(Entry::Paired { round, pairs, bye })
+        Some(Entry::Paired {
+            round,
+            pairs,
+            bye,
+            at: None,
+        })
     }
 
     /// Each seat as the Swiss pairing sees it, from the rounds so far (their counted
@@ -378,6 +392,15 @@ impl Event {
 
 #[cfg(test)]
 mod tests {
+    /// A round paired before the time was kept reads as ever, with no time.
+    #[test]
+    fn a_paired_entry_without_its_time_still_reads() {
+        let old = r#"{"entry":"paired","round":1,"pairs":[[0,1]],"bye":null}"#;
+        let entry: Entry = serde_json::from_str(old).unwrap();
+        assert!(matches!(entry, Entry::Paired { at: None, .. }), "{entry:?}");
+        assert_eq!(serde_json::to_string(&entry).unwrap(), old);
+    }
+
     use super::*;
 
     fn file(format: &str, n: usize, rounds: Option<u32>) -> EventFile {

@@ -110,6 +110,7 @@ pub fn to_json(event: &Event, playing: &[(u32, String)]) -> Value {
                 "round": r + 1,
                 "boards": boards,
                 "bye": round.bye.map(|s| names[s].clone()),
+                "paired_at": round.paired_at,
             })
         })
         .collect();

@@ -64,7 +64,9 @@ pub(super) async fn ratings(State(league): State<Arc<League>>) -> Json<Value> {
     }))
 }
 
-/// `GET /api/rounds`: `{"rounds": [{"game", "next", "rounds", "waiting"}]}`.
+/// `GET /api/rounds`: `{"rounds": [{"game", "next", "rounds", "paired_at", "waiting"}]}`:
+/// each scheduled game's next round, the rounds played since the start and when the
+/// latest was paired, and who waits.
 pub(super) async fn rounds(State(league): State<Arc<League>>) -> Json<Value> {
     let scheduled = league.scheduled();
     Json(json!({
@@ -72,6 +74,7 @@ pub(super) async fn rounds(State(league): State<Arc<League>>) -> Json<Value> {
             "game": s.game,
             "next": s.next,
             "rounds": s.rounds,
+            "paired_at": s.paired_at,
             "waiting": s.waiting,
         })).collect::<Vec<_>>(),
     }))

@@ -87,12 +87,17 @@ impl Live {
     }
 
     /// Asks for `entry` to be stored as the event's next one, and applies it.
-    fn record(&mut self, entry: Entry, now: Now, steps: &mut Vec<Step>) {
+    fn record(&mut self, mut entry: Entry, now: Now, steps: &mut Vec<Step>) {
         debug_assert_eq!(self.event.check(&entry), Ok(()));
+        let at = now.wall.format("%Y/%m/%d %H:%M:%S").to_string();
+        // A round says when it was paired (the organiser's view shows it).
+        if let Entry::Paired { at: paired, .. } = &mut entry {
+            *paired = Some(at.clone());
+        }
         steps.push(Step::Store(Change::EventEntry {
             event: self.event.file.name.clone(),
             seq: self.event.entries,
-            at: now.wall.format("%Y/%m/%d %H:%M:%S").to_string(),
+            at,
             entry: serde_json::to_string(&entry).expect("entries are plain data"),
         }));
         self.event.apply(&entry);

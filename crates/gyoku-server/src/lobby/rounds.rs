@@ -39,6 +39,8 @@ pub(super) struct Rounds {
     pub(super) next: Option<NaiveDateTime>,
     /// Rounds played.
     pub(super) played: u32,
+    /// When the latest round was paired (none since the start).
+    pub(super) paired_at: Option<NaiveDateTime>,
     /// The round each player (id) last sat out.
     pub(super) sat_out: HashMap<String, u32>,
     /// This round's players (ids) whose proposal the other side withdrew (rejected it,
@@ -71,6 +73,7 @@ impl Schedules {
                     schedule: schedule.clone(),
                     next: None,
                     played: 0,
+                    paired_at: None,
                     sat_out: HashMap::new(),
                     stranded: HashSet::new(),
                     before: HashMap::new(),
@@ -279,6 +282,9 @@ impl Lobby {
             self.competitions
                 .schedules
                 .run_round(&game, &field, &mut steps);
+            if let Some(r) = self.competitions.schedules.rounds.get_mut(&game) {
+                r.paired_at = Some(now.wall);
+            }
             self.carry_out(&game, steps, now, out);
         }
     }
@@ -422,6 +428,9 @@ impl Lobby {
                 game: game.clone(),
                 next: r.next.map(|t| t.format("%Y/%m/%d %H:%M:%S").to_string()),
                 rounds: r.played,
+                paired_at: r
+                    .paired_at
+                    .map(|t| t.format("%Y/%m/%d %H:%M:%S").to_string()),
                 waiting: self
                     .people
                     .waiting

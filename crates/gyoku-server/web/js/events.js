@@ -83,7 +83,8 @@ function crosstableEl(e) {
 
 function pairingsEl(e) {
   return el('div', { id: 'pairings' }, ...[...e.pairings].reverse().map((r) => el('section', { 'data-round': r.round },
-    el('h3', {}, t('roundN', { n: r.round })),
+    el('h3', {}, t('roundN', { n: r.round }),
+      r.paired_at ? el('span', { class: 'note paired-at' }, ` · ${t('pairedAt', { at: r.paired_at })}`) : ''),
     el('table', { class: 'list' },
       el('tr', {}, ['board', 'black', 'white', 'result'].map((k) => el('th', {}, t(k)))),
       ...r.boards.map((b) => el('tr', {},

@@ -15,6 +15,7 @@ export function roundsEl() {
       el('b', {}, r.game), ' · ',
       t('nextRound', { at: r.next || '—' }), ' · ',
       t('waitingFor', { n: r.waiting.length }),
+      r.paired_at ? [' · ', t('lastPaired', { at: r.paired_at })] : '',
       r.waiting.length ? `: ${r.waiting.join(', ')}` : '')));
   };
   load().catch(() => {});

@@ -87,6 +87,12 @@ fn rounds_start_at_their_times_and_a_missing_player_forfeits() {
         matches!(&paired[..], [Entry::Paired { round: 1, .. }]),
         "{paired:?}"
     );
+    // The round says when it was paired (issue 46, item 5: the organiser's view).
+    let when = start.format("%Y/%m/%d %H:%M:%S").to_string();
+    assert!(
+        matches!(&paired[..], [Entry::Paired { at: Some(at), .. }] if *at == when),
+        "{paired:?}"
+    );
     // ann v ben starts at once; cat waits for dan, who is not there.
     assert_eq!(proposed(out), [("ann".to_string(), "ben".to_string())]);
     // The organiser's view (issue 46): who plays, who waits, who is absent, and when the
