@@ -21,6 +21,10 @@ pub struct Scheduled {
     pub paired_at: Option<String>,
     /// Who waits, by name.
     pub waiting: Vec<String>,
+    /// Who plays one of its games now, by name.
+    pub playing: Vec<String>,
+    /// Who lost the connection to one of its games, within the grace to come back.
+    pub away: Vec<String>,
 }
 
 /// The snapshots.

@@ -64,9 +64,10 @@ pub(super) async fn ratings(State(league): State<Arc<League>>) -> Json<Value> {
     }))
 }
 
-/// `GET /api/rounds`: `{"rounds": [{"game", "next", "rounds", "paired_at", "waiting"}]}`:
-/// each scheduled game's next round, the rounds played since the start and when the
-/// latest was paired, and who waits.
+/// `GET /api/rounds`: `{"rounds": [{"game", "next", "rounds", "paired_at", "waiting",
+/// "playing", "away"}]}`: each scheduled game's next round, the rounds played since the
+/// start and when the latest was paired, who waits, who plays one of its games and who
+/// lost the connection to one within the grace.
 pub(super) async fn rounds(State(league): State<Arc<League>>) -> Json<Value> {
     let scheduled = league.scheduled();
     Json(json!({
@@ -76,6 +77,8 @@ pub(super) async fn rounds(State(league): State<Arc<League>>) -> Json<Value> {
             "rounds": s.rounds,
             "paired_at": s.paired_at,
             "waiting": s.waiting,
+            "playing": s.playing,
+            "away": s.away,
         })).collect::<Vec<_>>(),
     }))
 }

@@ -417,8 +417,24 @@ impl Lobby {
         !self.competitions.schedules.rounds.is_empty()
     }
 
+    /// The names in `game`'s games being agreed or played: those here (`away` false), or
+    /// those whose connection was lost within the grace to come back (`away` true).
+    fn players_of(&self, game: &str, away: bool) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .rooms
+            .games
+            .values()
+            .filter(|r| r.name == game)
+            .flat_map(|r| r.names.iter().zip(&r.seats))
+            .filter(|(_, seat)| seat.away_until.is_some() == away)
+            .map(|(n, _)| n.clone())
+            .collect();
+        names.sort();
+        names
+    }
+
     /// The scheduled games as the web page shows them: next round, rounds played, who
-    /// waits.
+    /// waits, plays and is away.
     pub fn scheduled_view(&self) -> Vec<crate::league::Scheduled> {
         self.competitions
             .schedules
@@ -437,6 +453,8 @@ impl Lobby {
                     .for_game(game)
                     .filter_map(|id| self.people.conns.get(&id).map(|c| c.name().to_string()))
                     .collect(),
+                playing: self.players_of(game, false),
+                away: self.players_of(game, true),
             })
             .collect()
     }

@@ -96,7 +96,8 @@ const I18N = {
     analysis: 'Analysis', analyse: 'Analyse with the engine', analysedBy: 'Analysed by {engine}, {ms} ms a position.',
     analysing: 'Analysing: {n} of {of} positions…', evalAt: 'Evaluation after ply {ply} (Black +)', evalGraph: 'Evaluation over the game',
     bestAt: 'Best at ply {ply}: {best} (played {played})', mistakes: 'Mistakes', mateFor: 'mate for {side}',
-    pairedAt: 'paired {at}', lastPaired: 'last round paired {at}',
+    pairedAt: 'paired {at}', lastPaired: 'last round paired {at}', playingNow: 'playing: {names}',
+    awayNow: 'away (may come back): {names}',
     level: 'Level', levelN: 'Level {n}', levelMs: '{ms} ms a move', levelDepth: 'depth {n}', levelNodes: '{n} nodes',
   },
   ja: {
@@ -193,7 +194,8 @@ const I18N = {
     analysis: '解析', analyse: 'エンジンで解析', analysedBy: '{engine} で解析（1局面 {ms} ミリ秒）。',
     analysing: '解析中：{of}局面中 {n}局面…', evalAt: '{ply}手目の評価値（先手から）', evalGraph: '評価値の推移',
     bestAt: '{ply}手目の最善手：{best}（実戦 {played}）', mistakes: '悪手', mateFor: '{side}の詰み',
-    pairedAt: '{at} 組み合わせ', lastPaired: '前回の組み合わせ {at}',
+    pairedAt: '{at} 組み合わせ', lastPaired: '前回の組み合わせ {at}', playingNow: '対局中：{names}',
+    awayNow: '接続切れ（猶予中）：{names}',
     level: 'レベル', levelN: 'レベル{n}', levelMs: '1手{ms}ミリ秒', levelDepth: '深さ{n}', levelNodes: '{n}ノード',
   },
 };

@@ -16,6 +16,8 @@ export function roundsEl() {
       t('nextRound', { at: r.next || '—' }), ' · ',
       t('waitingFor', { n: r.waiting.length }),
       r.paired_at ? [' · ', t('lastPaired', { at: r.paired_at })] : '',
+      (r.playing || []).length ? [' · ', t('playingNow', { names: r.playing.join(', ') })] : '',
+      (r.away || []).length ? [' · ', t('awayNow', { names: r.away.join(', ') })] : '',
       r.waiting.length ? `: ${r.waiting.join(', ')}` : '')));
   };
   load().catch(() => {});

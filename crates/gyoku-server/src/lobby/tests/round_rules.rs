@@ -74,6 +74,12 @@ fn forty_players_over_twelve_rounds_are_paired_by_rating() {
         let games: BTreeSet<(String, String)> = proposed.values().cloned().collect();
         let playing: BTreeSet<&String> = games.iter().flat_map(|(b, w)| [b, w]).collect();
         assert_eq!(games.len(), waiting.len() / 2, "round {round}: {games:?}");
+        // The organiser's view of the scheduled game: when the round was paired, who plays.
+        let view = t.lobby.scheduled_view();
+        let when = round_at.format("%Y/%m/%d %H:%M:%S").to_string();
+        assert_eq!(view[0].paired_at.as_deref(), Some(when.as_str()));
+        let shown: BTreeSet<&String> = view[0].playing.iter().collect();
+        assert_eq!(shown, playing, "round {round}");
         let left: Vec<&String> = waiting.iter().filter(|n| !playing.contains(n)).collect();
         assert_eq!(left.len(), waiting.len() % 2, "round {round}");
         if let Some(l) = left.first() {
