@@ -838,6 +838,18 @@ def analysis(driver, base, shots):
     print(f"analysis (ply 10): {best}; stored for the position before it: {want}")
     assert want and f"Best at ply 10: {want}" in best, (best, want)
     driver.save_screenshot(os.path.join(shots, "analysis.png"))
+    # A record pasted on the judge page is analysed the same way.
+    driver.get(base + "#/judge")
+    box = wait(driver, lambda d: d.find_element(By.ID, "record-text"))
+    box.send_keys("position startpos moves 7g7f 3c3d 8h2b+ 3a2b 2g2f\n")
+    driver.find_element(By.ID, "judge-text").click()
+    click(driver, "#analyse")
+    said = text_of(driver, "analysis-status", lambda t: "Analysed by" in t)
+    click(driver, "#moves span[data-ply='3']")
+    best = text_of(driver, "best-move", lambda t: "ply 3" in t)
+    print(f"analysis (a judged record): {said} {best}")
+    assert "played 8h2b+" in best, best
+    driver.save_screenshot(os.path.join(shots, "analysis-judged.png"))
 
 
 def engine_level(driver, base, shots):

@@ -19,14 +19,26 @@ fn request(at: SocketAddr, method: &str, path: &str, body: &Value) -> (u16, Valu
     } else {
         body.to_string()
     };
+    send(
+        at,
+        method,
+        path,
+        "Content-Type: application/json\r\n",
+        body.as_bytes(),
+    )
+}
+
+/// One request with `headers` (each line ending in CRLF) and `body`: the status and the
+/// JSON answer.
+fn send(at: SocketAddr, method: &str, path: &str, headers: &str, body: &[u8]) -> (u16, Value) {
     let mut s = TcpStream::connect(at).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {at}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {at}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     s.write_all(head.as_bytes()).unwrap();
-    s.write_all(body.as_bytes()).unwrap();
+    s.write_all(body).unwrap();
     let mut answer = String::new();
     s.read_to_string(&mut answer).unwrap();
     let status = answer[9..12].parse().unwrap();
@@ -595,5 +607,56 @@ fn an_engine_process_plays_game_after_game() {
             },
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One HTTP request with a raw body (a record file): the status and the JSON body.
+fn request_file(at: SocketAddr, path: &str, body: &[u8]) -> (u16, Value) {
+    send(at, "POST", path, "", body)
+}
+
+/// Issue 46, item 3: a record judged on the page is analysed as a game is, under a key of
+/// its own (the same record, the same analysis).
+#[test]
+fn a_judged_record_is_analysed() {
+    let dir = std::env::temp_dir().join(format!("gyoku-record-analysis-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let server = serve(
+        &dir,
+        &["--analysis-engine", "builtin", "--analysis-ms", "20"],
+    );
+    let http = server.http.unwrap();
+    let record = b"position startpos moves 7g7f 3c3d 8h2b+ 3a2b\n";
+    let (status, v) = request_file(http, "/api/judge/analysis?rules=csa", record);
+    assert_eq!(status, 202, "{v}");
+    let key = v["key"].as_str().unwrap().to_string();
+    assert!(key.starts_with("record-") && key.len() == 7 + 32, "{key}");
+    let done = gyoku_testdata::wait_for(
+        Duration::from_secs(30),
+        || "the record's analysis".into(),
+        || {
+            let (_, v) = request(http, "GET", &format!("/api/analyses/{key}"), &Value::Null);
+            (v["status"] == "done").then_some(v)
+        },
+    );
+    let positions = done["analysis"]["positions"].as_array().unwrap();
+    assert_eq!(positions.len(), 5, "{done}");
+    assert!(
+        positions[..4].iter().all(|p| p["best"].is_string()),
+        "{done}"
+    );
+    // The same record again: the same analysis, done.
+    let (status, again) = request_file(http, "/api/judge/analysis?rules=csa", record);
+    assert_eq!(
+        (status, again["key"].as_str()),
+        (200, Some(key.as_str())),
+        "{again}"
+    );
+    let (status, v) = request_file(http, "/api/judge/analysis?index=3", record);
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (400, Some("invalid_index")),
+        "{v}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

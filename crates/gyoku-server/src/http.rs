@@ -148,6 +148,8 @@ fn referees_routes() -> Vec<(&'static str, axum::routing::MethodRouter<AppState>
             "/api/games/{id}/analysis",
             get(analysis::show).post(analysis::request),
         ),
+        ("/api/judge/analysis", post(analysis::request_record)),
+        ("/api/analyses/{key}", get(analysis::show)),
         ("/api/rounds", get(league::rounds)),
         ("/api/events", get(events::list_events)),
         ("/api/events/{name}", get(events::event)),

@@ -7,30 +7,36 @@
 //! the positions done kept) and every watcher sees it. The queue is bounded, and one
 //! address has one game queued or being analysed at a time.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use axum::Json;
-use axum::extract::{ConnectInfo, Path, State};
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use gyoku::Color;
+use gyoku::{Color, Position};
 use gyoku_arena::engine::{Engine, Thought};
 use gyoku_proto::{BestMove, Command, Go, PositionStart};
 
 use super::analysis_queue::{AnalysisOptions, Analyst};
+use super::body::upload_body;
 use super::error::ApiError;
 use super::replay::replay_stored;
-use super::state::{AppState, Stored, with_db};
+use super::state::{AppState, Stored, upload_work, with_db};
+use super::tools::read_upload;
 use super::view::detail_of;
-use crate::store::AnalysedPly;
+use crate::store::{AnalysedLine, AnalysedPly};
 
 /// Games waiting for analysis at once, beyond the one being analysed.
 pub const MAX_QUEUED: usize = 32;
+
+/// The most plies an analysis covers.
+pub const MAX_PLIES: usize = 2_000;
 
 /// The most moves of a principal variation kept for each position.
 pub const PV_MOVES: usize = 8;
@@ -47,13 +53,13 @@ impl Analyst {
             jobs: jobs.clone(),
             busy: Arc::clone(&busy),
         });
-        tokio::spawn(work(options, stored, queue, jobs, busy));
+        tokio::spawn(worker(options, stored, queue, jobs, busy));
         analyst
     }
 }
 
 /// `POST /api/games/{id}/analysis`: asks for a finished game's analysis; 202 with the
-/// job (`{"status", "engine", "movetime_ms", …}`, as `GET` shows it). 404 `no_analysis`
+/// job (`{"status", "analysis"}`, as `GET` shows it; 200 once done). 404 `no_analysis`
 /// on a server without an analysis engine, 409 `not_finished`, 429 `analysis_busy` when
 /// this address has a game queued or being analysed, 503 `analysis_queue_full`.
 pub(super) async fn request(
@@ -70,7 +76,79 @@ pub(super) async fn request(
             "a game is analysed once it has ended",
         ));
     }
-    let address = peer.ip();
+    let (start, moves) = super::state::work(&state.stored, move || {
+        let replayed = replay_stored(&detail)?;
+        Ok((
+            replayed.game.initial().to_sfen(),
+            usi_line(&replayed.played),
+        ))
+    })
+    .await?;
+    enqueue(&state, &analyst, (&id, &start, &moves), peer.ip()).await
+}
+
+/// `POST /api/judge/analysis?rules=P&index=N` with a record file (as `POST /api/judge`
+/// takes it): asks for the analysis of its game `index` (the first by default), kept under
+/// `record-` and a digest of its moves; as `POST /api/games/{id}/analysis` answers, with
+/// `key` (`GET /api/analyses/{key}` follows it). The same record asked again is the same
+/// analysis.
+pub(super) async fn request_record(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
+    Query(q): Query<HashMap<String, String>>,
+    body: Body,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let analyst = state.analyst.clone().ok_or_else(no_analysis)?;
+    let index: usize = match q.get("index") {
+        None => 0,
+        Some(t) => t.parse().map_err(|_| {
+            ApiError::input("invalid_index", format!("index: '{t}' is not a number"))
+        })?,
+    };
+    let bytes = upload_body(&state.options, body).await?;
+    let (start, moves) = upload_work(&state.uploads, move || {
+        let records = read_upload(&bytes, &q)?;
+        let r = records.get(index).ok_or_else(|| {
+            ApiError::input(
+                "invalid_index",
+                format!("index: the file has {} records", records.len()),
+            )
+        })?;
+        let played: Vec<gyoku::Move> = r.moves.iter().map(|m| m.mv).collect();
+        Ok((r.start.to_sfen(), usi_line(&played)))
+    })
+    .await?;
+    let key = record_key(&start, &moves);
+    let (status, Json(mut v)) =
+        enqueue(&state, &analyst, (&key, &start, &moves), peer.ip()).await?;
+    v["key"] = json!(key);
+    Ok((status, Json(v)))
+}
+
+/// A judged record's analysis key: `record-` and 32 hex digits of its start's and moves'
+/// digest.
+fn record_key(start: &str, moves: &str) -> String {
+    let d = crate::tickets::digest(&format!("{start}\n{moves}"));
+    format!("record-{}", &crate::tickets::hex(&d)[..32])
+}
+
+/// Moves as USI, space-separated.
+fn usi_line(moves: &[gyoku::Move]) -> String {
+    moves
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Queues the analysis of `key` (its start and moves) for `address`, unless it is queued,
+/// running or done already; the answer as `GET` shows it.
+async fn enqueue(
+    state: &AppState,
+    analyst: &Arc<Analyst>,
+    (key, start, moves): (&str, &str, &str),
+    address: IpAddr,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
     let permit = {
         let mut busy = analyst.busy.lock().unwrap_or_else(PoisonError::into_inner);
         if busy.contains(&address) {
@@ -91,9 +169,13 @@ pub(super) async fn request(
         permit
     };
     let (name, ms) = (analyst.options.name.clone(), analyst.options.movetime_ms);
-    let key = id.clone();
+    let (k, start, moves) = (key.to_string(), start.to_string(), moves.to_string());
     let asked = with_db(&state.stored, move |db| {
-        db.request_analysis(&key, (&name, ms), &now_text())
+        let line = AnalysedLine {
+            start_sfen: &start,
+            moves: &moves,
+        };
+        db.request_analysis(&k, (&name, ms), line, &now_text())
     })
     .await;
     let job = match asked {
@@ -104,11 +186,11 @@ pub(super) async fn request(
         }
     };
     if job.status == "queued" {
-        permit.send((id.clone(), Some(address)));
+        permit.send((key.to_string(), Some(address)));
     } else {
         release(&analyst.busy, Some(address));
     }
-    let (status, v) = shown(&state.stored, &id).await?;
+    let (status, v) = shown(&state.stored, key).await?;
     Ok((
         if job.status == "done" {
             StatusCode::OK
@@ -119,7 +201,8 @@ pub(super) async fn request(
     ))
 }
 
-/// `GET /api/games/{id}/analysis`: `{"status", "analysis"}`, `status` `none` (never asked
+/// `GET /api/games/{id}/analysis` and `GET /api/analyses/{key}` (a judged record's, or a
+/// game's by its id): `{"status", "analysis"}`, `status` `none` (never asked
 /// for), `queued`, `running`, `done` or `failed`; `analysis` `{"engine", "movetime_ms",
 /// "requested_at", "error", "positions": [{"ply", "score", "best", "pv"}]}` (null for
 /// `none`): each position after `ply` plies (0: the start), its evaluation from Black's
@@ -177,7 +260,7 @@ fn release(busy: &Mutex<HashSet<IpAddr>>, address: Option<IpAddr>) {
 
 /// The worker: the jobs a previous run left first, then each game sent, one at a time,
 /// on one engine process kept from game to game (started again after a failure).
-async fn work(
+async fn worker(
     options: AnalysisOptions,
     stored: Arc<Stored>,
     mut queue: mpsc::Receiver<(String, Option<IpAddr>)>,
@@ -235,16 +318,20 @@ async fn analyse(
     })
     .await
     .map_err(|e| format!("{e:?}"))?;
-    let detail = detail_of(stored, id).await.map_err(|e| format!("{e:?}"))?;
-    let replayed = replay_stored(&detail).map_err(|e| format!("{e:?}"))?;
-    let start = replayed.game.initial().clone();
-    let moves = replayed.played.clone();
     let key = id.to_string();
-    let done: HashSet<u32> = with_db(stored, move |db| db.analysis(&key))
+    let (job, plies) = with_db(stored, move |db| db.analysis(&key))
         .await
         .map_err(|e| format!("{e:?}"))?
-        .map(|(_, plies)| plies.iter().map(|p| p.ply).collect())
-        .unwrap_or_default();
+        .ok_or("the job is not stored")?;
+    let done: HashSet<u32> = plies.iter().map(|p| p.ply).collect();
+    let start = Position::from_sfen(&job.start_sfen).map_err(|e| format!("the start: {e}"))?;
+    let moves = job
+        .moves
+        .split_whitespace()
+        .take(MAX_PLIES)
+        .map(gyoku::Move::from_usi)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("a move: {e}"))?;
     if engine.is_none() {
         *engine = Some(
             Engine::start(&options.engine, &[])

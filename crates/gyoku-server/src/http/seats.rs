@@ -34,6 +34,8 @@ pub(super) struct SeatApi {
     seats: Seats,
     stored: Arc<Stored>,
     options: Arc<super::HttpOptions>,
+    /// The analysis engine's name, where this instance analyses games.
+    analysis: Option<String>,
 }
 
 impl axum::extract::FromRef<AppState> for SeatApi {
@@ -42,6 +44,7 @@ impl axum::extract::FromRef<AppState> for SeatApi {
             seats: state.seats.clone(),
             stored: Arc::clone(&state.stored),
             options: Arc::clone(&state.options),
+            analysis: state.analyst.as_ref().map(|a| a.options.name.clone()),
         }
     }
 }
@@ -216,6 +219,8 @@ pub(super) async fn options(State(api): State<SeatApi>) -> Result<Json<Value>, A
     Ok(Json(json!({
         "opponents": opponents,
         "engines": play.engine_names(),
+        // The engine that analyses finished games (null: none).
+        "analysis": api.analysis,
         // Each engine's levels, lowest first (none: it plays on the game's clock).
         "levels": play
             .engines()

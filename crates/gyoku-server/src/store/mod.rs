@@ -25,8 +25,9 @@ pub mod url;
 
 pub use crate::lobby::change::{Change, StartedGame, StoredBuoy};
 pub use port::{
-    AnalysedPly, AnalysisJob, Archive, Backend, FinishedGame, GameDetail, GameFilter, Journal,
-    ListedGame, MAX_SESSIONS_PER_NAME, NamedGame, NewSession, Passwords, StoreError, StoredMove,
+    AnalysedLine, AnalysedPly, AnalysisJob, Archive, Backend, FinishedGame, GameDetail, GameFilter,
+    Journal, ListedGame, MAX_SESSIONS_PER_NAME, NamedGame, NewSession, Passwords, StoreError,
+    StoredMove,
 };
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
@@ -346,14 +347,22 @@ mod contract {
     /// positions kept once each, and the jobs not done listed for the next start.
     fn analyses_keep_the_contract(db: &mut dyn Backend) {
         assert_eq!(db.analysis("g1").unwrap(), None);
+        let line = AnalysedLine {
+            start_sfen: "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+            moves: "7g7f 3c3d",
+        };
         let job = db
-            .request_analysis("g1", ("fsf", 100), "2026/11/28 10:00:00")
+            .request_analysis("g1", ("fsf", 100), line, "2026/11/28 10:00:00")
             .unwrap();
         assert_eq!((job.status.as_str(), job.movetime_ms), ("queued", 100));
+        assert_eq!(
+            (job.start_sfen.as_str(), job.moves.as_str()),
+            (line.start_sfen, line.moves)
+        );
         assert_eq!(db.pending_analyses(10).unwrap(), ["g1"]);
         db.set_analysis_status("g1", "running", None).unwrap();
         let again = db
-            .request_analysis("g1", ("other", 5), "2026/11/28 10:01:00")
+            .request_analysis("g1", ("other", 5), line, "2026/11/28 10:01:00")
             .unwrap();
         assert_eq!(
             (again.status.as_str(), again.engine.as_str()),
@@ -376,7 +385,7 @@ mod contract {
         assert!(db.pending_analyses(10).unwrap().is_empty());
         // A failed analysis is asked again; a done one is not.
         let again = db
-            .request_analysis("g1", ("fsf", 200), "2026/11/28 10:02:00")
+            .request_analysis("g1", ("fsf", 200), line, "2026/11/28 10:02:00")
             .unwrap();
         assert_eq!(
             (again.status.as_str(), again.movetime_ms, again.error),
@@ -384,7 +393,7 @@ mod contract {
         );
         db.set_analysis_status("g1", "done", None).unwrap();
         let done = db
-            .request_analysis("g1", ("fsf", 300), "2026/11/28 10:03:00")
+            .request_analysis("g1", ("fsf", 300), line, "2026/11/28 10:03:00")
             .unwrap();
         assert_eq!((done.status.as_str(), done.movetime_ms), ("done", 200));
     }

@@ -226,6 +226,19 @@ pub struct AnalysisJob {
     pub requested_at: String,
     /// Why it failed.
     pub error: Option<String>,
+    /// The start of the positions it covers (SFEN).
+    pub start_sfen: String,
+    /// The moves from there (USI, space-separated).
+    pub moves: String,
+}
+
+/// What an analysis covers: the start (SFEN) and the moves from it (USI, space-separated).
+#[derive(Clone, Copy, Debug)]
+pub struct AnalysedLine<'a> {
+    /// The start's SFEN.
+    pub start_sfen: &'a str,
+    /// The moves.
+    pub moves: &'a str,
 }
 
 /// One position of a game, analysed: the position after `ply` plies (0: the start).
@@ -315,7 +328,8 @@ pub trait Archive: Send + std::fmt::Debug {
     /// [`StoreError`].
     fn rating_history(&mut self, id: &str, limit: u32) -> Result<Vec<(String, i64)>, StoreError>;
 
-    /// Asks for a game's analysis by `engine` at `movetime_ms` a position: queued unless it
+    /// Asks for the analysis of `line` (a game's, by its Game_ID, or a judged record's, by
+    /// `record-` and its digest) by `engine` at `movetime_ms` a position: queued unless it
     /// is queued, running or done already (a failed one is queued again). The job as it
     /// stands.
     ///
@@ -325,6 +339,7 @@ pub trait Archive: Send + std::fmt::Debug {
         &mut self,
         game_id: &str,
         by: (&str, u64),
+        line: AnalysedLine<'_>,
         now: &str,
     ) -> Result<AnalysisJob, StoreError>;
 

@@ -122,20 +122,24 @@ pub const MIGRATIONS: &[&str] = &[
         expires_ms BIGINT NOT NULL
     );
     CREATE INDEX web_sessions_name ON web_sessions(name, expires_ms);",
-    // 15: engine analysis of finished games (issue 46): each game's job (queued, running,
-    // done or failed, by which engine at how many ms a position), and each position's
-    // evaluation from Black's side (a mate as ±30000), best move and principal variation.
-    // BIGINT: bound as 64-bit integers in both (PostgreSQL's INTEGER is 32-bit).
+    // 15: engine analysis (issue 46): each job (a finished game by its Game_ID, or a
+    // record judged on the page by `record-` and its digest) with the positions it covers
+    // (the start's SFEN and the moves, USI), its status (queued, running, done, failed)
+    // and engine; and each position's evaluation from Black's side (a mate as ±30000),
+    // best move and principal variation. BIGINT: bound as 64-bit integers in both
+    // (PostgreSQL's INTEGER is 32-bit).
     "CREATE TABLE analysis_jobs (
-        game_id TEXT PRIMARY KEY REFERENCES games(id),
+        game_id TEXT PRIMARY KEY,
         status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
         engine TEXT NOT NULL,
         movetime_ms BIGINT NOT NULL,
         requested_at TEXT NOT NULL,
-        error TEXT
+        error TEXT,
+        start_sfen TEXT NOT NULL,
+        moves TEXT NOT NULL
     );
     CREATE TABLE analysed_plies (
-        game_id TEXT NOT NULL REFERENCES games(id),
+        game_id TEXT NOT NULL,
         ply BIGINT NOT NULL,
         score BIGINT,
         best TEXT,
@@ -403,9 +407,9 @@ pub(crate) const END_OTHER_SESSIONS: &str =
 
 /// A game's analysis asked for: queued, unless it is queued, running or done already (a
 /// failed one is asked again).
-pub(crate) const REQUEST_ANALYSIS: &str =
-    "INSERT INTO analysis_jobs (game_id, status, engine, movetime_ms, requested_at)
-     VALUES (?1, 'queued', ?2, ?3, ?4)
+pub(crate) const REQUEST_ANALYSIS: &str = "INSERT INTO analysis_jobs
+     (game_id, status, engine, movetime_ms, requested_at, start_sfen, moves)
+     VALUES (?1, 'queued', ?2, ?3, ?4, ?5, ?6)
      ON CONFLICT (game_id) DO UPDATE SET status = 'queued', error = NULL, engine = ?2,
          movetime_ms = ?3, requested_at = ?4
      WHERE analysis_jobs.status = 'failed'";
@@ -416,7 +420,8 @@ pub(crate) const SET_ANALYSIS_STATUS: &str =
 
 /// A game's analysis job.
 pub(crate) const ANALYSIS_JOB: &str =
-    "SELECT status, engine, movetime_ms, requested_at, error FROM analysis_jobs WHERE game_id = ?1";
+    "SELECT status, engine, movetime_ms, requested_at, error, start_sfen, moves
+     FROM analysis_jobs WHERE game_id = ?1";
 
 /// The analysis jobs not done, oldest first (taken up again at a start).
 pub(crate) const PENDING_ANALYSES: &str = "SELECT game_id FROM analysis_jobs

@@ -3,8 +3,8 @@
 //! any [`Sql`] backend.
 
 use super::port::{
-    AnalysedPly, AnalysisJob, Archive, FinishedGame, GameDetail, GameFilter, Journal, ListedGame,
-    MAX_SESSIONS_PER_NAME, NamedGame, NewSession, Passwords, StoreError, StoredMove,
+    AnalysedLine, AnalysedPly, AnalysisJob, Archive, FinishedGame, GameDetail, GameFilter, Journal,
+    ListedGame, MAX_SESSIONS_PER_NAME, NamedGame, NewSession, Passwords, StoreError, StoredMove,
 };
 use super::schema;
 use crate::identity::PlayerKind;
@@ -487,6 +487,7 @@ impl<T: Sql> Archive for T {
         &mut self,
         game_id: &str,
         (engine, movetime_ms): (&str, u64),
+        line: AnalysedLine<'_>,
         now: &str,
     ) -> Result<AnalysisJob, StoreError> {
         let mut job = None;
@@ -498,6 +499,8 @@ impl<T: Sql> Archive for T {
                     Param::Text(engine),
                     int(movetime_ms),
                     Param::Text(now),
+                    Param::Text(line.start_sfen),
+                    Param::Text(line.moves),
                 ],
             )?;
             job = analysis_job(tx, game_id)?;
@@ -807,6 +810,8 @@ fn analysis_job(db: &mut dyn Exec, game_id: &str) -> Result<Option<AnalysisJob>,
                 movetime_ms: r.u64(2)?,
                 requested_at: r.text(3)?,
                 error: r.opt_text(4)?,
+                start_sfen: r.text(5)?,
+                moves: r.text(6)?,
             })
         })
         .transpose()

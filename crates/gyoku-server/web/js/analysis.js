@@ -6,6 +6,13 @@ import { api, el, svg } from './dom.js';
 import { errorText, sideName, t } from './i18n.js';
 import { page } from './page.js';
 
+/** Whether the server analyses games (`GET /api/play`'s `analysis`), asked once. */
+let available = null;
+function analyses() {
+  if (available === null) available = api('GET', '/api/play').then((o) => !!o.analysis).catch(() => false);
+  return available;
+}
+
 /** The analyses fetched, by game: `{status, analysis}` as `GET /api/games/{id}/analysis`. */
 const known = new Map();
 /** The games being followed until their analysis is done. */
@@ -60,20 +67,20 @@ function graphEl(positions, shown, step) {
   return g;
 }
 
-/** Asks the server again while the analysis runs, and draws the game again when it moves. */
-function follow(id) {
-  if (following.has(id)) return;
-  following.add(id);
+/** Asks the server again while the analysis of `subject` runs, and draws again (`redraw`)
+ *  when it moves. */
+function follow(subject, redraw) {
+  if (following.has(subject.key)) return;
+  following.add(subject.key);
   const tick = async () => {
     try {
-      const a = await api('GET', `/api/games/${encodeURIComponent(id)}/analysis`);
-      const before = known.get(id);
-      known.set(id, a);
-      const v = page.clockView && page.clockView.view;
-      if (v && v.id === id && JSON.stringify(before) !== JSON.stringify(a)) page.show(v);
+      const a = await api('GET', subject.get());
+      const before = known.get(subject.key);
+      known.set(subject.key, a);
+      if (JSON.stringify(before) !== JSON.stringify(a)) redraw();
       if (a.status === 'queued' || a.status === 'running') { setTimeout(tick, 1000); return; }
     } catch (_) { setTimeout(tick, 3000); return; }
-    following.delete(id);
+    following.delete(subject.key);
   };
   tick();
 }
@@ -82,18 +89,61 @@ function follow(id) {
  *  stands, the graph, the best move there, the mistakes. `step(ply)` steps the game. */
 export function analysisEl(v, shown, step) {
   if (v.status !== 'finished') return null;
-  const a = known.get(v.id);
-  if (!a) { follow(v.id); return el('div', { id: 'analysis' }); }
+  const path = `/api/games/${encodeURIComponent(v.id)}/analysis`;
+  const subject = {
+    key: v.id,
+    get: () => path,
+    ask: () => api('POST', path),
+    moves: v.moves.map((m) => m.usi),
+    first: (v.start_sfen.split(' ')[1] || 'b') === 'w' ? 'w' : 'b',
+  };
+  const redraw = () => {
+    const now = page.clockView && page.clockView.view;
+    if (now && now.id === v.id) page.show(now);
+  };
+  if (!known.has(v.id)) {
+    analyses().then((yes) => { if (yes) follow(subject, redraw); });
+    return el('div', { id: 'analysis' });
+  }
+  return analysisPanel(subject, shown, step, redraw);
+}
+
+/** A judged record's analysis panel: `r` as `POST /api/judge` gives it, `upload` the file
+ *  (sent again to ask for the analysis, under `rules`). */
+export function recordAnalysisEl(r, upload, rules, shown, step, redraw) {
+  const id = `judged ${r.start_sfen} ${r.moves.join(' ')}`;
+  const subject = {
+    key: id,
+    get: () => `/api/analyses/${encodeURIComponent(keys.get(id))}`,
+    ask: async () => {
+      const a = await api('POST', `/api/judge/analysis?rules=${encodeURIComponent(rules)}`, upload);
+      keys.set(id, a.key);
+      return a;
+    },
+    moves: r.moves,
+    first: (r.start_sfen.split(' ')[1] || 'b') === 'w' ? 'w' : 'b',
+  };
+  if (!known.has(id)) {
+    analyses().then((yes) => { if (yes) { known.set(id, { status: 'none', analysis: null }); redraw(); } });
+    return el('div', { id: 'analysis' });
+  }
+  return analysisPanel(subject, shown, step, redraw);
+}
+
+/** The analysis keys of the records judged on this page, by record. */
+const keys = new Map();
+
+function analysisPanel(subject, shown, step, redraw) {
+  const a = known.get(subject.key);
   const box = el('div', { id: 'analysis' }, el('h3', {}, t('analysis')));
   if (a.status === 'none' || a.status === 'failed') {
     const out = el('span', {});
     const ask = el('button', { type: 'button', id: 'analyse' }, t('analyse'));
     ask.addEventListener('click', async () => {
       try {
-        const r = await api('POST', `/api/games/${encodeURIComponent(v.id)}/analysis`);
-        known.set(v.id, r);
-        follow(v.id);
-        page.show(v);
+        known.set(subject.key, await subject.ask());
+        follow(subject, redraw);
+        redraw();
       } catch (e) { out.replaceChildren(el('span', { class: 'error', id: 'analysis-error' }, ` ${errorText(e)}`)); }
     });
     box.append(el('p', {}, ask, out));
@@ -101,7 +151,7 @@ export function analysisEl(v, shown, step) {
     return box;
   }
   const positions = a.analysis.positions;
-  const total = v.moves.length + 1;
+  const total = subject.moves.length + 1;
   box.append(el('p', { class: 'note', id: 'analysis-status' }, a.status === 'done'
     ? t('analysedBy', { engine: a.analysis.engine, ms: a.analysis.movetime_ms })
     : t('analysing', { n: positions.length, of: total })));
@@ -113,12 +163,11 @@ export function analysisEl(v, shown, step) {
   const before = positions.find((p) => p.ply === shown - 1);
   box.append(el('p', { id: 'eval-here' }, `${t('evalAt', { ply: shown })}: ${here ? scoreText(here.score) : '…'}`));
   if (before && before.best) {
-    const played = v.moves[shown - 1];
-    box.append(el('p', { id: 'best-move' }, t('bestAt', { ply: shown, best: before.best, played: played ? played.usi : '—' }),
+    const played = subject.moves[shown - 1];
+    box.append(el('p', { id: 'best-move' }, t('bestAt', { ply: shown, best: before.best, played: played || '—' }),
       before.pv ? el('span', { class: 'note' }, ` (${before.pv})`) : ''));
   }
-  const first = (v.start_sfen.split(' ')[1] || 'b') === 'w' ? 'w' : 'b';
-  const bad = mistakes(positions, first).slice(0, 8);
+  const bad = mistakes(positions, subject.first).slice(0, 8);
   if (bad.length) {
     box.append(el('p', { id: 'mistakes' }, `${t('mistakes')}: `, ...bad.flatMap((m) => [
       el('a', { href: '#', 'data-ply': m.ply, class: m.blunder ? 'blunder' : 'mistake',

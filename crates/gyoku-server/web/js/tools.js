@@ -1,5 +1,6 @@
 // The impasse calculator and the judge.
 
+import { recordAnalysisEl } from './analysis.js';
 import { boardEl, editorEl } from './board.js';
 import { api, el } from './dom.js';
 import { endingText, errorText, FOULS, RULES, settings, sideName, t, word } from './i18n.js';
@@ -99,9 +100,12 @@ function showJudged(out, v, upload) {
   const list = el('div', { class: 'moves', id: 'moves' },
     r.moves.map((m, i) => el('span', { 'data-ply': i + 1, onclick: () => { slider.value = String(i + 1); show(); } }, `${i + 1} ${(settings.glyphs !== 'kanji' ? r.moves_western : r.moves_ki2)[i]}`)),
     r.foul ? el('span', { class: 'foul', id: 'foul' }, t('foulAt', { ply: r.foul.ply, move: r.foul.move, kind: word(FOULS, r.foul.kind) })) : null);
+  // The record's analysis, once asked for (on a server with an analysis engine).
+  const analysisBox = el('div', {});
   const show = () => {
     const k = +slider.value;
     view.replaceChildren(boardEl(positions[k], k ? r.moves[k - 1] : null, false));
+    analysisBox.replaceChildren(recordAnalysisEl(r, upload, v.rules, k, (ply) => { slider.value = String(ply); show(); }, show));
     label.textContent = k ? `${t('ply')} ${k}` : t('start');
     list.querySelectorAll('span[data-ply]').forEach((s) => s.classList.toggle('current', +s.dataset.ply === k));
   };
@@ -120,7 +124,7 @@ function showJudged(out, v, upload) {
     r.damaged ? el('p', { class: 'note', id: 'damaged' }, t('damagedAt', { line: r.damaged.line, what: r.damaged.what })) : '',
     el('div', { class: 'game' }, el('div', {}, view, el('p', {}, slider, ' ', label)),
       el('div', { class: 'panel' }, el('h3', {}, t('moves')), list,
-        el('p', {}, `${t('download')}: `, downloads)))));
+        el('p', {}, `${t('download')}: `, downloads), analysisBox))));
   slider.addEventListener('input', show);
   show();
 }
