@@ -129,6 +129,8 @@ pub fn router(
 pub(crate) const JUDGE_ROUTE: &str = "/api/judge";
 /// See [`JUDGE_ROUTE`].
 pub(crate) const CONVERT_ROUTE: &str = "/api/convert";
+/// See [`JUDGE_ROUTE`]: a judged record's analysis.
+pub(crate) const JUDGE_ANALYSIS_ROUTE: &str = "/api/judge/analysis";
 
 /// What only the referee instance answers (it holds the lobby, the seats and the league),
 /// each route with its handlers there: declared once, so that a web instance relays
@@ -148,7 +150,7 @@ fn referees_routes() -> Vec<(&'static str, axum::routing::MethodRouter<AppState>
             "/api/games/{id}/analysis",
             get(analysis::show).post(analysis::request),
         ),
-        ("/api/judge/analysis", post(analysis::request_record)),
+        (JUDGE_ANALYSIS_ROUTE, post(analysis::request_record)),
         ("/api/analyses/{key}", get(analysis::show)),
         ("/api/rounds", get(league::rounds)),
         ("/api/events", get(events::list_events)),

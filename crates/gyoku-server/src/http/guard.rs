@@ -184,10 +184,17 @@ pub(crate) struct Guard {
     queue_timeout: Duration,
 }
 
-/// Whether `request` sends a record file (judge, convert): it goes in the uploads' lane.
+/// Whether `request` sends a record file (judge, convert, a judged record's analysis): it
+/// goes in the uploads' lane.
 fn uploads_a_record(request: &Request) -> bool {
     let path = request.uri().path();
-    request.method() == Method::POST && (path == super::JUDGE_ROUTE || path == super::CONVERT_ROUTE)
+    request.method() == Method::POST
+        && [
+            super::JUDGE_ROUTE,
+            super::CONVERT_ROUTE,
+            super::JUDGE_ANALYSIS_ROUTE,
+        ]
+        .contains(&path)
 }
 
 impl Guard {
