@@ -178,14 +178,15 @@ async fn enqueue(
         db.request_analysis(&k, (&name, ms), line, &now_text())
     })
     .await;
-    let job = match asked {
-        Ok(job) => job,
+    let (job, queued) = match asked {
+        Ok(asked) => asked,
         Err(e) => {
             release(&analyst.busy, Some(address));
             return Err(e);
         }
     };
-    if job.status == "queued" {
+    // Sent once: a job another request queued is on its way already.
+    if queued {
         permit.send((key.to_string(), Some(address)));
     } else {
         release(&analyst.busy, Some(address));

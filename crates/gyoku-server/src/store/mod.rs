@@ -351,9 +351,10 @@ mod contract {
             start_sfen: "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
             moves: "7g7f 3c3d",
         };
-        let job = db
+        let (job, queued) = db
             .request_analysis("g1", ("fsf", 100), line, "2026/11/28 10:00:00")
             .unwrap();
+        assert!(queued);
         assert_eq!((job.status.as_str(), job.movetime_ms), ("queued", 100));
         assert_eq!(
             (job.start_sfen.as_str(), job.moves.as_str()),
@@ -361,12 +362,12 @@ mod contract {
         );
         assert_eq!(db.pending_analyses(10).unwrap(), ["g1"]);
         db.set_analysis_status("g1", "running", None).unwrap();
-        let again = db
+        let (again, queued) = db
             .request_analysis("g1", ("other", 5), line, "2026/11/28 10:01:00")
             .unwrap();
         assert_eq!(
-            (again.status.as_str(), again.engine.as_str()),
-            ("running", "fsf")
+            (again.status.as_str(), again.engine.as_str(), queued),
+            ("running", "fsf", false)
         );
         let ply = |n, score: Option<i64>| AnalysedPly {
             ply: n,
@@ -384,18 +385,26 @@ mod contract {
         assert_eq!(plies, [ply(0, Some(35)), ply(1, None)]);
         assert!(db.pending_analyses(10).unwrap().is_empty());
         // A failed analysis is asked again; a done one is not.
-        let again = db
+        let (again, queued) = db
             .request_analysis("g1", ("fsf", 200), line, "2026/11/28 10:02:00")
             .unwrap();
         assert_eq!(
-            (again.status.as_str(), again.movetime_ms, again.error),
-            ("queued", 200, None)
+            (
+                again.status.as_str(),
+                again.movetime_ms,
+                again.error,
+                queued
+            ),
+            ("queued", 200, None, true)
         );
         db.set_analysis_status("g1", "done", None).unwrap();
-        let done = db
+        let (done, queued) = db
             .request_analysis("g1", ("fsf", 300), line, "2026/11/28 10:03:00")
             .unwrap();
-        assert_eq!((done.status.as_str(), done.movetime_ms), ("done", 200));
+        assert_eq!(
+            (done.status.as_str(), done.movetime_ms, queued),
+            ("done", 200, false)
+        );
     }
 
     /// Issue 46: a web session names its account until it expires or is let go; a

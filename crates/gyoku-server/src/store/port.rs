@@ -331,7 +331,7 @@ pub trait Archive: Send + std::fmt::Debug {
     /// Asks for the analysis of `line` (a game's, by its Game_ID, or a judged record's, by
     /// `record-` and its digest) by `engine` at `movetime_ms` a position: queued unless it
     /// is queued, running or done already (a failed one is queued again). The job as it
-    /// stands.
+    /// stands, and whether this request queued it.
     ///
     /// # Errors
     /// [`StoreError`].
@@ -341,7 +341,7 @@ pub trait Archive: Send + std::fmt::Debug {
         by: (&str, u64),
         line: AnalysedLine<'_>,
         now: &str,
-    ) -> Result<AnalysisJob, StoreError>;
+    ) -> Result<(AnalysisJob, bool), StoreError>;
 
     /// Sets an analysis job's status (`running`, `done`, `failed` with `error`).
     ///

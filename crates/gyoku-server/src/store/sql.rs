@@ -489,10 +489,11 @@ impl<T: Sql> Archive for T {
         (engine, movetime_ms): (&str, u64),
         line: AnalysedLine<'_>,
         now: &str,
-    ) -> Result<AnalysisJob, StoreError> {
+    ) -> Result<(AnalysisJob, bool), StoreError> {
         let mut job = None;
+        let mut queued = false;
         self.transaction(&mut |tx| {
-            tx.execute(
+            queued = tx.execute(
                 schema::REQUEST_ANALYSIS,
                 &[
                     Param::Text(game_id),
@@ -502,11 +503,14 @@ impl<T: Sql> Archive for T {
                     Param::Text(line.start_sfen),
                     Param::Text(line.moves),
                 ],
-            )?;
+            )? > 0;
             job = analysis_job(tx, game_id)?;
             Ok(())
         })?;
-        job.ok_or_else(|| StoreError::Internal(format!("the analysis of {game_id} was not kept")))
+        let job = job.ok_or_else(|| {
+            StoreError::Internal(format!("the analysis of {game_id} was not kept"))
+        })?;
+        Ok((job, queued))
     }
 
     fn set_analysis_status(
