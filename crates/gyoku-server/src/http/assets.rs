@@ -17,6 +17,7 @@ const FILES: &[(&str, &str, &str)] = &[
     ("js/main.js", JS, include_str!("../../web/js/main.js")),
     ("js/page.js", JS, include_str!("../../web/js/page.js")),
     ("js/account.js", JS, include_str!("../../web/js/account.js")),
+    ("js/evals.js", JS, include_str!("../../web/js/evals.js")),
     (
         "js/analysis.js",
         JS,
@@ -76,6 +77,23 @@ mod tests {
 
     /// Every rule set the server offers has its name in words on the page, in both
     /// languages (`RULES` in `i18n.js`): none shows as its slug.
+    /// Every module the page has is served (one left out broke the page's imports in the
+    /// browser only).
+    #[test]
+    fn every_page_module_is_served() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web/js");
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            if name.ends_with(".js") && !name.ends_with(".test.js") {
+                let path = format!("js/{name}");
+                assert!(
+                    FILES.iter().any(|(served, _, _)| *served == path),
+                    "{path} is not among the served files"
+                );
+            }
+        }
+    }
+
     #[test]
     fn every_preset_has_a_name_in_words() {
         let i18n = FILES
