@@ -464,29 +464,34 @@ async fn ratings_loop(
         let db = db.clone();
         let last = kept.take();
         let computed = tokio::task::spawn_blocking(move || {
-            let crate::ratings::Lists {
-                rated: ratings,
-                floodgate: list,
-                people,
-            } = crate::ratings::from_store(&db)?;
+            let lists = crate::ratings::from_store(&db)?;
             let at = chrono::Local::now().format("%Y/%m/%d %H:%M:%S").to_string();
-            if !ratings.is_empty() && last.as_ref() != Some(&ratings) {
-                if let Err(e) = crate::ratings::keep(&db, &at, &ratings) {
-                    tracing::warn!("the rating list was not kept: {e}");
-                    return Ok((ratings, (list, people), at, last));
+            let floodgate = lists.floodgate.map(|(ratings, list)| {
+                if !ratings.is_empty() && last.as_ref() != Some(&ratings) {
+                    if let Err(e) = crate::ratings::keep(&db, &at, &ratings) {
+                        tracing::warn!("the rating list was not kept: {e}");
+                        return (ratings, list, last);
+                    }
+                    return (ratings.clone(), list, Some(ratings));
                 }
-                return Ok((ratings.clone(), (list, people), at, Some(ratings)));
-            }
-            Ok::<_, String>((ratings, (list, people), at, last))
+                (ratings, list, last)
+            });
+            Ok::<_, String>((floodgate, lists.people, at))
         })
         .await;
         match computed {
-            Ok(Ok((ratings, (list, people), at, now_kept))) => {
-                kept = now_kept;
+            Ok(Ok((floodgate, people, at))) => {
+                // The accounts' list stands whatever became of Floodgate's.
                 league.set_people(people);
-                league.set_ratings(at, list);
-                if !driver.input(crate::lobby::Input::Ratings(ratings)).await {
-                    return;
+                match floodgate {
+                    Ok((ratings, list, now_kept)) => {
+                        kept = now_kept;
+                        league.set_ratings(at, list);
+                        if !driver.input(crate::lobby::Input::Ratings(ratings)).await {
+                            return;
+                        }
+                    }
+                    Err(e) => tracing::warn!("the rating list was not computed: {e}"),
                 }
             }
             Ok(Err(e)) => tracing::warn!("the rating list was not computed: {e}"),

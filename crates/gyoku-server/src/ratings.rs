@@ -157,13 +157,12 @@ pub fn game_lines(games: &[FinishedGame]) -> Vec<GameLine> {
 }
 
 /// The lists made from the stored games: Floodgate's rated players' rates (by rating id)
-/// and its whole list (rated or not), and the web accounts' Glicko-2 ratings.
+/// with its whole list (rated or not), or why its method failed; and the web accounts'
+/// Glicko-2 ratings, made either way.
 #[derive(Debug)]
 pub struct Lists {
-    /// Floodgate's rates, by rating id (for the lobby's pairing).
-    pub rated: Ratings,
-    /// Floodgate's list, rated or not.
-    pub floodgate: Vec<floodgate::Player>,
+    /// Floodgate's rates by rating id (for the lobby's pairing) and its list.
+    pub floodgate: Result<(Ratings, Vec<floodgate::Player>), String>,
     /// The web accounts' ratings ([`people`]).
     pub people: Vec<PersonRating>,
 }
@@ -171,13 +170,20 @@ pub struct Lists {
 /// The lists, from the games stored at `db`, now.
 ///
 /// # Errors
-/// Storage's, or the method's (a group with no ratings).
+/// Storage's.
 pub fn from_store(db: &DbUrl) -> Result<Lists, String> {
     let mut store = crate::store::open(db).map_err(|e| e.to_string())?;
     let games = store.finished_games(MAX_GAMES).map_err(|e| e.to_string())?;
     drop(store);
-    let people = people(&games);
-    let lines = game_lines(&games);
+    Ok(Lists {
+        people: people(&games),
+        floodgate: floodgate_list(&games),
+    })
+}
+
+/// Floodgate's list of `games`, by its method, now.
+fn floodgate_list(games: &[FinishedGame]) -> Result<(Ratings, Vec<floodgate::Player>), String> {
+    let lines = game_lines(games);
     let now = chrono::Local::now().naive_local();
     let base = floodgate::parse_time(&now.format("%Y-%m-%d %H:%M:%S").to_string()).unwrap_or(0);
     let mut list =
@@ -193,11 +199,7 @@ pub fn from_store(db: &DbUrl) -> Result<Lists, String> {
         .filter(|p| p.group != UNRATED_GROUP)
         .map(|p| (p.id.clone(), p.rate))
         .collect();
-    Ok(Lists {
-        rated,
-        floodgate: list,
-        people,
-    })
+    Ok((rated, list))
 }
 
 /// Keeps the rated players' rates as computed at `at` (`YYYY/MM/DD HH:MM:SS`): a player's
