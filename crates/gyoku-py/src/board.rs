@@ -205,6 +205,34 @@ impl Board {
         convert::impasse_report(py, &report, &pos)
     }
 
+    /// Sets the board to `sfen` (an SFEN, `startpos` or a handicap name), forgetting the
+    /// moves played: cshogi's `set_sfen`. `ValueError` for one that does not read (the
+    /// board is left as it was).
+    fn set_sfen(&self, py: Python<'_>, sfen: &str) -> PyResult<()> {
+        let pos = read_position(Some(sfen), false)?;
+        self.write(py, |s| *s = State::new(pos));
+        Ok(())
+    }
+
+    /// Sets the board to the usual start, forgetting the moves played: cshogi's `reset`.
+    fn reset(&self, py: Python<'_>) {
+        self.write(py, |s| *s = State::new(Position::startpos()));
+    }
+
+    /// Whether the side to move may declare (entering king) and win under the 27-point
+    /// rule (CSA's, as cshogi's `is_nyugyoku`): king in the zone, ten other pieces there,
+    /// not in check, 28 points for Black and 27 for White. The other rule sets' verdicts:
+    /// `impasse()`.
+    fn is_nyugyoku(&self, py: Python<'_>) -> bool {
+        use gyoku::impasse::{DeclarationVerdict, judge_declaration};
+        use gyoku::rules::DeclarationRule;
+        self.read(py, |s| {
+            let color = s.pos.turn();
+            let count = gyoku::ImpasseCount::of(&s.pos, color, 0);
+            judge_declaration(DeclarationRule::Points27, &count, color) == DeclarationVerdict::Win
+        })
+    }
+
     /// A move (USI) that mates at once, or `None`: cshogi's `mate_move_in_1ply`. A pawn
     /// drop never qualifies (uchifuzume is illegal).
     fn mate_move_in_1ply(&self, py: Python<'_>) -> Option<Py<PyString>> {

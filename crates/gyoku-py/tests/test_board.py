@@ -296,3 +296,44 @@ def test_failing_fast_calls_give_back_what_they_made():
     grown = resident_kib() - start
     print(f"1,000,000 failing calls: resident memory grew {grown} KiB")
     assert grown < 8 * 1024, grown
+
+
+# Declarations under the 27-point rule (Black 28, White 27; ten pieces in the zone, the king
+# there, not in check), with cshogi's answer, which the test asks again.
+NYUGYOKU = [
+    # Black entered: ten pieces and 28 points.
+    ("8R/4K3B/GGGGSSSS1/nnnn5/pppppppp1/llll5/9/r7b/4k4 b 10P 1", True),
+    # The same for White to move: White has not entered.
+    ("8R/4K3B/GGGGSSSS1/nnnn5/pppppppp1/llll5/9/r7b/4k4 w 10P 1", False),
+    # Black with 27 points: one short of Black's 28.
+    ("RRBBK4/PPPPPP3/9/9/9/9/9/9/8k b P 1", False),
+    # White entered with 27: White's threshold.
+    ("4K4/9/9/9/9/9/ppppppppp/1b5r1/4k4 w rb2g2s 1", None),
+]
+
+
+def test_set_sfen_reset_and_is_nyugyoku_as_cshogi():
+    """`set_sfen` and `reset` set the board and forget its moves as cshogi's do; over seeded
+    random games and declaration positions `is_nyugyoku` answers as cshogi's."""
+    cshogi = _cshogi("set_sfen, reset and is_nyugyoku against cshogi's")
+    b, c = gyoku.Board(), cshogi.Board()
+    for sfen, want in NYUGYOKU:
+        b.set_sfen(sfen)
+        c.set_sfen(sfen)
+        assert b.sfen() == c.sfen() and b.moves == []
+        assert b.is_nyugyoku() == bool(c.is_nyugyoku()), sfen
+        if want is not None:
+            assert b.is_nyugyoku() is want, sfen
+    b.push(b.legal_moves[0])
+    b.reset()
+    c.reset()
+    assert b.sfen() == c.sfen() == gyoku.Board().sfen() and b.moves == []
+    with pytest.raises(ValueError):
+        b.set_sfen("not an sfen")
+    assert b.sfen() == gyoku.Board().sfen()
+    for moves in _random_games(10, 200, seed=11):
+        g, k = gyoku.Board(), cshogi.Board()
+        for played in moves:
+            assert g.is_nyugyoku() == bool(k.is_nyugyoku())
+            g.push(played)
+            k.push_usi(played)

@@ -48,6 +48,12 @@ class Board:
     def is_game_over(self) -> bool: ...
     def repetitions(self) -> int: ...
     def impasse(self, mate_nodes: int = 0) -> dict[str, Any]: ...
+    def set_sfen(self, sfen: str) -> None:
+        """Sets the board to an SFEN (or startpos, or a handicap name), forgetting the moves (cshogi's set_sfen)."""
+    def reset(self) -> None:
+        """Sets the board to the usual start, forgetting the moves (cshogi's reset)."""
+    def is_nyugyoku(self) -> bool:
+        """Whether the side to move may declare and win under the 27-point rule (cshogi's is_nyugyoku)."""
     def mate_move_in_1ply(self) -> Optional[str]:
         """A move that mates at once (USI), or None (cshogi's mate_move_in_1ply)."""
     def mate(self, nodes: int = 1000000, table_mib: int = 16) -> dict[str, Any]:
