@@ -476,16 +476,15 @@ mod contract {
         let e = second.claim().unwrap_err().to_string();
         assert!(e.contains("another gyoku serve is using"), "{e}");
         drop(first);
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        loop {
-            match second.claim() {
-                Ok(()) => break,
-                Err(StoreError::ClaimTaken(_)) if std::time::Instant::now() < deadline => {
-                    std::thread::sleep(std::time::Duration::from_millis(50));
-                }
-                Err(e) => panic!("the claim was not let go with its connection: {e}"),
-            }
-        }
+        gyoku_testdata::wait_for(
+            std::time::Duration::from_secs(10),
+            || "the claim to go with its connection".into(),
+            || match second.claim() {
+                Ok(()) => Some(()),
+                Err(StoreError::ClaimTaken(_)) => None,
+                Err(e) => panic!("the claim was not asked again: {e}"),
+            },
+        );
     }
 
     #[test]
