@@ -28,6 +28,64 @@ impl Opening {
         game
     }
 
+    /// The opening as one USI line: `sfen <SFEN>`, then ` moves …` when it has moves.
+    ///
+    /// ```
+    /// use gyoku_arena::openings::Opening;
+    /// let o = Opening::parse_line("startpos moves 7g7f 3c3d", &gyoku::Preset::Csa.rules()).unwrap();
+    /// assert!(o.usi_line().starts_with("sfen lnsgkgsnl/") && o.usi_line().ends_with(" moves 7g7f 3c3d"));
+    /// assert_eq!(Opening::parse_line(&o.usi_line(), &gyoku::Preset::Csa.rules()), Ok(o));
+    /// ```
+    pub fn usi_line(&self) -> String {
+        let mut s = format!("sfen {}", self.start.to_sfen());
+        if !self.moves.is_empty() {
+            s.push_str(" moves");
+            for m in &self.moves {
+                s.push(' ');
+                s.push_str(&m.to_string());
+            }
+        }
+        s
+    }
+
+    /// Reads one USI line (`startpos`/`sfen …`, optionally after `position`, then `moves
+    /// …`) as an opening, played under `rules`: an illegal move, or an opening that ends
+    /// the game, is refused.
+    ///
+    /// # Errors
+    /// What is wrong with the line.
+    pub fn parse_line(line: &str, rules: &RuleSet) -> Result<Opening, String> {
+        let line = line.trim();
+        if line.len() > 16 * 1024 || line.contains('\n') {
+            return Err("an opening is one line of at most 16 KiB".into());
+        }
+        let text = if line.starts_with("position ") {
+            line.to_string()
+        } else {
+            format!("position {line}")
+        };
+        let mut records = gyoku_kifu::read_str(&text, gyoku_kifu::Format::Usi)
+            .map_err(|e| format!("not a USI position line: {e}"))?;
+        if records.len() != 1 {
+            return Err("not one USI position line".into());
+        }
+        let r = records.remove(0);
+        if let Some(f) = &r.foul {
+            return Err(format!("move {} ({}) is illegal: {}", f.ply, f.mv, f.kind));
+        }
+        let opening = Opening {
+            start: r.start.clone(),
+            moves: r.moves.iter().map(|m| m.mv).collect(),
+        };
+        if let Some(o) = opening.game(*rules).outcome() {
+            return Err(format!(
+                "the game is over at ply {} of the opening ({o})",
+                o.ply
+            ));
+        }
+        Ok(opening)
+    }
+
     /// The even start, no moves.
     pub fn startpos() -> Opening {
         Opening {

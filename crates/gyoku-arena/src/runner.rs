@@ -244,13 +244,7 @@ impl SprtOutcome {
 
 /// A match's results as a test counts them: engine 1's games and finished pairs.
 #[derive(Default)]
-struct PairBook {
-    /// Engine 1's half-points in each finished game, by number.
-    half_points: std::collections::HashMap<u32, u8>,
-    tally: Tally,
-    /// The pairs scoring 1: a win and a loss, two draws.
-    wl_dd: [u64; 2],
-}
+struct PairBook(gyoku_league::tally::PairBook);
 
 impl PairBook {
     fn add(&mut self, g: &GameEntry) {
@@ -259,22 +253,7 @@ impl PairBook {
             Some(_) => 0,
             None => 1,
         };
-        self.tally.add_game(hp);
-        // Games 2k+1 and 2k+2 play one opening, colours swapped.
-        let partner = if g.number % 2 == 1 {
-            g.number + 1
-        } else {
-            g.number - 1
-        };
-        if let Some(&other) = self.half_points.get(&partner) {
-            self.tally.add_pair_points(hp + other);
-            match (hp, other) {
-                (1, 1) => self.wl_dd[1] += 1,
-                (0, 2) | (2, 0) => self.wl_dd[0] += 1,
-                _ => {}
-            }
-        }
-        self.half_points.insert(g.number, hp);
+        self.0.add(g.number, hp);
     }
 }
 
@@ -417,8 +396,8 @@ impl MatchSummary {
         };
         crate::fastchess::results_block(
             &heading,
-            &pairs.tally,
-            pairs.wl_dd,
+            &pairs.0.tally,
+            pairs.0.wl_dd,
             self.sprt.as_ref().map(|t| &t.sprt),
         )
     }
@@ -620,7 +599,7 @@ async fn next_signal(signal: &mut Option<tokio::signal::unix::Signal>) {
 }
 
 /// Resolves when the runner is asked to stop: Ctrl-C (SIGINT), SIGTERM or SIGHUP.
-pub(crate) async fn stop_signal() {
+pub async fn stop_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
@@ -673,11 +652,11 @@ pub async fn run(
     let sprt = config.sprt;
     let test_of = move |book: &PairBook| {
         sprt.map(|sprt| {
-            let llr = sprt.llr(&book.tally);
+            let llr = sprt.llr(&book.0.tally);
             SprtOutcome {
                 sprt,
                 llr,
-                tally: book.tally,
+                tally: book.0.tally,
                 decision: sprt.decide(llr),
             }
         })

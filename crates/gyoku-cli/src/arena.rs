@@ -17,7 +17,12 @@ use crate::args::RuleArgs;
 use crate::testing::{self, Output};
 
 /// `gyoku engine [--style greedy|random] [--seed N] [--reseed-each-game]`.
-pub fn run_engine(style: &str, seed: u64, reseed_each_game: bool) -> Result<(), Failure> {
+pub fn run_engine(
+    style: &str,
+    seed: u64,
+    reseed_each_game: bool,
+    delay: Option<&str>,
+) -> Result<(), Failure> {
     let style = match style {
         "greedy" => Style::Greedy,
         "random" => Style::Random,
@@ -27,10 +32,16 @@ pub fn run_engine(style: &str, seed: u64, reseed_each_game: bool) -> Result<(), 
             )));
         }
     };
+    let delay = delay
+        .map(parse_duration)
+        .transpose()
+        .map_err(|e| Failure::Input(format!("--delay: {e}")))?;
     let config = builtin::Config {
         style,
         seed,
         reseed_each_game,
+        quirk: delay.map(|ms| builtin::Quirk::Slow(std::time::Duration::from_millis(ms))),
+        quirk_from: 1,
         ..builtin::Config::default()
     };
     let stdin = std::io::stdin();

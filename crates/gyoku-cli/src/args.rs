@@ -218,6 +218,10 @@ pub enum Command {
         /// the same positions game after game (also its `ReseedEachGame` option).
         #[arg(long)]
         reseed_each_game: bool,
+        /// Think this long before each move (100ms, 2s): an engine that takes time, for
+        /// demos and tests of clocks and workers.
+        #[arg(long)]
+        delay: Option<String>,
     },
     /// Play a refereed match between two USI engines.
     Match {
@@ -311,6 +315,135 @@ pub enum Command {
     /// A rating list from game results: by maximum likelihood (Bradley–Terry, draws as half
     /// points, as Ordo and BayesElo), or with --floodgate as Floodgate's mk_rate computes it.
     Ratings(RatingsArgs),
+    /// Engine tests a server keeps and workers play (docs/testing-at-scale.md): `create`,
+    /// `stop`, `list`.
+    Test(TestArgs),
+    /// Play a server's engine tests: ask it for batches of game pairs, play them here,
+    /// upload each game's record (the server judges it again), until stopped.
+    Worker(WorkerArgs),
+}
+
+/// `gyoku test`'s actions.
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    #[command(subcommand)]
+    pub action: TestAction,
+}
+
+/// What `gyoku test` does.
+#[derive(Debug, Subcommand)]
+pub enum TestAction {
+    /// Make a test on the server: two engines, the rules, the clock, the openings, and a
+    /// number of game pairs or an SPRT that stops it.
+    Create(TestCreateArgs),
+    /// Stop a running test (its batches are let go).
+    Stop {
+        /// The test's name.
+        name: String,
+        #[command(flatten)]
+        server: ServerArgs,
+        /// The file holding the server's admin token (`gyoku serve --admin-token-file`).
+        #[arg(long, value_name = "FILE")]
+        admin_token: std::path::PathBuf,
+        /// Print the server's answer as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the server's tests: status, games, LLR, Elo.
+    List {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// Print JSON: the server's `GET /api/tests`.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The server an engine-test command talks to.
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    /// The server's HTTP address: http://HOST:PORT (`gyoku serve --http`).
+    #[arg(long, value_name = "URL")]
+    pub server: String,
+}
+
+/// `gyoku test create`'s options.
+#[derive(Debug, Args)]
+pub struct TestCreateArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// The file holding the server's admin token (`gyoku serve --admin-token-file`).
+    #[arg(long, value_name = "FILE")]
+    pub admin_token: std::path::PathBuf,
+    /// The test's name (letters, digits, `-`, `_`, `.`).
+    #[arg(long)]
+    pub name: String,
+    /// An engine, twice (engine 1 is the one tested): `NAME=COMMAND` (the command a worker
+    /// runs unless it has its own for NAME), or `NAME` alone (each worker gives its own
+    /// command: `gyoku worker --engine NAME=COMMAND`). `builtin` is Gyoku's own engine.
+    #[arg(
+        long = "engine",
+        value_name = "NAME[=COMMAND]",
+        num_args = 1,
+        required = true
+    )]
+    pub engines: Vec<String>,
+    /// A USI option for both engines (`NAME=VALUE`) or one (`ENGINE:NAME=VALUE`, by number
+    /// or name). Repeat it.
+    #[arg(long = "option", value_name = "[ENGINE:]NAME=VALUE")]
+    pub options: Vec<String>,
+    /// The rule-set preset (`gyoku rules` lists them).
+    #[arg(long, default_value = "csa")]
+    pub rules: String,
+    /// Main time and increment: `10s`, `60+1s` (as `gyoku match --time`).
+    #[arg(long)]
+    pub time: Option<String>,
+    /// Byoyomi: `1s`, `100ms`.
+    #[arg(long)]
+    pub byoyomi: Option<String>,
+    /// Openings: a file of positions (SFEN or USI lines, or records), used in turn, each
+    /// played once with each colour.
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<std::path::PathBuf>,
+    /// Keep only this many plies of each opening.
+    #[arg(long)]
+    pub opening_plies: Option<usize>,
+    /// The most game pairs.
+    #[arg(long, default_value_t = 1000)]
+    pub pairs: u32,
+    /// Stop when this SPRT decides: `elo0=0,elo1=5[,alpha=0.05][,beta=0.05]` (as `gyoku
+    /// match --sprt`).
+    #[arg(long)]
+    pub sprt: Option<String>,
+    /// Pairs handed to a worker at once.
+    #[arg(long, default_value_t = 4)]
+    pub batch_pairs: u32,
+    /// Print the server's answer as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `gyoku worker`'s options.
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// The file holding the server's worker token (`gyoku serve --worker-token-file`).
+    #[arg(long, value_name = "FILE")]
+    pub token: std::path::PathBuf,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// The name this worker registers under (default: the host's name).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// This machine's command for an engine a test names: `NAME=COMMAND` (used instead of
+    /// the test's own). Repeat it.
+    #[arg(long = "engine", value_name = "NAME=COMMAND")]
+    pub engines: Vec<String>,
+    /// Stop once the server has no batch this worker can play.
+    #[arg(long)]
+    pub exit_when_idle: bool,
 }
 
 /// `gyoku tournament`'s options.
@@ -871,6 +1004,15 @@ pub struct ServeArgs {
     /// Without it the admin endpoint is off.
     #[arg(long, value_name = "FILE")]
     pub admin_token_file: Option<std::path::PathBuf>,
+    /// The file holding the token engine-test workers register with (`gyoku worker
+    /// --token FILE`). Made when missing, as --admin-token-file. Without it no worker can
+    /// register (docs/testing-at-scale.md).
+    #[arg(long, value_name = "FILE")]
+    pub worker_token_file: Option<std::path::PathBuf>,
+    /// How long a batch of an engine test stays a worker's without a heartbeat before it
+    /// is handed out again: 120s, 2m.
+    #[arg(long, default_value = "120s")]
+    pub worker_lease: String,
     /// What this instance does: `referee` holds the lobby and the CSA port (one per
     /// database); `web` serves the web page, the API and the event streams from the
     /// PostgreSQL database a referee writes, relaying players' actions to it (`--referee`).

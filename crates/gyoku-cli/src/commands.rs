@@ -131,7 +131,8 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             style,
             seed,
             reseed_each_game,
-        } => arena::run_engine(&style, seed, reseed_each_game),
+            delay,
+        } => arena::run_engine(&style, seed, reseed_each_game, delay.as_deref()),
         Command::Serve(args) => serve::run_serve(args),
         Command::EventKeys {
             file,
@@ -139,6 +140,8 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             json,
         } => crate::event_keys::run_event_keys(&file, keys_out.as_deref(), json),
         Command::Ratings(args) => ratings::run_ratings(&args),
+        Command::Test(args) => crate::engine_tests::run_test(args),
+        Command::Worker(args) => crate::engine_tests::run_worker(args),
         Command::Tournament(args) => arena::run_tournament(args),
         Command::CsaClient(args) => arena::run_csa_client(args),
         Command::Match {

@@ -21,6 +21,7 @@ macro_rules! outln {
 mod arena;
 mod args;
 mod commands;
+mod engine_tests;
 mod event_keys;
 mod mate;
 mod private_file;

@@ -196,7 +196,17 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
             max_connections_per_address: a.http_max_connections_per_address,
             max_watchers: a.http_max_watchers,
             max_watchers_per_address: a.http_max_watchers_per_address,
-            admin_token: a.admin_token_file.as_deref().map(admin_token).transpose()?,
+            admin_token: a
+                .admin_token_file
+                .as_deref()
+                .map(|p| admin_token(p, "--admin-token-file"))
+                .transpose()?,
+            worker_token: a
+                .worker_token_file
+                .as_deref()
+                .map(|p| admin_token(p, "--worker-token-file"))
+                .transpose()?,
+            worker_lease: worker_lease(&a.worker_lease)?,
             analysis: analysis_options(a.analysis_engine.as_deref(), a.analysis_ms, &engines)?,
             ..gyoku_server::http::HttpOptions::default()
         },
@@ -403,33 +413,48 @@ fn event_files(
 /// The operator's token from `path`, made there first when missing (64 hex digits,
 /// readable by its owner only, written to a temporary file and linked into place: never
 /// half written, never over another file).
-fn admin_token(path: &std::path::Path) -> Result<gyoku_server::http::AdminToken, Failure> {
+fn admin_token(
+    path: &std::path::Path,
+    flag: &str,
+) -> Result<gyoku_server::http::AdminToken, Failure> {
     let shown = path.display();
     if !path.exists() {
         let token = gyoku_server::http::AdminToken::random_text()
-            .map_err(|e| Failure::Run(format!("--admin-token-file: {e}")))?;
+            .map_err(|e| Failure::Run(format!("{flag}: {e}")))?;
         let made = crate::private_file::write_new_private(path, format!("{token}\n").as_bytes());
-        made.map_err(|e| Failure::Run(format!("--admin-token-file {shown}: {e}")))?;
+        made.map_err(|e| Failure::Run(format!("{flag} {shown}: {e}")))?;
     }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(path)
-            .map_err(|e| Failure::Input(format!("--admin-token-file {shown}: {e}")))?
+            .map_err(|e| Failure::Input(format!("{flag} {shown}: {e}")))?
             .permissions()
             .mode();
         if mode & 0o077 != 0 {
             return Err(Failure::Input(format!(
-                "--admin-token-file {shown}: others may read it (mode {:o}); chmod 600 it",
+                "{flag} {shown}: others may read it (mode {:o}); chmod 600 it",
                 mode & 0o777
             )));
         }
     }
     let bytes = gyoku_kifu::files::read_regular(path, 4096)
-        .map_err(|e| Failure::Input(format!("--admin-token-file {e}")))?;
+        .map_err(|e| Failure::Input(format!("{flag} {e}")))?;
     let text = String::from_utf8_lossy(&bytes);
     gyoku_server::http::AdminToken::new(text.trim().to_string())
-        .map_err(|e| Failure::Input(format!("--admin-token-file {shown}: {e}")))
+        .map_err(|e| Failure::Input(format!("{flag} {shown}: {e}")))
+}
+
+/// `--worker-lease`: at least 3 s, at most a day.
+fn worker_lease(text: &str) -> Result<std::time::Duration, Failure> {
+    let ms = gyoku_arena::timecontrol::parse_duration(text)
+        .map_err(|e| Failure::Input(format!("--worker-lease {text}: {e}")))?;
+    if !(3_000..=86_400_000).contains(&ms) {
+        return Err(Failure::Input(format!(
+            "--worker-lease {text}: from 3s to a day"
+        )));
+    }
+    Ok(std::time::Duration::from_millis(ms))
 }
 
 /// Refuses a `--schedule` for an organised event's game (its rounds are the event's: no

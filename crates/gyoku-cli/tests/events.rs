@@ -5,7 +5,7 @@
 //! only, and not to another site's page; a missing player forfeits.
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,6 +17,7 @@ use gyoku::{Color, Position};
 use serde_json::{Value, json};
 
 mod kit;
+use kit::request;
 
 /// `gyoku serve`'s arguments for an event's server on `csa` and `http`.
 fn serve_args(dir: &Path, csa: &str, http: &str, event: &Path) -> Vec<std::ffi::OsString> {
@@ -67,38 +68,6 @@ fn start(
         },
     );
     server.expect("listening")
-}
-
-/// One HTTP request with extra headers: the status and the JSON body.
-fn request(
-    at: SocketAddr,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &Value,
-) -> (u16, Value) {
-    let body = if body.is_null() {
-        String::new()
-    } else {
-        body.to_string()
-    };
-    let mut s = TcpStream::connect(at).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {at}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    s.write_all(head.as_bytes()).unwrap();
-    s.write_all(body.as_bytes()).unwrap();
-    let mut answer = String::new();
-    s.read_to_string(&mut answer).unwrap();
-    let status = answer[9..12].parse().unwrap();
-    let (_, json) = answer.split_once("\r\n\r\n").unwrap();
-    (status, serde_json::from_str(json).unwrap_or(Value::Null))
 }
 
 /// `GET /api/events/<name>`, or null while the server is down.

@@ -64,3 +64,58 @@ impl Tally {
         self.wins() as f64 + 0.5 * self.draws() as f64
     }
 }
+
+/// Games played in pairs, counted as they finish in any order: games `2k+1` and `2k+2`
+/// (numbered from 1) play one opening with colours swapped, and a pair is counted once
+/// both are in. What a match counts and what a test spread over workers counts, so that
+/// both decide alike.
+///
+/// ```
+/// use gyoku_league::tally::PairBook;
+/// let mut book = PairBook::default();
+/// book.add(2, 2); // game 2: a win
+/// assert_eq!(book.tally.pairs, [0; 5]);
+/// book.add(1, 0); // game 1: a loss; the pair scores 1
+/// assert_eq!((book.tally.games, book.tally.pairs), ([1, 0, 1], [0, 0, 1, 0, 0]));
+/// assert_eq!(book.wl_dd, [1, 0]);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct PairBook {
+    /// The first engine's half-points in each game counted, by number.
+    half_points: std::collections::HashMap<u32, u8>,
+    /// The games and finished pairs.
+    pub tally: Tally,
+    /// The pairs scoring 1: a win and a loss, two draws.
+    pub wl_dd: [u64; 2],
+}
+
+impl PairBook {
+    /// Counts game `number` (from 1), in which the first engine scored `half_points` (0, 1
+    /// or 2). A number counted already is not counted again.
+    pub fn add(&mut self, number: u32, half_points: u8) {
+        if number == 0 || self.half_points.contains_key(&number) {
+            return;
+        }
+        let hp = half_points.min(2);
+        self.tally.add_game(hp);
+        let partner = if number % 2 == 1 {
+            number + 1
+        } else {
+            number - 1
+        };
+        if let Some(&other) = self.half_points.get(&partner) {
+            self.tally.add_pair_points(hp + other);
+            match (hp, other) {
+                (1, 1) => self.wl_dd[1] += 1,
+                (0, 2) | (2, 0) => self.wl_dd[0] += 1,
+                _ => {}
+            }
+        }
+        self.half_points.insert(number, hp);
+    }
+
+    /// Whether game `number` is counted.
+    pub fn has(&self, number: u32) -> bool {
+        self.half_points.contains_key(&number)
+    }
+}

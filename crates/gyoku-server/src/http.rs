@@ -25,6 +25,7 @@ mod analysis;
 mod analysis_queue;
 mod assets;
 mod body;
+mod engine_tests;
 mod error;
 mod events;
 mod follow;
@@ -70,7 +71,7 @@ use tools::{convert, impasse, judge_record, mate};
 /// address it listens on (a request must name it, or one of `options.hosts`, as its
 /// `Host`). Call it inside a tokio runtime (a task follows the changes).
 pub fn router(
-    dbs: Vec<Box<dyn Archive>>,
+    mut dbs: Vec<Box<dyn Archive>>,
     changes: broadcast::Sender<crate::store::notices::Changed>,
     play: Option<Arc<Play>>,
     league: Arc<crate::league::League>,
@@ -78,7 +79,13 @@ pub fn router(
     options: &HttpOptions,
 ) -> Router {
     let heard = changes.subscribe();
+    let tests = if options.relay_to.is_none() {
+        Some(Arc::new(load_tests(&mut dbs, options.worker_lease)))
+    } else {
+        None
+    };
     let mut state = AppState::new(dbs, play, league, options);
+    state.tests = tests;
     tokio::spawn(follow::follow(Arc::downgrade(&state.stored), heard));
     if let (Some(analysis), None) = (&options.analysis, &options.relay_to) {
         state.analyst = Some(analysis_queue::Analyst::start(
@@ -124,6 +131,29 @@ pub fn router(
         .with_state(state)
 }
 
+/// The engine tests kept, with their games, read from the first connection at start (a
+/// test whose games cannot be read is left out, with a warning).
+fn load_tests(
+    dbs: &mut [Box<dyn Archive>],
+    lease: std::time::Duration,
+) -> crate::engine_tests::Tests {
+    let mut kept = Vec::new();
+    if let Some(db) = dbs.first_mut() {
+        match db.engine_tests() {
+            Ok(tests) => {
+                for t in tests {
+                    match db.test_games(&t.name) {
+                        Ok(games) => kept.push((t, games)),
+                        Err(e) => tracing::warn!(test = %t.name, "its games cannot be read: {e}"),
+                    }
+                }
+            }
+            Err(e) => tracing::warn!("the engine tests cannot be read: {e}"),
+        }
+    }
+    crate::engine_tests::Tests::new(kept, lease, std::time::Instant::now())
+}
+
 /// The routes that take a record file (judge, convert): the guard gives them a lane of
 /// their own.
 pub(crate) const JUDGE_ROUTE: &str = "/api/judge";
@@ -153,6 +183,20 @@ fn referees_routes() -> Vec<(&'static str, axum::routing::MethodRouter<AppState>
         (JUDGE_ANALYSIS_ROUTE, post(analysis::request_record)),
         ("/api/analyses/{key}", get(analysis::show)),
         ("/api/rounds", get(league::rounds)),
+        (
+            "/api/tests",
+            get(engine_tests::list).post(engine_tests::create),
+        ),
+        ("/api/tests/{name}", get(engine_tests::view)),
+        ("/api/tests/{name}/stop", post(engine_tests::stop)),
+        (
+            "/api/tests/{name}/games/{number}/record",
+            get(engine_tests::record),
+        ),
+        ("/api/workers", post(engine_tests::register)),
+        ("/api/workers/batch", post(engine_tests::batch)),
+        ("/api/workers/heartbeat", post(engine_tests::heartbeat)),
+        ("/api/workers/games", post(engine_tests::upload)),
         ("/api/events", get(events::list_events)),
         ("/api/events/{name}", get(events::event)),
         ("/api/events/{name}/admin", post(events::admin)),

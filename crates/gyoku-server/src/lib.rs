@@ -34,6 +34,7 @@ pub mod csa_port;
 pub mod driver;
 pub mod engine_levels;
 pub mod engine_pool;
+pub mod engine_tests;
 mod error;
 pub mod event;
 pub mod http;

@@ -5,11 +5,13 @@
 #![allow(dead_code)]
 
 use std::ffi::OsStr;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use serde_json::Value;
 
 /// The `gyoku` binary under test.
 pub fn gyoku() -> &'static str {
@@ -273,4 +275,36 @@ pub fn csa_login(csa: u16, login: &str) -> (TcpStream, BufReader<TcpStream>) {
     (&s).write_all(format!("{login}\n").as_bytes()).unwrap();
     let r = BufReader::new(s.try_clone().unwrap());
     (s, r)
+}
+
+/// One HTTP request with extra headers: the status and the JSON body.
+pub fn request(
+    at: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &Value,
+) -> (u16, Value) {
+    let body = if body.is_null() {
+        String::new()
+    } else {
+        body.to_string()
+    };
+    let mut s = TcpStream::connect(at).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {at}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(body.as_bytes()).unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    let status = answer[9..12].parse().unwrap();
+    let (_, json) = answer.split_once("\r\n\r\n").unwrap();
+    (status, serde_json::from_str(json).unwrap_or(Value::Null))
 }

@@ -167,42 +167,13 @@ pub(super) async fn admin(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
-    let Some(token) = &options.admin_token else {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "admin_off",
-            "the server was started without an admin token (gyoku serve --admin-token-file FILE)",
-        ));
-    };
-    // Wrong tokens from one address are slowed as wrong passwords are (after five, each
-    // try waits longer, doubling to 30 s): refused at once while the wait lasts.
-    let who = format!("admin endpoint from {}", peer.ip());
-    let now = tokio::time::Instant::now();
-    let wait = lock(&admin.tries).wait(peer.ip(), &who, now);
-    if !wait.is_zero() {
-        let seconds = wait.as_secs_f64().ceil().max(1.0);
-        return Err(ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "slow_down",
-            format!("too many wrong admin tokens from this address: try again in {seconds} s"),
-        )
-        .with("retry_after", json!(seconds)));
-    }
-    let given = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(bearer);
-    if !given.is_some_and(|g| token.admits(g)) {
-        if let Some(said) = lock(&admin.tries).failed(peer.ip(), &who, now) {
-            tracing::warn!(peer = %peer, "{said}");
-        }
-        return Err(ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
-            "send the admin token as Authorization: Bearer <token>",
-        ));
-    }
-    lock(&admin.tries).succeeded(peer.ip(), &who);
+    check_token(
+        options.admin_token.as_ref(),
+        "the server was started without an admin token (gyoku serve --admin-token-file FILE)",
+        &admin,
+        peer,
+        &headers,
+    )?;
     let body: AdminBody = typed_body(&options, &headers, body).await?;
     let action = body.action()?;
     if !league.events().iter().any(|e| e["name"] == name.as_str()) {
@@ -303,7 +274,52 @@ impl AdminBody {
 
 /// The token of an `Authorization` header's value: the `Bearer` scheme (its name in any
 /// case, as HTTP's schemes are), then the token.
-fn bearer(value: &str) -> Option<&str> {
+/// Whether a request carries `token` (`Authorization: Bearer <token>`): 403 `admin_off`
+/// (with `off`) when the server has none, 401 `unauthorized` without it or with another,
+/// 429 `slow_down` while an address that sent wrong ones waits (after five, each try waits
+/// longer, doubling to 30 s), as wrong passwords are.
+pub(super) fn check_token(
+    token: Option<&AdminToken>,
+    off: &str,
+    admin: &Admin,
+    peer: SocketAddr,
+    headers: &HeaderMap,
+) -> Result<(), ApiError> {
+    let Some(token) = token else {
+        return Err(ApiError::new(StatusCode::FORBIDDEN, "admin_off", off));
+    };
+    let who = format!("operator's token from {}", peer.ip());
+    let now = tokio::time::Instant::now();
+    let wait = lock(&admin.tries).wait(peer.ip(), &who, now);
+    if !wait.is_zero() {
+        let seconds = wait.as_secs_f64().ceil().max(1.0);
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "slow_down",
+            format!("too many wrong tokens from this address: try again in {seconds} s"),
+        )
+        .with("retry_after", json!(seconds)));
+    }
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(bearer);
+    if !given.is_some_and(|g| token.admits(g)) {
+        if let Some(said) = lock(&admin.tries).failed(peer.ip(), &who, now) {
+            tracing::warn!(peer = %peer, "{said}");
+        }
+        return Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "send the token as Authorization: Bearer <token>",
+        ));
+    }
+    lock(&admin.tries).succeeded(peer.ip(), &who);
+    Ok(())
+}
+
+/// `Bearer <token>`'s token.
+pub(super) fn bearer(value: &str) -> Option<&str> {
     let (scheme, token) = value.trim().split_once(' ')?;
     scheme
         .eq_ignore_ascii_case("bearer")

@@ -62,6 +62,11 @@ pub struct HttpOptions {
     pub presence_silence: Duration,
     /// The operator's token for events' admin endpoint (`None`: the endpoint is off).
     pub admin_token: Option<super::AdminToken>,
+    /// The operator's token workers register with (`gyoku serve --worker-token-file`;
+    /// `None`: no worker can register).
+    pub worker_token: Option<super::AdminToken>,
+    /// How long a batch is a worker's without a heartbeat before it is handed out again.
+    pub worker_lease: Duration,
     /// A web instance's referee: the requests that act, and what only the referee holds,
     /// are relayed to it (`gyoku serve --role web`; see docs/scale-out.md).
     pub relay_to: Option<super::Relay>,
@@ -90,6 +95,8 @@ impl Default for HttpOptions {
             queue_timeout: Duration::from_secs(10),
             presence_silence: Duration::from_secs(90),
             admin_token: None,
+            worker_token: None,
+            worker_lease: crate::engine_tests::ledger::DEFAULT_LEASE,
             relay_to: None,
             relay_secret: None,
         }

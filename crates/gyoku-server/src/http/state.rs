@@ -31,6 +31,8 @@ pub(super) struct AppState {
     /// The analysis queue, on the instance that analyses (none without an analysis
     /// engine, or on a web instance, which relays).
     pub(super) analyst: Option<Arc<super::analysis_queue::Analyst>>,
+    /// The engine tests and their workers (on the referee; a web instance relays).
+    pub(super) tests: Option<Arc<crate::engine_tests::Tests>>,
 }
 
 /// The stored games and their views: the connections requests read with, the slots views
@@ -120,6 +122,7 @@ impl AppState {
             admin: Arc::new(Admin::default()),
             options: Arc::new(options.clone()),
             analyst: None,
+            tests: None,
         }
     }
 }

@@ -27,7 +27,7 @@ pub use crate::lobby::change::{Change, StartedGame, StoredBuoy};
 pub use port::{
     AnalysedLine, AnalysedPly, AnalysisJob, Archive, Backend, FinishedGame, GameDetail, GameFilter,
     Journal, ListedGame, MAX_SESSIONS_PER_NAME, NamedGame, NewSession, Passwords, StoreError,
-    StoredMove,
+    StoredMove, StoredTest, TestGame,
 };
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
@@ -124,6 +124,7 @@ mod contract {
         );
         assert_eq!(db.moves("g1").unwrap(), vec![("+2726FU".to_string(), 3)]);
         analyses_keep_the_contract(db);
+        engine_tests_keep_the_contract(db);
         // The running clock started with the last move kept.
         assert_eq!(
             db.game("g1").unwrap().unwrap().turn_started_ms,
@@ -404,6 +405,78 @@ mod contract {
         assert_eq!(
             (done.status.as_str(), done.movetime_ms, queued),
             ("done", 200, false)
+        );
+    }
+
+    /// Issue 45: an engine test is kept once by name, with its status and decision; each
+    /// game is kept once by number (the first upload counts), with what was claimed,
+    /// what was judged, and its record.
+    fn engine_tests_keep_the_contract(db: &mut dyn Backend) {
+        assert!(
+            db.create_engine_test("t1", "{}", "2026/11/28 10:00:00")
+                .unwrap()
+        );
+        assert!(
+            !db.create_engine_test("t1", "{\"x\": 1}", "2026/11/28 10:00:01")
+                .unwrap()
+        );
+        assert!(
+            db.create_engine_test("t0", "{}", "2026/11/28 11:00:00")
+                .unwrap()
+        );
+        let game = |number: u32, worker: &str| TestGame {
+            test: "t1".into(),
+            number,
+            worker: worker.into(),
+            claimed: (Some(1), "checkmate".into()),
+            judged: (Some(2), "resignation".into()),
+            agrees: false,
+            plies: 4,
+            at: "2026/11/28 10:00:02".into(),
+        };
+        assert!(db.keep_test_game(&game(3, "a"), "record 3").unwrap());
+        assert!(db.keep_test_game(&game(1, "a"), "record 1").unwrap());
+        assert!(
+            !db.keep_test_game(&game(1, "b"), "another record 1")
+                .unwrap()
+        );
+        let mut draw = game(2, "b");
+        (draw.claimed, draw.judged, draw.agrees) = (
+            (None, "sennichite".into()),
+            (None, "sennichite".into()),
+            true,
+        );
+        assert!(db.keep_test_game(&draw, "record 2").unwrap());
+        let games = db.test_games("t1").unwrap();
+        assert_eq!(games, vec![game(1, "a"), draw, game(3, "a")]);
+        assert!(db.test_games("t0").unwrap().is_empty());
+        assert_eq!(
+            db.test_game_record("t1", 1).unwrap().as_deref(),
+            Some("record 1")
+        );
+        assert_eq!(db.test_game_record("t1", 9).unwrap(), None);
+        db.set_engine_test_status(
+            "t1",
+            "finished",
+            Some("2026/11/28 12:00:00"),
+            Some("{\"d\": 1}"),
+        )
+        .unwrap();
+        let tests = db.engine_tests().unwrap();
+        assert_eq!(tests.len(), 2);
+        assert_eq!(
+            (tests[0].name.as_str(), tests[0].status.as_str()),
+            ("t1", "finished")
+        );
+        assert_eq!(tests[0].spec, "{}");
+        assert_eq!(tests[0].decision.as_deref(), Some("{\"d\": 1}"));
+        assert_eq!(
+            (
+                tests[1].name.as_str(),
+                tests[1].status.as_str(),
+                tests[1].ended_at.as_deref()
+            ),
+            ("t0", "running", None)
         );
     }
 

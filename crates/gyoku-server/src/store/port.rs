@@ -375,6 +375,89 @@ pub trait Archive: Send + std::fmt::Debug {
     /// # Errors
     /// [`StoreError`].
     fn pending_analyses(&mut self, limit: u32) -> Result<Vec<String>, StoreError>;
+
+    /// Keeps a new engine test, `running`; `false` when one of that name is kept already.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn create_engine_test(&mut self, name: &str, spec: &str, now: &str)
+    -> Result<bool, StoreError>;
+
+    /// Sets an engine test's status (`running`, `stopped`, `finished`), when it ended and
+    /// its decision (JSON).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn set_engine_test_status(
+        &mut self,
+        name: &str,
+        status: &str,
+        ended_at: Option<&str>,
+        decision: Option<&str>,
+    ) -> Result<(), StoreError>;
+
+    /// Every engine test, oldest first.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn engine_tests(&mut self) -> Result<Vec<StoredTest>, StoreError>;
+
+    /// Keeps a test's judged game with its record; `false` when that number is kept
+    /// already (the first upload counts).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn keep_test_game(&mut self, game: &TestGame, record: &str) -> Result<bool, StoreError>;
+
+    /// A test's games, by number (their records left out).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn test_games(&mut self, test: &str) -> Result<Vec<TestGame>, StoreError>;
+
+    /// The CSA record of a test's game.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    fn test_game_record(&mut self, test: &str, number: u32) -> Result<Option<String>, StoreError>;
+}
+
+/// An engine test as kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredTest {
+    /// Its name.
+    pub name: String,
+    /// What it is, as JSON.
+    pub spec: String,
+    /// `running`, `stopped` or `finished`.
+    pub status: String,
+    /// When it was made (`YYYY/MM/DD HH:MM:SS`).
+    pub created_at: String,
+    /// When it ended.
+    pub ended_at: Option<String>,
+    /// Its decision, as JSON.
+    pub decision: Option<String>,
+}
+
+/// A test's game as a worker uploaded it and the server judged it again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestGame {
+    /// The test's name.
+    pub test: String,
+    /// The game's number, from 1 (games `2k+1` and `2k+2` play opening `k`).
+    pub number: u32,
+    /// The worker that uploaded it.
+    pub worker: String,
+    /// What the worker claimed: the winning engine (1 or 2; `None` a draw) and the reason.
+    pub claimed: (Option<u8>, String),
+    /// What the referee found.
+    pub judged: (Option<u8>, String),
+    /// Whether the two name one winner.
+    pub agrees: bool,
+    /// Its length in plies.
+    pub plies: u32,
+    /// When it was kept (`YYYY/MM/DD HH:MM:SS`).
+    pub at: String,
 }
 
 /// Names bound to password hashes.

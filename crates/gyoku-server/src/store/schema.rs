@@ -146,6 +146,33 @@ pub const MIGRATIONS: &[&str] = &[
         pv TEXT NOT NULL,
         PRIMARY KEY (game_id, ply)
     );",
+    // 16: engine tests spread over workers (issue 45): each test (its name, what it is as
+    // JSON, its status, when it was made and ended, what its SPRT decided) and each game
+    // a worker uploaded and the server judged again: the worker, what it claimed (the
+    // winning engine, 1 or 2, NULL a draw, and the reason), what the referee found, and
+    // the CSA record. BIGINT: 64-bit in both.
+    "CREATE TABLE engine_tests (
+        name TEXT PRIMARY KEY,
+        spec TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('running', 'stopped', 'finished')),
+        created_at TEXT NOT NULL,
+        ended_at TEXT,
+        decision TEXT
+    );
+    CREATE TABLE engine_test_games (
+        test TEXT NOT NULL,
+        number BIGINT NOT NULL,
+        worker TEXT NOT NULL,
+        claimed_winner BIGINT,
+        claimed_reason TEXT NOT NULL,
+        winner BIGINT,
+        reason TEXT NOT NULL,
+        agrees BIGINT NOT NULL,
+        plies BIGINT NOT NULL,
+        at TEXT NOT NULL,
+        record TEXT NOT NULL,
+        PRIMARY KEY (test, number)
+    );",
 ];
 
 /// The PostgreSQL channel on which the referee announces each changed game (its Game_ID
@@ -435,6 +462,35 @@ pub(crate) const INSERT_ANALYSED_PLY: &str =
 /// A game's analysed positions, in order.
 pub(crate) const ANALYSED_PLIES: &str =
     "SELECT ply, score, best, pv FROM analysed_plies WHERE game_id = ?1 ORDER BY ply";
+
+/// An engine test made, unless one of that name is there.
+pub(crate) const INSERT_ENGINE_TEST: &str =
+    "INSERT INTO engine_tests (name, spec, status, created_at) VALUES (?1, ?2, 'running', ?3)
+     ON CONFLICT (name) DO NOTHING";
+
+/// An engine test's status changed (stopped, finished: with when and its decision).
+pub(crate) const SET_ENGINE_TEST_STATUS: &str =
+    "UPDATE engine_tests SET status = ?2, ended_at = ?3, decision = ?4 WHERE name = ?1";
+
+/// Every engine test, oldest first.
+pub(crate) const ENGINE_TESTS: &str =
+    "SELECT name, spec, status, created_at, ended_at, decision FROM engine_tests
+     ORDER BY created_at, name";
+
+/// A test's game, judged, kept once (the first upload of a number counts).
+pub(crate) const INSERT_TEST_GAME: &str = "INSERT INTO engine_test_games
+     (test, number, worker, claimed_winner, claimed_reason, winner, reason, agrees, plies, at,
+      record)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+     ON CONFLICT (test, number) DO NOTHING";
+
+/// A test's games, by number, without their records.
+pub(crate) const TEST_GAMES: &str = "SELECT number, worker, claimed_winner, claimed_reason,
+     winner, reason, agrees, plies, at FROM engine_test_games WHERE test = ?1 ORDER BY number";
+
+/// One of a test's games' record.
+pub(crate) const TEST_GAME_RECORD: &str =
+    "SELECT record FROM engine_test_games WHERE test = ?1 AND number = ?2";
 
 /// A server secret, unless it is made already.
 pub(crate) const INSERT_SECRET: &str =

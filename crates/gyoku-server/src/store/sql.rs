@@ -5,6 +5,7 @@
 use super::port::{
     AnalysedLine, AnalysedPly, AnalysisJob, Archive, FinishedGame, GameDetail, GameFilter, Journal,
     ListedGame, MAX_SESSIONS_PER_NAME, NamedGame, NewSession, Passwords, StoreError, StoredMove,
+    StoredTest, TestGame,
 };
 use super::schema;
 use crate::identity::PlayerKind;
@@ -572,6 +573,101 @@ impl<T: Sql> Archive for T {
             .map(|mut r| r.text(0))
             .collect()
     }
+
+    fn create_engine_test(
+        &mut self,
+        name: &str,
+        spec: &str,
+        now: &str,
+    ) -> Result<bool, StoreError> {
+        Ok(self.execute(
+            schema::INSERT_ENGINE_TEST,
+            &[Param::Text(name), Param::Text(spec), Param::Text(now)],
+        )? > 0)
+    }
+
+    fn set_engine_test_status(
+        &mut self,
+        name: &str,
+        status: &str,
+        ended_at: Option<&str>,
+        decision: Option<&str>,
+    ) -> Result<(), StoreError> {
+        self.execute(
+            schema::SET_ENGINE_TEST_STATUS,
+            &[
+                Param::Text(name),
+                Param::Text(status),
+                Param::OptText(ended_at),
+                Param::OptText(decision),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn engine_tests(&mut self) -> Result<Vec<StoredTest>, StoreError> {
+        self.query(schema::ENGINE_TESTS, &[])?
+            .into_iter()
+            .map(|mut r| {
+                Ok(StoredTest {
+                    name: r.text(0)?,
+                    spec: r.text(1)?,
+                    status: r.text(2)?,
+                    created_at: r.text(3)?,
+                    ended_at: r.opt_text(4)?,
+                    decision: r.opt_text(5)?,
+                })
+            })
+            .collect()
+    }
+
+    fn keep_test_game(&mut self, game: &TestGame, record: &str) -> Result<bool, StoreError> {
+        let engine = |w: Option<u8>| w.map(i64::from);
+        Ok(self.execute(
+            schema::INSERT_TEST_GAME,
+            &[
+                Param::Text(&game.test),
+                int(game.number.into()),
+                Param::Text(&game.worker),
+                Param::OptInt(engine(game.claimed.0)),
+                Param::Text(&game.claimed.1),
+                Param::OptInt(engine(game.judged.0)),
+                Param::Text(&game.judged.1),
+                int(game.agrees.into()),
+                int(game.plies.into()),
+                Param::Text(&game.at),
+                Param::Text(record),
+            ],
+        )? > 0)
+    }
+
+    fn test_games(&mut self, test: &str) -> Result<Vec<TestGame>, StoreError> {
+        let engine = |w: Option<i64>| w.and_then(|w| u8::try_from(w).ok());
+        self.query(schema::TEST_GAMES, &[Param::Text(test)])?
+            .into_iter()
+            .map(|mut r| {
+                Ok(TestGame {
+                    test: test.to_string(),
+                    number: r.u32(0)?,
+                    worker: r.text(1)?,
+                    claimed: (engine(r.opt_int(2)?), r.text(3)?),
+                    judged: (engine(r.opt_int(4)?), r.text(5)?),
+                    agrees: r.int(6)? != 0,
+                    plies: r.u32(7)?,
+                    at: r.text(8)?,
+                })
+            })
+            .collect()
+    }
+
+    fn test_game_record(&mut self, test: &str, number: u32) -> Result<Option<String>, StoreError> {
+        let mut rows = self.query(
+            schema::TEST_GAME_RECORD,
+            &[Param::Text(test), int(number.into())],
+        )?;
+        rows.pop().map(|mut r| r.text(0)).transpose()
+    }
+
     fn listed_games(
         &mut self,
         filter: &GameFilter,

@@ -1,0 +1,149 @@
+//! The API's client side, for `gyoku test` and `gyoku worker`: JSON over HTTP/1 to a
+//! server's address, each request timed out, each answer bounded.
+
+use std::time::Duration;
+
+use axum::body::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::{Method, Request};
+use serde_json::Value;
+
+/// The largest answer read, bytes.
+const MAX_ANSWER: usize = 8 << 20;
+
+type Inner = hyper_util::client::legacy::Client<
+    hyper_util::client::legacy::connect::HttpConnector,
+    Full<Bytes>,
+>;
+
+/// A server's API.
+#[derive(Clone, Debug)]
+pub struct Client {
+    base: String,
+    inner: Inner,
+    timeout: Duration,
+}
+
+/// An answer: its status and its JSON (`Null` when it had none).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    /// The HTTP status.
+    pub status: u16,
+    /// The body as JSON.
+    pub body: Value,
+}
+
+impl Answer {
+    /// The error's code (`{"error": {"code"}}`), if the answer is one.
+    pub fn code(&self) -> Option<&str> {
+        self.body["error"]["code"].as_str()
+    }
+
+    /// The error's message, or the status.
+    pub fn message(&self) -> String {
+        self.body["error"]["message"]
+            .as_str()
+            .map_or_else(|| format!("HTTP {}", self.status), str::to_string)
+    }
+}
+
+impl Client {
+    /// A client of the server at `url` (`http://HOST:PORT`, a path ignored), each request
+    /// given `timeout`. Call it inside a tokio runtime.
+    ///
+    /// # Errors
+    /// When `url` is not an `http://` address.
+    pub fn new(url: &str, timeout: Duration) -> Result<Client, String> {
+        let rest = url.trim().strip_prefix("http://").ok_or_else(|| {
+            format!(
+                "{url}: an http://HOST:PORT address (for HTTPS, reach the server through a \
+                 local TLS tunnel or proxy)"
+            )
+        })?;
+        let host = rest.split('/').next().unwrap_or_default();
+        if host.is_empty() {
+            return Err(format!("{url}: no host"));
+        }
+        let mut connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        connector.set_nodelay(true);
+        connector.set_connect_timeout(Some(Duration::from_secs(5)));
+        let inner =
+            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+                .pool_max_idle_per_host(8)
+                .pool_idle_timeout(Duration::from_secs(30))
+                .pool_timer(hyper_util::rt::TokioTimer::new())
+                .build(connector);
+        Ok(Client {
+            base: format!("http://{host}"),
+            inner,
+            timeout,
+        })
+    }
+
+    /// `GET path`.
+    ///
+    /// # Errors
+    /// When the server cannot be reached or does not answer in time.
+    pub async fn get(&self, path: &str, bearer: Option<&str>) -> Result<Answer, String> {
+        self.send(Method::GET, path, bearer, None).await
+    }
+
+    /// `POST path` with a JSON body.
+    ///
+    /// # Errors
+    /// When the server cannot be reached or does not answer in time.
+    pub async fn post(
+        &self,
+        path: &str,
+        bearer: Option<&str>,
+        body: &Value,
+    ) -> Result<Answer, String> {
+        self.send(Method::POST, path, bearer, Some(body)).await
+    }
+
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        bearer: Option<&str>,
+        body: Option<&Value>,
+    ) -> Result<Answer, String> {
+        let uri = format!("{}{path}", self.base);
+        let mut request = Request::builder().method(method).uri(&uri);
+        if let Some(token) = bearer {
+            request = request.header(hyper::header::AUTHORIZATION, format!("Bearer {token}"));
+        }
+        let bytes = match body {
+            Some(v) => {
+                request = request.header(hyper::header::CONTENT_TYPE, "application/json");
+                Bytes::from(v.to_string())
+            }
+            None => Bytes::new(),
+        };
+        let request = request
+            .body(Full::new(bytes))
+            .map_err(|e| format!("{uri}: {e}"))?;
+        let exchange = async {
+            let response = self
+                .inner
+                .request(request)
+                .await
+                .map_err(|e| format!("{uri}: {e}"))?;
+            let status = response.status().as_u16();
+            let body = Limited::new(response.into_body(), MAX_ANSWER)
+                .collect()
+                .await
+                .map_err(|e| format!("{uri}: the answer: {e}"))?
+                .to_bytes();
+            let body = if body.is_empty() {
+                Value::Null
+            } else {
+                serde_json::from_slice(&body).unwrap_or(Value::Null)
+            };
+            Ok(Answer { status, body })
+        };
+        tokio::time::timeout(self.timeout, exchange)
+            .await
+            .map_err(|_| format!("{uri}: no answer within {} s", self.timeout.as_secs()))?
+    }
+}
