@@ -36,6 +36,7 @@ Usage: web_e2e.py GYOKU_BINARY SCREENSHOT_DIR
 import json
 import os
 import random
+import re
 import socket
 import subprocess
 import sys
@@ -883,6 +884,90 @@ def engine_level(driver, base, shots):
     click(driver, "#confirm-yes")
 
 
+def liar_record(number):
+    """A record of game `number` of the test `seeds`: two moves, then Black resigns."""
+    black, white = ("greedy", "random") if number % 2 == 1 else ("random", "greedy")
+    return f"N+{black}\nN-{white}\nPI\n+\n+7776FU\nT0\n-3334FU\nT0\n%TORYO\nT0\n"
+
+
+def engine_tests(driver, base, shots, work):
+    """Engine tests spread over workers (issue 45): the operator makes an SPRT of the
+    built-in engine against itself playing at random; a lying worker uploads a pair whose
+    claimed results its records refute; an honest worker plays the rest. The test's page,
+    followed live, shows the games rising, then the SPRT decided with its LLR bar at H1,
+    Elo and the pairs, the workers (the liar's two games judged otherwise) and the games."""
+    admin, worker_token = (os.path.join(work, f) for f in ("admin-token", "worker-token"))
+    made = subprocess.run(
+        [GYOKU, "test", "create", "--server", base.rstrip("/"), "--admin-token", admin,
+         "--name", "seeds", "--engine", "greedy=builtin", "--engine", "random=builtin",
+         "--option", "greedy:Seed=1", "--option", "random:Seed=2", "--option", "random:Style=random",
+         "--byoyomi", "1s", "--pairs", "200", "--batch-pairs", "2", "--sprt", "elo0=0,elo1=50"],
+        capture_output=True, text=True, timeout=60)
+    print(f"engine tests (made): {made.stdout.strip()}")
+    assert made.returncode == 0, made.stderr
+    driver.get(base + "#/tests/seeds")
+    text_of(driver, "test-status", lambda t: "running" in t and "0 of 400 games" in t)
+
+    def worker_call(path, bearer, body):
+        request = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="POST",
+                                         headers={"Content-Type": "application/json",
+                                                  "Authorization": f"Bearer {bearer}"})
+        with urllib.request.urlopen(request, timeout=30) as r:
+            return json.load(r)
+
+    token = open(worker_token).read().strip()
+    reg = worker_call("api/workers", token, {"name": "liar"})
+    liar = f"{reg['worker']}:{reg['secret']}"
+    batch = worker_call("api/workers/batch", liar, {"pairs": 1, "has": []})["batch"]
+    for g in batch["games"]:
+        n = g["number"]
+        claimed = 1 if n % 2 == 1 else 2  # Black: the record has Black resign
+        said = worker_call("api/workers/games", liar, {"batch": batch["id"], "number": n, "winner": claimed,
+                                                       "reason": "checkmate", "record": liar_record(n)})
+        assert said["agrees"] is False and said["counted"] is True, said
+    text_of(driver, "test-disagreements", lambda t: "2 judged otherwise" in t)
+    # The honest worker: each move 5 ms, so that the page is seen to follow the games.
+    honest = subprocess.Popen(
+        [GYOKU, "worker", "--server", base.rstrip("/"), "--token", worker_token, "--name", "honest",
+         "--concurrency", "2", "--exit-when-idle",
+         "--engine", f"greedy={GYOKU} engine --delay 5ms", "--engine", f"random={GYOKU} engine --delay 5ms"],
+        stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "worker.log"), "w"), start_new_session=True)
+    try:
+        seen = set()
+        def followed(d):
+            t = d.find_element(By.ID, "test-status").text
+            m = re.search(r"(\d+) of 400 games", t)
+            if m:
+                seen.add(int(m.group(1)))
+            return t if "finished" in t else None
+        status = wait(driver, followed, 180)
+        assert honest.wait(60) == 0
+    finally:
+        if honest.poll() is None:
+            honest.kill()
+    sprt = text_of(driver, "test-sprt", lambda t: "H1 accepted" in t)
+    share = float(driver.find_element(By.CSS_SELECTOR, "#llr-bar .llr-mark").get_attribute("data-share"))
+    elo = text_of(driver, "test-elo")
+    workers = {r.get_attribute("data-worker").split("-")[0]: r.text
+               for r in driver.find_elements(By.CSS_SELECTOR, "#test-workers tr[data-worker]")}
+    games = driver.find_elements(By.CSS_SELECTOR, "#test-games tr[data-game]")
+    warned = driver.find_elements(By.CSS_SELECTOR, "#test-games tr.warn")
+    print(f"engine tests: {status}; seen at {sorted(seen)[:8]}...; {sprt}; LLR bar at {share}; {elo}; "
+          f"workers {workers}; {len(games)} games listed, {len(warned)} judged otherwise")
+    assert len(seen) >= 3, seen
+    assert share == 1.0, share
+    assert "Elo +" in elo and "pairs [" in elo, elo
+    assert set(workers) == {"liar", "honest"}, workers
+    assert workers["liar"].split()[1:3] == ["2", "2"], workers["liar"]
+    assert len(warned) == 2, len(warned)
+    driver.save_screenshot(os.path.join(shots, "engine-test.png"))
+    driver.get(base + "#/tests")
+    listed = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#test-list tr[data-test='seeds']"))
+    print(f"engine tests (list): {listed[0].text}")
+    assert "finished" in listed[0].text, listed[0].text
+    driver.save_screenshot(os.path.join(shots, "engine-tests.png"))
+
+
 def main():
     global GYOKU
     gyoku = os.path.abspath(sys.argv[1])
@@ -907,7 +992,9 @@ def main():
          "--event-file", event_file, "--event-file", cup_file,
          "--engine", "fsf=/usr/games/fairy-stockfish", "--engine-level", f"fsf:1=movetime={LEVEL_MS};Skill Level=0",
          "--engine-level", "fsf:2=movetime=1000;Skill Level=5",
-         "--analysis-engine", "fsf", "--analysis-ms", str(ANALYSIS_MS)],
+         "--analysis-engine", "fsf", "--analysis-ms", str(ANALYSIS_MS),
+         "--admin-token-file", os.path.join(work, "admin-token"),
+         "--worker-token-file", os.path.join(work, "worker-token"), "--worker-lease", "10s"],
         stderr=open(os.path.join(work, "serve.log"), "w"), start_new_session=True)
     base = f"http://127.0.0.1:{http}/"
     for _ in range(100):
@@ -936,6 +1023,9 @@ def main():
             return
         if os.environ.get("WEB_E2E_ONLY") == "analysis":
             analysis(driver, base, shots)
+            return
+        if os.environ.get("WEB_E2E_ONLY") == "tests":
+            engine_tests(driver, base, shots, work)
             return
         # --- watch a live engine game -------------------------------------------------
         driver.get(base)
@@ -1011,6 +1101,7 @@ def main():
         accounts(driver, base, shots)
         engine_level(driver, base, shots)
         analysis(driver, base, shots)
+        engine_tests(driver, base, shots, work)
 
         play(driver, base, shots)
 

@@ -277,6 +277,38 @@ fn an_sprt_over_three_workers_stops_by_itself_and_counts_the_referees_verdicts()
         assert_eq!(v["reason"], "resignation");
     }
 
+    // A worker takes at most four batches at once.
+    let (_, hog) = request(
+        http,
+        "POST",
+        "/api/workers",
+        Some(&worker_token),
+        &json!({"name": "hog"}),
+    );
+    let hog = format!(
+        "{}:{}",
+        hog["worker"].as_str().unwrap(),
+        hog["secret"].as_str().unwrap()
+    );
+    for k in 0..5 {
+        let (status, v) = request(
+            http,
+            "POST",
+            "/api/workers/batch",
+            Some(&hog),
+            &json!({"pairs": 1, "has": []}),
+        );
+        if k < 4 {
+            assert!(status == 200 && v["batch"].is_object(), "{status} {v}");
+        } else {
+            assert_eq!(
+                (status, v["error"]["code"].as_str()),
+                (429, Some("too_many_batches")),
+                "{v}"
+            );
+        }
+    }
+
     killed.kill();
     gyoku_testdata::wait_until(
         Duration::from_secs(15),

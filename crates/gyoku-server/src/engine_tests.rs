@@ -35,6 +35,8 @@ use workers::Registry;
 pub const MAX_TESTS: usize = 1_000;
 /// The games a test's page lists (the latest).
 const LISTED_GAMES: usize = 200;
+/// The most batches one worker holds at once (in all tests).
+pub const MAX_BATCHES_PER_WORKER: usize = 4;
 /// The window games per minute are counted over.
 const RATE_WINDOW: Duration = Duration::from_secs(120);
 
@@ -358,6 +360,29 @@ impl Tests {
             r.retry_after_s = Some(seconds);
             return Err(r);
         }
+        let holding: usize = st
+            .tests
+            .values()
+            .map(|h| {
+                h.ledger
+                    .leases()
+                    .values()
+                    .filter(|l| l.worker == id)
+                    .count()
+            })
+            .sum();
+        if holding >= MAX_BATCHES_PER_WORKER {
+            let mut r = Refused::new(
+                429,
+                "too_many_batches",
+                format!(
+                    "this worker holds {holding} batches: finish one first (at most \
+                     {MAX_BATCHES_PER_WORKER})"
+                ),
+            );
+            r.retry_after_s = Some(self.lease.as_secs().clamp(1, 30));
+            return Err(r);
+        }
         let mut order: Vec<(&String, &mut Held)> = st
             .tests
             .iter_mut()
@@ -547,7 +572,7 @@ impl Tests {
             .into_iter()
             .map(|id| {
                 let [games, disagreements] = held.by_worker.get(id).copied().unwrap_or_default();
-                let known = st.workers.all().find(|w| &w.id == id);
+                let known = st.workers.get(id);
                 let mut w = known.map_or_else(|| json!({"id": id}), |w| w.to_json(now));
                 w["test_games"] = json!(games);
                 w["test_disagreements"] = json!(disagreements);

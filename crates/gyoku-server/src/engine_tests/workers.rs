@@ -132,6 +132,11 @@ impl Registry {
     }
 
     /// The worker `id`, if known.
+    pub fn get(&self, id: &str) -> Option<&Worker> {
+        self.workers.get(id)
+    }
+
+    /// The worker `id`, if known, to change.
     pub fn get_mut(&mut self, id: &str) -> Option<&mut Worker> {
         self.workers.get_mut(id)
     }

@@ -37,6 +37,8 @@ const FILES: &[(&str, &str, &str)] = &[
     ("js/games.js", JS, include_str!("../../web/js/games.js")),
     ("js/league.js", JS, include_str!("../../web/js/league.js")),
     ("js/events.js", JS, include_str!("../../web/js/events.js")),
+    ("js/sprt.js", JS, include_str!("../../web/js/sprt.js")),
+    ("js/tests.js", JS, include_str!("../../web/js/tests.js")),
     ("js/game.js", JS, include_str!("../../web/js/game.js")),
     ("js/seat.js", JS, include_str!("../../web/js/seat.js")),
     ("js/play.js", JS, include_str!("../../web/js/play.js")),

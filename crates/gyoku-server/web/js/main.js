@@ -12,6 +12,7 @@ import { settings, t } from './i18n.js';
 import { leave, page, showError } from './page.js';
 import { charsEl } from './pieces.js';
 import { showMySeat, showPlayForm, showSeat } from './play.js';
+import { showTestsPage } from './tests.js';
 import { showCalculator, showJudge } from './tools.js';
 
 function route() {
@@ -35,6 +36,7 @@ function route() {
   else if (hash.startsWith('/ratings')) showRatingsPage();
   else if (hash.startsWith('/account')) showAccount();
   else if (hash.startsWith('/events')) showEventsPage(hash.slice(7));
+  else if (hash.startsWith('/tests')) showTestsPage(hash.slice(6));
   else showGames();
 }
 
