@@ -17,6 +17,7 @@ pub mod ratings;
 pub mod runner_cost;
 pub mod slow_uploads;
 pub mod watch_load;
+pub mod workers_load;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -14,7 +14,15 @@
 //! cargo run --release -p gyoku-bench -- watch-load --db postgres://ADMIN@HOST/DB [--games N] [--watchers N] [--plies N] [--think MS] [--before PATH]
 //! cargo run --release -p gyoku-bench -- runner [--games N] [--rounds N] [--before PATH] [--shogitest PATH]
 //! cargo run --release -p gyoku-bench -- mate [--nodes N] [--rounds N] [--no-cshogi] [--yaneuraou-mate PATH]
+//! cargo run --release -p gyoku-bench -- workers [--workers N] [--seconds S] [--think MS]
 //! ```
+//! `workers` (issue 45) runs WORKERS simulated engine-test workers (1,000) against one
+//! `gyoku serve` (built beside this one) from 64 loopback addresses: each asks for
+//! batches, sends heartbeats and uploads real records (played first by `gyoku match`),
+//! every one judged again by the server; S seconds (60) with each game taking MS on
+//! average (10,000), then S/2 with uploads as fast as they are answered. It reports each
+//! request kind's answer time (p50, p99, max), the uploads counted a second, what was not
+//! answered 200, and the server's memory.
 //! `mate` (issue 48) times the mate searches on `tests/data/mate/positions.tsv` beside
 //! cshogi's (from Python, timed in-process there): mate in 1 and within 3 on every
 //! position (median of ROUNDS calls, 21 by default), and a df-pn search of at most N nodes
@@ -113,6 +121,8 @@ fn main() {
     let mut chat_flood = false;
     let mut login_flood = false;
     let mut slow_uploads = false;
+    let mut workers_load = false;
+    let mut workers_n = 1000usize;
     let mut per_address = 32usize;
     let mut plies_given: Option<usize> = None;
     let mut think_given: Option<u64> = None;
@@ -133,6 +143,8 @@ fn main() {
             "chat-flood" => chat_flood = true,
             "login-flood" => login_flood = true,
             "slow-uploads" => slow_uploads = true,
+            "workers" => workers_load = true,
+            "--workers" => workers_n = it.next().and_then(|n| n.parse().ok()).unwrap_or(1000),
             "--per-address" => per_address = it.next().and_then(|n| n.parse().ok()).unwrap_or(32),
             "--names" => names = it.next().and_then(|n| n.parse().ok()).unwrap_or(3200),
             "--addresses" => addresses = it.next().and_then(|n| n.parse().ok()).unwrap_or(8),
@@ -273,6 +285,21 @@ fn main() {
     }
     if login_flood {
         run_login_flood(names, addresses, before.as_deref());
+        return;
+    }
+    if workers_load {
+        let _ = rlimit::increase_nofile_limit(65_536);
+        let seconds = if args.iter().any(|a| a == "--seconds") {
+            seconds
+        } else {
+            60
+        };
+        let think = std::time::Duration::from_millis(think_given.unwrap_or(10_000));
+        if let Err(e) = gyoku_bench::workers_load::run(&gyoku_required(), workers_n, seconds, think)
+        {
+            eprintln!("gyoku-bench: workers: {e}");
+            std::process::exit(1);
+        }
         return;
     }
     if slow_uploads {

@@ -132,6 +132,57 @@ fn an_sprt_over_three_workers_stops_by_itself_and_counts_the_referees_verdicts()
     let made: Value = serde_json::from_slice(&made.stdout).unwrap();
     assert_eq!(made["status"], "running");
     assert_eq!(made["digest"].as_str().unwrap().len(), 64);
+    // A test of many openings (every first move and reply: over the API's usual 64 KiB
+    // body) is made, then stopped by the operator.
+    let start = gyoku::Position::startpos();
+    let mut lines = String::new();
+    for a in start.legal_moves().iter() {
+        let mut after = start.clone();
+        after.play_unchecked(*a);
+        for b in after.legal_moves().iter() {
+            lines.push_str(&format!("position startpos moves {a} {b}\n"));
+        }
+    }
+    std::fs::write(dir.join("openings.txt"), &lines).unwrap();
+    let suite = kit::output_within(
+        Command::new(kit::gyoku())
+            .args(["test", "create", "--server", &url, "--admin-token"])
+            .arg(dir.join("admin-token"))
+            .args([
+                "--name",
+                "suite",
+                "--engine",
+                "a=builtin",
+                "--engine",
+                "b=builtin",
+                "--byoyomi",
+                "1s",
+                "--openings",
+            ])
+            .arg(dir.join("openings.txt")),
+        Duration::from_secs(30),
+        "gyoku test create (many openings)",
+    );
+    assert!(
+        suite.status.success(),
+        "{}",
+        String::from_utf8_lossy(&suite.stderr)
+    );
+    let (_, v) = request(http, "GET", "/api/tests/suite", None, &Value::Null);
+    let openings = v["spec"]["openings"].as_array().unwrap().len();
+    let sent = v["spec"]["openings"].to_string().len();
+    assert!(
+        openings == 900 && sent > 64 * 1024,
+        "{openings} openings, {sent} bytes"
+    );
+    let stopped = kit::output_within(
+        Command::new(kit::gyoku())
+            .args(["test", "stop", "suite", "--server", &url, "--admin-token"])
+            .arg(dir.join("admin-token")),
+        Duration::from_secs(30),
+        "gyoku test stop",
+    );
+    assert_eq!(String::from_utf8_lossy(&stopped.stdout), "suite: stopped\n");
     // Only the operator makes tests; only the worker token registers workers.
     let (status, v) = request(http, "POST", "/api/tests", Some(&worker_token), &json!({}));
     assert_eq!(

@@ -98,11 +98,28 @@ fn refused(r: Refused) -> ApiError {
     }
 }
 
+/// A JSON body larger than the API's usual bound (`limit` bytes within `within`): it must
+/// say it is JSON; one that does not read as `T` is 400 `code`.
+async fn large_json<T: serde::de::DeserializeOwned>(
+    headers: &HeaderMap,
+    body: Body,
+    (limit, within): (usize, std::time::Duration),
+    code: &'static str,
+) -> Result<T, ApiError> {
+    if !super::guard::declared_json(headers) {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "send the body as JSON, with Content-Type: application/json",
+        ));
+    }
+    let bytes = read_body(body, limit, within).await?;
+    serde_json::from_slice(&bytes).map_err(|e| ApiError::input(code, format!("the body: {e}")))
+}
+
 fn now_text() -> String {
     chrono::Local::now().format("%Y/%m/%d %H:%M:%S").to_string()
 }
-
-impl Request for TestSpec {}
 
 /// `GET /api/tests`: every test in short (name, status, engines, games, SPRT).
 pub(super) async fn list(State(api): State<TestsApi>) -> Result<Json<Value>, ApiError> {
@@ -129,7 +146,14 @@ pub(super) async fn create(
 ) -> Result<Response, ApiError> {
     api.admin(peer, &headers)?;
     let tests = Arc::clone(api.tests()?);
-    let spec: TestSpec = typed_body(&api.options, &headers, body).await?;
+    // A test's openings may be many: its body is read within the record files' bound.
+    let spec: TestSpec = large_json(
+        &headers,
+        body,
+        (super::MAX_UPLOAD, api.options.upload_timeout),
+        "invalid_test",
+    )
+    .await?;
     let checked = tests.check_new(&spec).map_err(refused)?;
     let name = checked.spec.name.clone();
     let text = serde_json::to_string(&checked.spec).map_err(ApiError::storage)?;
@@ -324,16 +348,13 @@ pub(super) async fn upload(
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
     let worker = api.worker(&headers)?;
-    if !super::guard::declared_json(&headers) {
-        return Err(ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            "send the body as JSON, with Content-Type: application/json",
-        ));
-    }
-    let bytes = read_body(body, MAX_UPLOAD_JSON, api.options.body_timeout).await?;
-    let up: Upload = serde_json::from_slice(&bytes)
-        .map_err(|e| ApiError::input("invalid_json", format!("the body: {e}")))?;
+    let up: Upload = large_json(
+        &headers,
+        body,
+        (MAX_UPLOAD_JSON, api.options.body_timeout),
+        "invalid_json",
+    )
+    .await?;
     let claimed_winner = match up.winner {
         None => None,
         Some(w @ (1 | 2)) => Some(usize::from(w - 1)),
