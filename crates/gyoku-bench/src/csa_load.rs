@@ -659,15 +659,20 @@ impl ServerUnderTest {
 
     /// The server's peak resident memory so far (`VmHWM`), bytes.
     pub fn peak_rss(&self) -> u64 {
-        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .ok()
-            .and_then(|t| {
-                t.lines()
-                    .find_map(|l| l.strip_prefix("VmHWM:"))
-                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            })
-            .map_or(0, |kb| kb * 1024)
+        proc_status_bytes(self.child.id(), "VmHWM:")
     }
+}
+
+/// A size in `/proc/PID/status` (`VmHWM:`, `VmRSS:`), bytes; 0 when it cannot be read.
+pub fn proc_status_bytes(pid: u32, key: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix(key))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
 }
 
 impl Drop for ServerUnderTest {

@@ -32,13 +32,13 @@ pub struct SlowUploadsReport {
     pub lost_on_time: bool,
 }
 
-/// One HTTP request from `from` (`Connection: close`): the status and JSON body, `None`
-/// when nothing answered within 30 s.
-async fn request(
+/// One HTTP request from `from` (`Connection: close`), with `headers` besides its own: the
+/// status and JSON body, `None` when nothing answered within 30 s.
+pub(crate) async fn request_with(
     from: IpAddr,
     at: SocketAddr,
-    method: &str,
-    path: &str,
+    (method, path): (&str, &str),
+    headers: &[(&str, &str)],
     body: &Value,
 ) -> Option<(u16, Value)> {
     let body = if body.is_null() {
@@ -49,12 +49,17 @@ async fn request(
     let socket = TcpSocket::new_v4().ok()?;
     socket.bind(SocketAddr::new(from, 0)).ok()?;
     let mut s = socket.connect(at).await.ok()?;
-    let head = format!(
+    let mut head = format!(
         "{method} {path} HTTP/1.1\r\nHost: {at}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+         Content-Length: {}\r\nConnection: close\r\n",
         body.len()
     );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
     s.write_all(head.as_bytes()).await.ok()?;
+    s.write_all(body.as_bytes()).await.ok()?;
     let mut answer = Vec::new();
     tokio::time::timeout(Duration::from_secs(30), s.read_to_end(&mut answer))
         .await
@@ -64,6 +69,17 @@ async fn request(
     let status = text.get(9..12)?.parse().ok()?;
     let json = text.split_once("\r\n\r\n").map_or("", |(_, j)| j);
     Some((status, serde_json::from_str(json).unwrap_or(Value::Null)))
+}
+
+/// [`request_with`] no headers of its own.
+async fn request(
+    from: IpAddr,
+    at: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &Value,
+) -> Option<(u16, Value)> {
+    request_with(from, at, (method, path), &[], body).await
 }
 
 /// A record upload from `from` that sends a byte a second until `stop`; counts in

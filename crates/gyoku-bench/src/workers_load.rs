@@ -15,8 +15,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpSocket;
 
 /// Loopback addresses the workers come from (the server allows 32 requests at once from
 /// one address: a real deployment's workers come from machines of their own).
@@ -39,8 +37,7 @@ struct Seen {
     refusals: std::collections::BTreeMap<String, u64>,
 }
 
-/// One HTTP request from `from`: the status and JSON body, `None` when nothing answered
-/// within 30 s.
+/// A worker's `POST` from `from` with its bearer token: the status and JSON body.
 async fn request(
     from: IpAddr,
     at: SocketAddr,
@@ -48,26 +45,9 @@ async fn request(
     bearer: &str,
     body: &Value,
 ) -> Option<(u16, Value)> {
-    let body = body.to_string();
-    let socket = TcpSocket::new_v4().ok()?;
-    socket.bind(SocketAddr::new(from, 0)).ok()?;
-    let mut s = socket.connect(at).await.ok()?;
-    let head = format!(
-        "POST {path} HTTP/1.1\r\nHost: {at}\r\nContent-Type: application/json\r\n\
-         Authorization: Bearer {bearer}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    s.write_all(head.as_bytes()).await.ok()?;
-    s.write_all(body.as_bytes()).await.ok()?;
-    let mut answer = Vec::new();
-    tokio::time::timeout(Duration::from_secs(30), s.read_to_end(&mut answer))
+    let auth = format!("Bearer {bearer}");
+    crate::slow_uploads::request_with(from, at, ("POST", path), &[("Authorization", &auth)], body)
         .await
-        .ok()?
-        .ok()?;
-    let text = String::from_utf8_lossy(&answer);
-    let status = text.get(9..12)?.parse().ok()?;
-    let json = text.split_once("\r\n\r\n").map_or("", |(_, j)| j);
-    Some((status, serde_json::from_str(json).unwrap_or(Value::Null)))
 }
 
 /// Real records to upload: game `number`'s record must have the engines on the colours
@@ -237,30 +217,16 @@ async fn worker(
 
 /// The server's games counted so far in the test `bench`.
 async fn counted(http: SocketAddr) -> u64 {
-    let Ok(mut s) = tokio::net::TcpStream::connect(http).await else {
-        return 0;
-    };
-    let head =
-        format!("GET /api/tests/bench HTTP/1.1\r\nHost: {http}\r\nConnection: close\r\n\r\n");
-    if s.write_all(head.as_bytes()).await.is_err() {
-        return 0;
-    }
-    let mut answer = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(30), s.read_to_end(&mut answer)).await;
-    let text = String::from_utf8_lossy(&answer);
-    let json = text.split_once("\r\n\r\n").map_or("", |(_, j)| j);
-    serde_json::from_str::<Value>(json).map_or(0, |v| v["games"].as_u64().unwrap_or(0))
-}
-
-fn rss(pid: u32, key: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix(key))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
+    let home = IpAddr::V4(Ipv4Addr::LOCALHOST);
+    let answer = crate::slow_uploads::request_with(
+        home,
+        http,
+        ("GET", "/api/tests/bench"),
+        &[],
+        &Value::Null,
+    )
+    .await;
+    answer.map_or(0, |(_, v)| v["games"].as_u64().unwrap_or(0))
 }
 
 fn percentile_ms(sorted: &[u32], p: f64) -> f64 {
@@ -438,8 +404,8 @@ async fn phases(
             } else {
                 format!(" ({})", refusals.join(", "))
             },
-            rss(pid, "VmRSS:") as f64 / f64::from(1 << 20),
-            rss(pid, "VmHWM:") as f64 / f64::from(1 << 20),
+            crate::csa_load::proc_status_bytes(pid, "VmRSS:") as f64 / f64::from(1 << 20),
+            crate::csa_load::proc_status_bytes(pid, "VmHWM:") as f64 / f64::from(1 << 20),
         );
     }
     Ok(())
