@@ -379,7 +379,8 @@ pub struct TestCreateArgs {
     #[arg(long)]
     pub name: String,
     /// An engine, twice (engine 1 is the one tested): `NAME=COMMAND` (the command a worker
-    /// runs unless it has its own for NAME), or `NAME` alone (each worker gives its own
+    /// runs unless it has its own for NAME), `NAME=@FILE` (the build is uploaded to the
+    /// server and each worker fetches it), or `NAME` alone (each worker gives its own
     /// command: `gyoku worker --engine NAME=COMMAND`). `builtin` is Gyoku's own engine.
     #[arg(
         long = "engine",
@@ -444,6 +445,10 @@ pub struct WorkerArgs {
     /// Stop once the server has no batch this worker can play.
     #[arg(long)]
     pub exit_when_idle: bool,
+    /// Where engine builds fetched from the server are kept (default: the user's cache,
+    /// `~/.cache/gyoku/artefacts`).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<std::path::PathBuf>,
 }
 
 /// `gyoku tournament`'s options.

@@ -151,22 +151,32 @@ fn create(a: &TestCreateArgs) -> Result<(), Failure> {
             a.engines.len()
         )));
     }
-    let mut engines: Vec<TestEngine> = a
-        .engines
-        .iter()
-        .map(|e| match e.split_once('=') {
-            Some((name, command)) => TestEngine {
-                name: name.trim().to_string(),
-                command: Some(command.to_string()),
-                options: Vec::new(),
-            },
-            None => TestEngine {
-                name: e.trim().to_string(),
-                command: None,
-                options: Vec::new(),
-            },
-        })
-        .collect();
+    let bearer = token(&a.admin_token, "--admin-token")?;
+    let rt = runtime()?;
+    let server = rt.block_on(async { client(&a.server.server) })?;
+    let mut engines: Vec<TestEngine> = Vec::with_capacity(2);
+    for e in &a.engines {
+        let (name, command) = match e.split_once('=') {
+            Some((name, command)) => (name.trim().to_string(), Some(command.to_string())),
+            None => (e.trim().to_string(), None),
+        };
+        // `NAME=@FILE`: the build is uploaded, and the test names it by digest.
+        let artefact = match command.as_deref().and_then(|c| c.strip_prefix('@')) {
+            Some(file) => Some(upload_artefact(
+                &rt,
+                &server,
+                &bearer,
+                std::path::Path::new(file),
+            )?),
+            None => None,
+        };
+        engines.push(TestEngine {
+            name,
+            command: if artefact.is_some() { None } else { command },
+            options: Vec::new(),
+            artefact,
+        });
+    }
     for o in &a.options {
         let (who, rest) = match o.split_once(':') {
             Some((who, rest)) if !who.contains('=') => (Some(who), rest),
@@ -222,11 +232,9 @@ fn create(a: &TestCreateArgs) -> Result<(), Failure> {
     };
     // Checked here first: a mistake is said before anything is sent.
     spec.check().map_err(Failure::Input)?;
-    let bearer = token(&a.admin_token, "--admin-token")?;
     let body = serde_json::to_value(&spec).map_err(|e| Failure::Run(e.to_string()))?;
-    let rt = runtime()?;
     let answer = rt.block_on(async {
-        client(&a.server.server)?
+        server
             .post("/api/tests", Some(&bearer), &body)
             .await
             .map_err(Failure::Run)
@@ -244,6 +252,33 @@ fn create(a: &TestCreateArgs) -> Result<(), Failure> {
         ));
     }
     Ok(())
+}
+
+/// Uploads an engine build to the server: its digest.
+fn upload_artefact(
+    rt: &tokio::runtime::Runtime,
+    server: &Client,
+    bearer: &str,
+    file: &std::path::Path,
+) -> Result<String, Failure> {
+    let max = gyoku_server::engine_tests::artefacts::MAX_ARTEFACT_BYTES;
+    let bytes = gyoku_kifu::files::read_regular(file, max)
+        .map_err(|e| Failure::Input(format!("--engine @{e}")))?;
+    let digest = gyoku_server::engine_tests::artefacts::digest_of(&bytes);
+    let answer =
+        rt.block_on(server.post_bytes("/api/artefacts", bearer, bytes, Duration::from_secs(600)));
+    let answer = answer.map_err(Failure::Run)?;
+    if answer.status != 200 {
+        return Err(refused(&answer));
+    }
+    if answer.body["artefact"].as_str() != Some(digest.as_str()) {
+        return Err(Failure::Run(format!(
+            "the server kept {} as {} (its SHA-256 is {digest})",
+            file.display(),
+            answer.body["artefact"]
+        )));
+    }
+    Ok(digest)
 }
 
 /// `gyoku worker`.
@@ -268,7 +303,7 @@ pub fn run_worker(args: WorkerArgs) -> Result<(), Failure> {
     });
     let builtin = std::env::current_exe()
         .ok()
-        .map(|me| format!("{} engine", shell_quote(&me.display().to_string())));
+        .map(|me| format!("{} engine", worker::shell_word(&me.display().to_string())));
     let options = WorkerOptions {
         server: args.server.server.clone(),
         token: token(&args.token, "--token")?,
@@ -277,6 +312,10 @@ pub fn run_worker(args: WorkerArgs) -> Result<(), Failure> {
         engines,
         builtin,
         exit_when_idle: args.exit_when_idle,
+        cache_dir: args
+            .cache_dir
+            .clone()
+            .unwrap_or_else(gyoku_server::engine_tests::artefacts::worker_cache_dir),
     };
     let rt = runtime()?;
     let summary = rt
@@ -289,15 +328,4 @@ pub fn run_worker(args: WorkerArgs) -> Result<(), Failure> {
         summary.batches, summary.counted, summary.disagreements, summary.refused
     );
     Ok(())
-}
-
-/// A path as one word of a command line.
-fn shell_quote(s: &str) -> String {
-    if s.bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b"/._-+".contains(&b))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }

@@ -207,6 +207,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
                 .map(|p| admin_token(p, "--worker-token-file"))
                 .transpose()?,
             worker_lease: worker_lease(&a.worker_lease)?,
+            artefacts_dir: Some(data.join("artefacts")),
             analysis: analysis_options(a.analysis_engine.as_deref(), a.analysis_ms, &engines)?,
             ..gyoku_server::http::HttpOptions::default()
         },

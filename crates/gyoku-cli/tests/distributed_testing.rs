@@ -27,8 +27,36 @@ fn request(
     kit::request(at, method, path, &headers, body)
 }
 
+/// `gyoku serve` on loopback ports with its admin and worker tokens in `dir`, and `extra`.
+fn serve_tests(dir: &Path, extra: &[&str]) -> kit::Served {
+    let mut args: Vec<std::ffi::OsString> = ["--csa", "127.0.0.1:0", "--http", "127.0.0.1:0"]
+        .iter()
+        .chain(extra)
+        .map(Into::into)
+        .collect();
+    for (flag, file) in [
+        ("--admin-token-file", "admin-token"),
+        ("--worker-token-file", "worker-token"),
+    ] {
+        args.push(flag.into());
+        args.push(dir.join(file).into_os_string());
+    }
+    args.extend(["--data-dir".into(), dir.as_os_str().to_owned()]);
+    kit::serve(args)
+}
+
 fn view(http: SocketAddr) -> Value {
-    let (status, v) = request(http, "GET", "/api/tests/seeds", None, &Value::Null);
+    view_of(http, "seeds")
+}
+
+fn view_of(http: SocketAddr, name: &str) -> Value {
+    let (status, v) = request(
+        http,
+        "GET",
+        &format!("/api/tests/{name}"),
+        None,
+        &Value::Null,
+    );
     assert_eq!(status, 200, "{v}");
     v
 }
@@ -63,25 +91,7 @@ fn an_sprt_over_three_workers_stops_by_itself_and_counts_the_referees_verdicts()
     let dir = std::env::temp_dir().join(format!("gyoku-workers-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let mut args: Vec<std::ffi::OsString> = [
-        "--csa",
-        "127.0.0.1:0",
-        "--http",
-        "127.0.0.1:0",
-        "--worker-lease",
-        "3s",
-    ]
-    .map(Into::into)
-    .to_vec();
-    for (flag, file) in [
-        ("--admin-token-file", "admin-token"),
-        ("--worker-token-file", "worker-token"),
-    ] {
-        args.push(flag.into());
-        args.push(dir.join(file).into_os_string());
-    }
-    args.extend(["--data-dir".into(), dir.as_os_str().to_owned()]);
-    let server = kit::serve(args);
+    let server = serve_tests(&dir, &["--worker-lease", "3s"]);
     let http = server.http.expect("a web page");
     let url = format!("http://{http}");
     let admin = std::fs::read_to_string(dir.join("admin-token"))
@@ -474,6 +484,141 @@ fn an_sprt_over_three_workers_stops_by_itself_and_counts_the_referees_verdicts()
         listed.contains("seeds [finished] greedy vs random") && listed.contains("H1 accepted"),
         "{listed}"
     );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An engine build uploaded to the server (`--engine NAME=@FILE`) is fetched by each
+/// worker once, its digest checked, and run; only workers may fetch it, and a build over
+/// the bound is refused before it is read.
+#[test]
+fn an_uploaded_engine_build_is_fetched_by_the_worker_and_played() {
+    let dir = std::env::temp_dir().join(format!("gyoku-artefacts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let server = serve_tests(&dir, &[]);
+    let http = server.http.expect("a web page");
+    let url = format!("http://{http}");
+    let script = format!(
+        "#!/bin/sh\nexec '{}' engine --style random \"$@\"\n",
+        kit::gyoku()
+    );
+    std::fs::write(dir.join("engine.sh"), &script).unwrap();
+    let made = kit::output_within(
+        Command::new(kit::gyoku())
+            .args(["test", "create", "--server", &url, "--admin-token"])
+            .arg(dir.join("admin-token"))
+            .args(["--name", "art", "--engine"])
+            .arg(format!("new=@{}", dir.join("engine.sh").display()))
+            .args([
+                "--engine",
+                "old=builtin",
+                "--byoyomi",
+                "1s",
+                "--pairs",
+                "2",
+                "--json",
+            ]),
+        Duration::from_secs(30),
+        "gyoku test create with a build",
+    );
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let made: Value = serde_json::from_slice(&made.stdout).unwrap();
+    let digest = made["spec"]["engines"][0]["artefact"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        digest,
+        gyoku_server::engine_tests::artefacts::digest_of(script.as_bytes())
+    );
+    // Only a worker fetches it.
+    let (status, v) = request(
+        http,
+        "GET",
+        &format!("/api/artefacts/{digest}"),
+        None,
+        &Value::Null,
+    );
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (401, Some("unknown_worker"))
+    );
+    // A build over the bound is refused before anything is read.
+    let mut s = std::net::TcpStream::connect(http).unwrap();
+    use std::io::{Read, Write};
+    write!(
+        s,
+        "POST /api/artefacts HTTP/1.1\r\nHost: {http}\r\nContent-Length: 300000000\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    // A test cannot name a build the server does not keep.
+    let admin = std::fs::read_to_string(dir.join("admin-token"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let (status, v) = request(
+        http,
+        "POST",
+        "/api/tests",
+        Some(&admin),
+        &json!({
+            "name": "nothing", "engines": [{"name": "a", "artefact": "0".repeat(64)}, {"name": "b", "command": "builtin"}],
+            "preset": "csa", "byoyomi": "1s", "pairs": 1,
+        }),
+    );
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (400, Some("unknown_artefact"))
+    );
+
+    let cache = dir.join("cache");
+    let mut w = kit::Killed(
+        Command::new(kit::gyoku())
+            .args(["worker", "--server", &url, "--token"])
+            .arg(dir.join("worker-token"))
+            .args([
+                "--name",
+                "w",
+                "--concurrency",
+                "2",
+                "--exit-when-idle",
+                "--cache-dir",
+            ])
+            .arg(&cache)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let status = kit::exits_within(&mut w.0, Duration::from_secs(120), "the worker");
+    let mut said = String::new();
+    let _ = w.0.stderr.take().unwrap().read_to_string(&mut said);
+    assert!(status.success(), "{said}");
+    let v = view_of(http, "art");
+    assert_eq!(
+        (v["status"].as_str(), v["games"].as_u64()),
+        (Some("finished"), Some(4)),
+        "{v:#}\n{said}"
+    );
+    let kept = cache.join(&digest);
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), script);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&kept).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
+    }
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -12,6 +12,7 @@
 //! [`Tests`] holds them for the HTTP handlers: each operation here is quick and runs
 //! under one lock; storage and judging happen outside it, in the handlers.
 
+pub mod artefacts;
 pub mod client;
 pub mod ledger;
 pub mod rejudge;
@@ -166,6 +167,7 @@ pub struct Judged {
 pub struct Tests {
     state: Mutex<State>,
     lease: Duration,
+    artefacts: Option<artefacts::Artefacts>,
 }
 
 struct State {
@@ -191,7 +193,12 @@ fn engine_number(w: Option<usize>) -> Option<u8> {
 impl Tests {
     /// The tests kept (`stored`, with each one's games), batches leased for `lease`.
     /// A kept test whose spec no longer reads is left out, with a warning.
-    pub fn new(stored: Vec<(StoredTest, Vec<TestGame>)>, lease: Duration, now: Instant) -> Tests {
+    pub fn new(
+        stored: Vec<(StoredTest, Vec<TestGame>)>,
+        lease: Duration,
+        artefacts: Option<artefacts::Artefacts>,
+        now: Instant,
+    ) -> Tests {
         let mut tests = BTreeMap::new();
         for (t, games) in stored {
             let checked = serde_json::from_str::<TestSpec>(&t.spec)
@@ -228,7 +235,13 @@ impl Tests {
                 next_batch: 1,
             }),
             lease,
+            artefacts,
         }
+    }
+
+    /// The artefacts kept (none when the server has nowhere to keep them).
+    pub fn artefacts(&self) -> Option<&artefacts::Artefacts> {
+        self.artefacts.as_ref()
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -243,6 +256,20 @@ impl Tests {
         let checked = spec
             .check()
             .map_err(|e| Refused::new(400, "invalid_test", e))?;
+        for e in &spec.engines {
+            if let Some(a) = &e.artefact
+                && self.artefacts.as_ref().and_then(|x| x.path(a)).is_none()
+            {
+                return Err(Refused::new(
+                    400,
+                    "unknown_artefact",
+                    format!(
+                        "engine '{}': no artefact {a} here (POST /api/artefacts first)",
+                        e.name
+                    ),
+                ));
+            }
+        }
         let st = self.state();
         if st.tests.contains_key(&spec.name) {
             return Err(Refused::new(

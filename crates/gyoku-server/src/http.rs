@@ -58,7 +58,6 @@ pub use relay_secret::{RELAY_SECRET_NAME, RelaySecret};
 pub use state::MAX_WATCHERS;
 pub use tools::{MAX_OUTPUT, MAX_RECORDS};
 
-use body::too_large;
 use error::{method_not_allowed, not_found};
 use games::{game, game_chart, game_events, game_record, list_games};
 use state::AppState;
@@ -80,7 +79,11 @@ pub fn router(
 ) -> Router {
     let heard = changes.subscribe();
     let tests = if options.relay_to.is_none() {
-        Some(Arc::new(load_tests(&mut dbs, options.worker_lease)))
+        Some(Arc::new(load_tests(
+            &mut dbs,
+            options.worker_lease,
+            options.artefacts_dir.as_deref(),
+        )))
     } else {
         None
     };
@@ -136,6 +139,7 @@ pub fn router(
 fn load_tests(
     dbs: &mut [Box<dyn Archive>],
     lease: std::time::Duration,
+    artefacts_dir: Option<&std::path::Path>,
 ) -> crate::engine_tests::Tests {
     let mut kept = Vec::new();
     if let Some(db) = dbs.first_mut() {
@@ -151,7 +155,12 @@ fn load_tests(
             Err(e) => tracing::warn!("the engine tests cannot be read: {e}"),
         }
     }
-    crate::engine_tests::Tests::new(kept, lease, std::time::Instant::now())
+    let artefacts = artefacts_dir.and_then(|dir| {
+        crate::engine_tests::artefacts::Artefacts::new(dir.to_path_buf())
+            .map_err(|e| tracing::warn!("engine artefacts cannot be kept: {e}"))
+            .ok()
+    });
+    crate::engine_tests::Tests::new(kept, lease, artefacts, std::time::Instant::now())
 }
 
 /// The routes that take a record file (judge, convert): the guard gives them a lane of
@@ -159,6 +168,9 @@ fn load_tests(
 pub(crate) const JUDGE_ROUTE: &str = "/api/judge";
 /// See [`JUDGE_ROUTE`].
 pub(crate) const CONVERT_ROUTE: &str = "/api/convert";
+/// Engine builds uploaded for tests: a body bound of their own
+/// ([`crate::engine_tests::artefacts::MAX_ARTEFACT_BYTES`]).
+pub(crate) const ARTEFACTS_ROUTE: &str = "/api/artefacts";
 /// See [`JUDGE_ROUTE`]: a judged record's analysis.
 pub(crate) const JUDGE_ANALYSIS_ROUTE: &str = "/api/judge/analysis";
 
@@ -193,6 +205,8 @@ fn referees_routes() -> Vec<(&'static str, axum::routing::MethodRouter<AppState>
             "/api/tests/{name}/games/{number}/record",
             get(engine_tests::record),
         ),
+        (ARTEFACTS_ROUTE, post(engine_tests::upload_artefact)),
+        ("/api/artefacts/{digest}", get(engine_tests::artefact)),
         ("/api/workers", post(engine_tests::register)),
         ("/api/workers/batch", post(engine_tests::batch)),
         ("/api/workers/heartbeat", post(engine_tests::heartbeat)),
@@ -249,8 +263,14 @@ async fn refuse_declared_oversize(
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_UPLOAD as u64) {
-        let mut response = too_large().into_response();
+    let limit = if request.uri().path() == ARTEFACTS_ROUTE {
+        crate::engine_tests::artefacts::MAX_ARTEFACT_BYTES
+    } else {
+        MAX_UPLOAD as u64
+    };
+    if declared.is_some_and(|n| n > limit) {
+        let mut response =
+            body::too_large_for(usize::try_from(limit).unwrap_or(usize::MAX)).into_response();
         response
             .headers_mut()
             .insert(header::CONNECTION, HeaderValue::from_static("close"));

@@ -101,6 +101,96 @@ impl Client {
         self.send(Method::POST, path, bearer, Some(body)).await
     }
 
+    /// `POST path` with `bytes` as the body (`application/octet-stream`), given
+    /// `timeout` whatever the client's.
+    ///
+    /// # Errors
+    /// When the server cannot be reached or does not answer in time.
+    pub async fn post_bytes(
+        &self,
+        path: &str,
+        bearer: &str,
+        bytes: Vec<u8>,
+        timeout: Duration,
+    ) -> Result<Answer, String> {
+        let body = (Some("application/octet-stream"), Bytes::from(bytes));
+        self.exchange(Method::POST, path, Some(bearer), body, timeout)
+            .await
+    }
+
+    /// `GET path` written to `to` as it comes (at most `limit` bytes, within `timeout`):
+    /// the body's SHA-256, or the server's answer when it is not 200.
+    ///
+    /// # Errors
+    /// When the server cannot be reached, the body is too large or late, or `to` cannot be
+    /// written.
+    pub async fn download(
+        &self,
+        path: &str,
+        bearer: &str,
+        to: &std::path::Path,
+        (limit, timeout): (u64, Duration),
+    ) -> Result<Result<String, Answer>, String> {
+        use sha2::Digest;
+        use tokio::io::AsyncWriteExt;
+        let uri = format!("{}{path}", self.base);
+        let request = Request::builder()
+            .method(Method::GET)
+            .uri(&uri)
+            .header(hyper::header::AUTHORIZATION, format!("Bearer {bearer}"))
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| format!("{uri}: {e}"))?;
+        let exchange = async {
+            let response = self
+                .inner
+                .request(request)
+                .await
+                .map_err(|e| format!("{uri}: {e}"))?;
+            let status = response.status().as_u16();
+            let mut body = response.into_body();
+            if status != 200 {
+                let bytes = Limited::new(body, MAX_ANSWER)
+                    .collect()
+                    .await
+                    .map_err(|e| format!("{uri}: the answer: {e}"))?
+                    .to_bytes();
+                return Ok(Err(Answer {
+                    status,
+                    body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+                }));
+            }
+            let mut file = tokio::fs::File::create(to)
+                .await
+                .map_err(|e| format!("{}: {e}", to.display()))?;
+            let mut hasher = sha2::Sha256::new();
+            let mut got = 0u64;
+            while let Some(frame) = body.frame().await {
+                let frame = frame.map_err(|e| format!("{uri}: {e}"))?;
+                if let Ok(data) = frame.into_data() {
+                    got += data.len() as u64;
+                    if got > limit {
+                        return Err(format!("{uri}: more than {limit} bytes"));
+                    }
+                    hasher.update(&data);
+                    file.write_all(&data)
+                        .await
+                        .map_err(|e| format!("{}: {e}", to.display()))?;
+                }
+            }
+            file.sync_all()
+                .await
+                .map_err(|e| format!("{}: {e}", to.display()))?;
+            Ok(Ok(hasher
+                .finalize()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect()))
+        };
+        tokio::time::timeout(timeout, exchange)
+            .await
+            .map_err(|_| format!("{uri}: not all within {} s", timeout.as_secs()))?
+    }
+
     async fn send(
         &self,
         method: Method,
@@ -108,18 +198,31 @@ impl Client {
         bearer: Option<&str>,
         body: Option<&Value>,
     ) -> Result<Answer, String> {
+        let body = match body {
+            Some(v) => (Some("application/json"), Bytes::from(v.to_string())),
+            None => (None, Bytes::new()),
+        };
+        self.exchange(method, path, bearer, body, self.timeout)
+            .await
+    }
+
+    /// One request, its body of the given type, answered within `timeout`.
+    async fn exchange(
+        &self,
+        method: Method,
+        path: &str,
+        bearer: Option<&str>,
+        (content_type, bytes): (Option<&str>, Bytes),
+        timeout: Duration,
+    ) -> Result<Answer, String> {
         let uri = format!("{}{path}", self.base);
         let mut request = Request::builder().method(method).uri(&uri);
         if let Some(token) = bearer {
             request = request.header(hyper::header::AUTHORIZATION, format!("Bearer {token}"));
         }
-        let bytes = match body {
-            Some(v) => {
-                request = request.header(hyper::header::CONTENT_TYPE, "application/json");
-                Bytes::from(v.to_string())
-            }
-            None => Bytes::new(),
-        };
+        if let Some(t) = content_type {
+            request = request.header(hyper::header::CONTENT_TYPE, t);
+        }
         let request = request
             .body(Full::new(bytes))
             .map_err(|e| format!("{uri}: {e}"))?;
@@ -142,8 +245,8 @@ impl Client {
             };
             Ok(Answer { status, body })
         };
-        tokio::time::timeout(self.timeout, exchange)
+        tokio::time::timeout(timeout, exchange)
             .await
-            .map_err(|_| format!("{uri}: no answer within {} s", self.timeout.as_secs()))?
+            .map_err(|_| format!("{uri}: no answer within {} s", timeout.as_secs()))?
     }
 }

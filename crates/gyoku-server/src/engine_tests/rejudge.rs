@@ -136,6 +136,7 @@ mod tests {
             name: name.into(),
             command: None,
             options: vec![],
+            artefact: None,
         };
         TestSpec {
             name: "t".into(),

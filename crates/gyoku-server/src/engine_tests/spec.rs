@@ -31,6 +31,10 @@ pub struct TestEngine {
     /// `setoption` pairs.
     #[serde(default)]
     pub options: Vec<(String, String)>,
+    /// A build the server keeps, by its SHA-256 (`POST /api/artefacts`): each worker
+    /// fetches it and runs it, unless it has its own command for the name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artefact: Option<String>,
 }
 
 /// An engine test as asked for.
@@ -99,7 +103,7 @@ impl TestSpec {
     ///
     /// ```
     /// use gyoku_server::engine_tests::spec::{TestEngine, TestSpec};
-    /// let engine = |name: &str| TestEngine { name: name.into(), command: None, options: vec![] };
+    /// let engine = |name: &str| TestEngine { name: name.into(), command: None, options: vec![], artefact: None };
     /// let spec = TestSpec {
     ///     name: "t1".into(),
     ///     engines: [engine("new"), engine("old")],

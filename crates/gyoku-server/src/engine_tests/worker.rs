@@ -34,6 +34,8 @@ pub struct WorkerOptions {
     pub builtin: Option<String>,
     /// Stop once the server has no batch it can play.
     pub exit_when_idle: bool,
+    /// Where engine builds fetched from the server are kept, by digest.
+    pub cache_dir: std::path::PathBuf,
 }
 
 /// What a worker did.
@@ -120,18 +122,93 @@ impl Session {
         names
     }
 
-    fn command_of(&self, e: &TestEngine) -> Option<String> {
+    /// The command line that runs `e` here: this worker's own for its name, else its
+    /// artefact (fetched once), else the test's command (`builtin [ARGS]`: this program's
+    /// engine).
+    async fn command_of(&mut self, e: &TestEngine) -> Result<Option<String>, String> {
         if let Some((_, c)) = self.options.engines.iter().find(|(n, _)| *n == e.name) {
-            return Some(c.clone());
+            return Ok(Some(c.clone()));
         }
-        // `builtin [ARGS]`: this program's own engine.
+        if let Some(digest) = &e.artefact {
+            let path = self.fetch_artefact(digest).await?;
+            return Ok(Some(shell_word(&path.display().to_string())));
+        }
         let builtin = |rest: &str| self.options.builtin.as_ref().map(|b| format!("{b}{rest}"));
-        match e.command.as_deref() {
+        Ok(match e.command.as_deref() {
             None if e.name == "builtin" => builtin(""),
             Some("builtin") => builtin(""),
             Some(c) if c.starts_with("builtin ") => builtin(&c["builtin".len()..]),
             other => other.map(str::to_string),
+        })
+    }
+
+    /// The artefact `digest`, from the cache or fetched from the server (its digest
+    /// checked before it is kept, executable).
+    async fn fetch_artefact(&mut self, digest: &str) -> Result<std::path::PathBuf, String> {
+        if !super::artefacts::is_digest(digest) {
+            return Err(format!("artefact '{digest}': not a SHA-256"));
         }
+        let dir = self.options.cache_dir.clone();
+        let path = dir.join(digest);
+        if path.is_file() {
+            return Ok(path);
+        }
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let part = dir.join(format!(".{digest}.{}", std::process::id()));
+        let got = self
+            .client
+            .download(
+                &format!("/api/artefacts/{digest}"),
+                &self.bearer(),
+                &part,
+                (
+                    super::artefacts::MAX_ARTEFACT_BYTES,
+                    Duration::from_secs(600),
+                ),
+            )
+            .await;
+        let got = match got {
+            Ok(Ok(d)) => d,
+            Ok(Err(answer)) => {
+                let _ = std::fs::remove_file(&part);
+                return Err(format!("artefact {digest}: {}", answer.message()));
+            }
+            Err(e) => {
+                let _ = std::fs::remove_file(&part);
+                return Err(e);
+            }
+        };
+        if got != digest {
+            let _ = std::fs::remove_file(&part);
+            return Err(format!(
+                "artefact {digest}: the server sent a file whose digest is {got}"
+            ));
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&part, std::fs::Permissions::from_mode(0o755))
+                .map_err(|e| format!("{}: {e}", part.display()))?;
+        }
+        std::fs::rename(&part, &path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(path)
+    }
+}
+
+/// A path as one word of a command line (quoted when it needs to be).
+///
+/// ```
+/// use gyoku_server::engine_tests::worker::shell_word;
+/// assert_eq!(shell_word("/usr/bin/gyoku"), "/usr/bin/gyoku");
+/// assert_eq!(shell_word("/a b/it's"), "'/a b/it'\\''s'");
+/// ```
+pub fn shell_word(s: &str) -> String {
+    if s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"/._-+".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
     }
 }
 
@@ -223,7 +300,7 @@ struct Prepared {
 
 /// Reads a batch as the server handed it, checks its rules digest against this
 /// program's, and resolves its engines' commands.
-fn prepare(session: &Session, batch: &Value) -> Result<Prepared, String> {
+async fn prepare(session: &mut Session, batch: &Value) -> Result<Prepared, String> {
     let id = batch["id"].as_u64().ok_or("a batch without an id")?;
     let engines: [TestEngine; 2] = serde_json::from_value(batch["engines"].clone())
         .map_err(|e| format!("the batch's engines: {e}"))?;
@@ -275,7 +352,7 @@ fn prepare(session: &Session, batch: &Value) -> Result<Prepared, String> {
     }
     let mut entrants = Vec::with_capacity(2);
     for e in &engines {
-        let command = session.command_of(e).ok_or_else(|| {
+        let command = session.command_of(e).await?.ok_or_else(|| {
             format!(
                 "no command for engine '{}' (give --engine {}=COMMAND)",
                 e.name, e.name
@@ -365,7 +442,7 @@ async fn play_batch(
     summary: &mut WorkerSummary,
     say: &mut impl FnMut(&str),
 ) -> Result<(), String> {
-    let p = prepare(session, batch)?;
+    let p = prepare(session, batch).await?;
     let id = p.id;
     let test = p.test.clone();
     say(&format!(

@@ -96,11 +96,6 @@ pub(super) trait Request: serde::de::DeserializeOwned {
     }
 }
 
-/// 413 `too_large` for an upload.
-pub(super) fn too_large() -> ApiError {
-    too_large_for(MAX_UPLOAD)
-}
-
 /// 413 `too_large`, with the limit in bytes.
 pub(super) fn too_large_for(limit: usize) -> ApiError {
     let size = if limit >= 1 << 20 {

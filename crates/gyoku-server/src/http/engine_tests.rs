@@ -286,7 +286,7 @@ pub(super) async fn batch(
         t.spec
             .engines
             .iter()
-            .all(|e| e.command.is_some() || has.contains(&e.name))
+            .all(|e| e.command.is_some() || e.artefact.is_some() || has.contains(&e.name))
     };
     let batch = api
         .tests()?
@@ -417,4 +417,111 @@ pub(super) async fn upload(
         "winner": winner,
         "reason": reason,
     })))
+}
+
+/// `POST /api/artefacts` (admin token) with an engine build as the body (any type, at
+/// most [`crate::engine_tests::artefacts::MAX_ARTEFACT_BYTES`], within the uploads' time): kept under its
+/// SHA-256; answers `{"artefact": digest, "bytes"}`. A test names it by digest.
+pub(super) async fn upload_artefact(
+    State(api): State<TestsApi>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    use futures_util::StreamExt;
+    api.admin(peer, &headers)?;
+    let store = api.tests()?.artefacts().cloned().ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no_artefacts",
+            "this server keeps no engine builds",
+        )
+    })?;
+    let mut incoming = store.incoming().await.map_err(ApiError::storage)?;
+    let mut stream = body.into_data_stream();
+    let read = async {
+        while let Some(chunk) = stream.next().await {
+            let chunk =
+                chunk.map_err(|e| ApiError::input("invalid_body", format!("the body: {e}")))?;
+            incoming
+                .write(&chunk)
+                .await
+                .map_err(|e| ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "too_large", e))?;
+        }
+        Ok::<(), ApiError>(())
+    };
+    tokio::time::timeout(api.options.upload_timeout, read)
+        .await
+        .map_err(|_| {
+            ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "body_timeout",
+                format!(
+                    "the body did not arrive within {} s",
+                    api.options.upload_timeout.as_secs()
+                ),
+            )
+        })??;
+    let (digest, bytes) = incoming.keep().await.map_err(ApiError::storage)?;
+    tracing::info!(artefact = %digest, bytes, "an engine build was kept for tests");
+    Ok(Json(json!({"artefact": digest, "bytes": bytes})))
+}
+
+/// `GET /api/artefacts/{digest}` (the worker's secret): the build, streamed; at most
+/// [`crate::engine_tests::artefacts::SENT_AT_ONCE`] are sent at once, the others wait their turn.
+pub(super) async fn artefact(
+    State(api): State<TestsApi>,
+    Path(digest): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    api.worker(&headers)?;
+    let store = api.tests()?.artefacts().cloned();
+    let path = store
+        .as_ref()
+        .and_then(|s| s.path(&digest))
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "no_artefact",
+                format!("no artefact {digest} here"),
+            )
+        })?;
+    let place = store
+        .map(|s| Arc::clone(&s.sending))
+        .ok_or_else(|| ApiError::storage("no artefacts"))?
+        .acquire_owned()
+        .await
+        .map_err(ApiError::storage)?;
+    let file = tokio::fs::File::open(&path)
+        .await
+        .map_err(|e| ApiError::storage(format!("the artefact: {e}")))?;
+    let length = file
+        .metadata()
+        .await
+        .map_err(|e| ApiError::storage(format!("the artefact: {e}")))?
+        .len();
+    // Read in chunks as the client takes them; the place is held until the last.
+    let chunks = futures_util::stream::unfold((file, Some(place)), |(mut file, place)| async {
+        use tokio::io::AsyncReadExt;
+        let mut buf = vec![0u8; 64 * 1024];
+        match file.read(&mut buf).await {
+            Ok(0) => None,
+            Ok(n) => {
+                buf.truncate(n);
+                Some((
+                    Ok::<_, std::io::Error>(axum::body::Bytes::from(buf)),
+                    (file, place),
+                ))
+            }
+            Err(e) => Some((Err(e), (file, None))),
+        }
+    });
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_string()),
+            (header::CONTENT_LENGTH, length.to_string()),
+        ],
+        Body::from_stream(chunks),
+    )
+        .into_response())
 }

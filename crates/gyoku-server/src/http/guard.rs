@@ -67,6 +67,8 @@ pub struct HttpOptions {
     pub worker_token: Option<super::AdminToken>,
     /// How long a batch is a worker's without a heartbeat before it is handed out again.
     pub worker_lease: Duration,
+    /// Where engine builds uploaded for tests are kept (`None`: none can be).
+    pub artefacts_dir: Option<std::path::PathBuf>,
     /// A web instance's referee: the requests that act, and what only the referee holds,
     /// are relayed to it (`gyoku serve --role web`; see docs/scale-out.md).
     pub relay_to: Option<super::Relay>,
@@ -97,6 +99,7 @@ impl Default for HttpOptions {
             admin_token: None,
             worker_token: None,
             worker_lease: crate::engine_tests::ledger::DEFAULT_LEASE,
+            artefacts_dir: None,
             relay_to: None,
             relay_secret: None,
         }
