@@ -8,6 +8,7 @@
 //! works), and for perft YaneuraOu's MATERIAL edition (a binary you built, `go perft D`
 //! over USI, its own in-process time; [`use_yaneuraou`]).
 
+pub mod backup_time;
 pub mod chat_flood;
 pub mod csa_load;
 pub mod login_flood;

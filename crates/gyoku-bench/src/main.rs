@@ -15,7 +15,10 @@
 //! cargo run --release -p gyoku-bench -- runner [--games N] [--rounds N] [--before PATH] [--shogitest PATH]
 //! cargo run --release -p gyoku-bench -- mate [--nodes N] [--rounds N] [--no-cshogi] [--yaneuraou-mate PATH]
 //! cargo run --release -p gyoku-bench -- workers [--workers N] [--seconds S] [--think MS]
+//! cargo run --release -p gyoku-bench -- backup [--games N] [--plies N]
 //! ```
+//! `backup` (issue 50) times `gyoku backup` and `gyoku restore` (built beside this one) on
+//! a database of N finished games (1,000,000), each with its record and PLIES moves (80).
 //! `workers` (issue 45) runs WORKERS simulated engine-test workers (1,000) against one
 //! `gyoku serve` (built beside this one) from 64 loopback addresses: each asks for
 //! batches, sends heartbeats and uploads real records (played first by `gyoku match`),
@@ -122,6 +125,7 @@ fn main() {
     let mut login_flood = false;
     let mut slow_uploads = false;
     let mut workers_load = false;
+    let mut backup_time = false;
     let mut workers_n = 1000usize;
     let mut per_address = 32usize;
     let mut plies_given: Option<usize> = None;
@@ -144,6 +148,7 @@ fn main() {
             "login-flood" => login_flood = true,
             "slow-uploads" => slow_uploads = true,
             "workers" => workers_load = true,
+            "backup" => backup_time = true,
             "--workers" => workers_n = it.next().and_then(|n| n.parse().ok()).unwrap_or(1000),
             "--per-address" => per_address = it.next().and_then(|n| n.parse().ok()).unwrap_or(32),
             "--names" => names = it.next().and_then(|n| n.parse().ok()).unwrap_or(3200),
@@ -285,6 +290,19 @@ fn main() {
     }
     if login_flood {
         run_login_flood(names, addresses, before.as_deref());
+        return;
+    }
+    if backup_time {
+        let n = if args.iter().any(|a| a == "--games") {
+            games as u64
+        } else {
+            1_000_000
+        };
+        let plies = plies_given.map_or(80, |p| p as u64);
+        if let Err(e) = gyoku_bench::backup_time::run(&gyoku_required(), n, plies) {
+            eprintln!("gyoku-bench: backup: {e}");
+            std::process::exit(1);
+        }
         return;
     }
     if workers_load {

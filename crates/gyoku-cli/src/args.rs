@@ -315,6 +315,39 @@ pub enum Command {
     /// A rating list from game results: by maximum likelihood (Bradley–Terry, draws as half
     /// points, as Ordo and BayesElo), or with --floodgate as Floodgate's mk_rate computes it.
     Ratings(RatingsArgs),
+    /// Copy `gyoku serve`'s SQLite database while it runs: a consistent snapshot, written
+    /// beside OUT and moved into place once synced (docs/operations.md).
+    Backup {
+        /// The backup file to write (a regular file is replaced).
+        out: std::path::PathBuf,
+        /// The database: an SQLite file (postgres:// is backed up with pg_dump).
+        #[arg(long)]
+        db: Option<String>,
+        /// The server's data directory (its gyoku.sqlite3), as `gyoku serve --data-dir`.
+        #[arg(long, conflicts_with = "db")]
+        data_dir: Option<std::path::PathBuf>,
+        /// Print JSON: {"path", "bytes", "schema", "games", "unfinished", "seconds"}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Put a backup in place of `gyoku serve`'s database, the server stopped: the backup
+    /// is checked first; an existing database is replaced only with --force.
+    Restore {
+        /// The backup (`gyoku backup`'s file).
+        backup: std::path::PathBuf,
+        /// The database to restore: an SQLite file.
+        #[arg(long)]
+        db: Option<String>,
+        /// The server's data directory (its gyoku.sqlite3).
+        #[arg(long, conflicts_with = "db")]
+        data_dir: Option<std::path::PathBuf>,
+        /// Replace the database that is there.
+        #[arg(long)]
+        force: bool,
+        /// Print JSON, as `gyoku backup --json`.
+        #[arg(long)]
+        json: bool,
+    },
     /// Engine tests a server keeps and workers play (docs/testing-at-scale.md): `create`,
     /// `stop`, `list`.
     Test(TestArgs),

@@ -20,6 +20,7 @@ macro_rules! outln {
 
 mod arena;
 mod args;
+mod backup;
 mod commands;
 mod engine_tests;
 mod event_keys;

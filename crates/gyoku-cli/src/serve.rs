@@ -13,7 +13,7 @@ use crate::Failure;
 use crate::args::{Role, ServeArgs};
 
 /// `$XDG_DATA_HOME/gyoku`, else `~/.local/share/gyoku`, else `./gyoku-data`.
-fn default_data_dir() -> PathBuf {
+pub(crate) fn default_data_dir() -> PathBuf {
     if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|x| !x.is_empty()) {
         return PathBuf::from(x).join("gyoku");
     }

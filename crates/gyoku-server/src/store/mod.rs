@@ -15,6 +15,7 @@
 //!
 //! `docs/server.md` ("Storage") documents the tables.
 
+pub mod backup;
 pub mod notices;
 pub mod port;
 pub mod postgres;
