@@ -219,6 +219,65 @@ impl Board {
         self.write(py, |s| *s = State::new(Position::startpos()));
     }
 
+    /// The piece on square `sq` (0–80, file-major: 0 is 1a, 8 is 1i, 80 is 9i) as cshogi's
+    /// piece code: 0 none; Black's 1 pawn, 2 lance, 3 knight, 4 silver, 5 bishop, 6 rook,
+    /// 7 gold, 8 king, 9–12 the promoted pawn, lance, knight and silver, 13 horse, 14
+    /// dragon; White's the same plus 16. `IndexError` off the board.
+    fn piece(&self, py: Python<'_>, sq: usize) -> PyResult<u8> {
+        let sq = gyoku::Square::from_index(sq)
+            .ok_or_else(|| PyIndexError::new_err(format!("square {sq}: 0 to 80")))?;
+        Ok(self.read(py, |s| piece_code(s.pos.board().piece_at(sq))))
+    }
+
+    /// Every square's piece code (as `piece`), square 0 first: cshogi's `pieces`.
+    #[getter]
+    fn pieces(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
+        let codes: Vec<u8> = self.read(py, |s| {
+            (0..81)
+                .filter_map(gyoku::Square::from_index)
+                .map(|sq| piece_code(s.pos.board().piece_at(sq)))
+                .collect()
+        });
+        Ok(PyList::new(py, codes)?.unbind())
+    }
+
+    /// Black's and White's pieces in hand, each `[pawn, lance, knight, silver, gold,
+    /// bishop, rook]`: cshogi's `pieces_in_hand`.
+    #[getter]
+    fn pieces_in_hand(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        use gyoku::{Color, Role};
+        const ORDER: [Role; 7] = [
+            Role::Pawn,
+            Role::Lance,
+            Role::Knight,
+            Role::Silver,
+            Role::Gold,
+            Role::Bishop,
+            Role::Rook,
+        ];
+        let hands = self.read(py, |s| {
+            [Color::Black, Color::White].map(|c| ORDER.map(|r| s.pos.hand(c).count(r)))
+        });
+        let [black, white] = hands;
+        let pair = (PyList::new(py, black)?, PyList::new(py, white)?);
+        Ok(pair.into_pyobject(py)?.into_any().unbind())
+    }
+
+    /// Whether the position repeats one within the last `ply` plies (every one by
+    /// default), as cshogi's `is_draw` answers (YaneuraOu's and Apery's check, which
+    /// counts a single repetition): 0 none (`NOT_REPETITION`); the same position with the
+    /// same side to move 1 (`REPETITION_DRAW`), 2 (`REPETITION_WIN`: the other side has
+    /// checked all along) or 3 (`REPETITION_LOSE`: the side to move has); the same board
+    /// with the side to move holding as much as then or more, 4 (`REPETITION_SUPERIOR`), or
+    /// as little or less, 5 (`REPETITION_INFERIOR`). The referee's sennichite (four
+    /// times) is `is_game_over()` and `Game`'s.
+    #[pyo3(signature = (ply = i32::MAX))]
+    fn is_draw(&self, py: Python<'_>, ply: i32) -> u8 {
+        self.read(py, |s| {
+            repetition(&s.pos, &s.history, usize::try_from(ply).unwrap_or(0))
+        })
+    }
+
     /// Whether the side to move may declare (entering king) and win under the 27-point
     /// rule (CSA's, as cshogi's `is_nyugyoku`): king in the zone, ten other pieces there,
     /// not in check, 28 points for Black and 27 for White. The other rule sets' verdicts:
@@ -344,4 +403,86 @@ impl Board {
     fn _repr_svg_(&self, py: Python<'_>) -> String {
         self.svg(py, true)
     }
+}
+
+/// cshogi's piece code of what stands on a square (see `Board.piece`).
+fn piece_code(piece: Option<gyoku::Piece>) -> u8 {
+    use gyoku::Role;
+    let Some(p) = piece else { return 0 };
+    let kind = match p.role {
+        Role::Pawn => 1,
+        Role::Lance => 2,
+        Role::Knight => 3,
+        Role::Silver => 4,
+        Role::Bishop => 5,
+        Role::Rook => 6,
+        Role::Gold => 7,
+        Role::King => 8,
+        Role::ProPawn => 9,
+        Role::ProLance => 10,
+        Role::ProKnight => 11,
+        Role::ProSilver => 12,
+        Role::Horse => 13,
+        Role::Dragon => 14,
+    };
+    if p.color == gyoku::Color::White {
+        kind + 16
+    } else {
+        kind
+    }
+}
+
+/// `Board.is_draw`'s answer: the positions `history` led through, walked back from `pos`
+/// at most `ply` plies, two at a time from the fourth.
+fn repetition(pos: &Position, history: &[Undo], ply: usize) -> u8 {
+    let last = history.len().min(ply);
+    if last < 4 {
+        return 0;
+    }
+    // Walk back: `back[d]` is the position `d` plies ago.
+    let mut back = Vec::with_capacity(last + 1);
+    let mut p = pos.clone();
+    back.push(p.clone());
+    for undo in history.iter().rev().take(last) {
+        p.undo(*undo);
+        back.push(p.clone());
+    }
+    // Each side's checks in a row, counted back from its latest move, two plies a check
+    // (as YaneuraOu counts them): the side to move's moves led to back[1], back[3], …;
+    // the other side's to back[0], back[2], ….
+    let run = |first: usize| {
+        2 * (first..=last)
+            .step_by(2)
+            .take_while(|&d| back[d].is_check())
+            .count()
+    };
+    let (ours, theirs) = (run(1), run(0));
+    let hand = |p: &Position| {
+        let h = p.hand(p.turn());
+        gyoku::Role::HAND.map(|r| h.count(r))
+    };
+    let now = hand(pos);
+    for d in (4..=last).step_by(2) {
+        let then = &back[d];
+        if then.board() != pos.board() {
+            continue;
+        }
+        let was = hand(then);
+        if was == now {
+            return if d <= ours {
+                3
+            } else if d <= theirs {
+                2
+            } else {
+                1
+            };
+        }
+        if now.iter().zip(&was).all(|(n, w)| n >= w) {
+            return 4;
+        }
+        if was.iter().zip(&now).all(|(w, n)| w >= n) {
+            return 5;
+        }
+    }
+    0
 }

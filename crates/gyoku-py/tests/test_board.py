@@ -337,3 +337,81 @@ def test_set_sfen_reset_and_is_nyugyoku_as_cshogi():
             assert g.is_nyugyoku() == bool(k.is_nyugyoku())
             g.push(played)
             k.push_usi(played)
+
+
+def test_pieces_and_hands_as_cshogi():
+    """`piece`, `pieces` and `pieces_in_hand` give cshogi's codes, square for square, on
+    every position of seeded random games (captures, promotions and drops among them)."""
+    cshogi = _cshogi("pieces and hands against cshogi's")
+    with pytest.raises(IndexError):
+        gyoku.Board().piece(81)
+    for moves in _random_games(12, 160, seed=17):
+        g, k = gyoku.Board(), cshogi.Board()
+        for played in moves:
+            g.push(played)
+            k.push_usi(played)
+            assert g.pieces == list(k.pieces), g.sfen()
+            assert [list(h) for h in g.pieces_in_hand] == [list(h) for h in k.pieces_in_hand]
+            assert all(g.piece(sq) == k.piece(sq) for sq in (0, 8, 40, 72, 80))
+
+
+def _walk(cshogi, sfen, seed, plies, checks):
+    """A seeded walk of quiet moves from `sfen` (checks first, most of the time, when
+    `checks`), with `is_draw` asked of both libraries after each move, with and without a
+    ply limit: the answers seen, and any two that differ."""
+    import random
+
+    rng = random.Random(seed)
+    g, k = gyoku.Board(sfen), cshogi.Board(sfen)
+    seen, differ = [], []
+    for _ in range(plies):
+        legal = g.legal_moves
+        if not legal:
+            break
+        pool = [m for m in legal if "*" not in m and "+" not in m] or legal
+        if checks:
+            giving = []
+            for m in pool:
+                g.push(m)
+                if g.is_check():
+                    giving.append(m)
+                g.pop()
+            if giving and rng.random() < 0.8:
+                pool = giving
+        m = rng.choice(pool)
+        g.push(m)
+        k.push_usi(m)
+        for ply in (2**31 - 1, 8):
+            seen.append(g.is_draw(ply))
+            if g.is_draw(ply) != k.is_draw(ply):
+                differ.append((g.sfen(), g.moves, ply, g.is_draw(ply), k.is_draw(ply)))
+    return seen, differ
+
+
+def test_is_draw_as_cshogi():
+    """`is_draw` answers as cshogi's after every move of seeded king walks (repetitions),
+    rook checks against a king (perpetual checks, won and lost), and a gold dropped, taken
+    and the kings back where they were (a hand superior and inferior); every answer is
+    seen."""
+    cshogi = _cshogi("is_draw against cshogi's")
+    assert (gyoku.NOT_REPETITION, gyoku.REPETITION_DRAW, gyoku.REPETITION_WIN) == (
+        cshogi.NOT_REPETITION, cshogi.REPETITION_DRAW, cshogi.REPETITION_WIN)
+    assert (gyoku.REPETITION_LOSE, gyoku.REPETITION_SUPERIOR, gyoku.REPETITION_INFERIOR) == (
+        cshogi.REPETITION_LOSE, cshogi.REPETITION_SUPERIOR, cshogi.REPETITION_INFERIOR)
+    seen, differ = [], []
+    for seed in range(20):
+        for sfen, checks in (("4k4/9/9/9/9/9/9/9/4K4 b - 1", False),
+                             ("4k4/9/9/9/9/9/9/9/R3K4 b - 1", True)):
+            s, d = _walk(cshogi, sfen, seed, 120, checks)
+            seen += s
+            differ += d
+    sfen = "4k4/9/9/9/9/9/9/9/4K4 b G 1"
+    g, k = gyoku.Board(sfen), cshogi.Board(sfen)
+    for m in "5i5h 5a4a 5h5i 4a5a G*4b 5a4b 5i5h 4b4a 5h5i 4a5a 5i5h".split():
+        g.push(m)
+        k.push_usi(m)
+        seen.append(g.is_draw())
+        if g.is_draw() != k.is_draw():
+            differ.append((g.sfen(), g.moves, g.is_draw(), k.is_draw()))
+    assert not differ, differ[:3]
+    assert set(seen) == {0, 1, 2, 3, 4, 5}, sorted(set(seen))

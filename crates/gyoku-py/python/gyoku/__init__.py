@@ -27,11 +27,25 @@ from ._gyoku import (
     write,
 )
 
+# `Board.is_draw`'s answers, as cshogi names them.
+NOT_REPETITION = 0
+REPETITION_DRAW = 1
+REPETITION_WIN = 2
+REPETITION_LOSE = 3
+REPETITION_SUPERIOR = 4
+REPETITION_INFERIOR = 5
+
 __all__ = [
     "Board",
     "Game",
     "GameError",
     "IllegalMoveError",
+    "NOT_REPETITION",
+    "REPETITION_DRAW",
+    "REPETITION_INFERIOR",
+    "REPETITION_LOSE",
+    "REPETITION_SUPERIOR",
+    "REPETITION_WIN",
     "Record",
     "Verdicts",
     "impasse",

@@ -10,6 +10,12 @@ __all__ = [
     "Game",
     "GameError",
     "IllegalMoveError",
+    "NOT_REPETITION",
+    "REPETITION_DRAW",
+    "REPETITION_INFERIOR",
+    "REPETITION_LOSE",
+    "REPETITION_SUPERIOR",
+    "REPETITION_WIN",
     "Record",
     "Verdicts",
     "impasse",
@@ -20,6 +26,13 @@ __all__ = [
     "read",
     "write",
 ]
+
+NOT_REPETITION: int
+REPETITION_DRAW: int
+REPETITION_WIN: int
+REPETITION_LOSE: int
+REPETITION_SUPERIOR: int
+REPETITION_INFERIOR: int
 
 class IllegalMoveError(ValueError):
     """A move the rules refuse."""
@@ -52,6 +65,16 @@ class Board:
         """Sets the board to an SFEN (or startpos, or a handicap name), forgetting the moves (cshogi's set_sfen)."""
     def reset(self) -> None:
         """Sets the board to the usual start, forgetting the moves (cshogi's reset)."""
+    def piece(self, sq: int) -> int:
+        """The piece on square sq (0-80, file-major) as cshogi's piece code (0 none; White's +16)."""
+    @property
+    def pieces(self) -> list[int]:
+        """Every square's piece code, square 0 (1a) first (cshogi's pieces)."""
+    @property
+    def pieces_in_hand(self) -> tuple[list[int], list[int]]:
+        """Black's and White's hands: [pawn, lance, knight, silver, gold, bishop, rook] (cshogi's)."""
+    def is_draw(self, ply: int = 2147483647) -> int:
+        """A repetition within the last ply plies, as cshogi's is_draw: NOT_REPETITION, REPETITION_DRAW, _WIN, _LOSE, _SUPERIOR, _INFERIOR."""
     def is_nyugyoku(self) -> bool:
         """Whether the side to move may declare and win under the 27-point rule (cshogi's is_nyugyoku)."""
     def mate_move_in_1ply(self) -> Optional[str]:
