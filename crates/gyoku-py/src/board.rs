@@ -246,17 +246,8 @@ impl Board {
     #[getter]
     fn pieces_in_hand(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         use gyoku::{Color, Role};
-        const ORDER: [Role; 7] = [
-            Role::Pawn,
-            Role::Lance,
-            Role::Knight,
-            Role::Silver,
-            Role::Gold,
-            Role::Bishop,
-            Role::Rook,
-        ];
         let hands = self.read(py, |s| {
-            [Color::Black, Color::White].map(|c| ORDER.map(|r| s.pos.hand(c).count(r)))
+            [Color::Black, Color::White].map(|c| Role::HAND.map(|r| s.pos.hand(c).count(r)))
         });
         let [black, white] = hands;
         let pair = (PyList::new(py, black)?, PyList::new(py, white)?);
