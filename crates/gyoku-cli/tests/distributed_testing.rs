@@ -484,7 +484,21 @@ fn an_sprt_over_three_workers_stops_by_itself_and_counts_the_referees_verdicts()
         listed.contains("seeds [finished] greedy vs random") && listed.contains("H1 accepted"),
         "{listed}"
     );
+    assert!(listed.contains("suite [stopped] a vs b: 0/"), "{listed}");
+    // Started again on its database, the server has its tests as they were.
+    let games = v["games"].clone();
     drop(server);
+    let again = serve_tests(&dir, &[]);
+    let http = again.http.expect("a web page");
+    gyoku_testdata::wait_until(Duration::from_secs(15), "the tests taken up again", || {
+        let (status, w) = request(http, "GET", "/api/tests/seeds", None, &Value::Null);
+        status == 200
+            && w["status"] == "finished"
+            && w["games"] == games
+            && w["sprt"]["decision"] == "H1"
+            && w["disagreements"] == 2
+    });
+    drop(again);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -191,16 +191,30 @@ fn engine_number(w: Option<usize>) -> Option<u8> {
 }
 
 impl Tests {
-    /// The tests kept (`stored`, with each one's games), batches leased for `lease`.
-    /// A kept test whose spec no longer reads is left out, with a warning.
-    pub fn new(
-        stored: Vec<(StoredTest, Vec<TestGame>)>,
-        lease: Duration,
-        artefacts: Option<artefacts::Artefacts>,
-        now: Instant,
-    ) -> Tests {
-        let mut tests = BTreeMap::new();
+    /// No tests yet (see [`Tests::restore`]), batches leased for `lease`, builds kept in
+    /// `artefacts`.
+    pub fn new(lease: Duration, artefacts: Option<artefacts::Artefacts>) -> Tests {
+        Tests {
+            state: Mutex::new(State {
+                tests: BTreeMap::new(),
+                workers: Registry::default(),
+                batches: BTreeMap::new(),
+                next_batch: 1,
+            }),
+            lease,
+            artefacts,
+        }
+    }
+
+    /// Takes up the tests kept (`stored`, with each one's games), as read at a start; one
+    /// held already by that name is left as it is. A kept test whose spec no longer reads
+    /// is left out, with a warning.
+    pub fn restore(&self, stored: Vec<(StoredTest, Vec<TestGame>)>, now: Instant) {
+        let mut st = self.state();
         for (t, games) in stored {
+            if st.tests.contains_key(&t.name) {
+                continue;
+            }
             let checked = serde_json::from_str::<TestSpec>(&t.spec)
                 .map_err(|e| e.to_string())
                 .and_then(|s| s.check());
@@ -225,17 +239,7 @@ impl Tests {
             }
             held.ledger.settle();
             held.recent.clear();
-            tests.insert(t.name, held);
-        }
-        Tests {
-            state: Mutex::new(State {
-                tests,
-                workers: Registry::default(),
-                batches: BTreeMap::new(),
-                next_batch: 1,
-            }),
-            lease,
-            artefacts,
+            st.tests.insert(t.name, held);
         }
     }
 

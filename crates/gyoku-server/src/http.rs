@@ -70,7 +70,7 @@ use tools::{convert, impasse, judge_record, mate};
 /// address it listens on (a request must name it, or one of `options.hosts`, as its
 /// `Host`). Call it inside a tokio runtime (a task follows the changes).
 pub fn router(
-    mut dbs: Vec<Box<dyn Archive>>,
+    dbs: Vec<Box<dyn Archive>>,
     changes: broadcast::Sender<crate::store::notices::Changed>,
     play: Option<Arc<Play>>,
     league: Arc<crate::league::League>,
@@ -78,17 +78,10 @@ pub fn router(
     options: &HttpOptions,
 ) -> Router {
     let heard = changes.subscribe();
-    let tests = if options.relay_to.is_none() {
-        Some(Arc::new(load_tests(
-            &mut dbs,
-            options.worker_lease,
-            options.artefacts_dir.as_deref(),
-        )))
-    } else {
-        None
-    };
     let mut state = AppState::new(dbs, play, league, options);
-    state.tests = tests;
+    if options.relay_to.is_none() {
+        state.tests = Some(engine_tests(&state.stored, options));
+    }
     tokio::spawn(follow::follow(Arc::downgrade(&state.stored), heard));
     if let (Some(analysis), None) = (&options.analysis, &options.relay_to) {
         state.analyst = Some(analysis_queue::Analyst::start(
@@ -134,33 +127,43 @@ pub fn router(
         .with_state(state)
 }
 
-/// The engine tests kept, with their games, read from the first connection at start (a
-/// test whose games cannot be read is left out, with a warning).
-fn load_tests(
-    dbs: &mut [Box<dyn Archive>],
-    lease: std::time::Duration,
-    artefacts_dir: Option<&std::path::Path>,
-) -> crate::engine_tests::Tests {
-    let mut kept = Vec::new();
-    if let Some(db) = dbs.first_mut() {
-        match db.engine_tests() {
-            Ok(tests) => {
-                for t in tests {
+/// The engine tests and their workers, empty at first: the tests kept are read on a
+/// blocking thread (the database's client may not block the runtime) and taken up when
+/// read; a test or its games that cannot be read are left out, with a warning.
+fn engine_tests(
+    stored: &Arc<state::Stored>,
+    options: &HttpOptions,
+) -> Arc<crate::engine_tests::Tests> {
+    let artefacts = options.artefacts_dir.as_deref().and_then(|dir| {
+        crate::engine_tests::artefacts::Artefacts::new(dir.to_path_buf())
+            .map_err(|e| tracing::warn!("engine artefacts cannot be kept: {e}"))
+            .ok()
+    });
+    let tests = Arc::new(crate::engine_tests::Tests::new(
+        options.worker_lease,
+        artefacts,
+    ));
+    let (load, into) = (Arc::clone(stored), Arc::clone(&tests));
+    tokio::spawn(async move {
+        let read = load
+            .db
+            .run(|db| {
+                let mut kept = Vec::new();
+                for t in db.engine_tests()? {
                     match db.test_games(&t.name) {
                         Ok(games) => kept.push((t, games)),
                         Err(e) => tracing::warn!(test = %t.name, "its games cannot be read: {e}"),
                     }
                 }
-            }
-            Err(e) => tracing::warn!("the engine tests cannot be read: {e}"),
+                Ok(kept)
+            })
+            .await;
+        match read {
+            Ok(kept) => into.restore(kept, std::time::Instant::now()),
+            Err(e) => tracing::warn!("the engine tests cannot be read: {e:?}"),
         }
-    }
-    let artefacts = artefacts_dir.and_then(|dir| {
-        crate::engine_tests::artefacts::Artefacts::new(dir.to_path_buf())
-            .map_err(|e| tracing::warn!("engine artefacts cannot be kept: {e}"))
-            .ok()
     });
-    crate::engine_tests::Tests::new(kept, lease, artefacts, std::time::Instant::now())
+    tests
 }
 
 /// The routes that take a record file (judge, convert): the guard gives them a lane of
