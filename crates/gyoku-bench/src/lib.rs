@@ -17,6 +17,7 @@ pub mod mate_engine;
 pub mod ratings;
 pub mod runner_cost;
 pub mod slow_uploads;
+pub mod training;
 pub mod watch_load;
 pub mod workers_load;
 
@@ -537,7 +538,7 @@ pub fn judge_matrix(
 
 /// The record of a random game as the records benchmarks write it: from the start position,
 /// a second a move, ended by resignation.
-fn resigned_record(moves: &[gyoku::Move]) -> gyoku_kifu::Record {
+pub(crate) fn resigned_record(moves: &[gyoku::Move]) -> gyoku_kifu::Record {
     let mut r = gyoku_kifu::Record::new(gyoku::Position::startpos());
     r.moves = moves
         .iter()

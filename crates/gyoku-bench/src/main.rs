@@ -16,7 +16,11 @@
 //! cargo run --release -p gyoku-bench -- mate [--nodes N] [--rounds N] [--no-cshogi] [--yaneuraou-mate PATH]
 //! cargo run --release -p gyoku-bench -- workers [--workers N] [--seconds S] [--think MS]
 //! cargo run --release -p gyoku-bench -- backup [--games N] [--plies N]
+//! cargo run --release -p gyoku-bench -- training [--games N] [--plies N] [--rounds N] [--no-cshogi]
 //! ```
+//! `training` (issue 49) writes N random games (2,000 of 120 moves) as CSA files and turns
+//! them into cshogi's hcpe with `gyoku export-training` (judged) and with cshogi as its
+//! users do (`peers/cshogi_hcpe.py`), each timed in-process, median of ROUNDS (5).
 //! `backup` (issue 50) times `gyoku backup` and `gyoku restore` (built beside this one) on
 //! a database of N finished games (1,000,000), each with its record and PLIES moves (80).
 //! `workers` (issue 45) runs WORKERS simulated engine-test workers (1,000) against one
@@ -126,6 +130,7 @@ fn main() {
     let mut slow_uploads = false;
     let mut workers_load = false;
     let mut backup_time = false;
+    let mut training = false;
     let mut workers_n = 1000usize;
     let mut per_address = 32usize;
     let mut plies_given: Option<usize> = None;
@@ -149,6 +154,7 @@ fn main() {
             "slow-uploads" => slow_uploads = true,
             "workers" => workers_load = true,
             "backup" => backup_time = true,
+            "training" => training = true,
             "--workers" => workers_n = it.next().and_then(|n| n.parse().ok()).unwrap_or(1000),
             "--per-address" => per_address = it.next().and_then(|n| n.parse().ok()).unwrap_or(32),
             "--names" => names = it.next().and_then(|n| n.parse().ok()).unwrap_or(3200),
@@ -290,6 +296,30 @@ fn main() {
     }
     if login_flood {
         run_login_flood(names, addresses, before.as_deref());
+        return;
+    }
+    if training {
+        let n = if args.iter().any(|a| a == "--games") {
+            games
+        } else {
+            2000
+        };
+        let rounds = if args.iter().any(|a| a == "--rounds") {
+            rounds
+        } else {
+            5
+        };
+        let run = gyoku_bench::training::run(
+            &gyoku_required(),
+            n,
+            plies_given.unwrap_or(120),
+            rounds,
+            cshogi && cshogi_available(),
+        );
+        if let Err(e) = run {
+            eprintln!("gyoku-bench: training: {e}");
+            std::process::exit(1);
+        }
         return;
     }
     if backup_time {

@@ -315,6 +315,28 @@ pub enum Command {
     /// A rating list from game results: by maximum likelihood (Bradley–Terry, draws as half
     /// points, as Ordo and BayesElo), or with --floodgate as Floodgate's mk_rate computes it.
     Ratings(RatingsArgs),
+    /// Training data from game records, labelled by the referee: each position of each
+    /// game with the move played and the game's result as judged under --rules, in
+    /// cshogi's `hcpe` (38 bytes a position). Games whose judged result is not their
+    /// record's are listed.
+    ExportTraining {
+        /// Record files or directories (any format and encoding).
+        #[arg(required = true)]
+        paths: Vec<std::path::PathBuf>,
+        /// The file to write (a regular file is replaced, atomically).
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// The format: hcpe.
+        #[arg(long, default_value = "hcpe")]
+        format: String,
+        /// The rules the games are judged under.
+        #[arg(long, default_value = "jsa")]
+        rules: String,
+        /// Print JSON: {"out", "games", "positions", "skipped_games", "skipped_positions",
+        /// "unreadable", "seconds", "relabelled": [{"file", "recorded", "judged"}]}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Copy `gyoku serve`'s SQLite database while it runs: a consistent snapshot, written
     /// beside OUT and moved into place once synced (docs/operations.md).
     Backup {

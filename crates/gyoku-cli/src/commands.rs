@@ -141,6 +141,13 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         } => crate::event_keys::run_event_keys(&file, keys_out.as_deref(), json),
         Command::Ratings(args) => ratings::run_ratings(&args),
         Command::Test(args) => crate::engine_tests::run_test(args),
+        Command::ExportTraining {
+            paths,
+            out,
+            format,
+            rules,
+            json,
+        } => crate::training::run_export(&paths, &out, &format, &rules, json),
         Command::Backup {
             out,
             db,

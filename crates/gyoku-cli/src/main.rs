@@ -31,6 +31,7 @@ mod records;
 mod referee;
 mod serve;
 mod testing;
+mod training;
 mod tsume;
 
 use std::io::Write;

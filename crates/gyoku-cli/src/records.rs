@@ -580,3 +580,47 @@ pub fn run_impasse_file(
     crate::referee::print_report(&report, json);
     Ok(())
 }
+
+/// Every record in the files under `paths` (walked as `gyoku judge` walks them), each
+/// handed to `each` with its name (`path`, or `path#k` for the k-th of several); a file
+/// that cannot be read is said on standard error and counted. Returns that count.
+///
+/// # Errors
+/// When `paths` cannot be walked at all.
+pub fn for_each_record(
+    paths: &[std::path::PathBuf],
+    options: gyoku_kifu::ReadOptions,
+    mut each: impl FnMut(&str, &gyoku_kifu::Record),
+) -> Result<usize, Failure> {
+    let mut walk = gyoku_kifu::walk::RecordFiles::new(paths).map_err(Failure::Input)?;
+    let mut unreadable = 0;
+    while let Some(next) = walk.next_path() {
+        let path = match next {
+            Ok(path) => path,
+            Err(e) => {
+                unreadable += 1;
+                eprintln!("gyoku: {}", gyoku_kifu::escape_controls(&e));
+                continue;
+            }
+        };
+        let mut records = Vec::new();
+        let read =
+            gyoku_kifu::files::read_records_each_with(&path, max_file_bytes(), options, &mut |r| {
+                records.push(r)
+            });
+        if let Err(e) = read {
+            unreadable += 1;
+            eprintln!("gyoku: {}", gyoku_kifu::escape_controls(&e));
+        }
+        let several = records.len() > 1;
+        for (i, record) in records.iter().enumerate() {
+            let name = if several {
+                format!("{}#{}", path.display(), i + 1)
+            } else {
+                path.display().to_string()
+            };
+            each(&name, record);
+        }
+    }
+    Ok(unreadable)
+}

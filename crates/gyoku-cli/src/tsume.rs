@@ -9,7 +9,6 @@ use gyoku_kifu::Record;
 use serde_json::{Value, json};
 
 use crate::Failure;
-use crate::records::max_file_bytes;
 
 /// The table the searches share, in bytes.
 const TABLE_BYTES: usize = 64 << 20;
@@ -17,54 +16,28 @@ const TABLE_BYTES: usize = 64 << 20;
 /// Judges every record of `paths` (files or directories) as a tsume problem, each search
 /// within `nodes`; exit status 1 when one is not proved correct.
 pub fn run_tsume(paths: &[PathBuf], lenient: bool, nodes: u64, json: bool) -> Result<(), Failure> {
-    let mut walk = gyoku_kifu::walk::RecordFiles::new(paths).map_err(Failure::Input)?;
     let options = gyoku_kifu::ReadOptions {
         partial_boards: lenient,
     };
     let mut solver = Solver::new(TABLE_BYTES);
-    let (mut correct, mut faulty, mut undecided, mut unreadable) = (0usize, 0usize, 0usize, 0usize);
+    let (mut correct, mut faulty, mut undecided) = (0usize, 0usize, 0usize);
     let mut shown = Vec::new();
-    while let Some(next) = walk.next_path() {
-        let path = match next {
-            Ok(path) => path,
-            Err(e) => {
-                unreadable += 1;
-                eprintln!("gyoku: {}", gyoku_kifu::escape_controls(&e));
-                continue;
-            }
-        };
-        let mut records = Vec::new();
-        let read =
-            gyoku_kifu::files::read_records_each_with(&path, max_file_bytes(), options, &mut |r| {
-                records.push(r)
-            });
-        if let Err(e) = read {
-            unreadable += 1;
-            eprintln!("gyoku: {}", gyoku_kifu::escape_controls(&e));
+    let unreadable = crate::records::for_each_record(paths, options, |name, record| {
+        let moves = solution(record);
+        let report = tsume::judge(&record.start, &moves, &mut solver, nodes);
+        if report.is_correct() {
+            correct += 1;
+        } else if report.faults.is_empty() {
+            undecided += 1;
+        } else {
+            faulty += 1;
         }
-        let several = records.len() > 1;
-        for (i, record) in records.iter().enumerate() {
-            let name = if several {
-                format!("{}#{}", path.display(), i + 1)
-            } else {
-                path.display().to_string()
-            };
-            let moves = solution(record);
-            let report = tsume::judge(&record.start, &moves, &mut solver, nodes);
-            if report.is_correct() {
-                correct += 1;
-            } else if report.faults.is_empty() {
-                undecided += 1;
-            } else {
-                faulty += 1;
-            }
-            if json {
-                shown.push(report_json(&name, &record.start, &report));
-            } else {
-                outln!("{}", report_line(&name, &report));
-            }
+        if json {
+            shown.push(report_json(name, &record.start, &report));
+        } else {
+            outln!("{}", report_line(name, &report));
         }
-    }
+    })?;
     if json {
         outln!(
             "{}",

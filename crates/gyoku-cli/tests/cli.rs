@@ -1261,3 +1261,45 @@ fn the_calculator_judges_under_the_engine_rule_sets() {
         assert!(v["verdicts"][preset].is_object(), "{preset}");
     }
 }
+
+/// `gyoku export-training` (issue 49): each position of each game that is over, 38 bytes
+/// each, labelled with the referee's result; the games whose record says otherwise are
+/// listed (a failed declaration the record counts as a win, a summary the moves refute).
+#[test]
+fn export_training_labels_each_position_with_the_referees_result() {
+    let out = std::env::temp_dir().join(format!("gyoku-export-{}.hcpe", std::process::id()));
+    let data = format!("{}/../../tests/data/records", env!("CARGO_MANIFEST_DIR"));
+    let o = gyoku(&[
+        "export-training",
+        &format!("{data}/csa"),
+        &format!("{data}/kif"),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let positions = v["positions"].as_u64().unwrap();
+    assert!(positions > 50, "{v}");
+    assert_eq!(std::fs::metadata(&out).unwrap().len(), 38 * positions);
+    let relabelled: Vec<&str> = v["relabelled"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["file"].as_str().unwrap())
+        .collect();
+    assert!(
+        relabelled.iter().any(|f| f.ends_with("two-games.csa#2")),
+        "{relabelled:?}"
+    );
+    let o = gyoku(&[
+        "export-training",
+        &data,
+        "--out",
+        out.to_str().unwrap(),
+        "--format",
+        "psv",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_file(&out);
+}

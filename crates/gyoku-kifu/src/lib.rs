@@ -36,6 +36,7 @@ pub mod ki2;
 pub mod kif;
 mod lines;
 pub mod report;
+pub mod training;
 pub mod usi;
 #[cfg(unix)]
 pub mod walk;

@@ -178,6 +178,7 @@ fn _gyoku(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(impasse, m)?)?;
     m.add_function(wrap_pyfunction!(records::read, m)?)?;
     m.add_function(wrap_pyfunction!(records::judge, m)?)?;
+    m.add_function(wrap_pyfunction!(records::training_write, m)?)?;
     m.add_function(wrap_pyfunction!(write::write, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(moves::move16, m)?)?;

@@ -14,15 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList, PyString};
 
 /// The dropped pieces in the order of their `move16` origins (81, 82, ...).
-const DROP_ROLES: [Role; 7] = [
-    Role::Pawn,
-    Role::Lance,
-    Role::Knight,
-    Role::Silver,
-    Role::Bishop,
-    Role::Rook,
-    Role::Gold,
-];
+const DROP_ROLES: [Role; 7] = gyoku_kifu::training::DROP_ORDER;
 
 const PROMOTE: u32 = 1 << 14;
 
@@ -113,15 +105,7 @@ pub fn int_list(
 /// `m` as a `move16` int. A drop of a kind no hand holds (which no position makes legal)
 /// is written with the pawn's origin.
 pub fn encode(m: Move) -> u32 {
-    match m {
-        Move::Normal { from, to, promote } => {
-            to.index() as u32 | (from.index() as u32) << 7 | if promote { PROMOTE } else { 0 }
-        }
-        Move::Drop { role, to } => {
-            let piece = DROP_ROLES.iter().position(|&r| r == role).unwrap_or(0);
-            to.index() as u32 | (81 + piece as u32) << 7
-        }
-    }
+    u32::from(gyoku_kifu::training::move16(m))
 }
 
 /// The move a `move16` int stands for, if any.

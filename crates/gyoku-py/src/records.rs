@@ -669,3 +669,69 @@ fn verdict(r: &Record, index: usize, rules: gyoku::RuleSet, user_max: bool) -> V
         moves: r.moves.iter().map(|m| m.mv).collect(),
     }
 }
+
+/// `gyoku.training.write(sources, path, format="hcpe", rules="jsa")`: each position of
+/// each game of `sources` (paths or bytes, as `read` takes them) with the move played from
+/// it, labelled with the game's result as the referee judges it under `rules`, written to
+/// `path` (atomically) in cshogi's `hcpe` form. Games not over (or no contest) are left
+/// out. Answers `{"games", "positions", "skipped_games", "skipped_positions",
+/// "relabelled"}`, `relabelled` listing the games whose judged result is not the one their
+/// record states: `{"game", "recorded", "judged"}` (`black`, `white`, `draw`).
+#[pyfunction]
+#[pyo3(signature = (sources, path, format="hcpe", rules="jsa"))]
+pub fn training_write(
+    py: Python<'_>,
+    sources: &Bound<'_, PyAny>,
+    path: PathBuf,
+    format: &str,
+    rules: &str,
+) -> PyResult<Py<PyAny>> {
+    use gyoku::{Color, GameResult};
+    if format != "hcpe" {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "format '{format}': hcpe"
+        )));
+    }
+    let preset: gyoku::Preset = rules.parse().map_err(|_| {
+        pyo3::exceptions::PyValueError::new_err(format!("rules '{rules}': not a preset"))
+    })?;
+    let list: Vec<Source> = sources
+        .try_iter()?
+        .map(|s| Source::from_py(&s?).map_err(PyErr::from))
+        .collect::<PyResult<_>>()?;
+    let word = |r: Option<GameResult>| match r {
+        Some(GameResult::Win(Color::Black)) => Value::from("black"),
+        Some(GameResult::Win(Color::White)) => Value::from("white"),
+        Some(GameResult::Draw) => Value::from("draw"),
+        Some(GameResult::NoContest) => Value::from("no_contest"),
+        None => Value::Null,
+    };
+    let mut out = Vec::new();
+    let (mut games, mut skipped_games, mut positions, mut skipped) = (0u64, 0u64, 0u64, 0u64);
+    let mut relabelled = Vec::new();
+    let mut index = 0usize;
+    for source in &list {
+        source.each_record(None, &mut |record| {
+            let j = gyoku_kifu::judge::judge(&record, preset.rules());
+            match j.result {
+                Some(r @ (GameResult::Win(_) | GameResult::Draw)) => {
+                    let e = gyoku_kifu::training::hcpe_game(&record, r, &mut out);
+                    games += 1;
+                    positions += e.written;
+                    skipped += e.skipped;
+                    if j.recorded_result.is_some_and(|rec| rec != r) {
+                        relabelled.push(json!({"game": index, "recorded": word(j.recorded_result), "judged": word(Some(r))}));
+                    }
+                }
+                _ => skipped_games += 1,
+            }
+            index += 1;
+        })?;
+    }
+    gyoku_kifu::files::write_atomic(&path, &out).map_err(pyo3::exceptions::PyOSError::new_err)?;
+    let answer = json!({
+        "games": games, "positions": positions, "skipped_games": skipped_games,
+        "skipped_positions": skipped, "relabelled": relabelled,
+    });
+    crate::convert::value(py, &answer)
+}

@@ -61,3 +61,15 @@ S0 = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 def sfen(text):
     """The tables' `S0` is the start position."""
     return S0 if text == "S0" else text
+
+
+def cshogi_or_skip(what):
+    """cshogi (PyPI), or the test is skipped saying WHAT was not compared (failed when
+    GYOKU_REQUIRE_SHARED=1, as CI sets it)."""
+    try:
+        import cshogi
+    except ImportError:
+        if os.environ.get("GYOKU_REQUIRE_SHARED") == "1":
+            pytest.fail(f"GYOKU_REQUIRE_SHARED=1 and cshogi (PyPI) is not installed: {what}")
+        pytest.skip(f"cshogi (PyPI) not installed: {what} not compared")
+    return cshogi

@@ -5,7 +5,7 @@ import os
 import pytest
 
 import gyoku
-from conftest import data, shared
+from conftest import cshogi_or_skip, data, shared
 
 NIFU_SFEN = "lnsgkgsnl/1r5b1/pppp1pppp/9/9/4P4/PPPP1PPPP/1B5R1/LNSGKGSNL b P 1"
 
@@ -206,15 +206,7 @@ def test_move16_ints_that_are_no_move_or_illegal():
 
 
 def _cshogi(what):
-    """cshogi (PyPI), or the test is skipped saying WHAT was not compared (failed when
-    GYOKU_REQUIRE_SHARED=1, as CI sets it)."""
-    try:
-        import cshogi
-    except ImportError:
-        if os.environ.get("GYOKU_REQUIRE_SHARED") == "1":
-            pytest.fail(f"GYOKU_REQUIRE_SHARED=1 and cshogi (PyPI) is not installed: {what}")
-        pytest.skip(f"cshogi (PyPI) not installed: {what} not compared")
-    return cshogi
+    return cshogi_or_skip(what)
 
 
 def test_move16_matches_cshogi():

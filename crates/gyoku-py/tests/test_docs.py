@@ -39,6 +39,8 @@ def test_stubs_name_what_the_module_has():
                 n.target.id for n in node.body if isinstance(n, ast.AnnAssign)}
         elif isinstance(node, ast.FunctionDef):
             stubbed[node.name] = None
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            stubbed[node.target.id] = None
     assert set(stubbed) == set(gyoku.__all__)
     for name, members in stubbed.items():
         item = getattr(gyoku, name)

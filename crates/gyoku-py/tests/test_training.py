@@ -1,0 +1,80 @@
+"""Training data labelled by the referee (issue 49, item 2): `gyoku.training.write` over the
+repository's records, read back by cshogi (PyPI) position for position."""
+
+import os
+
+import pytest
+
+import gyoku
+import gyoku.training
+from conftest import cshogi_or_skip as _cshogi, data
+
+LABELS = {"black": 1, "white": 2, "draw": 0}
+
+
+def _records():
+    """The repository's record files that read."""
+    found = []
+    for kind in ("csa", "kif", "ki2", "usi", "jkf"):
+        folder = data("records", kind)
+        for name in sorted(os.listdir(folder)):
+            path = os.path.join(folder, name)
+            try:
+                gyoku.read(path)
+            except (ValueError, OSError):
+                continue
+            found.append(path)
+    return found
+
+
+def _full(board):
+    """Whether the board holds the forty pieces, both kings among them (hcp needs them)."""
+    codes = board.pieces
+    kings = sum(1 for p in codes if p in (8, 24))
+    return kings == 2 and sum(1 for p in codes if p) + sum(map(sum, board.pieces_in_hand)) == 40
+
+
+def test_hcpe_reads_back_in_cshogi_position_for_position(tmp_path):
+    """Every position written is the one the game reached (cshogi's `set_hcp` reads it to
+    the same SFEN), with the move played there (`move16`) and the result the referee
+    judged; games whose judged result is not the recorded one are listed."""
+    cshogi = _cshogi("hcpe read back by cshogi")
+    import numpy as np
+
+    files = _records()
+    out = tmp_path / "games.hcpe"
+    said = gyoku.training.write(files, out)
+    verdicts = list(gyoku.judge(files, rules="jsa"))
+    expected, relabelled = [], set()
+    for i, v in enumerate(verdicts):
+        if v["result"] not in LABELS:
+            continue
+        recorded = (v["recorded"] or {}).get("result")
+        if recorded is not None and recorded != v["result"]:
+            relabelled.add(i)
+        b = gyoku.Board(v["start_sfen"], lenient=True)
+        for m in v["moves"]:
+            if _full(b):
+                expected.append((b.sfen().rsplit(" ", 1)[0], gyoku.move16(m), LABELS[v["result"]]))
+            try:
+                b.push_usi(m)
+            except ValueError:
+                break
+    entries = np.fromfile(out, dtype=cshogi.HuffmanCodedPosAndEval)
+    assert len(entries) == said["positions"] == len(expected) > 50, said
+    board = cshogi.Board()
+    for e, (sfen, m16, label) in zip(entries, expected):
+        board.set_hcp(np.asarray(e["hcp"]))
+        assert board.sfen().rsplit(" ", 1)[0] == sfen
+        assert (int(e["bestMove16"]), int(e["gameResult"]), int(e["eval"])) == (m16, label, 0), sfen
+    assert {r["game"] for r in said["relabelled"]} == relabelled and relabelled, said["relabelled"]
+    assert said["games"] + said["skipped_games"] == len(verdicts)
+
+
+def test_training_write_refuses_what_it_cannot_write(tmp_path):
+    with pytest.raises(ValueError, match="format"):
+        gyoku.training.write([], tmp_path / "x", format="psv")
+    with pytest.raises(ValueError, match="rules"):
+        gyoku.training.write([], tmp_path / "x", rules="nope")
+    with pytest.raises(ValueError):
+        gyoku.training.write([b"not a record at all"], tmp_path / "x")
