@@ -84,7 +84,7 @@ pub fn run(gyoku: &Path, games: u64, plies: u64) -> Result<(), String> {
              INSERT INTO games (id, name, black, white, rules, max_moves, least_time_per_move,
                  total_time, byoyomi, increment, start_sfen, initial_moves, status, result,
                  reason, started_at, ended_at, record)
-             SELECT printf('bench-600-10+bench_%d+%08d', v % 1000, v), 'bench-600-10',
+             SELECT printf('bench-600-10+%09d', v), 'bench-600-10',
                  'p' || (v % 1000), 'p' || ((v * 7 + 1) % 1000), 'csa', 256, 0, 600, 10, 0,
                  'lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1', '',
                  'finished', 'black', 'resignation', '2026/11/28 00:00:00',
@@ -97,7 +97,7 @@ pub fn run(gyoku: &Path, games: u64, plies: u64) -> Result<(), String> {
             "WITH RECURSIVE p(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM p WHERE v < ?1)
              INSERT INTO moves (game_id, ply, csa, seconds)
              SELECT g.id, p.v, CASE p.v % 2 WHEN 1 THEN '+7776FU' ELSE '-3334FU' END, p.v % 20
-             FROM games g, p",
+             FROM games g, p ORDER BY g.id, p.v",
             [plies],
         )
         .map_err(|e| e.to_string())?;
