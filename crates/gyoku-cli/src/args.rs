@@ -317,7 +317,7 @@ pub enum Command {
     Ratings(RatingsArgs),
     /// Training data from game records, labelled by the referee: each position of each
     /// game with the move played and the game's result as judged under --rules, in
-    /// cshogi's `hcpe` (38 bytes a position). Games whose judged result is not their
+    /// cshogi's `hcpe` or YaneuraOu's `psv`. Games whose judged result is not their
     /// record's are listed.
     ExportTraining {
         /// Record files or directories (any format and encoding).
@@ -326,7 +326,8 @@ pub enum Command {
         /// The file to write (a regular file is replaced, atomically).
         #[arg(long)]
         out: std::path::PathBuf,
-        /// The format: hcpe.
+        /// The format: hcpe (cshogi's, 38 bytes a position) or psv (YaneuraOu's
+        /// PackedSfenValue, 40 bytes).
         #[arg(long, default_value = "hcpe")]
         format: String,
         /// The rules the games are judged under.

@@ -28,9 +28,9 @@ pub fn run_export(
     rules: &str,
     json_out: bool,
 ) -> Result<(), Failure> {
-    if format != "hcpe" {
-        return Err(Failure::Input(format!("--format {format}: hcpe")));
-    }
+    let Some(format) = gyoku_kifu::training::TrainingFormat::parse(format) else {
+        return Err(Failure::Input(format!("--format {format}: hcpe or psv")));
+    };
     let preset: gyoku::Preset = rules
         .parse()
         .map_err(|_| Failure::Input(format!("--rules {rules}: not a preset (gyoku rules)")))?;
@@ -45,7 +45,7 @@ pub fn run_export(
             skipped_games += 1;
             return;
         };
-        let e = gyoku_kifu::training::hcpe_game(record, result, &mut bytes);
+        let e = format.game(record, result, &mut bytes);
         games += 1;
         positions += e.written;
         skipped += e.skipped;

@@ -2,7 +2,9 @@
 //! the game's result as the referee judged it, in cshogi's `hcpe` form
 //! (`HuffmanCodedPosAndEval`, 38 bytes: Apery's 32-byte Huffman-coded position, an
 //! evaluation (`i16`, 0: none), the move as a `move16`, the result — 0 a draw, 1 Black
-//! won, 2 White won — and a padding byte).
+//! won, 2 White won — and a padding byte), or YaneuraOu's `psv` (`PackedSfenValue`, 40
+//! bytes: its 32-byte packed SFEN, a score (0), the move as a `move16`, the game's ply,
+//! the result for the side to move — 1 won, -1 lost, 0 a draw — and a padding byte).
 
 use gyoku::{Color, GameResult, Move, Position, Role};
 
@@ -75,6 +77,20 @@ struct Bits {
 }
 
 impl Bits {
+    /// What both codes begin with: the side to move (1 bit), each king's square (7 bits,
+    /// Black's first); `None` without both kings.
+    fn start(pos: &Position) -> Option<Bits> {
+        let mut bits = Bits {
+            data: [0; 32],
+            at: 0,
+        };
+        bits.put(u8::from(pos.turn() == Color::White), 1)?;
+        for color in [Color::Black, Color::White] {
+            bits.put(pos.king(color)?.index() as u8, 7)?;
+        }
+        Some(bits)
+    }
+
     fn put(&mut self, code: u8, bits: u8) -> Option<()> {
         for i in 0..bits {
             let byte = self.data.get_mut(self.at / 8)?;
@@ -97,14 +113,7 @@ impl Bits {
 /// assert!(gyoku_kifu::training::hcp(&gyoku::Position::from_sfen("4k4/9/9/9/9/9/9/9/4K4 b - 1").unwrap()).is_none());
 /// ```
 pub fn hcp(pos: &Position) -> Option<[u8; 32]> {
-    let mut bits = Bits {
-        data: [0; 32],
-        at: 0,
-    };
-    bits.put(u8::from(pos.turn() == Color::White), 1)?;
-    for color in [Color::Black, Color::White] {
-        bits.put(pos.king(color)?.index() as u8, 7)?;
-    }
+    let mut bits = Bits::start(pos)?;
     for index in 0..81 {
         let sq = gyoku::Square::from_index(index)?;
         match pos.board().piece_at(sq) {
@@ -140,6 +149,63 @@ pub const DROP_ORDER: [Role; 7] = [
     Role::Gold,
 ];
 
+/// YaneuraOu's packed-SFEN codes of the kinds (code, bits), by [`DROP_ORDER`]: on the
+/// board each is followed by a promotion bit (not for gold) and a colour bit; in hand by
+/// the code without its lowest bit, a 0 promotion bit (not for gold) and the colour bit.
+const PACKED: [(u8, u8); 7] = [
+    (0x01, 2),
+    (0x03, 4),
+    (0x0b, 4),
+    (0x07, 4),
+    (0x1f, 6),
+    (0x3f, 6),
+    (0x0f, 5),
+];
+
+/// The position as YaneuraOu's `PackedSfen` (32 bytes), which cshogi's `set_psfen` reads;
+/// `None` where [`hcp`] has none (both kings and the forty pieces are needed).
+///
+/// ```
+/// let p = gyoku_kifu::training::packed_sfen(&gyoku::Position::startpos()).unwrap();
+/// let hex: String = p.iter().map(|b| format!("{b:02x}")).collect();
+/// // What cshogi's `to_psfen` writes for the start.
+/// assert_eq!(hex, "58a451220ceb67227e9653221caf447824c22b119e53221ceb6f223e9651220c");
+/// ```
+pub fn packed_sfen(pos: &Position) -> Option<[u8; 32]> {
+    let mut bits = Bits::start(pos)?;
+    let kind = |role: Role| DROP_ORDER.iter().position(|&r| r == role.unpromoted());
+    for index in 0..81 {
+        let sq = gyoku::Square::from_index(index)?;
+        match pos.board().piece_at(sq) {
+            None => bits.put(0, 1)?,
+            Some(p) if p.role == Role::King => {}
+            Some(p) => {
+                let k = kind(p.role)?;
+                let (code, n) = PACKED[k];
+                bits.put(code, n)?;
+                if p.role != Role::Gold {
+                    bits.put(u8::from(p.role.unpromoted() != p.role), 1)?;
+                }
+                bits.put(u8::from(p.color == Color::White), 1)?;
+            }
+        }
+    }
+    for color in [Color::Black, Color::White] {
+        let hand = pos.hand(color);
+        for (k, role) in DROP_ORDER.into_iter().enumerate() {
+            let (code, n) = PACKED[k];
+            for _ in 0..hand.count(role) {
+                bits.put(code >> 1, n - 1)?;
+                if role != Role::Gold {
+                    bits.put(0, 1)?;
+                }
+                bits.put(u8::from(color == Color::White), 1)?;
+            }
+        }
+    }
+    (bits.at == 256).then_some(bits.data)
+}
+
 /// `m` as a `move16` (cshogi's and YaneuraOu's 16-bit move): the destination, the origin
 /// (81 + the kind's place in [`DROP_ORDER`] for a drop) shifted by 7, and 1 << 14 for a
 /// promotion. A drop of a kind no hand holds is written as a pawn's.
@@ -170,27 +236,21 @@ pub struct GameEntries {
     pub skipped: u64,
 }
 
-/// Appends one `hcpe` entry for each position of `record`'s main line from which a move
-/// was played, labelled with `result` (the game's judged result: a draw, or who won). The
-/// moves are played from the record's start and checked; an illegal one ends the line.
-pub fn hcpe_game(record: &crate::Record, result: GameResult, out: &mut Vec<u8>) -> GameEntries {
-    let label = match result {
-        GameResult::Win(Color::Black) => 1u8,
-        GameResult::Win(Color::White) => 2,
-        GameResult::Draw | GameResult::NoContest => 0,
-    };
+/// Bytes of one `psv` entry.
+pub const PSV_BYTES: usize = 40;
+
+/// Calls `entry` with each position of `record`'s main line from which a move was played
+/// and that move (played from the record's start and checked: an illegal one ends the
+/// line), and counts what `entry` wrote (`Some`) and left out (`None`).
+fn each_position(
+    record: &crate::Record,
+    mut entry: impl FnMut(&Position, Move) -> Option<()>,
+) -> GameEntries {
     let mut done = GameEntries::default();
     let mut pos = record.start.clone();
     for m in &record.moves {
-        match hcp(&pos) {
-            Some(h) => {
-                out.extend_from_slice(&h);
-                out.extend_from_slice(&0i16.to_le_bytes());
-                out.extend_from_slice(&move16(m.mv).to_le_bytes());
-                out.push(label);
-                out.push(0);
-                done.written += 1;
-            }
+        match entry(&pos, m.mv) {
+            Some(()) => done.written += 1,
             None => done.skipped += 1,
         }
         if pos.play(m.mv).is_err() {
@@ -198,4 +258,77 @@ pub fn hcpe_game(record: &crate::Record, result: GameResult, out: &mut Vec<u8>) 
         }
     }
     done
+}
+
+/// Appends one `hcpe` entry for each position of `record`'s main line from which a move
+/// was played, labelled with `result` (the game's judged result: a draw, or who won).
+pub fn hcpe_game(record: &crate::Record, result: GameResult, out: &mut Vec<u8>) -> GameEntries {
+    let label = match result {
+        GameResult::Win(Color::Black) => 1u8,
+        GameResult::Win(Color::White) => 2,
+        GameResult::Draw | GameResult::NoContest => 0,
+    };
+    each_position(record, |pos, mv| {
+        out.extend_from_slice(&hcp(pos)?);
+        out.extend_from_slice(&0i16.to_le_bytes());
+        out.extend_from_slice(&move16(mv).to_le_bytes());
+        out.extend_from_slice(&[label, 0]);
+        Some(())
+    })
+}
+
+/// As [`hcpe_game`], in YaneuraOu's `PackedSfenValue` form: the result is the side to
+/// move's (1 won, -1 lost, 0 a draw) and the ply the position's (the record's first move
+/// number, then one more a move).
+pub fn psv_game(record: &crate::Record, result: GameResult, out: &mut Vec<u8>) -> GameEntries {
+    let first = record.start.move_number();
+    let mut ply = 0u32;
+    each_position(record, |pos, mv| {
+        let number = u16::try_from(first + ply).unwrap_or(u16::MAX);
+        ply += 1;
+        let side: i8 = match result {
+            GameResult::Win(c) if c == pos.turn() => 1,
+            GameResult::Win(_) => -1,
+            GameResult::Draw | GameResult::NoContest => 0,
+        };
+        out.extend_from_slice(&packed_sfen(pos)?);
+        out.extend_from_slice(&0i16.to_le_bytes());
+        out.extend_from_slice(&move16(mv).to_le_bytes());
+        out.extend_from_slice(&number.to_le_bytes());
+        out.extend_from_slice(&[side as u8, 0]);
+        Some(())
+    })
+}
+
+/// A training format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrainingFormat {
+    /// cshogi's `HuffmanCodedPosAndEval` ([`hcpe_game`]).
+    Hcpe,
+    /// YaneuraOu's `PackedSfenValue` ([`psv_game`]).
+    Psv,
+}
+
+impl TrainingFormat {
+    /// `hcpe` or `psv`.
+    pub fn parse(name: &str) -> Option<TrainingFormat> {
+        match name {
+            "hcpe" => Some(TrainingFormat::Hcpe),
+            "psv" => Some(TrainingFormat::Psv),
+            _ => None,
+        }
+    }
+
+    /// Appends one game's entries in this format.
+    pub fn game(
+        self,
+        record: &crate::Record,
+        result: GameResult,
+        out: &mut Vec<u8>,
+    ) -> GameEntries {
+        match self {
+            TrainingFormat::Hcpe => hcpe_game(record, result, out),
+            TrainingFormat::Psv => psv_game(record, result, out),
+        }
+    }
 }

@@ -673,7 +673,7 @@ fn verdict(r: &Record, index: usize, rules: gyoku::RuleSet, user_max: bool) -> V
 /// `gyoku.training.write(sources, path, format="hcpe", rules="jsa")`: each position of
 /// each game of `sources` (paths or bytes, as `read` takes them) with the move played from
 /// it, labelled with the game's result as the referee judges it under `rules`, written to
-/// `path` (atomically) in cshogi's `hcpe` form. Games not over (or no contest) are left
+/// `path` (atomically) in cshogi's `hcpe` form or YaneuraOu's `psv` (`PackedSfenValue`). Games not over (or no contest) are left
 /// out. Answers `{"games", "positions", "skipped_games", "skipped_positions",
 /// "relabelled"}`, `relabelled` listing the games whose judged result is not the one their
 /// record states: `{"game", "recorded", "judged"}` (`black`, `white`, `draw`).
@@ -687,11 +687,11 @@ pub fn training_write(
     rules: &str,
 ) -> PyResult<Py<PyAny>> {
     use gyoku::{Color, GameResult};
-    if format != "hcpe" {
+    let Some(format) = gyoku_kifu::training::TrainingFormat::parse(format) else {
         return Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "format '{format}': hcpe"
+            "format '{format}': hcpe or psv"
         )));
-    }
+    };
     let preset: gyoku::Preset = rules.parse().map_err(|_| {
         pyo3::exceptions::PyValueError::new_err(format!("rules '{rules}': not a preset"))
     })?;
@@ -715,7 +715,7 @@ pub fn training_write(
             let j = gyoku_kifu::judge::judge(&record, preset.rules());
             match j.result {
                 Some(r @ (GameResult::Win(_) | GameResult::Draw)) => {
-                    let e = gyoku_kifu::training::hcpe_game(&record, r, &mut out);
+                    let e = format.game(&record, r, &mut out);
                     games += 1;
                     positions += e.written;
                     skipped += e.skipped;

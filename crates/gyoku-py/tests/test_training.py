@@ -71,9 +71,42 @@ def test_hcpe_reads_back_in_cshogi_position_for_position(tmp_path):
     assert said["games"] + said["skipped_games"] == len(verdicts)
 
 
+def test_psv_reads_back_in_cshogi_position_for_position(tmp_path):
+    """YaneuraOu's PackedSfenValue: cshogi's `set_psfen` reads every position back to the
+    game's, with the move, the game's ply and the result for the side to move."""
+    cshogi = _cshogi("psv read back by cshogi")
+    import numpy as np
+
+    files = _records()
+    out = tmp_path / "games.psv"
+    said = gyoku.training.write(files, out, format="psv")
+    expected = []
+    for v in gyoku.judge(files, rules="jsa"):
+        if v["result"] not in LABELS:
+            continue
+        b = gyoku.Board(v["start_sfen"], lenient=True)
+        for m in v["moves"]:
+            if _full(b):
+                side = "black" if b.turn == "black" else "white"
+                won = 0 if v["result"] == "draw" else (1 if v["result"] == side else -1)
+                expected.append((b.sfen().rsplit(" ", 1)[0], gyoku.move16(m), b.move_number, won))
+            try:
+                b.push_usi(m)
+            except ValueError:
+                break
+    entries = np.fromfile(out, dtype=cshogi.PackedSfenValue)
+    assert len(entries) == said["positions"] == len(expected) > 50, said
+    board = cshogi.Board()
+    for e, (sfen, m16, ply, won) in zip(entries, expected):
+        board.set_psfen(np.asarray(e["sfen"]))
+        assert board.sfen().rsplit(" ", 1)[0] == sfen
+        got = (int(e["move"]), int(e["gamePly"]), int(e["game_result"]), int(e["score"]))
+        assert got == (m16, ply, won, 0), sfen
+
+
 def test_training_write_refuses_what_it_cannot_write(tmp_path):
     with pytest.raises(ValueError, match="format"):
-        gyoku.training.write([], tmp_path / "x", format="psv")
+        gyoku.training.write([], tmp_path / "x", format="sfen")
     with pytest.raises(ValueError, match="rules"):
         gyoku.training.write([], tmp_path / "x", rules="nope")
     with pytest.raises(ValueError):

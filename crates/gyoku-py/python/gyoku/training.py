@@ -2,6 +2,7 @@
 
 >>> import gyoku.training
 >>> # gyoku.training.write(["games.csa"], "games.hcpe")  # cshogi's hcpe
+>>> # gyoku.training.write(["games.csa"], "games.psv", format="psv")  # YaneuraOu's
 """
 
 from ._gyoku import training_write as write

@@ -13,4 +13,4 @@ def write(
     format: str = "hcpe",
     rules: str = "jsa",
 ) -> dict[str, Any]:
-    """Each position of each judged game, with the move played and the referee's result, as cshogi's hcpe."""
+    """Each position of each judged game, with the move played and the referee's result: cshogi's hcpe or YaneuraOu's psv."""
