@@ -326,8 +326,8 @@ pub enum Command {
         /// The file to write (a regular file is replaced, atomically).
         #[arg(long)]
         out: std::path::PathBuf,
-        /// The format: hcpe (cshogi's, 38 bytes a position) or psv (YaneuraOu's
-        /// PackedSfenValue, 40 bytes).
+        /// The format: hcpe (cshogi's, 38 bytes a position), psv (YaneuraOu's
+        /// PackedSfenValue, 40 bytes) or sfen (YaneuraOu's plain text).
         #[arg(long, default_value = "hcpe")]
         format: String,
         /// The rules the games are judged under.

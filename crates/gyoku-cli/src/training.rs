@@ -29,7 +29,9 @@ pub fn run_export(
     json_out: bool,
 ) -> Result<(), Failure> {
     let Some(format) = gyoku_kifu::training::TrainingFormat::parse(format) else {
-        return Err(Failure::Input(format!("--format {format}: hcpe or psv")));
+        return Err(Failure::Input(format!(
+            "--format {format}: hcpe, psv or sfen"
+        )));
     };
     let preset: gyoku::Preset = rules
         .parse()

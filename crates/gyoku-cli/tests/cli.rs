@@ -1298,7 +1298,7 @@ fn export_training_labels_each_position_with_the_referees_result() {
         "--out",
         out.to_str().unwrap(),
         "--format",
-        "sfen",
+        "bin",
     ]);
     assert_eq!(o.status.code(), Some(2));
     let _ = std::fs::remove_file(&out);

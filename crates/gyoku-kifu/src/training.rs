@@ -300,6 +300,35 @@ pub fn psv_game(record: &crate::Record, result: GameResult, out: &mut Vec<u8>) -
     })
 }
 
+/// As [`psv_game`], as text: YaneuraOu's plain form, six lines a position (`sfen …`, `move
+/// 7g7f`, `score 0`, `ply N`, `result 1|-1|0` for the side to move, `e`). Every position
+/// is written (a handicap's too).
+///
+/// ```
+/// let r = &gyoku_kifu::read_str("position startpos moves 7g7f 3c3d", gyoku_kifu::Format::Usi).unwrap()[0];
+/// let mut out = Vec::new();
+/// gyoku_kifu::training::sfen_game(r, gyoku::GameResult::Win(gyoku::Color::White), &mut out);
+/// let text = String::from_utf8(out).unwrap();
+/// assert!(text.starts_with("sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\nmove 7g7f\nscore 0\nply 1\nresult -1\ne\n"));
+/// assert_eq!(text.lines().count(), 12);
+/// ```
+pub fn sfen_game(record: &crate::Record, result: GameResult, out: &mut Vec<u8>) -> GameEntries {
+    each_position(record, |pos, mv| {
+        let side = match result {
+            GameResult::Win(c) if c == pos.turn() => 1,
+            GameResult::Win(_) => -1,
+            GameResult::Draw | GameResult::NoContest => 0,
+        };
+        let text = format!(
+            "sfen {}\nmove {mv}\nscore 0\nply {}\nresult {side}\ne\n",
+            pos.to_sfen(),
+            pos.move_number()
+        );
+        out.extend_from_slice(text.as_bytes());
+        Some(())
+    })
+}
+
 /// A training format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TrainingFormat {
@@ -307,14 +336,17 @@ pub enum TrainingFormat {
     Hcpe,
     /// YaneuraOu's `PackedSfenValue` ([`psv_game`]).
     Psv,
+    /// YaneuraOu's plain text ([`sfen_game`]).
+    Sfen,
 }
 
 impl TrainingFormat {
-    /// `hcpe` or `psv`.
+    /// `hcpe`, `psv` or `sfen`.
     pub fn parse(name: &str) -> Option<TrainingFormat> {
         match name {
             "hcpe" => Some(TrainingFormat::Hcpe),
             "psv" => Some(TrainingFormat::Psv),
+            "sfen" => Some(TrainingFormat::Sfen),
             _ => None,
         }
     }
@@ -329,6 +361,7 @@ impl TrainingFormat {
         match self {
             TrainingFormat::Hcpe => hcpe_game(record, result, out),
             TrainingFormat::Psv => psv_game(record, result, out),
+            TrainingFormat::Sfen => sfen_game(record, result, out),
         }
     }
 }

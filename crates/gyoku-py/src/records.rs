@@ -689,7 +689,7 @@ pub fn training_write(
     use gyoku::{Color, GameResult};
     let Some(format) = gyoku_kifu::training::TrainingFormat::parse(format) else {
         return Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "format '{format}': hcpe or psv"
+            "format '{format}': hcpe, psv or sfen"
         )));
     };
     let preset: gyoku::Preset = rules.parse().map_err(|_| {

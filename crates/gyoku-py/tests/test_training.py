@@ -104,9 +104,26 @@ def test_psv_reads_back_in_cshogi_position_for_position(tmp_path):
         assert got == (m16, ply, won, 0), sfen
 
 
+def test_sfen_text_is_the_psv_positions_and_every_other(tmp_path):
+    """The plain text form holds every position the binary forms hold (and those of
+    handicap games, which they cannot), six lines each, the same result for the side to
+    move as psv's."""
+    files = _records()
+    said = gyoku.training.write(files, tmp_path / "games.txt", format="sfen")
+    psv = gyoku.training.write(files, tmp_path / "games.psv", format="psv")
+    lines = (tmp_path / "games.txt").read_text().split("\n")
+    assert len(lines) == 6 * said["positions"] + 1 and said["skipped_positions"] == 0
+    assert said["positions"] == psv["positions"] + psv["skipped_positions"]
+    for k in range(0, len(lines) - 1, 6):
+        sfen, move, score, ply, result, end = lines[k:k + 6]
+        board = gyoku.Board(sfen[5:], lenient=True)
+        assert board.is_legal(move[5:]) and score == "score 0" and end == "e"
+        assert int(ply[4:]) == board.move_number and result[7:] in ("1", "-1", "0")
+
+
 def test_training_write_refuses_what_it_cannot_write(tmp_path):
     with pytest.raises(ValueError, match="format"):
-        gyoku.training.write([], tmp_path / "x", format="sfen")
+        gyoku.training.write([], tmp_path / "x", format="bin")
     with pytest.raises(ValueError, match="rules"):
         gyoku.training.write([], tmp_path / "x", rules="nope")
     with pytest.raises(ValueError):
