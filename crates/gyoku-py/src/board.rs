@@ -262,7 +262,7 @@ impl Board {
     /// with the side to move holding as much as then or more, 4 (`REPETITION_SUPERIOR`), or
     /// as little or less, 5 (`REPETITION_INFERIOR`). The referee's sennichite (four
     /// times) is `is_game_over()` and `Game`'s.
-    #[pyo3(signature = (ply = i32::MAX))]
+    #[pyo3(signature = (ply = 2147483647))]
     fn is_draw(&self, py: Python<'_>, ply: i32) -> u8 {
         self.read(py, |s| {
             repetition(&s.pos, &s.history, usize::try_from(ply).unwrap_or(0))
