@@ -147,14 +147,21 @@ const fn line_tables(strict_between: bool) -> [[Bitboard; 81]; 81] {
 static BETWEEN: [[Bitboard; 81]; 81] = line_tables(true);
 static LINE: [[Bitboard; 81]; 81] = line_tables(false);
 
-/// For each square, the squares from which a step piece (of either side) could attack the
-/// square or one of its neighbours: where a king's escape squares can be attacked from
-/// without sliding.
-static STEPPERS_NEAR: [Bitboard; 81] = {
+/// For each square, the squares from which a step piece (of either side) reaches the
+/// square's neighbours, the square itself (`with_self`) and the squares a knight of either
+/// side attacks it from (`with_knights`): those squares and the squares a king or a
+/// knight steps to from them.
+const fn steppers_around(with_self: bool, with_knights: bool) -> [Bitboard; 81] {
     let mut table = [Bitboard::EMPTY; 81];
     let mut sq = 0;
     while sq < 81 {
-        let mut area = KING[sq].0 | (1u128 << sq);
+        let mut area = KING[sq].0;
+        if with_self {
+            area |= 1u128 << sq;
+        }
+        if with_knights {
+            area |= KNIGHT[0][sq].0 | KNIGHT[1][sq].0;
+        }
         let mut near = area;
         while area != 0 {
             let n = area.trailing_zeros() as usize;
@@ -165,7 +172,16 @@ static STEPPERS_NEAR: [Bitboard; 81] = {
         sq += 1;
     }
     table
-};
+}
+
+/// For each square, the squares from which a step piece (of either side) could attack the
+/// square or one of its neighbours: where a king's escape squares can be attacked from
+/// without sliding.
+static STEPPERS_NEAR: [Bitboard; 81] = steppers_around(true, false);
+
+/// For each square, the squares from which a step piece (of either side) could check a
+/// king there: those that reach one of its neighbours or a square a knight checks it from.
+static STEP_CHECKERS_NEAR: [Bitboard; 81] = steppers_around(false, true);
 
 /// For each square and ray-set (lance of each colour, bishop, rook), the squares from which
 /// such a slider could reach one of the square's neighbours on an empty board.
@@ -194,6 +210,14 @@ static SLIDERS_NEAR: [[Bitboard; 81]; 4] = {
 #[inline]
 pub(crate) fn steppers_near(sq: Square) -> Bitboard {
     STEPPERS_NEAR[sq.index()]
+}
+
+/// Squares from which a step piece (a pawn, knight, silver, gold or promoted piece of
+/// either side, not a slider) could give check to a king on `sq`, moving and promoting as
+/// it may.
+#[inline]
+pub(crate) fn step_checkers_near(sq: Square) -> Bitboard {
+    STEP_CHECKERS_NEAR[sq.index()]
 }
 
 /// Squares from which a lance of `color`'s opponent could reach a square next to `sq`

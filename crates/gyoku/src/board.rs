@@ -240,20 +240,29 @@ impl Board {
             | (attacks::silver_attacks(defender, sq) & self.by_role(Role::Silver))
             | (attacks::gold_attacks(defender, sq) & self.golds())
             | (attacks::king_attacks(sq) & self.king_steppers());
-        let mut attackers = step & them;
+        (step & them) | self.sliders_to(sq, attacker, occupied)
+    }
+
+    /// The lances, bishops, rooks, horses and dragons of `attacker` that reach `sq` along
+    /// their lines, with `occupied` as the blockers.
+    #[inline]
+    pub(crate) fn sliders_to(&self, sq: Square, attacker: Color, occupied: Bitboard) -> Bitboard {
+        let defender = !attacker;
+        let them = self.by_color(attacker);
+        let mut found = Bitboard::EMPTY;
         let lances = self.by_role(Role::Lance) & them & attacks::lance_rays(defender, sq);
         if lances.is_nonempty() {
-            attackers |= attacks::lance_attacks(defender, sq, occupied) & lances;
+            found |= attacks::lance_attacks(defender, sq, occupied) & lances;
         }
         let bishops = self.bishops() & them & attacks::bishop_rays(sq);
         if bishops.is_nonempty() {
-            attackers |= attacks::bishop_attacks(sq, occupied) & bishops;
+            found |= attacks::bishop_attacks(sq, occupied) & bishops;
         }
         let rooks = self.rooks() & them & attacks::rook_rays(sq);
         if rooks.is_nonempty() {
-            attackers |= attacks::rook_attacks(sq, occupied) & rooks;
+            found |= attacks::rook_attacks(sq, occupied) & rooks;
         }
-        attackers
+        found
     }
 
     /// Whether any piece of `attacker` attacks `sq`, with `occupied` as the blockers.

@@ -74,14 +74,36 @@ impl PieceMoves {
     /// Calls `f` with each move (a promotion before the move without it).
     #[inline]
     pub fn for_each(&self, mut f: impl FnMut(Move)) {
+        let _ = self.try_for_each(|m| {
+            f(m);
+            ControlFlow::<()>::Continue(())
+        });
+    }
+
+    /// Calls `f` with each move, as [`PieceMoves::for_each`] does, until `f` breaks.
+    ///
+    /// ```
+    /// use gyoku::Position;
+    /// use std::ops::ControlFlow;
+    /// // The first legal move of the start position that is a promotion: there is none.
+    /// let found = Position::startpos().for_each_legal(|pm| {
+    ///     pm.try_for_each(|m| match m {
+    ///         gyoku::Move::Normal { promote: true, .. } => ControlFlow::Break(m),
+    ///         _ => ControlFlow::Continue(()),
+    ///     })
+    /// });
+    /// assert!(found.is_continue());
+    /// ```
+    #[inline]
+    pub fn try_for_each<B>(&self, mut f: impl FnMut(Move) -> ControlFlow<B>) -> ControlFlow<B> {
         let Some(from) = self.from else {
             for to in self.to {
                 f(Move::Drop {
                     role: self.role,
                     to,
-                });
+                })?;
             }
-            return;
+            return ControlFlow::Continue(());
         };
         let color = self.color;
         let can_promote = self.role.can_promote();
@@ -91,7 +113,7 @@ impl PieceMoves {
                     from,
                     to,
                     promote: true,
-                });
+                })?;
                 if crate::Setup::is_dead_square(color, self.role, to) {
                     continue;
                 }
@@ -100,8 +122,9 @@ impl PieceMoves {
                 from,
                 to,
                 promote: false,
-            });
+            })?;
         }
+        ControlFlow::Continue(())
     }
 }
 
@@ -114,9 +137,21 @@ impl Position {
         king: Option<Square>,
         f: &mut impl FnMut(PieceMoves) -> ControlFlow<B>,
     ) -> ControlFlow<B> {
+        self.piece_moves_among(self.board.by_color(self.turn), target, king, f)
+    }
+
+    /// [`Position::piece_moves`] of the pieces of the side to move on `among` only.
+    #[inline(always)]
+    pub(crate) fn piece_moves_among<B>(
+        &self,
+        among: Bitboard,
+        target: Bitboard,
+        king: Option<Square>,
+        f: &mut impl FnMut(PieceMoves) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
         let us = self.turn;
         let board = &self.board;
-        let own = board.by_color(us);
+        let own = board.by_color(us) & among;
         let occupied = board.occupied();
         let pinned = self.pinned;
         let mut emit = |role: Role, from: Square, attacks: Bitboard| {

@@ -29,7 +29,28 @@ impl Position {
     /// assert_eq!(checks.len(), 7);
     /// assert!(checks.contains(&"G*5b".to_string()) && checks.contains(&"5c5b+".to_string()));
     /// ```
-    pub fn for_each_check<B>(&self, mut f: impl FnMut(Move) -> ControlFlow<B>) -> ControlFlow<B> {
+    pub fn for_each_check<B>(&self, f: impl FnMut(Move) -> ControlFlow<B>) -> ControlFlow<B> {
+        self.checks_where(&Cover::ANY, f)
+    }
+
+    /// The checks that may mate at once, a superset of them: no pawn drop (a pawn
+    /// dropped to mate is not a legal move, uchifuzume), and, by `cover`, no check that
+    /// leaves a square the king can step to now unattacked.
+    pub(super) fn checks_that_may_mate<B>(
+        &self,
+        cover: &Cover,
+        f: impl FnMut(Move) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
+        self.checks_where(cover, f)
+    }
+
+    /// [`Position::for_each_check`], of the checks `cover` lets through.
+    #[inline(always)]
+    fn checks_where<B>(
+        &self,
+        cover: &Cover,
+        mut f: impl FnMut(Move) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
         let us = self.turn;
         let them = !us;
         let Some(king) = self.kings[them.index()] else {
@@ -38,22 +59,34 @@ impl Position {
         let occupied = self.board.occupied();
         let discoverers = self.discoverers(us, king);
         let squares = CheckSquares::new(them, king, occupied);
-        // A piece off the king's lines checks from the same squares as any other of its
-        // kind; one on them may uncover a check or open a line for itself.
         let lines = attacks::rook_rays(king) | attacks::bishop_rays(king);
         let mut on_piece = |pm: PieceMoves| {
             let Some(from) = pm.from else {
-                let to = pm.to & squares.of(pm.role);
+                let to = pm.to & squares.of(pm.role) & cover.of(pm.role);
                 for to in to {
                     f(Move::Drop { role: pm.role, to })?;
                 }
                 return ControlFlow::Continue(());
             };
-            let targets = if lines.contains(from) {
+            // A step piece's checking squares do not depend on the squares it leaves,
+            // unless it uncovers a slider; a slider's do when it stands on the king's
+            // lines (it may check through its own square, moving away along them).
+            let own_lines = lines.contains(from)
+                && matches!(
+                    pm.role,
+                    Role::Lance | Role::Bishop | Role::Rook | Role::Horse | Role::Dragon
+                );
+            let mut targets = if own_lines || discoverers.contains(from) {
                 CheckTargets::new(us, pm.role, from, king, occupied, discoverers)
             } else {
                 squares.targets(pm.role)
             };
+            if !(cover.exempt.contains(from) || discoverers.contains(from)) {
+                targets.plain &= cover.moved(pm.role);
+                if let Some(promoted) = pm.role.promoted() {
+                    targets.promoted &= cover.moved(promoted);
+                }
+            }
             for to in pm.to & (targets.plain | targets.promoted) {
                 if targets.promoted.contains(to) && can_promote(us, pm.role, from, to) {
                     f(Move::Normal {
@@ -99,8 +132,18 @@ impl Position {
         } else {
             !own & (squares.any() | lines)
         };
-        self.piece_moves(reach, our_king, &mut on_piece)?;
-        self.drops(|role| squares.of(role) & !occupied, &mut on_piece)
+        // Only the sliders, the pieces that may uncover one, and the step pieces near
+        // the king can check.
+        let among = (attacks::step_checkers_near(king) & cover.steppers())
+            | self.board.by_role(Role::Lance)
+            | self.board.bishops()
+            | self.board.rooks()
+            | discoverers;
+        self.piece_moves_among(among, reach, our_king, &mut on_piece)?;
+        self.drops(
+            |role| squares.of(role) & !occupied & cover.of(role),
+            &mut on_piece,
+        )
     }
 
     /// The legal moves that give check, in the order [`Position::for_each_check`] finds
@@ -175,6 +218,138 @@ impl Position {
         found
     }
 }
+
+/// Which checks a search wants, by where the checking piece stands: a mate in one's
+/// checks must attack every square the king can step to now (see [`Cover::for_mate`]).
+pub(super) struct Cover {
+    /// By kind: where a piece of it, dropped or moved there, may be wanted.
+    by_role: [Bitboard; 14],
+    /// The pieces whose moves are all wanted: leaving their square may open a line onto
+    /// a square next to the king.
+    exempt: Bitboard,
+}
+
+impl Cover {
+    /// Every check.
+    const ANY: Cover = Cover {
+        by_role: [Bitboard::FULL; 14],
+        exempt: Bitboard::FULL,
+    };
+
+    /// The checks that may mate a king on `king` that can step to `free` now (its
+    /// neighbours without a piece of its own that the side to move, `us`, does not
+    /// attack). A check that leaves one of `free` unattacked does not mate: putting a
+    /// piece on the board only blocks lines, and the king takes a checker on a square of
+    /// `free` unless a line opens behind it. So a piece dropped, or a step piece moved,
+    /// must stand where it attacks all of `free` (and so on none of it); the sliders
+    /// moved, and the pieces between a square of `free` and a slider of `us` that sees
+    /// it on an empty board, are exempt. No pawn drop is wanted: one that mates is
+    /// illegal (uchifuzume).
+    pub(super) fn for_mate(pos: &Position, king: Square, free: Bitboard) -> Cover {
+        let us = pos.turn;
+        let them = !us;
+        let board = &pos.board;
+        let own = board.by_color(us);
+        let mut cover = Cover {
+            by_role: [Bitboard::FULL; 14],
+            exempt: Bitboard::EMPTY,
+        };
+        if free.is_empty() {
+            return cover.without_pawn_drops();
+        }
+        let occupied = board.occupied().without(king);
+        let hand = pos.hands[us.index()];
+        let (lance, bishop, rook) = (
+            hand.has(Role::Lance),
+            hand.has(Role::Bishop),
+            hand.has(Role::Rook),
+        );
+        // The squares from which a piece of `us` of a kind attacks a square are those a
+        // piece of `them` of the kind attacks from it; the sliders' only for drops.
+        let every = |attacked_from: &dyn Fn(Square) -> Bitboard| {
+            let mut mask = Bitboard::FULL;
+            for sq in free {
+                mask &= attacked_from(sq);
+                if mask.is_empty() {
+                    break;
+                }
+            }
+            mask
+        };
+        let by_role = &mut cover.by_role;
+        by_role[Role::Pawn.index()] = every(&|sq| attacks::pawn_attacks(them, sq));
+        by_role[Role::Knight.index()] = every(&|sq| attacks::knight_attacks(them, sq));
+        by_role[Role::Silver.index()] = every(&|sq| attacks::silver_attacks(them, sq));
+        by_role[Role::Gold.index()] = every(&|sq| attacks::gold_attacks(them, sq));
+        if lance {
+            by_role[Role::Lance.index()] = every(&|sq| attacks::lance_attacks(them, sq, occupied));
+        }
+        if bishop {
+            by_role[Role::Bishop.index()] = every(&|sq| attacks::bishop_attacks(sq, occupied));
+        }
+        if rook {
+            by_role[Role::Rook.index()] = every(&|sq| attacks::rook_attacks(sq, occupied));
+        }
+        let lances = board.by_role(Role::Lance) & own;
+        let bishops = board.bishops() & own;
+        let rooks = board.rooks() & own;
+        for sq in free {
+            let sliders = (attacks::lance_rays(them, sq) & lances)
+                | (attacks::bishop_rays(sq) & bishops)
+                | (attacks::rook_rays(sq) & rooks);
+            for slider in sliders {
+                cover.exempt |= attacks::between(sq, slider);
+            }
+        }
+        cover.without_pawn_drops()
+    }
+
+    /// The kind's squares for a pawn drop are none; a pawn moved is still wanted where
+    /// it attacks all of the free squares, which [`Cover::moved`] reads.
+    fn without_pawn_drops(mut self) -> Cover {
+        self.by_role[PAWN_MOVED] = self.by_role[Role::Pawn.index()];
+        self.by_role[Role::Pawn.index()] = Bitboard::EMPTY;
+        self
+    }
+
+    /// The squares of the step pieces whose moves may be wanted: all, or none when no
+    /// step piece anywhere attacks every free square (the exempt are wanted apart).
+    #[inline]
+    fn steppers(&self) -> Bitboard {
+        let any = [
+            PAWN_MOVED,
+            Role::Knight.index(),
+            Role::Silver.index(),
+            Role::Gold.index(),
+        ]
+        .iter()
+        .any(|&i| self.by_role[i].is_nonempty());
+        if any { Bitboard::FULL } else { self.exempt }
+    }
+
+    /// Where a drop of `role` may be wanted.
+    #[inline]
+    fn of(&self, role: Role) -> Bitboard {
+        self.by_role[role.index()]
+    }
+
+    /// Where a piece that is `role` once moved may be wanted (a slider's every move is).
+    #[inline]
+    fn moved(&self, role: Role) -> Bitboard {
+        match role {
+            Role::Pawn => self.by_role[PAWN_MOVED],
+            Role::Knight | Role::Silver | Role::Gold => self.by_role[role.index()],
+            Role::ProPawn | Role::ProLance | Role::ProKnight | Role::ProSilver => {
+                self.by_role[Role::Gold.index()]
+            }
+            _ => Bitboard::FULL,
+        }
+    }
+}
+
+/// Where [`Cover`] keeps the pawn's squares for moves, apart from its drops: the king's
+/// slot, which no drop or step piece reads.
+const PAWN_MOVED: usize = Role::King.index();
 
 /// Where a piece of each kind checks the king, standing on the board as it is: the
 /// squares a piece of the king's side of that kind attacks from the king's square.

@@ -2,7 +2,8 @@
 
 use std::ops::ControlFlow;
 
-use crate::{Bitboard, Move, Position, Role, Square, attacks};
+use super::checks::Cover;
+use crate::{Bitboard, Move, Position, Square, attacks};
 
 /// The defender's king and the squares next to it that the attacker attacks, before a
 /// check: see [`Position::king_steps_away_after`].
@@ -63,7 +64,10 @@ impl Position {
 
     fn find_mate_in_1(&mut self) -> Option<Move> {
         let room = self.king_room()?;
-        let found = self.for_each_check(|m| {
+        let free =
+            attacks::king_attacks(room.king) & !self.board.by_color(!self.turn) & !room.attacked;
+        let cover = Cover::for_mate(self, room.king, free);
+        let found = self.checks_that_may_mate(&cover, |m| {
             if self.mates(&room, m) {
                 ControlFlow::Break(m)
             } else {
@@ -86,16 +90,27 @@ impl Position {
     /// `Some(None)` when there is no reply at all (mated already); otherwise a reply and
     /// its mate.
     fn every_reply_mated_in_1(&mut self) -> Option<Option<(Move, Move)>> {
-        let replies = self.legal_moves();
+        // The king's moves come first, the likeliest to escape: the search stops at the
+        // first reply that does.
         let mut line = None;
-        for reply in replies {
-            let undo = self.play_undoable(reply);
-            let mate = self.find_mate_in_1();
-            self.undo(undo);
-            let mate = mate?;
-            line.get_or_insert((reply, mate));
+        let escaped = self.clone().for_each_legal(|pm| {
+            pm.try_for_each(|reply| {
+                let undo = self.play_undoable(reply);
+                let mate = self.find_mate_in_1();
+                self.undo(undo);
+                match mate {
+                    None => ControlFlow::Break(()),
+                    Some(mate) => {
+                        line.get_or_insert((reply, mate));
+                        ControlFlow::Continue(())
+                    }
+                }
+            })
+        });
+        match escaped {
+            ControlFlow::Break(()) => None,
+            ControlFlow::Continue(()) => Some(line),
         }
-        Some(line)
     }
     /// What [`Position::king_steps_away_after`] needs of the position before any check:
     /// the other king's square and the squares next to it that the side to move attacks.
@@ -146,11 +161,19 @@ impl Position {
         let mut attacked = room.attacked | attacks::attacks(us, role, to, occupied);
         if let Some(from) = from {
             occupied = occupied.without(from);
+            // The king takes a checker beside it that no other piece defends (one that
+            // moved was counted as defending its own square in `room`).
+            if attacks::king_attacks(king).contains(to)
+                && self
+                    .board
+                    .attackers_to(to, us, occupied)
+                    .without(from)
+                    .is_empty()
+            {
+                return true;
+            }
             // The mover's sliders that stopped at `from` now see past it.
-            let sliders =
-                (self.board.by_role(Role::Lance) | self.board.bishops() | self.board.rooks())
-                    & self.board.by_color(us);
-            for slider in self.board.attackers_to(from, us, occupied) & sliders {
+            for slider in self.board.sliders_to(from, us, occupied) {
                 if let Some(piece) = self.board.piece_at(slider) {
                     attacked |= attacks::attacks(us, piece.role, slider, occupied);
                 }
@@ -179,6 +202,9 @@ mod tests {
             ("7nk/9/7G1/9/9/9/9/9/4K4 b P 1", None, None),
             // A pawn *pushed* to mate is legal (突き歩詰め); so is the gold's mate.
             ("7nk/9/7GP/9/9/9/9/9/4K4 b - 1", Some("*"), Some(1)),
+            // The knight's check leaves 6b, the king's one free square, to the bishop it
+            // uncovers (a line onto a square next to the king, not onto the king).
+            ("4k4/2S3G2/9/3N5/6N2/9/8B/9/K8 b - 1", Some("3e4c"), Some(1)),
             // White attacks.
             ("4k4/9/9/9/9/9/4p4/9/4K4 w g 1", Some("G*5h"), Some(1)),
             // Nothing: the start.
@@ -208,12 +234,10 @@ mod tests {
         }
     }
 
-    /// The positions of the mate table and those a few random checks and replies away:
-    /// whenever the quick test says the king can step away after a check, it can (a
-    /// legal king move exists once the check is played), and whenever a check leaves the
-    /// defender no move, the quick test says so too.
-    #[test]
-    fn a_king_that_steps_away_is_never_mated() {
+    /// Calls `f` with the positions of the mate table and those a few random moves
+    /// away: twelve times, a random check (or any move when there is none) and a random
+    /// reply.
+    fn walk_positions(mut f: impl FnMut(&Position)) {
         let table = include_str!("../../../../tests/data/mate/positions.tsv");
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = move || {
@@ -222,28 +246,13 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let (mut checks, mut quick, mut mates) = (0, 0, 0);
         for line in table.lines().filter(|l| !l.starts_with('#')) {
             let sfen = line.split('\t').next().unwrap();
             let mut pos = crate::mate::tests::lenient(sfen);
             for _ in 0..12 {
-                let Some(room) = pos.king_room() else {
-                    break;
-                };
-                for m in pos.checking_moves() {
-                    checks += 1;
-                    let steps = pos.king_steps_away_after(&room, m);
-                    let mut after = pos.clone();
-                    after.play_unchecked(m);
-                    let king = after.kings[after.turn.index()].unwrap();
-                    let king_moves = after.legal_moves().iter().any(|r| r.from() == Some(king));
-                    assert!(!steps || king_moves, "{pos}: {m}");
-                    quick += usize::from(steps);
-                    mates += usize::from(!after.has_legal_moves());
-                }
-                // On: a random check, or any move when there is none, and a random reply.
+                f(&pos);
                 let checks = pos.checking_moves();
-                let moves = if checks.is_empty() {
+                let moves = if checks.is_empty() || next() % 4 == 0 {
                     pos.legal_moves()
                 } else {
                     checks
@@ -259,6 +268,81 @@ mod tests {
                 pos.play_unchecked(replies[next() as usize % replies.len()]);
             }
         }
+    }
+
+    /// Whether some check of the side to move leaves the other side no move, and, given
+    /// `plies` of 3, whether some check is answered only by replies that are so mated:
+    /// every check played, every reply.
+    fn brute_mate_within(pos: &Position, plies: u32) -> bool {
+        pos.checking_moves().iter().any(|&m| {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            let replies = after.legal_moves();
+            replies.is_empty()
+                || (plies >= 3
+                    && replies.iter().all(|&r| {
+                        let mut next = after.clone();
+                        next.play_unchecked(r);
+                        brute_mate_within(&next, plies - 2)
+                    }))
+        })
+    }
+
+    /// The mates in one and three agree with a search of every check and every reply,
+    /// on the walk's positions, and the lines they give mate.
+    #[test]
+    fn short_mates_agree_with_brute_force() {
+        let (mut positions, mut ones, mut threes) = (0, 0, 0);
+        walk_positions(|pos| {
+            positions += 1;
+            let one = pos.mate_in_1();
+            assert_eq!(one.is_some(), brute_mate_within(pos, 1), "{pos}");
+            if let Some(m) = one {
+                let mut after = pos.clone();
+                after.play(m).unwrap();
+                assert!(after.is_checkmate(), "{pos}: {m}");
+                ones += 1;
+                return;
+            }
+            let three = pos.mate_in_3();
+            assert_eq!(three.is_some(), brute_mate_within(pos, 3), "{pos}");
+            if let Some(line) = three {
+                let mut after = pos.clone();
+                for m in line {
+                    after.play(m).unwrap();
+                }
+                assert!(after.is_checkmate(), "{pos}");
+                threes += 1;
+            }
+        });
+        assert!(
+            positions > 1_500 && ones > 100 && threes > 50,
+            "{positions} {ones} {threes}"
+        );
+    }
+
+    /// The walk's positions: whenever the quick test says the king can step away after a
+    /// check, it can (a legal king move exists once the check is played), and whenever a
+    /// check leaves the defender no move, the quick test says so too.
+    #[test]
+    fn a_king_that_steps_away_is_never_mated() {
+        let (mut checks, mut quick, mut mates) = (0, 0, 0);
+        walk_positions(|pos| {
+            let Some(room) = pos.king_room() else {
+                return;
+            };
+            for m in pos.checking_moves() {
+                checks += 1;
+                let steps = pos.king_steps_away_after(&room, m);
+                let mut after = pos.clone();
+                after.play_unchecked(m);
+                let king = after.kings[after.turn.index()].unwrap();
+                let king_moves = after.legal_moves().iter().any(|r| r.from() == Some(king));
+                assert!(!steps || king_moves, "{pos}: {m}");
+                quick += usize::from(steps);
+                mates += usize::from(!after.has_legal_moves());
+            }
+        });
         // The test saw enough of each kind to mean something.
         assert!(
             checks > 5_000 && quick > checks / 3 && mates > 100,
