@@ -32,7 +32,7 @@
 //! answered 200, and the server's memory.
 //! `mate` (issue 48) times the mate searches on `tests/data/mate/positions.tsv` beside
 //! cshogi's (from Python, timed in-process there): mate in 1 and within 3 on every
-//! position (median of ROUNDS calls, 21 by default), and a df-pn search of at most N nodes
+//! position (median of ROUNDS rounds of 100 calls, 21 by default), and a df-pn search of at most N nodes
 //! (3,000,000) on each longer mate: solved, median and p90 time, nodes per second, beside
 //! YaneuraOu's mate engine (`--yaneuraou-mate PATH` or YANEURAOU_MATE: its
 //! TANUKI_MATE_ENGINE edition, built as ../shared/peers/README.md says) given 60 s each.
