@@ -33,6 +33,11 @@ impl Position {
         self.checks_where(&Cover::ANY, f)
     }
 
+    /// Whether the side to move has a check.
+    pub(super) fn has_check(&self) -> bool {
+        self.for_each_check(|_| ControlFlow::Break(())).is_break()
+    }
+
     /// The checks that may mate at once, a superset of them: no pawn drop (a pawn
     /// dropped to mate is not a legal move, uchifuzume), and, by `cover`, no check that
     /// leaves a square the king can step to now unattacked.

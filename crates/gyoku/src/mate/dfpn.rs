@@ -404,13 +404,8 @@ impl<'a> DfPn<'a> {
                 // check mates at once is proved without a node of its own (as cshogi's
                 // df-pn does) — unless it may be a futile interposition, whose capture
                 // counts for nothing and so may mate sooner still.
-                let checks = pos.checking_moves();
-                if checks.is_empty() {
-                    disproof(Basis::Position)
-                } else if let Some(proof_hand) = blocked
-                    .is_none()
-                    .then(|| self.mates_at_close_quarters(pos, &checks))
-                    .flatten()
+                if let Some(proof_hand) =
+                    blocked.is_none().then(|| self.mate_at_once(pos)).flatten()
                 {
                     let first = self.kept(Entry {
                         key,
@@ -419,6 +414,8 @@ impl<'a> DfPn<'a> {
                     });
                     self.table.put(first, self.attacker);
                     first
+                } else if !pos.has_check() {
+                    disproof(Basis::Position)
                 } else {
                     unknown(1, 1)
                 }
@@ -447,18 +444,10 @@ impl<'a> DfPn<'a> {
         Ok(children)
     }
 
-    /// Whether one of `checks` that lands beside the defender's king mates at once, and if
-    /// so the proof pieces of that mate: most mates in one land there, and trying only
-    /// those keeps the test cheap (a mate from afar is found by the search itself).
-    fn mates_at_close_quarters(&self, pos: &mut Position, checks: &[Move]) -> Option<Hand> {
-        let king = pos.kings[(!self.attacker).index()]?;
-        let near = crate::attacks::king_attacks(king);
-        let close: Vec<Move> = checks
-            .iter()
-            .copied()
-            .filter(|m| near.contains(m.to()))
-            .collect();
-        let mate = pos.mate_among(&close)?;
+    /// Whether the attacker, to move, mates at once, and if so the proof pieces of that
+    /// mate ([`Position::find_mate_in_1`], which tries only the checks that may mate).
+    fn mate_at_once(&self, pos: &mut Position) -> Option<Hand> {
+        let mate = pos.find_mate_in_1()?;
         let taken = taken_by(pos, mate);
         let undo = pos.play_undoable(mate);
         let after = self.interposable(pos);

@@ -26,8 +26,7 @@ impl Position {
     /// assert_eq!(pos.mate_in_1(), None);
     /// ```
     pub fn mate_in_1(&self) -> Option<Move> {
-        let mut pos = self.clone();
-        pos.find_mate_in_1()
+        self.find_mate_in_1()
     }
 
     /// The shortest mate within three plies, if there is one: the attacker's moves, and
@@ -44,7 +43,7 @@ impl Position {
     /// assert_eq!(line, ["9a2a+", "1a2a", "S*2b"]);
     /// ```
     pub fn mate_in_3(&self) -> Option<Vec<Move>> {
-        let mut pos = self.clone();
+        let pos = self;
         if let Some(m) = pos.find_mate_in_1() {
             return Some(vec![m]);
         }
@@ -62,7 +61,9 @@ impl Position {
         }
     }
 
-    fn find_mate_in_1(&mut self) -> Option<Move> {
+    /// [`Position::mate_in_1`]: the checks that may mate (see [`Cover::for_mate`]), each
+    /// ruled out where the king steps away, else played on a copy.
+    pub(super) fn find_mate_in_1(&self) -> Option<Move> {
         let room = self.king_room()?;
         let free =
             attacks::king_attacks(room.king) & !self.board.by_color(!self.turn) & !room.attacked;
@@ -78,12 +79,6 @@ impl Position {
             ControlFlow::Break(m) => Some(m),
             ControlFlow::Continue(()) => None,
         }
-    }
-
-    /// The first of `checks` (the side to move's) after which the other side has no move.
-    pub(super) fn mate_among(&self, checks: &[Move]) -> Option<Move> {
-        let room = self.king_room()?;
-        checks.iter().copied().find(|&m| self.mates(&room, m))
     }
 
     /// With the defender to move: `None` when some reply escapes a mate in one;
