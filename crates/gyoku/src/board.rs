@@ -326,17 +326,35 @@ impl Board {
             return candidates;
         }
         let defender = !attacker;
-        let lances = self.by_role(Role::Lance);
-        let sliders = (lances & attacks::enemy_lances_near(defender, king))
-            | (self.bishops() & attacks::bishops_near(king))
-            | (self.rooks() & attacks::rooks_near(king));
-        // Every piece near the king, sliders included: a horse or dragon two squares away
-        // may reach a neighbour only with its king step.
+        // Each kind of piece by its own attacks, with no look at a square's piece: the
+        // step pieces near the king (a horse's or dragon's king step among them), the
+        // sliders whose lines may reach its neighbours.
+        let near = attacks::steppers_near(king) & pieces;
         let mut attacked = Bitboard::EMPTY;
-        for sq in (sliders | attacks::steppers_near(king)) & pieces {
-            if let Some(piece) = self.piece_at(sq) {
-                attacked |= attacks::attacks(attacker, piece.role, sq, occupied);
-            }
+        for sq in near & self.by_role(Role::Pawn) {
+            attacked |= attacks::pawn_attacks(attacker, sq);
+        }
+        for sq in near & self.by_role(Role::Knight) {
+            attacked |= attacks::knight_attacks(attacker, sq);
+        }
+        for sq in near & self.by_role(Role::Silver) {
+            attacked |= attacks::silver_attacks(attacker, sq);
+        }
+        for sq in near & self.golds() {
+            attacked |= attacks::gold_attacks(attacker, sq);
+        }
+        for sq in near & self.king_steppers() {
+            attacked |= attacks::king_attacks(sq);
+        }
+        let lances = self.by_role(Role::Lance) & attacks::enemy_lances_near(defender, king);
+        for sq in lances & pieces {
+            attacked |= attacks::lance_attacks(attacker, sq, occupied);
+        }
+        for sq in self.bishops() & attacks::bishops_near(king) & pieces {
+            attacked |= attacks::bishop_attacks(sq, occupied);
+        }
+        for sq in self.rooks() & attacks::rooks_near(king) & pieces {
+            attacked |= attacks::rook_attacks(sq, occupied);
         }
         candidates & !attacked
     }

@@ -271,29 +271,20 @@ impl Cover {
         );
         // The squares from which a piece of `us` of a kind attacks a square are those a
         // piece of `them` of the kind attacks from it; the sliders' only for drops.
-        let every = |attacked_from: &dyn Fn(Square) -> Bitboard| {
-            let mut mask = Bitboard::FULL;
-            for sq in free {
-                mask &= attacked_from(sq);
-                if mask.is_empty() {
-                    break;
-                }
-            }
-            mask
-        };
         let by_role = &mut cover.by_role;
-        by_role[Role::Pawn.index()] = every(&|sq| attacks::pawn_attacks(them, sq));
-        by_role[Role::Knight.index()] = every(&|sq| attacks::knight_attacks(them, sq));
-        by_role[Role::Silver.index()] = every(&|sq| attacks::silver_attacks(them, sq));
-        by_role[Role::Gold.index()] = every(&|sq| attacks::gold_attacks(them, sq));
+        by_role[Role::Pawn.index()] = every(free, |sq| attacks::pawn_attacks(them, sq));
+        by_role[Role::Knight.index()] = every(free, |sq| attacks::knight_attacks(them, sq));
+        by_role[Role::Silver.index()] = every(free, |sq| attacks::silver_attacks(them, sq));
+        by_role[Role::Gold.index()] = every(free, |sq| attacks::gold_attacks(them, sq));
         if lance {
-            by_role[Role::Lance.index()] = every(&|sq| attacks::lance_attacks(them, sq, occupied));
+            by_role[Role::Lance.index()] =
+                every(free, |sq| attacks::lance_attacks(them, sq, occupied));
         }
         if bishop {
-            by_role[Role::Bishop.index()] = every(&|sq| attacks::bishop_attacks(sq, occupied));
+            by_role[Role::Bishop.index()] = every(free, |sq| attacks::bishop_attacks(sq, occupied));
         }
         if rook {
-            by_role[Role::Rook.index()] = every(&|sq| attacks::rook_attacks(sq, occupied));
+            by_role[Role::Rook.index()] = every(free, |sq| attacks::rook_attacks(sq, occupied));
         }
         let lances = board.by_role(Role::Lance) & own;
         let bishops = board.bishops() & own;
@@ -350,6 +341,19 @@ impl Cover {
             _ => Bitboard::FULL,
         }
     }
+}
+
+/// The squares that are in `attacked_from(sq)` for every square `sq` of `squares`.
+#[inline(always)]
+fn every(squares: Bitboard, attacked_from: impl Fn(Square) -> Bitboard) -> Bitboard {
+    let mut mask = Bitboard::FULL;
+    for sq in squares {
+        mask &= attacked_from(sq);
+        if mask.is_empty() {
+            break;
+        }
+    }
+    mask
 }
 
 /// Where [`Cover`] keeps the pawn's squares for moves, apart from its drops: the king's

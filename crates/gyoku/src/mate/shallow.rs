@@ -107,12 +107,15 @@ impl Position {
             ControlFlow::Continue(()) => Some(line),
         }
     }
+
     /// What [`Position::king_steps_away_after`] needs of the position before any check:
-    /// the other king's square and the squares next to it that the side to move attacks.
+    /// the other king's square, and the squares next to it, without a piece of its own,
+    /// that the side to move attacks.
     fn king_room(&self) -> Option<KingRoom> {
         let us = self.turn;
         let king = self.kings[(!us).index()]?;
-        let near = attacks::king_attacks(king);
+        // The squares of the king's own pieces are no escape, whatever attacks them.
+        let near = attacks::king_attacks(king) & !self.board.by_color(!us);
         let attacked = near & !self.board.king_escapes(king, near, us);
         Some(KingRoom { king, attacked })
     }
@@ -167,15 +170,23 @@ impl Position {
             {
                 return true;
             }
-            // The mover's sliders that stopped at `from` now see past it.
-            for slider in self.board.sliders_to(from, us, occupied) {
+            // The mover's sliders that stopped at `from` now see past it, along lines
+            // that may reach the king's neighbours only if `from`'s own lines do.
+            let lines = attacks::rook_rays(from) | attacks::bishop_rays(from);
+            let sliders = if (lines & attacks::king_attacks(king)).is_nonempty() {
+                self.board.sliders_to(from, us, occupied)
+            } else {
+                Bitboard::EMPTY
+            };
+            for slider in sliders {
                 if let Some(piece) = self.board.piece_at(slider) {
                     attacked |= attacks::attacks(us, piece.role, slider, occupied);
                 }
             }
         }
-        // The king may take the checker, or step to any square its own pieces leave free.
-        let free = attacks::king_attacks(king) & !self.board.by_color(!us).without(to);
+        // The king may step to any square its own pieces leave free (a checker that took
+        // one of them was looked at above: `room` knows nothing of that square).
+        let free = attacks::king_attacks(king) & !self.board.by_color(!us);
         (free & !attacked).is_nonempty()
     }
 }
