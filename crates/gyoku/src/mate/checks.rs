@@ -67,7 +67,7 @@ impl Position {
         let lines = attacks::rook_rays(king) | attacks::bishop_rays(king);
         let mut on_piece = |pm: PieceMoves| {
             let Some(from) = pm.from else {
-                let to = pm.to & squares.of(pm.role) & cover.of(pm.role);
+                let to = pm.to & squares.of(pm.role) & cover.of(pm.role) & cover.to;
                 for to in to {
                     f(Move::Drop { role: pm.role, to })?;
                 }
@@ -92,7 +92,7 @@ impl Position {
                     targets.promoted &= cover.moved(promoted);
                 }
             }
-            for to in pm.to & (targets.plain | targets.promoted) {
+            for to in pm.to & (targets.plain | targets.promoted) & cover.to {
                 if targets.promoted.contains(to) && can_promote(us, pm.role, from, to) {
                     f(Move::Normal {
                         from,
@@ -232,6 +232,8 @@ pub(super) struct Cover {
     /// The pieces whose moves are all wanted: leaving their square may open a line onto
     /// a square next to the king.
     exempt: Bitboard,
+    /// Where the checks may land.
+    to: Bitboard,
 }
 
 impl Cover {
@@ -239,6 +241,7 @@ impl Cover {
     const ANY: Cover = Cover {
         by_role: [Bitboard::FULL; 14],
         exempt: Bitboard::FULL,
+        to: Bitboard::FULL,
     };
 
     /// The checks that may mate a king on `king` that can step to `free` now (its
@@ -258,6 +261,7 @@ impl Cover {
         let mut cover = Cover {
             by_role: [Bitboard::FULL; 14],
             exempt: Bitboard::EMPTY,
+            to: Bitboard::FULL,
         };
         if free.is_empty() {
             return cover.without_pawn_drops();
@@ -298,6 +302,14 @@ impl Cover {
             }
         }
         cover.without_pawn_drops()
+    }
+
+    /// Only the checks that land beside the king: most mates in one do, and their proofs
+    /// need only the pieces they use (a mate from afar needs, besides, every kind the
+    /// defender could interpose).
+    pub(super) fn beside(mut self, king: Square) -> Cover {
+        self.to = attacks::king_attacks(king);
+        self
     }
 
     /// The kind's squares for a pawn drop are none; a pawn moved is still wanted where

@@ -444,10 +444,13 @@ impl<'a> DfPn<'a> {
         Ok(children)
     }
 
-    /// Whether the attacker, to move, mates at once, and if so the proof pieces of that
-    /// mate ([`Position::find_mate_in_1`], which tries only the checks that may mate).
+    /// Whether the attacker, to move, mates at once by a check that lands beside the
+    /// defender's king, and if so the proof pieces of that mate: most mates in one land
+    /// there, and their proofs need the fewest pieces (a mate from afar is found by the
+    /// search itself). Only the checks that may mate are tried
+    /// ([`Position::find_mate_in_1`]).
     fn mate_at_once(&self, pos: &mut Position) -> Option<Hand> {
-        let mate = pos.find_mate_in_1()?;
+        let mate = pos.find_mate_in_1_where(true)?;
         let taken = taken_by(pos, mate);
         let undo = pos.play_undoable(mate);
         let after = self.interposable(pos);

@@ -64,10 +64,19 @@ impl Position {
     /// [`Position::mate_in_1`]: the checks that may mate (see [`Cover::for_mate`]), each
     /// ruled out where the king steps away, else played on a copy.
     pub(super) fn find_mate_in_1(&self) -> Option<Move> {
+        self.find_mate_in_1_where(false)
+    }
+
+    /// [`Position::find_mate_in_1`], of the checks that land beside the king alone when
+    /// `beside` (see [`Cover::beside`]).
+    pub(super) fn find_mate_in_1_where(&self, beside: bool) -> Option<Move> {
         let room = self.king_room()?;
         let free =
             attacks::king_attacks(room.king) & !self.board.by_color(!self.turn) & !room.attacked;
-        let cover = Cover::for_mate(self, room.king, free);
+        let mut cover = Cover::for_mate(self, room.king, free);
+        if beside {
+            cover = cover.beside(room.king);
+        }
         let found = self.checks_that_may_mate(&cover, |m| {
             if self.mates(&room, m) {
                 ControlFlow::Break(m)
