@@ -135,7 +135,8 @@ impl Position {
         let reach = if discoverers.is_nonempty() {
             !own
         } else {
-            !own & (squares.any() | lines)
+            // The king's lines hold every checking square but a knight's.
+            !own & (squares.of(Role::Knight) | lines)
         };
         // Only the sliders, the pieces that may uncover one, and the step pieces near
         // the king can check.
@@ -403,12 +404,6 @@ impl CheckSquares {
     #[inline]
     fn of(&self, role: Role) -> Bitboard {
         self.0[role.index()]
-    }
-
-    /// Every square from which some piece checks.
-    #[inline]
-    fn any(&self) -> Bitboard {
-        self.0.iter().fold(Bitboard::EMPTY, |all, &b| all | b)
     }
 
     /// Where a piece of `role` off the king's lines checks, as it is and promoted.
