@@ -35,6 +35,23 @@ pub enum Style {
     Greedy,
 }
 
+impl Style {
+    /// Reads a style's name, `greedy` or `random`.
+    ///
+    /// ```
+    /// use gyoku_arena::builtin::Style;
+    /// assert_eq!(Style::from_name("random"), Some(Style::Random));
+    /// assert_eq!(Style::from_name("clever"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Style> {
+        match name {
+            "greedy" => Some(Style::Greedy),
+            "random" => Some(Style::Random),
+            _ => None,
+        }
+    }
+}
+
 /// The entering-king rule it declares under (YaneuraOu's `EnteringKingRule` values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EnteringKingRule {

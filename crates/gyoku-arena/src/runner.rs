@@ -623,7 +623,20 @@ pub async fn stop_signal() {
 /// A message when an engine cannot start at all, or the output directory cannot be used.
 pub async fn run(
     config: MatchConfig,
+    progress: impl FnMut(&Progress),
+) -> Result<MatchSummary, MatchError> {
+    run_until(config, progress, stop_signal()).await
+}
+
+/// [`run`], stopped cleanly when `stop` resolves rather than on a signal: for a caller
+/// that handles signals itself (the Python binding, whose interpreter owns them).
+///
+/// # Errors
+/// As [`run`].
+pub async fn run_until(
+    config: MatchConfig,
     mut progress: impl FnMut(&Progress),
+    stop: impl std::future::Future<Output = ()>,
 ) -> Result<MatchSummary, MatchError> {
     let mut config = config;
     config.rules = match_rules(config.rules);
@@ -720,7 +733,6 @@ pub async fn run(
         finished: None,
     });
     let mut interrupted = false;
-    let stop = stop_signal();
     tokio::pin!(stop);
     loop {
         tokio::select! {

@@ -23,15 +23,9 @@ pub fn run_engine(
     reseed_each_game: bool,
     delay: Option<&str>,
 ) -> Result<(), Failure> {
-    let style = match style {
-        "greedy" => Style::Greedy,
-        "random" => Style::Random,
-        other => {
-            return Err(Failure::Input(format!(
-                "--style: unknown style '{other}' (greedy, random)"
-            )));
-        }
-    };
+    let style = Style::from_name(style).ok_or_else(|| {
+        Failure::Input(format!("--style: unknown style '{style}' (greedy, random)"))
+    })?;
     let delay = delay
         .map(parse_duration)
         .transpose()

@@ -57,6 +57,11 @@ impl State {
 }
 
 impl Board {
+    /// The position's SFEN, for a caller in Rust.
+    pub(crate) fn position_sfen(&self, py: Python<'_>) -> String {
+        self.read(py, |s| s.pos.to_sfen())
+    }
+
     fn with(state: State) -> Board {
         Board {
             state: GILProtected::new(RefCell::new(state)),

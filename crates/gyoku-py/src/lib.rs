@@ -7,8 +7,10 @@
 //! `ValueError`) with the kind for a move the rules refuse, `GameError` for an action a
 //! game refuses, `OSError` for a file that cannot be read.
 
+mod arena;
 mod board;
 mod convert;
+mod engine;
 mod game;
 mod moves;
 mod raw_methods;
@@ -185,5 +187,10 @@ fn _gyoku(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(moves::move_to_usi, m)?)?;
     m.add("IllegalMoveError", m.py().get_type::<IllegalMoveError>())?;
     m.add("GameError", m.py().get_type::<GameError>())?;
+    m.add_class::<engine::Engine>()?;
+    m.add_function(wrap_pyfunction!(arena::run_match, m)?)?;
+    m.add_function(wrap_pyfunction!(arena::builtin_engine, m)?)?;
+    m.add_class::<engine::Thought>()?;
+    m.add("EngineError", m.py().get_type::<engine::EngineError>())?;
     Ok(())
 }

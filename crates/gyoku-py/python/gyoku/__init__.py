@@ -13,13 +13,17 @@ calculator, and records in every format and encoding.
 
 from ._gyoku import (
     Board,
+    Engine,
+    EngineError,
     Game,
     GameError,
     IllegalMoveError,
     Record,
+    Thought,
     Verdicts,
     impasse,
     judge,
+    match,
     move16,
     move_to_usi,
     presets,
@@ -37,6 +41,8 @@ REPETITION_INFERIOR = 5
 
 __all__ = [
     "Board",
+    "Engine",
+    "EngineError",
     "Game",
     "GameError",
     "IllegalMoveError",
@@ -47,9 +53,11 @@ __all__ = [
     "REPETITION_SUPERIOR",
     "REPETITION_WIN",
     "Record",
+    "Thought",
     "Verdicts",
     "impasse",
     "judge",
+    "match",
     "move16",
     "move_to_usi",
     "presets",

@@ -7,6 +7,8 @@ _Source = Union[str, "os.PathLike[str]", bytes]
 
 __all__ = [
     "Board",
+    "Engine",
+    "EngineError",
     "Game",
     "GameError",
     "IllegalMoveError",
@@ -17,9 +19,11 @@ __all__ = [
     "REPETITION_SUPERIOR",
     "REPETITION_WIN",
     "Record",
+    "Thought",
     "Verdicts",
     "impasse",
     "judge",
+    "match",
     "move16",
     "move_to_usi",
     "presets",
@@ -41,6 +45,61 @@ class IllegalMoveError(ValueError):
 class GameError(Exception):
     """An action a game refuses."""
     code: str
+
+class EngineError(RuntimeError):
+    """A USI engine that cannot go on; its process group was killed."""
+    cause: str
+
+@final
+class Thought:
+    """What an engine answered to `go` or `stop`, and what its last main-line info said."""
+    bestmove: str
+    ponder: Optional[str]
+    depth: Optional[int]
+    score_cp: Optional[int]
+    mate: Optional[int]
+    nodes: Optional[int]
+    pv: list[str]
+    info: Optional[str]
+
+@final
+class Engine:
+    """A USI engine as a child process, every wait timed out, killed with its children
+    when it goes."""
+    def __new__(
+        cls,
+        command: str,
+        options: Optional[dict[str, Any]] = None,
+        *,
+        timeout: float = 30.0,
+    ) -> "Engine": ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def option_names(self) -> list[str]: ...
+    @property
+    def closed(self) -> bool: ...
+    def new_game(self) -> None: ...
+    def go(
+        self,
+        position: Union["Board", str, None] = None,
+        moves: Optional[Sequence[str]] = None,
+        *,
+        btime: Optional[float] = None,
+        wtime: Optional[float] = None,
+        byoyomi: Optional[float] = None,
+        binc: Optional[float] = None,
+        winc: Optional[float] = None,
+        movetime: Optional[float] = None,
+        depth: Optional[int] = None,
+        nodes: Optional[int] = None,
+        infinite: bool = False,
+        timeout: Optional[float] = None,
+    ) -> Optional[Thought]: ...
+    def stop(self, timeout: float = 10.0) -> Thought: ...
+    def quit(self) -> None: ...
+    def __enter__(self) -> "Engine": ...
+    def __exit__(self, *args: object) -> None: ...
 
 @final
 class Board:
@@ -172,3 +231,19 @@ def write(
     format: Literal["kif", "kifu", "ki2", "ki2u", "csa", "jkf", "usi"] = "kif",
     encoding: Optional[Literal["utf-8", "shift_jis", "euc-jp"]] = None,
 ) -> bytes: ...
+
+_Entrant = Union[str, tuple[str, str], dict[str, Any]]
+
+def match(
+    engines: Sequence[_Entrant],
+    *,
+    games: int = 2,
+    rules: str = "csa",
+    time: Optional[str] = None,
+    byoyomi: Optional[str] = None,
+    openings: Optional[Union[str, "os.PathLike[str]"]] = None,
+    opening_plies: Optional[int] = None,
+    out: Optional[Union[str, "os.PathLike[str]"]] = None,
+    concurrency: int = 1,
+) -> dict[str, Any]:
+    """A refereed match between two USI engines; the summary `gyoku match --json` prints."""
