@@ -2,7 +2,7 @@
 """`import gyoku` side by side with cshogi and python-shogi (PyPI), in one run:
 
 - one call at a time, in a middle-game position: push + pop, the legal moves as a list,
-  is_check (nanoseconds a call, best of 7 timeit runs);
+  is_check, and reading `turn` (nanoseconds a call, best of 7 timeit runs);
 - perft 3 from the start position, the tree walked from Python (push, legal moves, pop);
   Gyoku both with `move16` ints (`legal_moves_int`) and with USI strings;
 - replaying an archive: the same CSA records read, a text per game, and every move
@@ -88,6 +88,10 @@ def per_call(position_sfen):
         ("is_check", [("gyoku", "b.is_check()", g, None),
                       ("cshogi", "b.is_check()", c, None),
                       ("python-shogi", "b.is_check()", p, None)]),
+        # An attribute read: the side to move (gyoku's a str, cshogi's an int).
+        ("turn", [("gyoku", "b.turn", g, None),
+                  ("cshogi", "b.turn", c, None),
+                  ("python-shogi", "b.turn", p, None)]),
     ):
         for name, stmt, board, move in cases:
             number = 2_000 if name.startswith("python-shogi") else 100_000

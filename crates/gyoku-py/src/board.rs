@@ -126,6 +126,16 @@ impl Board {
     pub(crate) fn is_check(&self, py: Python<'_>) -> bool {
         self.read(py, |s| s.pos.is_check())
     }
+
+    /// `turn`: the side to move.
+    pub(crate) fn side_to_move(&self, py: Python<'_>) -> gyoku::Color {
+        self.read(py, |s| s.pos.turn())
+    }
+
+    /// `move_number`: the move number of the SFEN (the next move's).
+    pub(crate) fn next_move_number(&self, py: Python<'_>) -> u32 {
+        self.read(py, |s| s.pos.move_number())
+    }
 }
 
 #[pymethods]
@@ -333,18 +343,6 @@ impl Board {
     /// The position's Zobrist hash (board, hands and side to move).
     fn zobrist_hash(&self, py: Python<'_>) -> u64 {
         self.read(py, |s| s.pos.hash())
-    }
-
-    /// The side to move: `black` or `white`.
-    #[getter]
-    fn turn(&self, py: Python<'_>) -> &'static str {
-        self.read(py, |s| s.pos.turn().name())
-    }
-
-    /// The move number of the SFEN (the next move's).
-    #[getter]
-    fn move_number(&self, py: Python<'_>) -> u32 {
-        self.read(py, |s| s.pos.move_number())
     }
 
     /// The moves played on this board, USI.

@@ -1,5 +1,6 @@
 //! The board's hottest methods (`push`, `push_usi`, `pop`, `is_check`) as plain CPython
-//! methods (`METH_O`, `METH_NOARGS`), installed on `gyoku.Board` beside the PyO3 ones.
+//! methods (`METH_O`, `METH_NOARGS`), and its hottest attributes (`turn`, `move_number`)
+//! as plain CPython getters, installed on `gyoku.Board` beside the PyO3 ones.
 //!
 //! A PyO3 method call checks `self`'s type, counts the GIL, parses its arguments by name and
 //! keeps a pool of deferred reference counts: about 10 ns a call on top of CPython's own
@@ -104,6 +105,44 @@ entry!(is_check, |py, board, _| Ok(pyo3::types::PyBool::new(
 .to_owned()
 .into_ptr()));
 
+/// Defines the CPython getter for an attribute's body.
+macro_rules! getter {
+    ($name:ident, $body:expr) => {
+        unsafe extern "C" fn $name(
+            slf: *mut ffi::PyObject,
+            _closure: *mut std::ffi::c_void,
+        ) -> *mut ffi::PyObject {
+            // SAFETY: CPython calls a getter with `self` an instance of the type its
+            // descriptor was made for (`Board`), borrowed, and the GIL held (see `run`).
+            unsafe { run(slf, null_mut(), $body) }
+        }
+    };
+}
+
+// The side's name is one of two interned strings: no string is made a read.
+getter!(turn, |py, board, _| Ok(match board.side_to_move(py) {
+    gyoku::Color::Black => pyo3::intern!(py, "black"),
+    gyoku::Color::White => pyo3::intern!(py, "white"),
+}
+.clone()
+.into_ptr()));
+getter!(move_number, |py, board, _| Ok(board
+    .next_move_number(py)
+    .into_pyobject(py)?
+    .into_ptr()));
+
+type Getter = unsafe extern "C" fn(*mut ffi::PyObject, *mut std::ffi::c_void) -> *mut ffi::PyObject;
+
+/// The attributes: name, getter, docstring.
+const GETTERS: [(&CStr, Getter, &CStr); 2] = [
+    (c"turn", turn, c"The side to move: `black` or `white`."),
+    (
+        c"move_number",
+        move_number,
+        c"The move number of the SFEN (the next move's).",
+    ),
+];
+
 type Entry = unsafe extern "C" fn(*mut ffi::PyObject, *mut ffi::PyObject) -> *mut ffi::PyObject;
 
 /// The methods: name, entry point, whether it takes an argument, and the docstring (with
@@ -158,6 +197,21 @@ pub fn install(py: Python<'_>) -> PyResult<()> {
         // SAFETY: `ty` is a live type object and `def` a definition that outlives it.
         let descriptor = unsafe {
             Bound::from_owned_ptr_or_err(py, ffi::PyDescr_NewMethod(ty.as_type_ptr(), def))?
+        };
+        ty.setattr(name.to_str()?, descriptor)?;
+    }
+    for (name, get, doc) in GETTERS {
+        // As the methods' definitions: kept for the life of the process.
+        let def = Box::leak(Box::new(ffi::PyGetSetDef {
+            name: name.as_ptr(),
+            get: Some(get),
+            set: None,
+            doc: doc.as_ptr(),
+            closure: null_mut(),
+        }));
+        // SAFETY: `ty` is a live type object and `def` a definition that outlives it.
+        let descriptor = unsafe {
+            Bound::from_owned_ptr_or_err(py, ffi::PyDescr_NewGetSet(ty.as_type_ptr(), def))?
         };
         ty.setattr(name.to_str()?, descriptor)?;
     }
