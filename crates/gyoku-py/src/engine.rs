@@ -40,8 +40,10 @@ const UNTIMED: Duration = Duration::from_secs(60);
 /// `with` block's end).
 #[pyclass(module = "gyoku")]
 pub struct Engine {
-    runtime: tokio::runtime::Runtime,
+    /// The engine (`None` once closed). Declared before the runtime, so that it is
+    /// dropped first, its process group killed while the runtime still runs.
     engine: Option<Usi>,
+    runtime: tokio::runtime::Runtime,
     /// Whether a `go(infinite=True)` awaits its `stop`.
     searching: bool,
 }
@@ -274,8 +276,8 @@ impl Engine {
             Err(e) => return Err(engine_error(py, "crash", format!("cannot start: {e}"))),
         };
         Ok(Engine {
-            runtime,
             engine: Some(usi),
+            runtime,
             searching: false,
         })
     }
