@@ -1006,6 +1006,11 @@ pub struct ServeArgs {
     /// The HTTP API's address (loopback unless told otherwise), or `off`.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub http: String,
+    /// Where `GET /metrics` (Prometheus's text format, names prefixed `gyoku_`) listens,
+    /// on a port of its own: games live and finished, moves, the echo and commit
+    /// latencies, storage errors, connections open and refused. None unless given.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<std::net::SocketAddr>,
     /// A host name the web page and API answer to, besides the address they listen on
     /// (and `localhost` on loopback): the name a reverse proxy or DNS gives them. Repeat
     /// it; `*` answers to any name (no protection against DNS rebinding).

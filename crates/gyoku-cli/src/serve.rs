@@ -215,8 +215,16 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         engines,
         events,
         standby: a.standby,
+        metrics: a.metrics,
     };
     if a.role == Role::Web {
+        if a.metrics.is_some() {
+            return Err(Failure::Input(
+                "--metrics is served by the referee (its games, moves and connections); \
+                 a web instance has none of its own yet"
+                    .into(),
+            ));
+        }
         return run_web(options, a.referee.as_deref());
     }
     if a.referee.is_some() {
@@ -229,6 +237,9 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         gyoku_server::run(
             options,
             |s| {
+                if let Some(metrics) = s.metrics {
+                    tracing::info!("metrics on http://{metrics}/metrics");
+                }
                 if let Some(http) = s.http {
                     tracing::info!(
                         "open http://{http}/ to play, watch games and judge records \

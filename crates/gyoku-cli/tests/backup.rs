@@ -38,16 +38,8 @@ fn agree(players: &mut [(TcpStream, BufReader<TcpStream>, Vec<String>); 2]) {
 
 /// Each move sent by its side and read back, echoed, by both.
 fn play(players: &mut [(TcpStream, BufReader<TcpStream>, Vec<String>); 2], moves: &[&str]) {
-    for m in moves {
-        let side = usize::from(m.starts_with('-'));
-        players[side]
-            .0
-            .write_all(format!("{m}\n").as_bytes())
-            .unwrap();
-        for p in players.iter_mut() {
-            kit::read_until(&mut p.1, &format!("{m},T"));
-        }
-    }
+    let [(b, br, _), (w, wr, _)] = players;
+    kit::csa_moves([(b, br), (w, wr)], moves);
 }
 
 fn serve(dir: &Path) -> kit::Served {

@@ -63,6 +63,9 @@ pub struct Options {
     /// When another referee holds the database, wait for it to let go (a standby) rather
     /// than stop.
     pub standby: bool,
+    /// Where `GET /metrics` (Prometheus's text format) listens, apart from the HTTP API
+    /// (`None`: no metrics).
+    pub metrics: Option<SocketAddr>,
 }
 
 /// What the server tells its caller once it listens.
@@ -78,6 +81,8 @@ pub struct Started {
     pub records_restored: usize,
     /// The HTTP API's address, when it listens.
     pub http: Option<SocketAddr>,
+    /// The metrics' address, when they are served.
+    pub metrics: Option<SocketAddr>,
 }
 
 /// Runs the server until `shutdown` completes. `on_start` is called once it listens.
@@ -137,19 +142,7 @@ pub async fn run(
     let (changes, _) = tokio::sync::broadcast::channel::<crate::store::notices::Changed>(4096);
     let (driver, events) = driver::channel(local);
     let league = Arc::new(crate::league::League::default());
-    let limits = Arc::new(Limits {
-        total: Semaphore::new(options.max_connections),
-        per_address: std::sync::Mutex::new(HashMap::new()),
-        max_per_address: options.max_per_address,
-        hashing: Semaphore::new(2),
-        checking: Semaphore::new(crate::csa_port::LOGIN_CHECKS),
-        hash_pool: crate::accounts::HashPool::new(2, crate::csa_port::LOGIN_CHECKS)
-            .map_err(|e| ServeError::Task(format!("cannot start the password threads: {e}")))?,
-        throttle: std::sync::Mutex::default(),
-        new_names: Arc::new(std::sync::Mutex::new(
-            crate::csa_port::new_names::NewNames::new(options.new_names_per_address),
-        )),
-    });
+    let limits = csa_limits(&options)?;
     let mut tasks = Supervisor::default();
     let http = match options.http {
         None => None,
@@ -169,6 +162,7 @@ pub async fn run(
         suspended: suspended.len(),
         records_restored,
         http,
+        metrics: start_metrics(&options, &limits, &mut tasks).await?,
     });
     let (files, writer) = spawn_record_writer(options.records.clone(), driver.records_written())
         .map_err(|e| ServeError::Task(format!("cannot start the record writer: {e}")))?;
@@ -222,6 +216,55 @@ pub async fn run(
     // However the driver stopped, everything else stops with it.
     tasks.stop().await;
     result
+}
+
+/// The metrics read when scraped (the CSA connections open: those allowed, less those
+/// left), and, when `options` asks, `GET /metrics` served by a task of `tasks` until they
+/// stop: its address.
+async fn start_metrics(
+    options: &Options,
+    limits: &Arc<Limits>,
+    tasks: &mut Supervisor,
+) -> Result<Option<SocketAddr>, ServeError> {
+    let (open, most) = (limits.clone(), options.max_connections);
+    crate::metrics::get().connections_open("csa", move || {
+        i64::try_from(most.saturating_sub(open.total.available_permits())).unwrap_or(0)
+    });
+    let Some(addr) = options.metrics else {
+        return Ok(None);
+    };
+    let listen_error = |e: std::io::Error| ServeError::Listen {
+        addr: addr.to_string(),
+        why: e.to_string(),
+    };
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(listen_error)?;
+    let local = listener.local_addr().map_err(listen_error)?;
+    let stop = tasks.stop_signal();
+    tasks.spawn("the metrics", Ending::CutOff, async move {
+        if let Err(e) = crate::metrics::serve(listener, stop).await {
+            tracing::error!("the metrics on {local} stopped: {e}");
+        }
+    });
+    Ok(Some(local))
+}
+
+/// The CSA port's connection limits and login workers, as `options` sets them.
+fn csa_limits(options: &Options) -> Result<Arc<Limits>, ServeError> {
+    Ok(Arc::new(Limits {
+        total: Semaphore::new(options.max_connections),
+        per_address: std::sync::Mutex::new(HashMap::new()),
+        max_per_address: options.max_per_address,
+        hashing: Semaphore::new(2),
+        checking: Semaphore::new(crate::csa_port::LOGIN_CHECKS),
+        hash_pool: crate::accounts::HashPool::new(2, crate::csa_port::LOGIN_CHECKS)
+            .map_err(|e| ServeError::Task(format!("cannot start the password threads: {e}")))?,
+        throttle: std::sync::Mutex::default(),
+        new_names: Arc::new(std::sync::Mutex::new(
+            crate::csa_port::new_names::NewNames::new(options.new_names_per_address),
+        )),
+    }))
 }
 
 /// What the HTTP side is served with, beside the options.

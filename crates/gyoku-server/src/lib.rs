@@ -42,6 +42,7 @@ pub mod identity;
 pub mod league;
 pub mod lobby;
 pub mod log;
+pub mod metrics;
 pub mod play;
 pub mod ratings;
 mod record_files;

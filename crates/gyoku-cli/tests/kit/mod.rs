@@ -268,6 +268,24 @@ pub fn read_until(r: &mut BufReader<TcpStream>, what: &str) -> Vec<String> {
     }
 }
 
+/// Each CSA move sent by its side (`+` Black, the first of `players`; `-` White) and read
+/// back, echoed, by both.
+#[allow(dead_code)]
+pub fn csa_moves(players: [(&mut TcpStream, &mut BufReader<TcpStream>); 2], moves: &[&str]) {
+    let [(black, black_r), (white, white_r)] = players;
+    for m in moves {
+        let mover = if m.starts_with('-') {
+            &mut *white
+        } else {
+            &mut *black
+        };
+        mover.write_all(format!("{m}\n").as_bytes()).unwrap();
+        for r in [&mut *black_r, &mut *white_r] {
+            read_until(r, &format!("{m},T"));
+        }
+    }
+}
+
 /// A CSA connection that has sent `login` (a whole line), read through.
 pub fn csa_login(csa: u16, login: &str) -> (TcpStream, BufReader<TcpStream>) {
     let s = TcpStream::connect(("127.0.0.1", csa)).unwrap();

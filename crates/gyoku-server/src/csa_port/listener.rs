@@ -48,6 +48,7 @@ pub(crate) async fn accept_loop(
         };
         let _ = socket.set_nodelay(true);
         let Ok(permit) = limits.total.try_acquire() else {
+            crate::metrics::get().refuse("too_many_connections");
             let refused = ServerLine::Error("too many connections".into());
             let _ = socket.write_all(format!("{refused}\n").as_bytes()).await;
             continue;
@@ -65,11 +66,13 @@ pub(crate) async fn accept_loop(
             ok
         };
         if !admitted {
+            crate::metrics::get().refuse("too_many_from_address");
             let refused = ServerLine::Error("too many connections from your address".into());
             let _ = socket.write_all(format!("{refused}\n").as_bytes()).await;
             continue;
         }
         permit.forget();
+        crate::metrics::get().connections_accepted.inc();
         let id = driver.next_id();
         let driver = driver.clone();
         let accounts = accounts.clone();

@@ -26,6 +26,9 @@ struct Unstored {
     changes: Vec<Change>,
     held: Vec<ConnId>,
     records: Vec<RecordJob>,
+    /// When each move among the inputs that decided these changes arrived: its echo goes
+    /// out once they are stored (the echo latency metric).
+    moves_arrived: Vec<Instant>,
 }
 
 impl Unstored {
@@ -34,7 +37,20 @@ impl Unstored {
         self.changes.extend(later.changes);
         self.held.extend(later.held);
         self.records.extend(later.records);
+        self.moves_arrived.extend(later.moves_arrived);
         self
+    }
+}
+
+/// Whether an input is a move (a CSA move line, or a web seat's move).
+fn is_move(input: &Input) -> bool {
+    match input {
+        Input::Line(_, line) => {
+            let b = line.as_bytes();
+            matches!(b.first(), Some(b'+' | b'-')) && b.get(1).is_some_and(u8::is_ascii_digit)
+        }
+        Input::Play(..) => true,
+        _ => false,
     }
 }
 
@@ -85,6 +101,8 @@ struct Storage {
     retry_at: Option<Instant>,
     /// When the commit under way counts as slow.
     slow_at: Option<Instant>,
+    /// When the commit under way began (for the commit latency metric).
+    commit_began: Instant,
     /// Failed commits in a row.
     failures: u32,
     /// The lobby has been told storage fails (its clocks are stopped).
@@ -135,6 +153,7 @@ pub(crate) async fn drive(
             committing: None,
             waiting: Unstored::default(),
             last_commit: Instant::now(),
+            commit_began: Instant::now(),
             retry_at: None,
             slow_at: None,
             failures: 0,
@@ -233,6 +252,14 @@ impl Driver {
     ) -> Result<(), ServeError> {
         self.storage.store = Some(store);
         self.storage.slow_at = None;
+        let metrics = crate::metrics::get();
+        metrics.commits.inc();
+        metrics
+            .commit_seconds
+            .observe(self.storage.commit_began.elapsed().as_secs_f64());
+        if result.is_err() {
+            metrics.storage_errors.inc();
+        }
         match result {
             Ok(()) => {
                 if self.storage.failing {
@@ -273,8 +300,21 @@ impl Driver {
     /// or held, the rounds' and events' view is published, and a commit starts when one
     /// is due.
     fn after_batch(&mut self) {
+        let moves_arrived: Vec<Instant> = self
+            .batch
+            .iter()
+            .filter(|(input, _)| is_move(input))
+            .map(|&(_, at)| at)
+            .collect();
         let gone = hand_over(&mut self.lobby, &mut self.batch, self.epoch, &mut self.out);
+        let waiting = self.storage.waiting.changes.len();
         dispatch(&mut self.out, &mut self.outbox, &mut self.storage.waiting);
+        if self.storage.waiting.changes.len() > waiting {
+            self.storage.waiting.moves_arrived.extend(moves_arrived);
+        } else {
+            // Nothing to store: what the moves got (an error) went out at once.
+            echoed(&moves_arrived);
+        }
         self.views.publish(&self.lobby, &self.league);
         for id in gone {
             self.outbox.conns.remove(&id);
@@ -294,6 +334,7 @@ impl Driver {
         }
         s.last_commit = Instant::now();
         let unstored = std::mem::take(&mut s.waiting);
+        s.commit_began = Instant::now();
         let store = s.store.take().expect("the store is back after each commit");
         let done = commit_in_background(store, unstored.changes.clone());
         s.committing = Some((unstored, done));
@@ -304,6 +345,7 @@ impl Driver {
     /// files go to the writer, and the held connections hear what waited.
     fn stored_now(&mut self, stored: &[Change], unstored: Unstored) -> Result<(), ServeError> {
         log_stored(stored);
+        count_stored(stored);
         let mut told: Vec<&str> = Vec::new();
         for id in stored.iter().filter_map(Change::game_id) {
             if !told.contains(&id) {
@@ -317,6 +359,7 @@ impl Driver {
             }
         }
         self.outbox.release(&unstored.held);
+        echoed(&unstored.moves_arrived);
         Ok(())
     }
 
@@ -330,6 +373,31 @@ impl Driver {
             }
         }
         Ok(())
+    }
+}
+
+/// The metrics of stored changes: moves, games started, resumed and ended.
+fn count_stored(stored: &[Change]) {
+    let metrics = crate::metrics::get();
+    for change in stored {
+        match change {
+            Change::Move { .. } => {
+                metrics.moves.inc();
+            }
+            Change::GameStarted(_) | Change::GameResumed { .. } => {
+                metrics.games_live.inc();
+            }
+            Change::GameEnded { reason, .. } => metrics.finished(reason),
+            Change::Buoy { .. } | Change::EventEntry { .. } => {}
+        }
+    }
+}
+
+/// The echo latency of moves that arrived at `arrived`, their echoes going out now.
+fn echoed(arrived: &[Instant]) {
+    let metrics = crate::metrics::get();
+    for at in arrived {
+        metrics.echo_seconds.observe(at.elapsed().as_secs_f64());
     }
 }
 

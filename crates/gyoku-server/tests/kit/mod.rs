@@ -39,6 +39,7 @@ pub fn options(dir: &Path) -> Options {
         ratings_every: Duration::from_secs(1),
         events: Vec::new(),
         standby: false,
+        metrics: None,
     }
 }
 
