@@ -226,9 +226,12 @@ async fn start_metrics(
     limits: &Arc<Limits>,
     tasks: &mut Supervisor,
 ) -> Result<Option<SocketAddr>, ServeError> {
-    let (open, most) = (limits.clone(), options.max_connections);
+    // Held weakly: the limits (and their password threads) go with the server.
+    let (open, most) = (Arc::downgrade(limits), options.max_connections);
     crate::metrics::get().connections_open("csa", move || {
-        i64::try_from(most.saturating_sub(open.total.available_permits())).unwrap_or(0)
+        open.upgrade().map_or(0, |limits| {
+            i64::try_from(most.saturating_sub(limits.total.available_permits())).unwrap_or(0)
+        })
     });
     let Some(addr) = options.metrics else {
         return Ok(None);
@@ -538,6 +541,9 @@ async fn ratings_loop(
                 }
             }
             Ok(Err(e)) => tracing::warn!("the rating list was not computed: {e}"),
+            // Its blocking task was cancelled: the runtime is shutting down (a message
+            // then would come after the server's last word).
+            Err(e) if e.is_cancelled() => return,
             Err(e) => tracing::warn!("the rating list was not computed: {e}"),
         }
         tokio::select! {
