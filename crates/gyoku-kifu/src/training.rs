@@ -91,6 +91,29 @@ impl Bits {
         Some(bits)
     }
 
+    /// The board's squares in order: an empty one as a 0 bit, a king not again (it was
+    /// written first), any other piece as `piece` writes it.
+    fn board(
+        &mut self,
+        pos: &Position,
+        piece: impl Fn(&mut Bits, gyoku::Piece) -> Option<()>,
+    ) -> Option<()> {
+        for index in 0..81 {
+            let sq = gyoku::Square::from_index(index)?;
+            match pos.board().piece_at(sq) {
+                None => self.put(0, 1)?,
+                Some(p) if p.role == Role::King => {}
+                Some(p) => piece(self, p)?,
+            }
+        }
+        Some(())
+    }
+
+    /// The code, once it fills the 256 bits exactly.
+    fn finish(self) -> Option<[u8; 32]> {
+        (self.at == 256).then_some(self.data)
+    }
+
     fn put(&mut self, code: u8, bits: u8) -> Option<()> {
         for i in 0..bits {
             let byte = self.data.get_mut(self.at / 8)?;
@@ -114,17 +137,10 @@ impl Bits {
 /// ```
 pub fn hcp(pos: &Position) -> Option<[u8; 32]> {
     let mut bits = Bits::start(pos)?;
-    for index in 0..81 {
-        let sq = gyoku::Square::from_index(index)?;
-        match pos.board().piece_at(sq) {
-            None => bits.put(0, 1)?,
-            Some(p) if p.role == Role::King => {}
-            Some(p) => {
-                let (code, n) = BOARD[p.color.index()][p.role as usize];
-                bits.put(code, n)?;
-            }
-        }
-    }
+    bits.board(pos, |bits, p| {
+        let (code, n) = BOARD[p.color.index()][p.role as usize];
+        bits.put(code, n)
+    })?;
     for color in [Color::Black, Color::White] {
         let hand = pos.hand(color);
         for (k, role) in Role::HAND.into_iter().enumerate() {
@@ -134,7 +150,7 @@ pub fn hcp(pos: &Position) -> Option<[u8; 32]> {
             }
         }
     }
-    (bits.at == 256).then_some(bits.data)
+    bits.finish()
 }
 
 /// The kinds a drop's `move16` names, in its order (origin 81 + the index): cshogi's and
@@ -174,22 +190,14 @@ const PACKED: [(u8, u8); 7] = [
 pub fn packed_sfen(pos: &Position) -> Option<[u8; 32]> {
     let mut bits = Bits::start(pos)?;
     let kind = |role: Role| DROP_ORDER.iter().position(|&r| r == role.unpromoted());
-    for index in 0..81 {
-        let sq = gyoku::Square::from_index(index)?;
-        match pos.board().piece_at(sq) {
-            None => bits.put(0, 1)?,
-            Some(p) if p.role == Role::King => {}
-            Some(p) => {
-                let k = kind(p.role)?;
-                let (code, n) = PACKED[k];
-                bits.put(code, n)?;
-                if p.role != Role::Gold {
-                    bits.put(u8::from(p.role.unpromoted() != p.role), 1)?;
-                }
-                bits.put(u8::from(p.color == Color::White), 1)?;
-            }
+    bits.board(pos, |bits, p| {
+        let (code, n) = PACKED[kind(p.role)?];
+        bits.put(code, n)?;
+        if p.role != Role::Gold {
+            bits.put(u8::from(p.role.unpromoted() != p.role), 1)?;
         }
-    }
+        bits.put(u8::from(p.color == Color::White), 1)
+    })?;
     for color in [Color::Black, Color::White] {
         let hand = pos.hand(color);
         for (k, role) in DROP_ORDER.into_iter().enumerate() {
@@ -203,7 +211,7 @@ pub fn packed_sfen(pos: &Position) -> Option<[u8; 32]> {
             }
         }
     }
-    (bits.at == 256).then_some(bits.data)
+    bits.finish()
 }
 
 /// `m` as a `move16` (cshogi's and YaneuraOu's 16-bit move): the destination, the origin

@@ -34,6 +34,22 @@ def _full(board):
     return kings == 2 and sum(1 for p in codes if p) + sum(map(sum, board.pieces_in_hand)) == 40
 
 
+def _written(verdicts):
+    """What the binary forms write of judged games: for each game with a result, each
+    position holding the forty pieces, as (verdict, board there, the move played)."""
+    for v in verdicts:
+        if v["result"] not in LABELS:
+            continue
+        b = gyoku.Board(v["start_sfen"], lenient=True)
+        for m in v["moves"]:
+            if _full(b):
+                yield v, b, m
+            try:
+                b.push_usi(m)
+            except ValueError:
+                break
+
+
 def test_hcpe_reads_back_in_cshogi_position_for_position(tmp_path):
     """Every position written is the one the game reached (cshogi's `set_hcp` reads it to
     the same SFEN), with the move played there (`move16`) and the result the referee
@@ -45,21 +61,12 @@ def test_hcpe_reads_back_in_cshogi_position_for_position(tmp_path):
     out = tmp_path / "games.hcpe"
     said = gyoku.training.write(files, out)
     verdicts = list(gyoku.judge(files, rules="jsa"))
-    expected, relabelled = [], set()
-    for i, v in enumerate(verdicts):
-        if v["result"] not in LABELS:
-            continue
-        recorded = (v["recorded"] or {}).get("result")
-        if recorded is not None and recorded != v["result"]:
-            relabelled.add(i)
-        b = gyoku.Board(v["start_sfen"], lenient=True)
-        for m in v["moves"]:
-            if _full(b):
-                expected.append((b.sfen().rsplit(" ", 1)[0], gyoku.move16(m), LABELS[v["result"]]))
-            try:
-                b.push_usi(m)
-            except ValueError:
-                break
+    relabelled = {
+        i for i, v in enumerate(verdicts)
+        if v["result"] in LABELS and (v["recorded"] or {}).get("result") not in (None, v["result"])
+    }
+    expected = [(b.sfen().rsplit(" ", 1)[0], gyoku.move16(m), LABELS[v["result"]])
+                for v, b, m in _written(verdicts)]
     entries = np.fromfile(out, dtype=cshogi.HuffmanCodedPosAndEval)
     assert len(entries) == said["positions"] == len(expected) > 50, said
     board = cshogi.Board()
@@ -81,19 +88,9 @@ def test_psv_reads_back_in_cshogi_position_for_position(tmp_path):
     out = tmp_path / "games.psv"
     said = gyoku.training.write(files, out, format="psv")
     expected = []
-    for v in gyoku.judge(files, rules="jsa"):
-        if v["result"] not in LABELS:
-            continue
-        b = gyoku.Board(v["start_sfen"], lenient=True)
-        for m in v["moves"]:
-            if _full(b):
-                side = "black" if b.turn == "black" else "white"
-                won = 0 if v["result"] == "draw" else (1 if v["result"] == side else -1)
-                expected.append((b.sfen().rsplit(" ", 1)[0], gyoku.move16(m), b.move_number, won))
-            try:
-                b.push_usi(m)
-            except ValueError:
-                break
+    for v, b, m in _written(gyoku.judge(files, rules="jsa")):
+        won = 0 if v["result"] == "draw" else (1 if v["result"] == b.turn else -1)
+        expected.append((b.sfen().rsplit(" ", 1)[0], gyoku.move16(m), b.move_number, won))
     entries = np.fromfile(out, dtype=cshogi.PackedSfenValue)
     assert len(entries) == said["positions"] == len(expected) > 50, said
     board = cshogi.Board()
