@@ -3,7 +3,9 @@
 Usage: python3 cshogi_mate.py TABLE NODES ROUNDS [BATCH]
 TABLE is tests/data/mate/positions.tsv (sfen, answer, ...). For every row: the median over
 ROUNDS rounds of the time of one call of `mate_move_in_1ply()` and of `mate_move(3)`, each
-round timing BATCH calls (default 1) and dividing; for rows whose answer is
+round timing BATCH calls (default 1) and dividing, and the same of `is_check()` ("call"):
+what calling a method that does next to nothing costs from Python, which the caller
+subtracts to compare with a search called natively; for rows whose answer is
 `mate` (longer than three plies), one `DfPn` search of at most NODES nodes, its time,
 nodes and whether it found the mate. Prints one JSON line: {"version", "rows": [...]}.
 """
@@ -38,7 +40,8 @@ def main():
             board = cshogi.Board(sfen)
             row = {"sfen": sfen, "answer": answer,
                    "one": median_seconds(board.mate_move_in_1ply, rounds, batch),
-                   "three": median_seconds(lambda: board.mate_move(3), rounds, batch)}
+                   "three": median_seconds(lambda: board.mate_move(3), rounds, batch),
+                   "call": median_seconds(board.is_check, rounds, batch)}
             if answer == "mate":
                 dfpn = cshogi.DfPn()
                 dfpn.set_max_search_node(nodes)

@@ -3,7 +3,8 @@
 //!
 //! Per position, the median of ROUNDS rounds of 100 calls (the time of a call: a round's
 //! over 100) of `Position::mate_in_1` beside cshogi's `mate_move_in_1ply`, and of
-//! `Position::mate_in_3` beside `mate_move(3)` (every row:
+//! `Position::mate_in_3` beside `mate_move(3)`, cshogi's less what a call from Python
+//! costs (`is_check()`, timed alike), as Gyoku's are native calls (every row:
 //! most have no such mate, which is what a caller asking of every position of a game
 //! meets); for the rows with a longer mate, one df-pn search each (`mate::Solver`, a
 //! 64 MiB table, beside cshogi's `DfPn`), at most NODES nodes: how many were solved, the
@@ -146,29 +147,59 @@ pub fn run(table: &Path, nodes: u64, rounds: usize, cshogi: bool, yaneuraou: Opt
     }
     let peer_col =
         |key: &str| -> Vec<f64> { peer_rows.iter().filter_map(|p| p[key].as_f64()).collect() };
+    // cshogi's searches less what a call from Python costs (a call of `is_check`, timed
+    // the same way), to set beside Gyoku's called natively.
+    let peer_native = |key: &str| -> Vec<f64> {
+        peer_rows
+            .iter()
+            .filter_map(|p| Some((p[key].as_f64()? - p["call"].as_f64()?).max(1e-9)))
+            .collect()
+    };
     println!(
         "mate search, {} positions of {} (NODES {nodes}; for 1 and 3 the median of {rounds} rounds of {BATCH} calls)",
         rows.len(),
         table.display()
     );
     println!(
-        "\n| search | positions | Gyoku median µs | cshogi median µs | Gyoku p90 µs | cshogi p90 µs | ratio (cshogi / Gyoku, medians) |"
+        "\n| search | positions | Gyoku median µs | cshogi median µs | Gyoku p90 µs | cshogi p90 µs | ratio (cshogi / Gyoku, medians) | ratio, median per position |"
     );
-    println!("|---|---|---|---|---|---|---|");
-    for (name, ours, theirs) in [
-        ("mate in 1 (every position)", &ours_one, peer_col("one")),
+    println!("|---|---|---|---|---|---|---|---|");
+    for (name, ours, theirs, called) in [
+        (
+            "mate in 1 (every position)",
+            &ours_one,
+            peer_native("one"),
+            peer_col("one"),
+        ),
         (
             "mate within 3 (every position)",
             &ours_three,
+            peer_native("three"),
             peer_col("three"),
         ),
     ] {
         let (om, op) = (quantile(ours, 0.5) * 1e6, quantile(ours, 0.9) * 1e6);
         let (tm, tp) = (quantile(&theirs, 0.5) * 1e6, quantile(&theirs, 0.9) * 1e6);
+        let per_position: Vec<f64> = theirs.iter().zip(ours.iter()).map(|(t, o)| t / o).collect();
         println!(
-            "| {name} | {} | {om:.2} | {tm:.2} | {op:.2} | {tp:.2} | {:.2} |",
+            "| {name} | {} | {om:.2} | {tm:.2} | {op:.2} | {tp:.2} | {:.2} | {:.2} |",
             ours.len(),
-            tm / om
+            tm / om,
+            quantile(&per_position, 0.5)
+        );
+        if !called.is_empty() {
+            println!(
+                "|  (cshogi as called from Python, the call included) | | | {:.2} | | {:.2} | | |",
+                quantile(&called, 0.5) * 1e6,
+                quantile(&called, 0.9) * 1e6
+            );
+        }
+    }
+    let calls = peer_col("call");
+    if !calls.is_empty() {
+        println!(
+            "\ncshogi's columns for 1 and 3 are its times less what a call from Python costs (`is_check`, timed alike: median {:.3} µs), to compare with Gyoku's called natively.",
+            quantile(&calls, 0.5) * 1e6
         );
     }
     let solved_ours = ours_dfpn.iter().filter(|d| d.3).count();

@@ -3,7 +3,7 @@
 use std::ops::ControlFlow;
 
 use super::checks::Cover;
-use crate::{Bitboard, Move, Position, Square, attacks};
+use crate::{Bitboard, Move, Piece, Position, Role, Square, attacks};
 
 /// The defender's king and the squares next to it that the attacker attacks, before a
 /// check: see [`Position::king_steps_away_after`].
@@ -132,12 +132,94 @@ impl Position {
     /// Whether `check` (a legal check of the side to move) leaves the other side no move:
     /// ruled out at once where the king steps away, else played on a copy.
     fn mates(&self, room: &KingRoom, check: Move) -> bool {
-        if self.king_steps_away_after(room, check) {
+        if self.interposed_from_hand(room.king, check) || self.king_steps_away_after(room, check) {
             return false;
         }
         let mut after = self.clone();
         after.play_unchecked(check);
         !after.has_legal_moves()
+    }
+
+    /// Where `m` moves from (`None` for a drop) and to, and the kind of piece it leaves
+    /// there (promoted where it promotes); `None` when no piece stands on its origin.
+    fn placed(&self, m: Move) -> Option<(Option<Square>, Square, Role)> {
+        match m {
+            Move::Drop { role, to } => Some((None, to, role)),
+            Move::Normal { from, to, promote } => {
+                let role = self.board.piece_at(from)?.role;
+                let role = if promote {
+                    role.promoted().unwrap_or(role)
+                } else {
+                    role
+                };
+                Some((Some(from), to, role))
+            }
+        }
+    }
+
+    /// Whether `check` (a legal check of the side to move) is a single check from afar,
+    /// against which the other side can drop a piece it holds on a square between: then
+    /// `check` does not mate. A drop checks alone, and so does a piece moved that leaves
+    /// no line onto the king (its origin is off the king's lines, or it keeps to the line
+    /// it stood on); one that leaves such a line without checking itself uncovers the
+    /// only check, through its origin. Where it is not sure, it says no.
+    fn interposed_from_hand(&self, king: Square, check: Move) -> bool {
+        let us = self.turn;
+        let them = !us;
+        let hand = self.hands[them.index()];
+        if hand.is_empty() {
+            return false;
+        }
+        let Some((from, to, role)) = self.placed(check) else {
+            return false;
+        };
+        let between = match from {
+            None => attacks::between(king, to),
+            Some(from) => {
+                let line = attacks::line(king, from);
+                if line.is_empty() || line.contains(to) {
+                    attacks::between(king, to)
+                } else {
+                    let occupied = self.board.occupied().without(from).with(to);
+                    if attacks::attacks(us, role, to, occupied).contains(king) {
+                        // Perhaps a double check.
+                        return false;
+                    }
+                    // The slider behind `from` checks: the squares up to `from` are
+                    // between it and the king.
+                    attacks::between(king, from).with(from)
+                }
+            }
+        };
+        // A step piece's check, or a slider's from next to the king, has no square
+        // between; a square is between only where `to` is on one of the king's lines.
+        if between.is_empty() {
+            return false;
+        }
+        if [Role::Gold, Role::Silver, Role::Bishop, Role::Rook]
+            .into_iter()
+            .any(|role| hand.has(role))
+        {
+            return true;
+        }
+        // A lance, knight or pawn only where it could move again.
+        let open = |ranks| between & !Bitboard::far_ranks(them, ranks);
+        if (hand.has(Role::Lance) && open(1).is_nonempty())
+            || (hand.has(Role::Knight) && open(2).is_nonempty())
+        {
+            return true;
+        }
+        // A pawn, on a file without one of the defender's own, where it does not check
+        // (so it cannot be a pawn dropped to mate).
+        hand.has(Role::Pawn) && {
+            let pawns = self
+                .board
+                .by_piece(Piece::new(them, Role::Pawn))
+                .file_fill();
+            let checking = self.kings[us.index()]
+                .map_or(Bitboard::EMPTY, |ours| attacks::pawn_attacks(us, ours));
+            (open(1) & !pawns & !checking).is_nonempty()
+        }
     }
 
     /// Whether, after the side to move plays `check` (a legal check), the other king can
@@ -148,19 +230,8 @@ impl Position {
     fn king_steps_away_after(&self, room: &KingRoom, check: Move) -> bool {
         let us = self.turn;
         let king = room.king;
-        let (from, to, role) = match check {
-            Move::Drop { role, to } => (None, to, role),
-            Move::Normal { from, to, promote } => {
-                let Some(piece) = self.board.piece_at(from) else {
-                    return false;
-                };
-                let role = if promote {
-                    piece.role.promoted().unwrap_or(piece.role)
-                } else {
-                    piece.role
-                };
-                (Some(from), to, role)
-            }
+        let Some((from, to, role)) = self.placed(check) else {
+            return false;
         };
         let mut occupied = self.board.occupied().with(to).without(king);
         // What was attacked stays attacked (a square the moved piece no longer covers, or
@@ -363,5 +434,38 @@ mod tests {
             checks > 5_000 && quick > checks / 3 && mates > 100,
             "{checks} {quick} {mates}"
         );
+    }
+
+    /// The walk's positions: whenever the quick test says a piece from hand can be
+    /// dropped between, one such drop is a legal reply once the check is played; it
+    /// answers many checks, and never one that mates.
+    #[test]
+    fn a_check_answered_from_hand_is_never_mate() {
+        let (mut checks, mut quick) = (0, 0);
+        walk_positions(|pos| {
+            let Some(king) = pos.kings[(!pos.turn).index()] else {
+                return;
+            };
+            for m in pos.checking_moves() {
+                checks += 1;
+                if !pos.interposed_from_hand(king, m) {
+                    continue;
+                }
+                quick += 1;
+                let mut after = pos.clone();
+                after.play_unchecked(m);
+                let checkers = after.checkers;
+                let checker = checkers.single_square().expect("a single check");
+                let between = crate::attacks::between(king, checker);
+                let drops = after.legal_moves();
+                assert!(
+                    drops
+                        .iter()
+                        .any(|r| r.from().is_none() && between.contains(r.to())),
+                    "{pos}: {m}"
+                );
+            }
+        });
+        assert!(checks > 5_000 && quick > checks / 10, "{checks} {quick}");
     }
 }
