@@ -341,6 +341,7 @@ impl Engine {
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, rx) = mpsc::channel(1024);
         tokio::spawn(read_lines(stdout, config.limits.max_line, tx));
+        RUNNING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut engine = Engine {
             child,
             group,
@@ -669,7 +670,21 @@ impl Drop for Engine {
     /// aborted), its whole process group goes with it.
     fn drop(&mut self) {
         self.kill_group();
+        RUNNING.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
     }
+}
+
+/// The engines of this process started and not yet dropped.
+static RUNNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many engine processes this process runs now: those [`Engine::start`] started,
+/// less those dropped (a dropped engine's process group is killed).
+///
+/// ```
+/// assert_eq!(gyoku_arena::engine::running(), 0);
+/// ```
+pub fn running() -> usize {
+    RUNNING.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// On Linux, the process `command` starts is killed by the kernel when this one dies,

@@ -518,7 +518,18 @@ impl ServerUnderTest {
     /// # Errors
     /// When it does not start.
     pub fn gyoku(gyoku: &std::path::Path) -> Result<ServerUnderTest, String> {
-        ServerUnderTest::start_gyoku(gyoku, false, false)
+        ServerUnderTest::start_gyoku(gyoku, false, false, &[])
+    }
+
+    /// [`ServerUnderTest::gyoku`] with its metrics served on `metrics` (`--metrics`).
+    ///
+    /// # Errors
+    /// When it does not start.
+    pub fn gyoku_with_metrics(
+        gyoku: &std::path::Path,
+        metrics: SocketAddr,
+    ) -> Result<ServerUnderTest, String> {
+        ServerUnderTest::start_gyoku(gyoku, false, false, &["--metrics", &metrics.to_string()])
     }
 
     /// [`ServerUnderTest::gyoku`] with its HTTP port open (512 connections), for an
@@ -527,7 +538,7 @@ impl ServerUnderTest {
     /// # Errors
     /// When it does not start.
     pub fn gyoku_with_http(gyoku: &std::path::Path) -> Result<ServerUnderTest, String> {
-        ServerUnderTest::start_gyoku(gyoku, false, true)
+        ServerUnderTest::start_gyoku(gyoku, false, true, &[])
     }
 
     /// Starts `gyoku serve` as [`ServerUnderTest::gyoku`]; with `pace_new_names`, at its
@@ -540,13 +551,14 @@ impl ServerUnderTest {
         gyoku: &std::path::Path,
         pace_new_names: bool,
     ) -> Result<ServerUnderTest, String> {
-        ServerUnderTest::start_gyoku(gyoku, pace_new_names, false)
+        ServerUnderTest::start_gyoku(gyoku, pace_new_names, false, &[])
     }
 
     fn start_gyoku(
         gyoku: &std::path::Path,
         pace_new_names: bool,
         with_http: bool,
+        extra: &[&str],
     ) -> Result<ServerUnderTest, String> {
         let dir = std::env::temp_dir().join(format!("gyoku-load-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -589,6 +601,7 @@ impl ServerUnderTest {
             .args(["--max-connections", "1000000"])
             .args(["--max-connections-per-address", "1000000"])
             .args(&pacing)
+            .args(extra)
             .arg("--data-dir")
             .arg(&dir)
             .stderr(std::process::Stdio::null())
@@ -657,10 +670,37 @@ impl ServerUnderTest {
             .map(|status| status.to_string())
     }
 
+    /// The CPU time the server has used so far (user and system), seconds; 0 when it
+    /// cannot be read.
+    pub fn cpu_seconds(&self) -> f64 {
+        cpu_seconds(self.child.id())
+    }
+
     /// The server's peak resident memory so far (`VmHWM`), bytes.
     pub fn peak_rss(&self) -> u64 {
         proc_status_bytes(self.child.id(), "VmHWM:")
     }
+}
+
+/// The CPU time process `pid` has used (user and system, `/proc/PID/stat`), seconds; 0
+/// when it cannot be read.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    // The fields after the command's closing parenthesis: utime and stime are the 12th
+    // and 13th of them, in clock ticks (100 a second on Linux).
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return 0.0;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    (ticks(11) + ticks(12)) as f64 / 100.0
 }
 
 /// A size in `/proc/PID/status` (`VmHWM:`, `VmRSS:`), bytes; 0 when it cannot be read.

@@ -14,6 +14,7 @@ pub mod csa_load;
 pub mod login_flood;
 pub mod mate;
 pub mod mate_engine;
+pub mod metrics_cost;
 pub mod ratings;
 pub mod runner_cost;
 pub mod slow_uploads;

@@ -17,7 +17,12 @@
 //! cargo run --release -p gyoku-bench -- workers [--workers N] [--seconds S] [--think MS]
 //! cargo run --release -p gyoku-bench -- backup [--games N] [--plies N]
 //! cargo run --release -p gyoku-bench -- training [--games N] [--plies N] [--rounds N] [--no-cshogi]
+//! cargo run --release -p gyoku-bench -- metrics-cost [--games N] [--plies N] [--think MS] [--rounds N]
 //! ```
+//! `metrics-cost` (issue 50) plays N games at once (1,000) on `gyoku serve --metrics` with
+//! each player thinking MS (2,000) on average, ROUNDS times (1) without and with a scraper
+//! fetching `GET /metrics` every second (the order turned about each round): the echo's
+//! p50 and p99, the server's CPU time a move, and the scrapes' time and size.
 //! `training` (issue 49) writes N random games (2,000 of 120 moves) as CSA files and turns
 //! them into cshogi's hcpe with `gyoku export-training` (judged) and with cshogi as its
 //! users do (`peers/cshogi_hcpe.py`), each timed in-process, median of ROUNDS (5).
@@ -131,6 +136,7 @@ fn main() {
     let mut workers_load = false;
     let mut backup_time = false;
     let mut training = false;
+    let mut metrics_cost = false;
     let mut workers_n = 1000usize;
     let mut per_address = 32usize;
     let mut plies_given: Option<usize> = None;
@@ -155,6 +161,7 @@ fn main() {
             "workers" => workers_load = true,
             "backup" => backup_time = true,
             "training" => training = true,
+            "metrics-cost" => metrics_cost = true,
             "--workers" => workers_n = it.next().and_then(|n| n.parse().ok()).unwrap_or(1000),
             "--per-address" => per_address = it.next().and_then(|n| n.parse().ok()).unwrap_or(32),
             "--names" => names = it.next().and_then(|n| n.parse().ok()).unwrap_or(3200),
@@ -357,6 +364,15 @@ fn main() {
             think_given.unwrap_or(1000),
             before.as_deref(),
         );
+        return;
+    }
+    if metrics_cost {
+        let rounds = if args.iter().any(|a| a == "--rounds") {
+            rounds
+        } else {
+            1
+        };
+        run_metrics_cost(games, plies, think, rounds);
         return;
     }
     if chat_flood {
@@ -991,4 +1007,48 @@ fn gyoku_required() -> std::path::PathBuf {
         eprintln!("gyoku-bench: build the gyoku binary first (cargo build --release -p gyoku-cli)");
         std::process::exit(2);
     })
+}
+
+/// `metrics-cost`: the same load without and with a scraper, `rounds` times each.
+fn run_metrics_cost(games: usize, plies: usize, think: u64, rounds: usize) {
+    let want = (4 * games + 1024) as u64;
+    let _ = rlimit::setrlimit(rlimit::Resource::NOFILE, want, want);
+    let limit = rlimit::increase_nofile_limit(want).unwrap_or(0);
+    if (games as u64) > limit.saturating_sub(64) / 2 {
+        eprintln!("gyoku-bench: the open-file limit here is {limit}: {games} games do not fit");
+    }
+    let cli = gyoku_required();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let mut runs = Vec::new();
+    for round in 0..rounds.max(1) {
+        let order = if round % 2 == 0 {
+            [false, true]
+        } else {
+            [true, false]
+        };
+        for scraped in order {
+            eprintln!(
+                "gyoku serve --metrics: {games} games of {plies} moves, thinking {think} ms, {}…",
+                if scraped {
+                    "scraped every second"
+                } else {
+                    "not scraped"
+                }
+            );
+            let tag = format!("m{round}{}", u8::from(scraped));
+            match runtime.block_on(gyoku_bench::metrics_cost::run(
+                &cli, games, plies, think, scraped, &tag,
+            )) {
+                Ok(run) => runs.push(run),
+                Err(e) => {
+                    eprintln!("gyoku-bench: {e}");
+                    std::process::exit(1);
+                }
+            }
+        }
+    }
+    gyoku_bench::metrics_cost::report(&runs);
 }

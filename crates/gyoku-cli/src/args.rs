@@ -1008,7 +1008,8 @@ pub struct ServeArgs {
     pub http: String,
     /// Where `GET /metrics` (Prometheus's text format, names prefixed `gyoku_`) listens,
     /// on a port of its own: games live and finished, moves, the echo and commit
-    /// latencies, storage errors, connections open and refused. None unless given.
+    /// latencies, storage errors, connections open, refused and throttled, event streams,
+    /// engine processes, and on a web instance its relayed requests. None unless given.
     #[arg(long, value_name = "ADDR")]
     pub metrics: Option<std::net::SocketAddr>,
     /// A host name the web page and API answer to, besides the address they listen on
@@ -1016,6 +1017,13 @@ pub struct ServeArgs {
     /// it; `*` answers to any name (no protection against DNS rebinding).
     #[arg(long = "http-host", value_name = "NAME")]
     pub http_hosts: Vec<String>,
+    /// Serve the page, the API and the event streams over HTTPS with this certificate
+    /// chain (PEM, as `fullchain.pem`); give `--tls-key` with it.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// The private key (PEM) of `--tls-cert`'s certificate.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
     /// HTTP connections at once (taken from the open-file budget before the CSA port's).
     #[arg(long, default_value_t = 4_096)]
     pub http_max_connections: usize,

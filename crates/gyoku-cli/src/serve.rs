@@ -191,6 +191,13 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         new_names_per_address: a.new_names_per_address,
         http,
         http_options: gyoku_server::http::HttpOptions {
+            tls: match (&a.tls_cert, &a.tls_key) {
+                (Some(cert), Some(key)) => Some(
+                    gyoku_server::http::Tls::from_pem_files(cert, key)
+                        .map_err(|e| Failure::Input(format!("--tls-cert/--tls-key: {e}")))?,
+                ),
+                _ => None,
+            },
             hosts: a.http_hosts.clone(),
             max_connections: a.http_max_connections,
             max_connections_per_address: a.http_max_connections_per_address,
@@ -218,13 +225,6 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         metrics: a.metrics,
     };
     if a.role == Role::Web {
-        if a.metrics.is_some() {
-            return Err(Failure::Input(
-                "--metrics is served by the referee (its games, moves and connections); \
-                 a web instance has none of its own yet"
-                    .into(),
-            ));
-        }
         return run_web(options, a.referee.as_deref());
     }
     if a.referee.is_some() {
@@ -233,6 +233,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         ));
     }
     let admin_file = a.admin_token_file.clone();
+    let scheme = scheme(&options);
     serve_until_stopped(|shutdown| {
         gyoku_server::run(
             options,
@@ -242,8 +243,8 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
                 }
                 if let Some(http) = s.http {
                     tracing::info!(
-                        "open http://{http}/ to play, watch games and judge records \
-                             (the HTTP API is under http://{http}/api/)"
+                        "open {scheme}://{http}/ to play, watch games and judge records \
+                             (the HTTP API is under {scheme}://{http}/api/)"
                     );
                 }
                 tracing::info!(
@@ -306,20 +307,34 @@ fn run_web(options: Options, referee: Option<&str>) -> Result<(), Failure> {
         http,
         http_options: options.http_options,
         referee,
+        metrics: options.metrics,
     };
     let db = options.db;
+    let scheme = scheme_of(&web.http_options);
     serve_until_stopped(|shutdown| {
         gyoku_server::run_web(
             web,
-            move |at| {
+            move |at, metrics| {
+                if let Some(metrics) = metrics {
+                    tracing::info!("metrics on http://{metrics}/metrics");
+                }
                 tracing::info!(
-                    "web instance on http://{at}/ (database {db}, players' \
+                    "web instance on {scheme}://{at}/ (database {db}, players' \
                      actions relayed to the referee at {referee})"
                 );
             },
             shutdown,
         )
     })
+}
+
+/// `https` where the HTTP port serves TLS, else `http`.
+fn scheme(options: &Options) -> &'static str {
+    scheme_of(&options.http_options)
+}
+
+fn scheme_of(http: &gyoku_server::http::HttpOptions) -> &'static str {
+    if http.tls.is_some() { "https" } else { "http" }
 }
 
 /// Runs `server` (given the shutdown signal, installed before it listens) on a runtime of

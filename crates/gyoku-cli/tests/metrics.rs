@@ -8,6 +8,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use serde_json::{Value, json};
+
 mod kit;
 
 /// The metrics' text, fetched from `at`.
@@ -223,21 +225,189 @@ fn the_metrics_count_a_game_its_moves_and_the_connections() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The metrics' address a server said it serves them on.
+fn metrics_address(said: &str) -> SocketAddr {
+    said.lines()
+        .find_map(|l| {
+            let rest = &l[l.find("metrics on http://")? + "metrics on http://".len()..];
+            rest.split('/').next()?.parse().ok()
+        })
+        .unwrap_or_else(|| panic!("no metrics address said: {said}"))
+}
+
+/// An HTTP request whose answer is not read: the connection stays open (an event stream).
+fn held(at: SocketAddr, path: &str) -> TcpStream {
+    let mut s = TcpStream::connect(at).unwrap();
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: {at}\r\n\r\n").as_bytes())
+        .unwrap();
+    s
+}
+
 #[test]
-fn a_web_instance_refuses_metrics() {
-    let out = kit::output_within(
-        Command::new(kit::gyoku()).args([
-            "serve",
-            "--role",
-            "web",
-            "--referee",
-            "http://127.0.0.1:9",
-            "--metrics",
-            "127.0.0.1:0",
-        ]),
-        Duration::from_secs(30),
-        "gyoku serve --role web --metrics",
+fn the_metrics_count_engines_watchers_http_connections_and_slowed_logins() {
+    let dir = std::env::temp_dir().join(format!("gyoku-metrics-web-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // An engine that is a process of its own: Gyoku's built-in one over USI.
+    let engine = format!("mine={} engine --delay 50ms", kit::gyoku());
+    let server = kit::serve([
+        "--csa".as_ref(),
+        "127.0.0.1:0".as_ref(),
+        "--http".as_ref(),
+        "127.0.0.1:0".as_ref(),
+        "--metrics".as_ref(),
+        "127.0.0.1:0".as_ref(),
+        "--engine".as_ref(),
+        std::ffi::OsStr::new(&engine),
+        "--data-dir".as_ref(),
+        dir.as_os_str(),
+    ]);
+    let at = metrics_address(&server.said());
+    let http = server.http.expect("the HTTP API's address");
+    let before = scrape(at);
+    promtool_accepts(&before);
+    assert_eq!(
+        value(&before, "gyoku_engine_processes"),
+        Some(0.0),
+        "{before}"
     );
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--metrics is served by the referee"));
+    assert_eq!(value(&before, "gyoku_watchers"), Some(0.0), "{before}");
+
+    // A game against the engine, watched by one event stream.
+    let (token, game) = kit::game_against("mine", 40, |method, path, body| {
+        kit::request(http, method, path, &[], body)
+    });
+    let stream = held(
+        http,
+        &format!("/api/games/{}/events", game.replace('+', "%2B")),
+    );
+    let live = gyoku_testdata::wait_for(
+        Duration::from_secs(30),
+        || "the engine and the stream counted".to_string(),
+        || {
+            let text = scrape(at);
+            (value(&text, "gyoku_engine_processes") == Some(1.0)
+                && value(&text, "gyoku_watchers") == Some(1.0))
+            .then_some(text)
+        },
+    );
+    promtool_accepts(&live);
+    assert!(
+        value(&live, "gyoku_connections_open{kind=\"http\"}").is_some_and(|n| n >= 1.0),
+        "{live}"
+    );
+
+    // Wrong passwords for a name: past the free ones, each try waits and is counted.
+    let csa = server.csa.port();
+    let (_s, mut r) = kit::csa_login(csa, "LOGIN hanako right");
+    kit::read_until(&mut r, "LOGIN:hanako OK");
+    drop((_s, r));
+    for _ in 0..6 {
+        let (_s, mut r) = kit::csa_login(csa, "LOGIN hanako wrong");
+        kit::read_until(&mut r, "LOGIN:incorrect");
+    }
+    let after = scrape(at);
+    promtool_accepts(&after);
+    assert!(
+        value(&after, "gyoku_throttled_total{kind=\"csa_login\"}").is_some_and(|n| n >= 1.0),
+        "{after}"
+    );
+
+    // The seat resigns: the stream ends with the game, and the engine's process is
+    // kept, idle, for the next game (the page's engine pool): still one.
+    let (status, v) = kit::request(
+        http,
+        "POST",
+        &format!("/api/seats/{token}/resign"),
+        &[],
+        &Value::Null,
+    );
+    assert_eq!(status, 200, "{v}");
+    let over = gyoku_testdata::wait_for(
+        Duration::from_secs(30),
+        || "the stream's end counted".to_string(),
+        || {
+            let text = scrape(at);
+            (value(&text, "gyoku_watchers") == Some(0.0)).then_some(text)
+        },
+    );
+    assert_eq!(value(&over, "gyoku_engine_processes"), Some(1.0), "{over}");
+    drop(stream);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A web instance serves metrics of its own: its HTTP connections, its event streams and
+/// the requests it relays to the referee (PostgreSQL, as CI has it).
+#[test]
+fn a_web_instance_counts_what_it_relays() {
+    let Some((_c, _name, url)) =
+        kit::fresh_database("gyoku_metrics", "a web instance's metrics (--role web)")
+    else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("gyoku-metrics-relay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let data = |who: &str| dir.join(who).display().to_string();
+    let any = "127.0.0.1:0";
+    let referee_dir = data("referee");
+    let referee = kit::Instance::start(&[
+        "--db",
+        &url,
+        "--csa",
+        any,
+        "--http",
+        any,
+        "--data-dir",
+        &referee_dir,
+    ]);
+    let r_http = referee.address("open http://").to_string();
+    let web_dir = data("web");
+    let web = kit::Instance::start(&[
+        "--role",
+        "web",
+        "--referee",
+        &r_http,
+        "--db",
+        &url,
+        "--http",
+        any,
+        "--metrics",
+        any,
+        "--data-dir",
+        &web_dir,
+    ]);
+    let w_http = web.address("web instance on http://");
+    let at = web.address("metrics on http://");
+    let before = scrape(at);
+    promtool_accepts(&before);
+    assert_eq!(
+        value(&before, "gyoku_relay_seconds_count"),
+        Some(0.0),
+        "{before}"
+    );
+    // A seat asked for at the web instance is made by the referee: a relayed request.
+    let (status, seat) = kit::request(
+        w_http,
+        "POST",
+        "/api/play",
+        &[],
+        &json!({"opponent": "builtin", "rules": "csa", "color": "black", "max_moves": 6,
+                "time": {"total": 60, "byoyomi": 10}, "name": "Taro"}),
+    );
+    assert_eq!(status, 201, "{seat}");
+    let _open = held(w_http, "/api/games");
+    let after = gyoku_testdata::wait_for(
+        Duration::from_secs(30),
+        || "the relay and the open connection counted".to_string(),
+        || {
+            let text = scrape(at);
+            (value(&text, "gyoku_relay_seconds_count").is_some_and(|n| n >= 1.0)
+                && value(&text, "gyoku_connections_open{kind=\"http\"}").is_some_and(|n| n >= 1.0))
+            .then_some(text)
+        },
+    );
+    promtool_accepts(&after);
+    drop((web, referee));
+    let _ = std::fs::remove_dir_all(&dir);
 }

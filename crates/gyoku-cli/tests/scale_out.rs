@@ -176,29 +176,12 @@ impl CsaClient {
     }
 }
 
-/// A database of its own on the PostgreSQL `GYOKU_TEST_POSTGRES` names, made for `what`
-/// (skipped, saying so, when it names none): an admin connection, its name and its URL.
-fn fresh_database(prefix: &str, what: &str) -> Option<(postgres::Client, String, String)> {
-    let Ok(admin) = std::env::var("GYOKU_TEST_POSTGRES") else {
-        gyoku_testdata::skipped("GYOKU_TEST_POSTGRES is not set", what);
-        return None;
-    };
-    let name = format!("{prefix}_{}", std::process::id());
-    let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
-    c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        .unwrap();
-    c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
-    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
-    let url = format!("{base}/{name}");
-    Some((c, name, url))
-}
-
 #[test]
 fn one_referee_and_two_web_instances_on_one_postgresql() {
     let _turn = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let Some((mut c, name, url)) = fresh_database(
+    let Some((mut c, name, url)) = kit::fresh_database(
         "gyoku_scale",
         "a referee and two web instances on one PostgreSQL",
     ) else {
@@ -443,7 +426,7 @@ fn cut_off_from_the_database_exactly_one_referee_goes_on() {
     let _turn = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let Some((mut c, name, url)) = fresh_database(
+    let Some((mut c, name, url)) = kit::fresh_database(
         "gyoku_standby",
         "a referee and its standby cut off from PostgreSQL",
     ) else {
@@ -536,7 +519,8 @@ fn a_hung_referee_costs_a_web_instance_its_relayed_places_only() {
     let _turn = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let Some((_c, _name, url)) = fresh_database("gyoku_hung", "a web instance whose referee hangs")
+    let Some((_c, _name, url)) =
+        kit::fresh_database("gyoku_hung", "a web instance whose referee hangs")
     else {
         return;
     };

@@ -233,9 +233,20 @@ async fn start_metrics(
             i64::try_from(most.saturating_sub(limits.total.available_permits())).unwrap_or(0)
         })
     });
-    let Some(addr) = options.metrics else {
-        return Ok(None);
-    };
+    crate::metrics::get()
+        .engine_processes(|| i64::try_from(gyoku_arena::engine::running()).unwrap_or(i64::MAX));
+    match options.metrics {
+        Some(addr) => listen_for_metrics(addr, tasks).await.map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Serves `GET /metrics` on `addr` by a task of `tasks` until they stop: the address it
+/// listens on.
+pub(crate) async fn listen_for_metrics(
+    addr: SocketAddr,
+    tasks: &mut Supervisor,
+) -> Result<SocketAddr, ServeError> {
     let listen_error = |e: std::io::Error| ServeError::Listen {
         addr: addr.to_string(),
         why: e.to_string(),
@@ -250,7 +261,7 @@ async fn start_metrics(
             tracing::error!("the metrics on {local} stopped: {e}");
         }
     });
-    Ok(Some(local))
+    Ok(local)
 }
 
 /// The CSA port's connection limits and login workers, as `options` sets them.

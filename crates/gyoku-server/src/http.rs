@@ -41,6 +41,7 @@ mod replay;
 mod seats;
 mod session;
 mod state;
+mod tls;
 mod tools;
 mod view;
 mod watched;
@@ -56,6 +57,7 @@ pub(crate) use reads::open_readers;
 pub use relay::{RELAY_TIMEOUT, Relay};
 pub use relay_secret::{RELAY_SECRET_NAME, RelaySecret};
 pub use state::MAX_WATCHERS;
+pub use tls::Tls;
 pub use tools::{MAX_OUTPUT, MAX_RECORDS};
 
 use error::{method_not_allowed, not_found};

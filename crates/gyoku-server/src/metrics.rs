@@ -34,11 +34,22 @@ pub struct Metrics {
     pub storage_errors: IntCounter,
     /// CSA connections accepted.
     pub connections_accepted: IntCounter,
-    /// Clients refused, by why (`too_many_connections`, `too_many_from_address`).
+    /// Clients refused, by why (`too_many_connections`, `too_many_from_address`,
+    /// `too_many_watchers`).
     pub refused: IntCounterVec,
+    /// Tries slowed after wrong passwords, by where (`csa_login`, `web_login`, `admin`).
+    pub throttled: IntCounterVec,
+    /// A web instance's requests relayed to the referee: from sending to the answer, in
+    /// seconds (failed ones included).
+    pub relay_seconds: Histogram,
     /// Connections open now, by kind, read when scraped.
     open: IntGaugeVec,
-    levels: Mutex<Vec<(String, Level)>>,
+    /// Event streams watching games now, read when scraped.
+    watchers: IntGauge,
+    /// Engine processes running now (the page's opponents, analysis), read when scraped.
+    engine_processes: IntGauge,
+    /// The levels read when scraped, each with its gauge, by a key of its own.
+    levels: Mutex<Vec<(String, IntGauge, Level)>>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -107,6 +118,24 @@ impl Metrics {
                 "CSA connections accepted",
             ),
             refused: by_kind("gyoku_refused_total", "Clients refused, by why"),
+            throttled: by_kind(
+                "gyoku_throttled_total",
+                "Tries slowed after wrong passwords, by where",
+            ),
+            relay_seconds: latency(
+                "gyoku_relay_seconds",
+                "A web instance's request relayed to the referee, until its answer",
+            ),
+            watchers: registered(
+                r,
+                IntGauge::new("gyoku_watchers", "Event streams watching games now")
+                    .expect("a valid gauge"),
+            ),
+            engine_processes: registered(
+                r,
+                IntGauge::new("gyoku_engine_processes", "Engine processes running now")
+                    .expect("a valid gauge"),
+            ),
             open: registered(
                 r,
                 IntGaugeVec::new(
@@ -131,19 +160,42 @@ impl Metrics {
         self.refused.with_label_values(&[why]).inc();
     }
 
-    /// Reads `level` as the connections of `kind` open, at each scrape.
+    /// Counts a try slowed after wrong passwords, at `place`.
+    pub fn throttle(&self, place: &str) {
+        self.throttled.with_label_values(&[place]).inc();
+    }
+
+    /// Reads `level` as the connections of `kind` open, at each scrape (in place of
+    /// an earlier one of the same kind).
     pub fn connections_open(&self, kind: &str, level: impl Fn() -> i64 + Send + Sync + 'static) {
+        let gauge = self.open.with_label_values(&[kind]);
+        self.read_when_scraped(format!("open:{kind}"), gauge, Box::new(level));
+    }
+
+    /// Reads `level` as the event streams watching games, at each scrape.
+    pub fn watchers(&self, level: impl Fn() -> i64 + Send + Sync + 'static) {
+        let gauge = self.watchers.clone();
+        self.read_when_scraped("watchers".into(), gauge, Box::new(level));
+    }
+
+    /// Reads `level` as the engine processes running, at each scrape.
+    pub fn engine_processes(&self, level: impl Fn() -> i64 + Send + Sync + 'static) {
+        let gauge = self.engine_processes.clone();
+        self.read_when_scraped("engines".into(), gauge, Box::new(level));
+    }
+
+    fn read_when_scraped(&self, key: String, gauge: IntGauge, level: Level) {
         if let Ok(mut levels) = self.levels.lock() {
-            levels.retain(|(k, _)| k != kind);
-            levels.push((kind.to_string(), Box::new(level)));
+            levels.retain(|(k, ..)| *k != key);
+            levels.push((key, gauge, level));
         }
     }
 
     /// The metrics in Prometheus's text format (0.0.4).
     pub fn text(&self) -> String {
         if let Ok(levels) = self.levels.lock() {
-            for (kind, level) in levels.iter() {
-                self.open.with_label_values(&[kind.as_str()]).set(level());
+            for (_, gauge, level) in levels.iter() {
+                gauge.set(level());
             }
         }
         let mut out = Vec::new();

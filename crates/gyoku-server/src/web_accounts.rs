@@ -269,6 +269,7 @@ impl WebAccounts {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .wait(address, name, Instant::now());
         if !wait.is_zero() {
+            crate::metrics::get().throttle("web_login");
             return Err(AccountError::Slowed(wait));
         }
         let (who, pw) = (name.to_string(), password.to_string());

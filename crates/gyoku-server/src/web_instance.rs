@@ -27,17 +27,20 @@ pub struct WebOptions {
     pub http_options: HttpOptions,
     /// The referee instance's HTTP address.
     pub referee: SocketAddr,
+    /// Where `GET /metrics` listens (its connections, event streams and relayed
+    /// requests), if anywhere.
+    pub metrics: Option<SocketAddr>,
 }
 
 /// Runs a web instance until `shutdown` completes. `on_start` is told the address it
-/// listens on.
+/// listens on, and that of its metrics.
 ///
 /// # Errors
 /// [`ServeError`] when the database is not PostgreSQL, cannot be opened, or the address
 /// cannot be listened on.
 pub async fn run_web(
     options: WebOptions,
-    on_start: impl FnOnce(SocketAddr),
+    on_start: impl FnOnce(SocketAddr, Option<SocketAddr>),
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<(), ServeError> {
     let DbUrl::Postgres(url) = options.db.clone() else {
@@ -68,6 +71,10 @@ pub async fn run_web(
     })?;
     let (changes, _) = broadcast::channel::<crate::store::notices::Changed>(4096);
     let mut tasks = Supervisor::default();
+    let metrics = match options.metrics {
+        Some(addr) => Some(crate::app::listen_for_metrics(addr, &mut tasks).await?),
+        None => None,
+    };
     let follower = {
         let changes = changes.clone();
         let stop = tasks.stop_signal();
@@ -96,7 +103,7 @@ pub async fn run_web(
         Ending::Grace(crate::app::HTTP_GRACE),
         served,
     );
-    on_start(at);
+    on_start(at, metrics);
     shutdown.await;
     tasks.stop().await;
     Ok(())

@@ -326,3 +326,47 @@ pub fn request(
     let (_, json) = answer.split_once("\r\n\r\n").unwrap();
     (status, serde_json::from_str(json).unwrap_or(Value::Null))
 }
+
+/// A database of its own on the PostgreSQL `GYOKU_TEST_POSTGRES` names, made for `what`
+/// (skipped, saying so, when it names none): an admin connection, its name and its URL.
+pub fn fresh_database(prefix: &str, what: &str) -> Option<(postgres::Client, String, String)> {
+    let Ok(admin) = std::env::var("GYOKU_TEST_POSTGRES") else {
+        gyoku_testdata::skipped("GYOKU_TEST_POSTGRES is not set", what);
+        return None;
+    };
+    let name = format!("{prefix}_{}", std::process::id());
+    let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
+    c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .unwrap();
+    c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+    let url = format!("{base}/{name}");
+    Some((c, name, url))
+}
+
+/// A game of the page against `opponent` (an engine's name), asked for through `ask`
+/// (method, path, body → status and JSON: plain HTTP or TLS): the seat's token and the
+/// game's id once it has started.
+pub fn game_against(
+    opponent: &str,
+    max_moves: u32,
+    ask: impl Fn(&str, &str, &Value) -> (u16, Value),
+) -> (String, String) {
+    let (status, seat) = ask(
+        "POST",
+        "/api/play",
+        &serde_json::json!({"opponent": opponent, "rules": "csa", "color": "black",
+            "max_moves": max_moves, "time": {"total": 600, "byoyomi": 10}, "name": "Taro"}),
+    );
+    assert_eq!(status, 201, "{seat}");
+    let token = seat["token"].as_str().unwrap().to_string();
+    let game = gyoku_testdata::wait_for(
+        Duration::from_secs(30),
+        || "the game to start".to_string(),
+        || {
+            let (_, v) = ask("GET", &format!("/api/seats/{token}"), &Value::Null);
+            v["game"]["id"].as_str().map(str::to_string)
+        },
+    );
+    (token, game)
+}

@@ -235,6 +235,7 @@ impl Gate<'_> {
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .wait(self.address, &login.name, Instant::now());
                 if !wait.is_zero() {
+                    crate::metrics::get().throttle("csa_login");
                     let until = (Instant::now() + wait).min(deadline);
                     tokio::select! {
                         () = tokio::time::sleep_until(until) => {}

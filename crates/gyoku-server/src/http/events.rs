@@ -292,6 +292,7 @@ pub(super) fn check_token(
     let now = tokio::time::Instant::now();
     let wait = lock(&admin.tries).wait(peer.ip(), &who, now);
     if !wait.is_zero() {
+        crate::metrics::get().throttle("admin");
         let seconds = wait.as_secs_f64().ceil().max(1.0);
         return Err(ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,

@@ -255,6 +255,7 @@ pub(super) async fn game_events(
         .and_then(|v| v.to_str().ok())
         .map(|v| v.chars().take(64).collect::<String>());
     let slot = watchers.per_address.take(peer.ip()).ok_or_else(|| {
+        crate::metrics::get().refuse("too_many_watchers_from_address");
         ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             "too_many_watchers",
@@ -265,6 +266,7 @@ pub(super) async fn game_events(
         )
     })?;
     let permit = watchers.open.clone().try_acquire_owned().map_err(|_| {
+        crate::metrics::get().refuse("too_many_watchers");
         ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "too_many_watchers",

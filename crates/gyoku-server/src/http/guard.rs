@@ -75,6 +75,9 @@ pub struct HttpOptions {
     /// The deployment's relay secret, on the referee: a request relayed by a web instance
     /// that carries it is taken as the client's (its address as the relay names it).
     pub relay_secret: Option<super::RelaySecret>,
+    /// The certificate and key the port serves HTTPS with (`--tls-cert`, `--tls-key`);
+    /// plain HTTP when none.
+    pub tls: Option<super::Tls>,
 }
 
 impl Default for HttpOptions {
@@ -102,6 +105,7 @@ impl Default for HttpOptions {
             artefacts_dir: None,
             relay_to: None,
             relay_secret: None,
+            tls: None,
         }
     }
 }

@@ -16,6 +16,11 @@ use tower::ServiceExt;
 
 use super::guard::{HttpOptions, PerAddress};
 
+/// A connection's stream, plain or TLS.
+trait Io: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send {}
+
+impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send> Io for T {}
+
 /// Serves `router` on `listener` until `shutdown` completes, then waits for the
 /// connections to finish what they are answering (the caller bounds that wait).
 ///
@@ -31,6 +36,12 @@ pub async fn serve_connections(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) {
     let total = Arc::new(Semaphore::new(options.max_connections.max(1)));
+    let (open, most) = (Arc::downgrade(&total), options.max_connections.max(1));
+    crate::metrics::get().connections_open("http", move || {
+        open.upgrade().map_or(0, |total| {
+            i64::try_from(most.saturating_sub(total.available_permits())).unwrap_or(0)
+        })
+    });
     let per_address = PerAddress::new(options.max_connections_per_address.max(1));
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let mut connections = JoinSet::new();
@@ -50,17 +61,28 @@ pub async fn serve_connections(
             },
         };
         let Ok(permit) = Arc::clone(&total).try_acquire_owned() else {
+            crate::metrics::get().refuse("too_many_http_connections");
             drop(stream);
             continue;
         };
         let Some(slot) = per_address.take(peer.ip()) else {
+            crate::metrics::get().refuse("too_many_http_from_address");
             drop(stream);
             continue;
         };
         let _ = stream.set_nodelay(true);
         let router = router.clone();
+        let tls = options.tls.clone();
         let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
             request.extensions_mut().insert(ConnectInfo(peer));
+            if tls.is_some() {
+                // Said by the server itself, whatever the client sent: the page was
+                // reached over HTTPS (its session cookie is `Secure`).
+                request.headers_mut().insert(
+                    "x-forwarded-proto",
+                    hyper::header::HeaderValue::from_static("https"),
+                );
+            }
             router.clone().oneshot(request)
         });
         let mut builder = hyper::server::conn::http1::Builder::new();
@@ -69,9 +91,23 @@ pub async fn serve_connections(
             .header_read_timeout(options.header_timeout)
             .max_buf_size(64 * 1024);
         let mut stop = stop.clone();
+        let (tls, handshake_timeout) = (options.tls.clone(), options.header_timeout);
         connections.spawn(async move {
             let _held = (permit, slot);
-            let connection = builder.serve_connection(TokioIo::new(stream), service);
+            let io: Box<dyn Io> = match tls {
+                None => Box::new(stream),
+                // A handshake that fails, or does not end within the time a request's
+                // head has, closes the connection.
+                Some(tls) => {
+                    match tokio::time::timeout(handshake_timeout, tls.acceptor().accept(stream))
+                        .await
+                    {
+                        Ok(Ok(stream)) => Box::new(stream),
+                        _ => return,
+                    }
+                }
+            };
+            let connection = builder.serve_connection(TokioIo::new(io), service);
             tokio::pin!(connection);
             let stopping = async move {
                 let _ = stop.wait_for(|s| *s).await;

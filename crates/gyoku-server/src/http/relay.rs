@@ -120,7 +120,12 @@ pub(super) async fn forward(
         return ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint here")
             .into_response();
     };
-    match tokio::time::timeout(RELAY_TIMEOUT, send(&relay, peer.ip(), request)).await {
+    let sent = std::time::Instant::now();
+    let answer = tokio::time::timeout(RELAY_TIMEOUT, send(&relay, peer.ip(), request)).await;
+    crate::metrics::get()
+        .relay_seconds
+        .observe(sent.elapsed().as_secs_f64());
+    match answer {
         Ok(Ok(answer)) => answer,
         Ok(Err(why)) => ApiError::new(
             StatusCode::BAD_GATEWAY,

@@ -100,6 +100,14 @@ impl AppState {
         league: Arc<crate::league::League>,
         options: &HttpOptions,
     ) -> AppState {
+        let open = Arc::new(Semaphore::new(options.max_watchers.max(1)));
+        // Read when scraped, held weakly: the streams' permits go with the state.
+        let (streams, most) = (Arc::downgrade(&open), options.max_watchers.max(1));
+        crate::metrics::get().watchers(move || {
+            streams.upgrade().map_or(0, |open| {
+                i64::try_from(most.saturating_sub(open.available_permits())).unwrap_or(0)
+            })
+        });
         AppState {
             stored: Arc::new(Stored {
                 db: super::reads::Reads::new(dbs),
@@ -111,7 +119,7 @@ impl AppState {
                 appended: AtomicU64::new(0),
             }),
             watchers: Arc::new(Watchers {
-                open: Arc::new(Semaphore::new(options.max_watchers.max(1))),
+                open,
                 per_address: guard::PerAddress::new(options.max_watchers_per_address.max(1)),
             }),
             uploads: Arc::new(Uploads {
