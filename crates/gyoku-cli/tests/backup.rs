@@ -168,3 +168,49 @@ fn a_backup_taken_mid_game_restores_and_the_game_resumes_from_it() {
     drop(server);
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// An upgrade's other side: a database whose schema is newer than this build (one a later
+/// `gyoku` migrated) is refused at start, saying so, and left as it was (restore the
+/// backup taken before the upgrade to go back).
+#[test]
+fn a_database_newer_than_the_build_is_refused_and_left_alone() {
+    let dir = std::env::temp_dir().join(format!("gyoku-newer-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    drop(serve(&dir));
+    let db = dir.join("gyoku.sqlite3");
+    let newer = {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        let known: i64 = c
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert!(known > 0, "the server migrated the new database");
+        c.pragma_update(None, "user_version", known + 1).unwrap();
+        known + 1
+    };
+    let out = kit::output_within(
+        Command::new(kit::gyoku()).args([
+            "serve".as_ref(),
+            "--csa".as_ref(),
+            "127.0.0.1:0".as_ref(),
+            "--http".as_ref(),
+            "off".as_ref(),
+            "--data-dir".as_ref(),
+            dir.as_os_str(),
+        ]),
+        Duration::from_secs(60),
+        "gyoku serve on a newer database",
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains(&format!("schema version {newer}, newer than this gyoku's")),
+        "{said}"
+    );
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let stored: i64 = c
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(stored, newer);
+    let _ = std::fs::remove_dir_all(&dir);
+}
