@@ -2,8 +2,9 @@
 //! `GET /metrics` on a listener of its own), names prefixed `gyoku_`.
 //!
 //! One set a process (a process runs one server): counted where things happen (the
-//! driver's commits, moves and games, the CSA port's connections and refusals) and, for
-//! what is a level rather than a count (connections open), read when scraped.
+//! driver's commits, moves and games, the ports' connections and refusals, the slowed
+//! logins, a web instance's relayed requests) and, for what is a level rather than a count
+//! (connections open, event streams, engine processes), read when scraped.
 
 use std::sync::{LazyLock, Mutex};
 
@@ -34,8 +35,9 @@ pub struct Metrics {
     pub storage_errors: IntCounter,
     /// CSA connections accepted.
     pub connections_accepted: IntCounter,
-    /// Clients refused, by why (`too_many_connections`, `too_many_from_address`,
-    /// `too_many_watchers`).
+    /// Clients refused, by why (`too_many_connections`, `too_many_from_address` on the
+    /// CSA port; `too_many_http_connections`, `too_many_http_from_address`,
+    /// `too_many_watchers`, `too_many_watchers_from_address` on the HTTP port).
     pub refused: IntCounterVec,
     /// Tries slowed after wrong passwords, by where (`csa_login`, `web_login`, `admin`).
     pub throttled: IntCounterVec,

@@ -72,10 +72,10 @@ pub async fn serve_connections(
         };
         let _ = stream.set_nodelay(true);
         let router = router.clone();
-        let tls = options.tls.clone();
+        let https = options.tls.is_some();
         let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
             request.extensions_mut().insert(ConnectInfo(peer));
-            if tls.is_some() {
+            if https {
                 // Said by the server itself, whatever the client sent: the page was
                 // reached over HTTPS (its session cookie is `Secure`).
                 request.headers_mut().insert(
