@@ -22,7 +22,7 @@ pub struct CostRun {
     pub load: LoadReport,
     /// The server's CPU time over the load, seconds.
     pub cpu_seconds: f64,
-    /// Scrapes made, and the median and largest time one took, milliseconds.
+    /// Scrapes answered.
     pub scrapes: usize,
     /// Median scrape time, ms.
     pub scrape_p50_ms: f64,
@@ -32,8 +32,19 @@ pub struct CostRun {
     pub scrape_bytes: usize,
 }
 
-/// One `GET /metrics` at `at`: its time and the answer's size (`None` if it failed).
+/// How long a scrape may take before it counts as failed (Prometheus's default timeout).
+const SCRAPE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One `GET /metrics` at `at`, within [`SCRAPE_TIMEOUT`]: its time and the answer's size
+/// (`None` if it failed or timed out).
 async fn scrape(at: SocketAddr) -> Option<(Duration, usize)> {
+    tokio::time::timeout(SCRAPE_TIMEOUT, scrape_once(at))
+        .await
+        .ok()
+        .flatten()
+}
+
+async fn scrape_once(at: SocketAddr) -> Option<(Duration, usize)> {
     let started = Instant::now();
     let mut s = tokio::net::TcpStream::connect(at).await.ok()?;
     s.write_all(
