@@ -233,7 +233,7 @@ pub fn run_serve(a: ServeArgs) -> Result<(), Failure> {
         ));
     }
     let admin_file = a.admin_token_file.clone();
-    let scheme = scheme(&options);
+    let scheme = scheme_of(&options.http_options);
     serve_until_stopped(|shutdown| {
         gyoku_server::run(
             options,
@@ -329,10 +329,6 @@ fn run_web(options: Options, referee: Option<&str>) -> Result<(), Failure> {
 }
 
 /// `https` where the HTTP port serves TLS, else `http`.
-fn scheme(options: &Options) -> &'static str {
-    scheme_of(&options.http_options)
-}
-
 fn scheme_of(http: &gyoku_server::http::HttpOptions) -> &'static str {
     if http.tls.is_some() { "https" } else { "http" }
 }

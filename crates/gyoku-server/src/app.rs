@@ -227,12 +227,10 @@ async fn start_metrics(
     tasks: &mut Supervisor,
 ) -> Result<Option<SocketAddr>, ServeError> {
     // Held weakly: the limits (and their password threads) go with the server.
-    let (open, most) = (Arc::downgrade(limits), options.max_connections);
-    crate::metrics::get().connections_open("csa", move || {
-        open.upgrade().map_or(0, |limits| {
-            i64::try_from(most.saturating_sub(limits.total.available_permits())).unwrap_or(0)
-        })
-    });
+    crate::metrics::get().connections_open(
+        "csa",
+        crate::metrics::permits_taken(limits, options.max_connections, |l| &l.total),
+    );
     crate::metrics::get()
         .engine_processes(|| i64::try_from(gyoku_arena::engine::running()).unwrap_or(i64::MAX));
     match options.metrics {

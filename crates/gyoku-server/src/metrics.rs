@@ -6,7 +6,9 @@
 //! logins, a web instance's relayed requests) and, for what is a level rather than a count
 //! (connections open, event streams, engine processes), read when scraped.
 
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
+
+use tokio::sync::Semaphore;
 
 use prometheus::{
     Encoder, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
@@ -15,6 +17,22 @@ use prometheus::{
 
 /// Reads a level when scraped (connections open, say).
 type Level = Box<dyn Fn() -> i64 + Send + Sync>;
+
+/// A level for [`Metrics::connections_open`] and the like: the permits taken of `most`
+/// from the semaphore `semaphore` finds in `holder`, which is held weakly (the level
+/// reads 0 once the holder is gone, so the metrics keep no server alive).
+pub(crate) fn permits_taken<T: Send + Sync + 'static>(
+    holder: &Arc<T>,
+    most: usize,
+    semaphore: fn(&T) -> &Semaphore,
+) -> impl Fn() -> i64 + Send + Sync + 'static {
+    let holder = Arc::downgrade(holder);
+    move || {
+        holder.upgrade().map_or(0, |h| {
+            i64::try_from(most.saturating_sub(semaphore(&h).available_permits())).unwrap_or(0)
+        })
+    }
+}
 
 /// The server's metrics.
 pub struct Metrics {

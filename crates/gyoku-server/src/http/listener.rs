@@ -36,12 +36,10 @@ pub async fn serve_connections(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) {
     let total = Arc::new(Semaphore::new(options.max_connections.max(1)));
-    let (open, most) = (Arc::downgrade(&total), options.max_connections.max(1));
-    crate::metrics::get().connections_open("http", move || {
-        open.upgrade().map_or(0, |total| {
-            i64::try_from(most.saturating_sub(total.available_permits())).unwrap_or(0)
-        })
-    });
+    crate::metrics::get().connections_open(
+        "http",
+        crate::metrics::permits_taken(&total, options.max_connections.max(1), |s| s),
+    );
     let per_address = PerAddress::new(options.max_connections_per_address.max(1));
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let mut connections = JoinSet::new();

@@ -101,13 +101,11 @@ impl AppState {
         options: &HttpOptions,
     ) -> AppState {
         let open = Arc::new(Semaphore::new(options.max_watchers.max(1)));
-        // Read when scraped, held weakly: the streams' permits go with the state.
-        let (streams, most) = (Arc::downgrade(&open), options.max_watchers.max(1));
-        crate::metrics::get().watchers(move || {
-            streams.upgrade().map_or(0, |open| {
-                i64::try_from(most.saturating_sub(open.available_permits())).unwrap_or(0)
-            })
-        });
+        crate::metrics::get().watchers(crate::metrics::permits_taken(
+            &open,
+            options.max_watchers.max(1),
+            |s| s,
+        ));
         AppState {
             stored: Arc::new(Stored {
                 db: super::reads::Reads::new(dbs),
