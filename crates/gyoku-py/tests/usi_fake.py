@@ -47,8 +47,11 @@ def main():
             if mode == "hang" or "infinite" in words:
                 continue
             if mode == "flood":
+                # Ten thousand lines a write: the flood is past any limit at once, even on
+                # a machine whose cores are busy with other work.
+                chunk = ("info depth 1 score cp 0 pv " + "7g7f " * 20 + "\n") * 10_000
                 while True:
-                    print("info depth 1 score cp 0 pv " + "7g7f " * 20)
+                    sys.stdout.write(chunk)
             answer(board, mode)
         elif words[0] == "stop":
             answer(board, mode)
