@@ -19,22 +19,11 @@ import signal
 import socket
 import subprocess
 import sys
-import time
+
+from procs import wait_for_port
 
 ROOT, USER, WORKDIR, *COMMAND = sys.argv[1:]
 DEADLINE_S = 60
-
-
-def connect(port):
-    """A connection to the server's port, retried until it listens (bounded)."""
-    until = time.monotonic() + DEADLINE_S
-    while True:
-        try:
-            return socket.create_connection(("127.0.0.1", port), timeout=10)
-        except OSError:
-            if time.monotonic() > until or server.poll() is not None:
-                sys.exit(f"nothing listens on port {port} (server exit: {server.poll()})")
-            time.sleep(0.1)
 
 
 def read_until(sock, marker):
@@ -53,7 +42,8 @@ server = subprocess.Popen(
     ["chroot", f"--userspec={uid}:{gid}", ROOT, "/bin/sh", "-c", 'cd "$0" && exec "$@"', WORKDIR, *COMMAND]
 )
 try:
-    csa = connect(4081)
+    wait_for_port(4081, server, "the image's server", DEADLINE_S)
+    csa = socket.create_connection(("127.0.0.1", 4081), timeout=10)
     csa.sendall(b"LOGIN probe secret\n")
     said = read_until(csa, "\n")
     assert said.startswith("LOGIN:probe OK"), said
@@ -61,7 +51,8 @@ try:
     csa.close()
     print("the CSA port (4081):", said.strip())
 
-    http = connect(8080)
+    wait_for_port(8080, server, "the image's server", DEADLINE_S)
+    http = socket.create_connection(("127.0.0.1", 8080), timeout=10)
     http.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nConnection: close\r\n\r\n")
     answer = b""
     while chunk := http.recv(65536):

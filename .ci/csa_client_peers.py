@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 
-from procs import free_port, stop, scratch_dir
+from procs import free_port, stop, scratch_dir, wait_for_port
 
 MAX_MOVES = 60
 GAME = "peers-10-1"  # 10 s each, then 1 s a move
@@ -27,19 +27,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SHOGI_SERVER = os.path.join(HERE, "..", "..", "shared", "peers", "shogi-server")
 ENGINES = (("gps", "/usr/games/gpsusi", []),
            ("fsf", "/usr/games/fairy-stockfish", ["--ponder"]))
-
-
-def wait_for_port(port, proc, what, seconds=30):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            sys.exit(f"{what} exited ({proc.returncode}) before listening")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.2)
-    sys.exit(f"{what} is not listening on {port} after {seconds} s")
 
 
 def judged(gyoku, path):

@@ -1,5 +1,5 @@
-"""What the CI scripts share: a free loopback port, stopping a process group, and scratch
-directories that go when the script does."""
+"""What the CI scripts share: a free loopback port, waiting for a process to listen,
+stopping a process group, and scratch directories that go when the script does."""
 
 import atexit
 import os
@@ -7,7 +7,9 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
+import time
 
 
 def free_port():
@@ -17,6 +19,21 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+def wait_for_port(port, proc, what, seconds=30):
+    """Returns once something listens on 127.0.0.1:`port`; ends the script, saying so, when
+    `proc` exits first or `seconds` pass."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            sys.exit(f"{what} exited ({proc.returncode}) before listening")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    sys.exit(f"{what} is not listening on {port} after {seconds} s")
 
 
 def stop(proc):
