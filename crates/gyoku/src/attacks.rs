@@ -206,6 +206,103 @@ static SLIDERS_NEAR: [[Bitboard; 81]; 4] = {
     table
 };
 
+/// For each square and direction, what a slider checking a king on the square from that
+/// direction, two or more squares away, attacks of the squares next to the king, and
+/// where it stands two squares away. Empty where no square lies two away that way.
+#[derive(Clone, Copy)]
+struct FarLine {
+    /// From anywhere on the line: the square between next to the king and the square
+    /// behind the king (the king does not shield it).
+    line: Bitboard,
+    /// A dragon (or horse) two squares away: besides, its steps next to the king.
+    two: Bitboard,
+    /// The square two away.
+    two_square: Bitboard,
+}
+
+static FAR_LINES: [[FarLine; 8]; 81] = {
+    let empty = FarLine {
+        line: Bitboard::EMPTY,
+        two: Bitboard::EMPTY,
+        two_square: Bitboard::EMPTY,
+    };
+    let mut table = [[empty; 8]; 81];
+    let mut sq = 0;
+    while sq < 81 {
+        let (f, r) = ((sq / 9) as i32, (sq % 9) as i32);
+        let mut d = 0;
+        while d < 8 {
+            let (df, dr) = DIRS[d];
+            let two = bit(f + 2 * df, r + 2 * dr);
+            if two != 0 {
+                let line = bit(f + df, r + dr) | bit(f - df, r - dr);
+                let two_sq = two.trailing_zeros() as usize;
+                table[sq][d] = FarLine {
+                    line: Bitboard(line),
+                    two: Bitboard(line | (KING[two_sq].0 & KING[sq].0)),
+                    two_square: Bitboard(two),
+                };
+            }
+            d += 1;
+        }
+        sq += 1;
+    }
+    table
+};
+
+/// Where a slider checks a king from two or more squares away, by the lines it checks
+/// along: see [`far_checks`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FarChecks {
+    /// On the king's file and rank: a rook's or a dragon's squares (a lance's among them).
+    pub(crate) orthogonal: Bitboard,
+    /// On the king's diagonals: a bishop's or a horse's squares.
+    pub(crate) diagonal: Bitboard,
+    /// Two squares away on the king's file or rank, where only a dragon's steps attack
+    /// the rest of the squares asked for.
+    pub(crate) dragon: Bitboard,
+}
+
+/// The squares from which a slider checks a king on `king` from two or more squares
+/// away, with `occupied` as the blockers (the first piece on a line may be taken), where
+/// such a check attacks every square of `free` (squares next to the king), or every
+/// such square at all when `all`: the only checks from afar, by a piece that opens no
+/// line as it moves, that can leave the king none of `free` to step to.
+///
+/// A slider two or more squares from the king attacks, of the squares next to it, only
+/// those on its line (the one between and the one behind the king) and, a dragon two
+/// squares away, the two beside the one between.
+#[inline]
+pub(crate) fn far_checks(king: Square, free: Bitboard, occupied: Bitboard, all: bool) -> FarChecks {
+    let near = KING[king.index()];
+    let mut checks = FarChecks::default();
+    for (dir, far) in FAR_LINES[king.index()].iter().enumerate() {
+        if far.two_square.is_empty() {
+            continue;
+        }
+        let on_line = all || (free & !far.line).is_empty();
+        if !on_line && (free & !far.two).is_nonempty() {
+            continue;
+        }
+        let seen = if dir < UP {
+            ray_up_index(dir, king, occupied)
+        } else {
+            ray_down_index(dir, king, occupied)
+        } & !near;
+        let orthogonal = matches!(dir, DOWN | LEFT | UP | RIGHT);
+        if !on_line {
+            if orthogonal {
+                checks.dragon |= seen & far.two_square;
+            }
+        } else if orthogonal {
+            checks.orthogonal |= seen;
+        } else {
+            checks.diagonal |= seen;
+        }
+    }
+    checks
+}
+
 /// Squares from which a step piece could attack `sq` or a square next to it.
 #[inline]
 pub(crate) fn steppers_near(sq: Square) -> Bitboard {

@@ -50,6 +50,19 @@ impl Hand {
         self.count(role) != 0
     }
 
+    /// Whether the hand holds a piece of any of `roles` (kinds held in hand).
+    #[inline]
+    pub(crate) const fn has_any(self, roles: &[Role]) -> bool {
+        let mut mask = 0;
+        let mut i = 0;
+        while i < roles.len() {
+            let index = roles[i].index();
+            mask |= WIDTH_MASK[index] << SHIFT[index];
+            i += 1;
+        }
+        self.0 & mask != 0
+    }
+
     /// Whether the hand is empty.
     #[inline]
     pub const fn is_empty(self) -> bool {

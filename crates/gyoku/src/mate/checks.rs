@@ -92,7 +92,12 @@ impl Position {
                     targets.promoted &= cover.moved(promoted);
                 }
             }
-            for to in pm.to & (targets.plain | targets.promoted) & cover.to {
+            let to_mask = if cover.anywhere.contains(from) {
+                Bitboard::FULL
+            } else {
+                cover.to
+            };
+            for to in pm.to & (targets.plain | targets.promoted) & to_mask {
                 if targets.promoted.contains(to) && can_promote(us, pm.role, from, to) {
                     f(Move::Normal {
                         from,
@@ -204,7 +209,7 @@ impl Position {
 
     /// The pieces of `us` that stand alone between `king` and a slider of `us`: moved off
     /// that line, they give check.
-    fn discoverers(&self, us: Color, king: Square) -> Bitboard {
+    pub(super) fn discoverers(&self, us: Color, king: Square) -> Bitboard {
         let them = !us;
         let board = &self.board;
         let occupied = board.occupied();
@@ -235,6 +240,8 @@ pub(super) struct Cover {
     exempt: Bitboard,
     /// Where the checks may land.
     to: Bitboard,
+    /// The pieces whose checks may land anywhere, whatever `to` says.
+    anywhere: Bitboard,
 }
 
 impl Cover {
@@ -243,6 +250,7 @@ impl Cover {
         by_role: [Bitboard::FULL; 14],
         exempt: Bitboard::FULL,
         to: Bitboard::FULL,
+        anywhere: Bitboard::FULL,
     };
 
     /// The checks that may mate a king on `king` that can step to `free` now (its
@@ -258,11 +266,11 @@ impl Cover {
         let us = pos.turn;
         let them = !us;
         let board = &pos.board;
-        let own = board.by_color(us);
         let mut cover = Cover {
             by_role: [Bitboard::FULL; 14],
             exempt: Bitboard::EMPTY,
             to: Bitboard::FULL,
+            anywhere: Bitboard::EMPTY,
         };
         if free.is_empty() {
             return cover.without_pawn_drops();
@@ -291,18 +299,20 @@ impl Cover {
         if rook {
             by_role[Role::Rook.index()] = every(free, |sq| attacks::rook_attacks(sq, occupied));
         }
-        let lances = board.by_role(Role::Lance) & own;
-        let bishops = board.bishops() & own;
-        let rooks = board.rooks() & own;
-        for sq in free {
-            let sliders = (attacks::lance_rays(them, sq) & lances)
-                | (attacks::bishop_rays(sq) & bishops)
-                | (attacks::rook_rays(sq) & rooks);
-            for slider in sliders {
-                cover.exempt |= attacks::between(sq, slider);
-            }
-        }
+        cover.exempt = opening_lines_onto(pos, free);
         cover.without_pawn_drops()
+    }
+
+    /// The checks that uncover a slider, the moves of `discoverers` (the pieces that
+    /// stand alone between the other king and a slider of the side to move), and no
+    /// other.
+    pub(super) fn discovered(discoverers: Bitboard) -> Cover {
+        Cover {
+            by_role: [Bitboard::EMPTY; 14],
+            exempt: Bitboard::EMPTY,
+            to: Bitboard::EMPTY,
+            anywhere: discoverers,
+        }
     }
 
     /// Only the checks that land beside the king: most mates in one do, and their proofs
@@ -311,6 +321,11 @@ impl Cover {
     pub(super) fn beside(mut self, king: Square) -> Cover {
         self.to = attacks::king_attacks(king);
         self
+    }
+
+    /// Whether no check is wanted.
+    pub(super) fn is_none(&self) -> bool {
+        self.to.is_empty() && self.anywhere.is_empty()
     }
 
     /// The kind's squares for a pawn drop are none; a pawn moved is still wanted where
@@ -356,6 +371,28 @@ impl Cover {
     }
 }
 
+/// The pieces of the side to move that stand between a square of `free` and a slider of
+/// theirs that would attack it on an empty board: as they move, a line may open onto it.
+pub(super) fn opening_lines_onto(pos: &Position, free: Bitboard) -> Bitboard {
+    let us = pos.turn;
+    let them = !us;
+    let board = &pos.board;
+    let own = board.by_color(us);
+    let lances = board.by_role(Role::Lance) & own;
+    let bishops = board.bishops() & own;
+    let rooks = board.rooks() & own;
+    let mut opening = Bitboard::EMPTY;
+    for sq in free {
+        let sliders = (attacks::lance_rays(them, sq) & lances)
+            | (attacks::bishop_rays(sq) & bishops)
+            | (attacks::rook_rays(sq) & rooks);
+        for slider in sliders {
+            opening |= attacks::between(sq, slider);
+        }
+    }
+    opening
+}
+
 /// The squares that are in `attacked_from(sq)` for every square `sq` of `squares`.
 #[inline(always)]
 fn every(squares: Bitboard, attacked_from: impl Fn(Square) -> Bitboard) -> Bitboard {
@@ -368,6 +405,11 @@ fn every(squares: Bitboard, attacked_from: impl Fn(Square) -> Bitboard) -> Bitbo
     }
     mask
 }
+
+/// The kinds that may be dropped on any empty square: one in the defender's hand answers
+/// every single check from afar.
+pub(super) const INTERPOSE_ANYWHERE: [Role; 4] =
+    [Role::Gold, Role::Silver, Role::Bishop, Role::Rook];
 
 /// Where [`Cover`] keeps the pawn's squares for moves, apart from its drops: the king's
 /// slot, which no drop or step piece reads.

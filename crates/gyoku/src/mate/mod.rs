@@ -31,7 +31,9 @@
 //! ```
 
 mod checks;
+mod close;
 mod dfpn;
+mod far;
 mod prospect;
 mod shallow;
 mod table;

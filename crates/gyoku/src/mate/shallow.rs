@@ -2,14 +2,22 @@
 
 use std::ops::ControlFlow;
 
-use super::checks::Cover;
+use super::checks::{Cover, INTERPOSE_ANYWHERE};
 use crate::{Bitboard, Move, Piece, Position, Role, Square, attacks};
 
 /// The defender's king and the squares next to it that the attacker attacks, before a
 /// check: see [`Position::king_steps_away_after`].
-struct KingRoom {
-    king: Square,
-    attacked: Bitboard,
+pub(super) struct KingRoom {
+    pub(super) king: Square,
+    pub(super) attacked: Bitboard,
+}
+
+impl KingRoom {
+    /// The squares the king can step to now: next to it, without a piece of its own,
+    /// and not attacked.
+    pub(super) fn free(&self, pos: &Position) -> Bitboard {
+        attacks::king_attacks(self.king) & !pos.board.by_color(!pos.turn) & !self.attacked
+    }
 }
 
 impl Position {
@@ -61,24 +69,47 @@ impl Position {
         }
     }
 
-    /// [`Position::mate_in_1`]: the checks that may mate (see [`Cover::for_mate`]), each
-    /// ruled out where the king steps away, else played on a copy.
+    /// [`Position::mate_in_1`]. Out of check, in two passes: the checks from close by
+    /// ([`Position::close_mate_in_1`]: most mates, and cheap to look for), then those
+    /// from afar that may mate ([`Position::far_mate_in_1`]: often none). In check, the
+    /// evasions that check and may mate ([`Cover::for_mate`]).
     pub(super) fn find_mate_in_1(&self) -> Option<Move> {
-        self.find_mate_in_1_where(false)
+        let room = self.king_room()?;
+        if self.checkers.is_nonempty() {
+            return self.mate_in_1_among(&room, |free| Cover::for_mate(self, room.king, free));
+        }
+        // The pieces that open a line onto a square the king can step to now, as they
+        // move: found once, when either pass first needs them.
+        let mut opening = None;
+        let free = room.free(self);
+        if let Some(mate) = self.close_mate_in_1(&room, free, &mut opening) {
+            return Some(mate);
+        }
+        self.far_mate_in_1(&room, free, &mut opening)
     }
 
-    /// [`Position::find_mate_in_1`], of the checks that land beside the king alone when
-    /// `beside` (see [`Cover::beside`]).
-    pub(super) fn find_mate_in_1_where(&self, beside: bool) -> Option<Move> {
+    /// The first check that lands beside the king and mates at once (see
+    /// [`Cover::beside`]).
+    pub(super) fn find_mate_in_1_beside(&self) -> Option<Move> {
         let room = self.king_room()?;
-        let free =
-            attacks::king_attacks(room.king) & !self.board.by_color(!self.turn) & !room.attacked;
-        let mut cover = Cover::for_mate(self, room.king, free);
-        if beside {
-            cover = cover.beside(room.king);
+        self.mate_in_1_among(&room, |free| {
+            Cover::for_mate(self, room.king, free).beside(room.king)
+        })
+    }
+
+    /// The first of the checks `cover` (given the squares the king can step to now)
+    /// lets through that mates.
+    pub(super) fn mate_in_1_among(
+        &self,
+        room: &KingRoom,
+        cover: impl FnOnce(Bitboard) -> Cover,
+    ) -> Option<Move> {
+        let cover = cover(room.free(self));
+        if cover.is_none() {
+            return None;
         }
         let found = self.checks_that_may_mate(&cover, |m| {
-            if self.mates(&room, m) {
+            if self.mates(room, m) {
                 ControlFlow::Break(m)
             } else {
                 ControlFlow::Continue(())
@@ -118,20 +149,20 @@ impl Position {
     }
 
     /// What [`Position::king_steps_away_after`] needs of the position before any check:
-    /// the other king's square, and the squares next to it, without a piece of its own,
-    /// that the side to move attacks.
+    /// the other king's square, and the squares next to it that the side to move attacks
+    /// (with the king off the board: a slider that reaches the king reaches the square
+    /// behind it).
     fn king_room(&self) -> Option<KingRoom> {
         let us = self.turn;
         let king = self.kings[(!us).index()]?;
-        // The squares of the king's own pieces are no escape, whatever attacks them.
-        let near = attacks::king_attacks(king) & !self.board.by_color(!us);
+        let near = attacks::king_attacks(king);
         let attacked = near & !self.board.king_escapes(king, near, us);
         Some(KingRoom { king, attacked })
     }
 
     /// Whether `check` (a legal check of the side to move) leaves the other side no move:
     /// ruled out at once where the king steps away, else played on a copy.
-    fn mates(&self, room: &KingRoom, check: Move) -> bool {
+    pub(super) fn mates(&self, room: &KingRoom, check: Move) -> bool {
         if self.interposed_from_hand(room.king, check) || self.king_steps_away_after(room, check) {
             return false;
         }
@@ -196,10 +227,7 @@ impl Position {
         if between.is_empty() {
             return false;
         }
-        if [Role::Gold, Role::Silver, Role::Bishop, Role::Rook]
-            .into_iter()
-            .any(|role| hand.has(role))
-        {
+        if hand.has_any(&INTERPOSE_ANYWHERE) {
             return true;
         }
         // A lance, knight or pawn only where it could move again.
@@ -227,7 +255,7 @@ impl Position {
     /// Read off `room` (the position's, before the check) with the moved piece and the
     /// lines its leaving opens accounted for, far cheaper than playing the move: most
     /// checks that do not mate are answered so. Where it is not sure, it says no.
-    fn king_steps_away_after(&self, room: &KingRoom, check: Move) -> bool {
+    pub(super) fn king_steps_away_after(&self, room: &KingRoom, check: Move) -> bool {
         let us = self.turn;
         let king = room.king;
         let Some((from, to, role)) = self.placed(check) else {
@@ -293,6 +321,23 @@ mod tests {
             ("4k4/2S3G2/9/3N5/6N2/9/8B/9/K8 b - 1", Some("3e4c"), Some(1)),
             // White attacks.
             ("4k4/9/9/9/9/9/4p4/9/4K4 w g 1", Some("G*5h"), Some(1)),
+            // Mates from afar, the defender holding nothing to drop between: a rook
+            // dropped anywhere on the 9th file (next to the king it is taken).
+            ("k8/9/9/9/9/9/9/9/1R2K4 b R 1", Some("*"), Some(1)),
+            // A dragon two squares away: its steps take the squares beside the king, and
+            // the rook leaving 4c opens the horse's diagonal onto 2a.
+            (
+                "1+P6k/9/5R3/2+P6/9/2+B6/9/3K5/9 b - 1",
+                Some("4c1c+"),
+                Some(1),
+            ),
+            // The dragon leaving 8c opens the bishop's diagonal onto 6a.
+            ("4k4/9/1+R7/B8/9/B7G/9/6S2/4K4 b S 1", Some("8c5c"), Some(1)),
+            (
+                "3B5/9/k8/9/4+R4/9/2K6/1+s5B1/9 b NSG 1",
+                Some("5e9e"),
+                Some(1),
+            ),
             // Nothing: the start.
             (crate::STARTPOS_SFEN, None, None),
         ];
@@ -405,6 +450,85 @@ mod tests {
             positions > 1_500 && ones > 100 && threes > 50,
             "{positions} {ones} {threes}"
         );
+    }
+
+    /// Sparse positions made at random (the kings, up to nine pieces of either side,
+    /// hands of a few kinds): the mate in one agrees with every check played, and what
+    /// it finds mates. Such positions have many mates from afar, with nothing to drop
+    /// between.
+    #[test]
+    fn mates_in_1_agree_with_brute_force_on_random_positions() {
+        const ROLES: [&str; 13] = [
+            "P", "L", "N", "S", "G", "B", "R", "+P", "+L", "+N", "+S", "+B", "+R",
+        ];
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut positions, mut mates) = (0, 0);
+        while positions < 100_000 {
+            // Files from 9 to 1 in each rank, as SFEN writes them.
+            let mut board = vec![String::new(); 81];
+            board[next(9) + 9 * next(3)] = "k".into();
+            if next(2) == 0 {
+                board[next(9) + 9 * (6 + next(3))] = "K".into();
+            }
+            for _ in 0..2 + next(8) {
+                let sq = next(81);
+                if board[sq].is_empty() {
+                    let role = ROLES[next(ROLES.len())];
+                    board[sq] = if next(3) == 0 {
+                        role.to_lowercase()
+                    } else {
+                        role.into()
+                    };
+                }
+            }
+            let ranks: Vec<String> = board
+                .chunks(9)
+                .map(|rank| {
+                    let mut text = String::new();
+                    let mut empty = 0;
+                    for piece in rank {
+                        if piece.is_empty() {
+                            empty += 1;
+                            continue;
+                        }
+                        if empty > 0 {
+                            text += &empty.to_string();
+                            empty = 0;
+                        }
+                        text += piece;
+                    }
+                    if empty > 0 {
+                        text += &empty.to_string();
+                    }
+                    text
+                })
+                .collect();
+            let mut hand: String = "PLNSGBR".chars().filter(|_| next(4) == 0).collect();
+            hand.extend("plnsgbr".chars().filter(|_| next(5) == 0));
+            if hand.is_empty() {
+                hand.push('-');
+            }
+            let sfen = format!("{} b {hand} 1", ranks.join("/"));
+            let Ok(pos) = Position::from_sfen(&sfen) else {
+                continue;
+            };
+            positions += 1;
+            let found = pos.mate_in_1();
+            assert_eq!(found.is_some(), brute_mate_within(&pos, 1), "{sfen}");
+            if let Some(m) = found {
+                let mut after = pos.clone();
+                after.play(m).unwrap();
+                assert!(after.is_checkmate(), "{sfen}: {m}");
+                mates += 1;
+            }
+        }
+        assert!(mates > 1_000, "{mates}");
     }
 
     /// The walk's positions: whenever the quick test says the king can step away after a
