@@ -394,8 +394,45 @@ impl Position {
             if found {
                 return true;
             }
+        } else if let Some(king) = self.kings[self.turn.index()] {
+            return self.has_evasion(king);
         }
         self.for_each_legal(|_| ControlFlow::Break(())).is_break()
+    }
+
+    /// Whether the side to move, in check, with its king on `king`, has a legal move: the
+    /// king steps away, or (from a single check) a piece takes the checker or goes
+    /// between, or a piece in hand is dropped between. A piece moves as it attacks, and
+    /// one that must promote where it lands may, so a move is a piece of the side to move
+    /// that attacks the square and is not pinned: a pinned piece never answers a check,
+    /// for the line it may move along meets the checker's line only at the king.
+    fn has_evasion(&self, king: Square) -> bool {
+        let us = self.turn;
+        let board = &self.board;
+        let own = board.by_color(us);
+        if board
+            .king_escapes(king, attacks::king_attacks(king) & !own, !us)
+            .is_nonempty()
+        {
+            return true;
+        }
+        let Some(checker) = self.checkers.single_square() else {
+            return false;
+        };
+        let between = attacks::between(king, checker);
+        let occupied = board.occupied();
+        let movers = own.without(king) & !self.pinned;
+        for sq in between.with(checker) {
+            if (board.attackers_to(sq, us, occupied) & movers).is_nonempty() {
+                return true;
+            }
+        }
+        between.is_nonempty() && {
+            let hand = self.hands[us.index()];
+            Role::HAND
+                .into_iter()
+                .any(|role| hand.has(role) && self.legal_drops(role, between).is_nonempty())
+        }
     }
 
     /// Whether the side to move is in check and has no legal move.
