@@ -14,8 +14,8 @@ impl Position {
     ///
     /// `free` are the squares the king can step to now: each must be attacked once the
     /// check is played, by the checker or along a line opened as it leaves its square
-    /// (the pieces that may open one are `opening`, found here if not yet). Each check
-    /// that may mate is ruled out where the king steps away, else played on a copy.
+    /// (the pieces that may open one are `opening`, found here if not yet). A check that
+    /// passes these tests is played on a copy.
     pub(super) fn close_mate_in_1(
         &self,
         room: &KingRoom,
@@ -31,12 +31,11 @@ impl Position {
         let occupied = board.occupied();
         let beside = room.attacked & !own;
         let knight_squares = attacks::knight_attacks(them, king) & !own;
-        let mates = |m: Move| {
-            !self.king_steps_away_after(room, m) && {
-                let mut after = self.clone();
-                after.play_unchecked(m);
-                !after.has_legal_moves()
-            }
+        // What the quick tests below leave open, a check played on a copy settles.
+        let no_reply = |m: Move| {
+            let mut after = self.clone();
+            after.play_unchecked(m);
+            !after.has_legal_moves()
         };
 
         // Drops, on the squares from which the piece attacks all of `free`.
@@ -74,20 +73,26 @@ impl Position {
                     _ => Bitboard::FULL,
                 };
                 let m = Move::Drop { role, to };
-                if (free & !reach).is_empty() && mates(m) {
+                if (free & !reach).is_empty() && no_reply(m) {
                     return Some(m);
                 }
             }
         }
 
-        // Moves: the piece on `to` (`role`, promoted or not) attacks all of `free`, or
-        // leaving `from` may open a line onto one of them.
-        let mut may_mate = |from: Square, to: Square, role: Role| {
+        // Moves, defended where they land next to the king: the piece on `to` (`role`,
+        // promoted or not) attacks all of `free`, or, where leaving `from` may open a
+        // line onto one of them, the king finds no square to step to.
+        let mut mates = |m: Move, from: Square, role: Role| {
+            let to = m.to();
             let after = occupied.with(to).without(king).without(from);
-            (free & !attacks::attacks(us, role, to, after)).is_empty()
-                || opening
-                    .get_or_insert_with(|| opening_lines_onto(self, free))
-                    .contains(from)
+            if (free & !attacks::attacks(us, role, to, after)).is_empty() {
+                return no_reply(m);
+            }
+            opening
+                .get_or_insert_with(|| opening_lines_onto(self, free))
+                .contains(from)
+                && !self.king_steps_away_after(room, m)
+                && no_reply(m)
         };
         let pinned_to = |from: Square| match self.kings[us.index()] {
             Some(ours) if self.pinned.contains(from) => attacks::line(ours, from),
@@ -104,7 +109,7 @@ impl Position {
                     to,
                     promote: false,
                 };
-                if pinned_to(from).contains(to) && may_mate(from, to, Role::Knight) && mates(m) {
+                if pinned_to(from).contains(to) && mates(m, from, Role::Knight) {
                     return Some(m);
                 }
             }
@@ -115,8 +120,9 @@ impl Position {
             for from in attackers & movers {
                 // The king takes a checker beside it that nothing defends: another piece
                 // (the king of the side to move too), or a slider behind it on its line.
-                let defended =
-                    attackers.without(from).is_nonempty() || attacks::line(to, from).is_nonempty();
+                let defended = attackers.without(from).is_nonempty()
+                    || (board.sliders_to(to, us, occupied.without(from)) & !attackers)
+                        .is_nonempty();
                 if !defended || !pinned_to(from).contains(to) {
                     continue;
                 }
@@ -133,7 +139,7 @@ impl Position {
                         to,
                         promote: true,
                     };
-                    if may_mate(from, to, promoted) && mates(m) {
+                    if mates(m, from, promoted) {
                         return Some(m);
                     }
                 }
@@ -145,7 +151,7 @@ impl Position {
                         to,
                         promote: false,
                     };
-                    if may_mate(from, to, role) && mates(m) {
+                    if mates(m, from, role) {
                         return Some(m);
                     }
                 }
