@@ -115,14 +115,20 @@ impl Position {
             }
         }
         let movers = own & !board.by_role(Role::King);
+        let sliders = (board.by_role(Role::Lance) | board.bishops() | board.rooks()) & own;
         for to in beside {
             let attackers = board.attackers_to(to, us, occupied);
             for from in attackers & movers {
                 // The king takes a checker beside it that nothing defends: another piece
                 // (the king of the side to move too), or a slider behind it on its line.
                 let defended = attackers.without(from).is_nonempty()
-                    || (board.sliders_to(to, us, occupied.without(from)) & !attackers)
-                        .is_nonempty();
+                    || (attacks::line(to, from) & sliders)
+                        .into_iter()
+                        .any(|slider| {
+                            let role = board.piece_at(slider).map_or(Role::King, |p| p.role);
+                            attacks::between(to, slider).contains(from)
+                                && attacks::reaches(us, role, slider, to, occupied.without(from))
+                        });
                 if !defended || !pinned_to(from).contains(to) {
                     continue;
                 }
