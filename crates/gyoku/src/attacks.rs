@@ -206,49 +206,74 @@ static SLIDERS_NEAR: [[Bitboard; 81]; 4] = {
     table
 };
 
-/// For each square and direction, what a slider checking a king on the square from that
-/// direction, two or more squares away, attacks of the squares next to the king, and
-/// where it stands two squares away. Empty where no square lies two away that way.
-#[derive(Clone, Copy)]
-struct FarLine {
-    /// From anywhere on the line: the square between next to the king and the square
-    /// behind the king (the king does not shield it).
-    line: Bitboard,
-    /// A dragon (or horse) two squares away: besides, its steps next to the king.
-    two: Bitboard,
-    /// The square two away.
-    two_square: Bitboard,
-}
-
-static FAR_LINES: [[FarLine; 8]; 81] = {
-    let empty = FarLine {
-        line: Bitboard::EMPTY,
-        two: Bitboard::EMPTY,
-        two_square: Bitboard::EMPTY,
-    };
-    let mut table = [[empty; 8]; 81];
+/// For each square and direction, the square two away that way (none off the board).
+static TWO_AWAY: [[Bitboard; 8]; 81] = {
+    let mut table = [[Bitboard::EMPTY; 8]; 81];
     let mut sq = 0;
     while sq < 81 {
         let (f, r) = ((sq / 9) as i32, (sq % 9) as i32);
         let mut d = 0;
         while d < 8 {
             let (df, dr) = DIRS[d];
-            let two = bit(f + 2 * df, r + 2 * dr);
-            if two != 0 {
-                let line = bit(f + df, r + dr) | bit(f - df, r - dr);
-                let two_sq = two.trailing_zeros() as usize;
-                table[sq][d] = FarLine {
-                    line: Bitboard(line),
-                    two: Bitboard(line | (KING[two_sq].0 & KING[sq].0)),
-                    two_square: Bitboard(two),
-                };
-            }
+            table[sq][d] = Bitboard(bit(f + 2 * df, r + 2 * dr));
             d += 1;
         }
         sq += 1;
     }
     table
 };
+
+/// The direction of a square next to another, by the difference of their indices plus
+/// ten (see [`DIRS`]).
+const NEIGHBOUR_DIR: [u8; 21] = {
+    let mut table = [0; 21];
+    let mut d = 0;
+    while d < 8 {
+        let (df, dr) = DIRS[d];
+        table[(df * 9 + dr + 10) as usize] = d as u8;
+        d += 1;
+    }
+    table
+};
+
+/// By the direction of a square next to a king: the directions (a bit each) from which a
+/// slider two or more squares away attacks it (its own and the opposite: the square
+/// between, or the square behind the king).
+const ON_LINE: [u8; 8] = {
+    let mut table = [0; 8];
+    let mut d = 0;
+    while d < 8 {
+        table[d] = (1 << d) | (1 << ((d + 4) % 8));
+        d += 1;
+    }
+    table
+};
+
+/// By the direction of a square next to a king: the directions along a file or rank from
+/// which a dragon two squares away attacks it with a step (for a square on a diagonal,
+/// the two directions it is made of).
+const DRAGON_STEP: [u8; 8] = {
+    let mut table = [0; 8];
+    let mut d = 0;
+    while d < 8 {
+        let (df, dr) = DIRS[d];
+        if df != 0 && dr != 0 {
+            let mut c = 0;
+            while c < 8 {
+                let (cf, cr) = DIRS[c];
+                if (cf == df && cr == 0) || (cf == 0 && cr == dr) {
+                    table[d] |= 1 << c;
+                }
+                c += 1;
+            }
+        }
+        d += 1;
+    }
+    table
+};
+
+/// The directions along files and ranks, a bit each.
+const ORTHOGONAL_DIRS: u8 = (1 << DOWN) | (1 << LEFT) | (1 << UP) | (1 << RIGHT);
 
 /// Where a slider checks a king from two or more squares away, by the lines it checks
 /// along: see [`far_checks`].
@@ -274,14 +299,25 @@ pub(crate) struct FarChecks {
 /// squares away, the two beside the one between.
 #[inline]
 pub(crate) fn far_checks(king: Square, free: Bitboard, occupied: Bitboard, all: bool) -> FarChecks {
+    // The directions (a bit each) from which such a check attacks every square of
+    // `free`: along its line, or, only for a dragon two squares away, with its steps.
+    let (mut line, mut dragon) = (u8::MAX, u8::MAX);
+    if !all {
+        for sq in free {
+            let dir = NEIGHBOUR_DIR[sq.index() + 10 - king.index()] as usize;
+            line &= ON_LINE[dir];
+            dragon &= ON_LINE[dir] | DRAGON_STEP[dir];
+        }
+    }
+    dragon &= ORTHOGONAL_DIRS & !line;
     let near = KING[king.index()];
     let mut checks = FarChecks::default();
-    for (dir, far) in FAR_LINES[king.index()].iter().enumerate() {
-        if far.two_square.is_empty() {
-            continue;
-        }
-        let on_line = all || (free & !far.line).is_empty();
-        if !on_line && (free & !far.two).is_nonempty() {
+    let mut dirs = line | dragon;
+    while dirs != 0 {
+        let dir = dirs.trailing_zeros() as usize;
+        dirs &= dirs - 1;
+        let two_away = TWO_AWAY[king.index()][dir];
+        if two_away.is_empty() {
             continue;
         }
         let seen = if dir < UP {
@@ -289,12 +325,9 @@ pub(crate) fn far_checks(king: Square, free: Bitboard, occupied: Bitboard, all: 
         } else {
             ray_down_index(dir, king, occupied)
         } & !near;
-        let orthogonal = matches!(dir, DOWN | LEFT | UP | RIGHT);
-        if !on_line {
-            if orthogonal {
-                checks.dragon |= seen & far.two_square;
-            }
-        } else if orthogonal {
+        if dragon & (1 << dir) != 0 {
+            checks.dragon |= seen & two_away;
+        } else if ORTHOGONAL_DIRS & (1 << dir) != 0 {
             checks.orthogonal |= seen;
         } else {
             checks.diagonal |= seen;

@@ -450,7 +450,7 @@ impl<'a> DfPn<'a> {
     /// search itself). Only the checks that may mate are tried
     /// ([`Position::find_mate_in_1`]).
     fn mate_at_once(&self, pos: &mut Position) -> Option<Hand> {
-        let mate = pos.find_mate_in_1_beside()?;
+        let mate = pos.find_close_mate_in_1()?;
         let taken = taken_by(pos, mate);
         let undo = pos.play_undoable(mate);
         let after = self.interposable(pos);

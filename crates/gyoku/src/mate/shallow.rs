@@ -88,13 +88,18 @@ impl Position {
         self.far_mate_in_1(&room, free, &mut opening)
     }
 
-    /// The first check that lands beside the king and mates at once (see
-    /// [`Cover::beside`]).
-    pub(super) fn find_mate_in_1_beside(&self) -> Option<Move> {
+    /// The first check from close by (next to the king, or a knight's) that mates at
+    /// once: out of check, [`Position::close_mate_in_1`]; in check, the evasions that
+    /// land beside the king (see [`Cover::beside`]).
+    pub(super) fn find_close_mate_in_1(&self) -> Option<Move> {
         let room = self.king_room()?;
-        self.mate_in_1_among(&room, |free| {
-            Cover::for_mate(self, room.king, free).beside(room.king)
-        })
+        if self.checkers.is_nonempty() {
+            return self.mate_in_1_among(&room, |free| {
+                Cover::for_mate(self, room.king, free).beside(room.king)
+            });
+        }
+        let free = room.free(self);
+        self.close_mate_in_1(&room, free, &mut None)
     }
 
     /// The first of the checks `cover` (given the squares the king can step to now)
