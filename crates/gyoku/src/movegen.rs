@@ -363,10 +363,14 @@ impl Position {
     /// The number of legal moves, counted without listing them.
     pub fn count_legal_moves(&self) -> usize {
         let mut n = 0;
-        let _ = self.for_each_legal(|pm| {
+        let count = |pm: PieceMoves| {
             n += pm.len();
             ControlFlow::<()>::Continue(())
-        });
+        };
+        let _ = match self.kings[self.turn.index()] {
+            Some(king) if self.checkers.is_nonempty() => self.for_each_evasion(king, count),
+            _ => self.for_each_legal(count),
+        };
         n
     }
 
@@ -395,44 +399,59 @@ impl Position {
                 return true;
             }
         } else if let Some(king) = self.kings[self.turn.index()] {
-            return self.has_evasion(king);
+            return self
+                .for_each_evasion(king, |_| ControlFlow::Break(()))
+                .is_break();
         }
         self.for_each_legal(|_| ControlFlow::Break(())).is_break()
     }
 
-    /// Whether the side to move, in check, with its king on `king`, has a legal move: the
-    /// king steps away, or (from a single check) a piece takes the checker or goes
-    /// between, or a piece in hand is dropped between. A piece moves as it attacks, and
-    /// one that must promote where it lands may, so a move is a piece of the side to move
-    /// that attacks the square and is not pinned: a pinned piece never answers a check,
-    /// for the line it may move along meets the checker's line only at the king.
-    fn has_evasion(&self, king: Square) -> bool {
+    /// The legal moves of the side to move, in check, with its king on `king`, a piece
+    /// at a time, found from the squares that answer the check: the king's steps; then,
+    /// from a single check, each piece that takes the checker or goes between, one
+    /// square at a time (a piece moves as it attacks, and a pinned one never answers a
+    /// check, for the line it may move along meets the checker's line only at the king);
+    /// then the drops between. Cheaper than [`Position::for_each_legal`] where few
+    /// squares answer, which in check is the rule.
+    fn for_each_evasion<B>(
+        &self,
+        king: Square,
+        mut f: impl FnMut(PieceMoves) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
         let us = self.turn;
         let board = &self.board;
         let own = board.by_color(us);
-        if board
-            .king_escapes(king, attacks::king_attacks(king) & !own, !us)
-            .is_nonempty()
-        {
-            return true;
+        let steps = board.king_escapes(king, attacks::king_attacks(king) & !own, !us);
+        if steps.is_nonempty() {
+            f(PieceMoves {
+                color: us,
+                role: Role::King,
+                from: Some(king),
+                to: steps,
+            })?;
         }
         let Some(checker) = self.checkers.single_square() else {
-            return false;
+            return ControlFlow::Continue(());
         };
         let between = attacks::between(king, checker);
         let occupied = board.occupied();
         let movers = own.without(king) & !self.pinned;
-        for sq in between.with(checker) {
-            if (board.attackers_to(sq, us, occupied) & movers).is_nonempty() {
-                return true;
+        for to in between.with(checker) {
+            for from in board.attackers_to(to, us, occupied) & movers {
+                if let Some(piece) = board.piece_at(from) {
+                    f(PieceMoves {
+                        color: us,
+                        role: piece.role,
+                        from: Some(from),
+                        to: Bitboard::EMPTY.with(to),
+                    })?;
+                }
             }
         }
-        between.is_nonempty() && {
-            let hand = self.hands[us.index()];
-            Role::HAND
-                .into_iter()
-                .any(|role| hand.has(role) && self.legal_drops(role, between).is_nonempty())
+        if between.is_empty() {
+            return ControlFlow::Continue(());
         }
+        self.drops(|_| between, &mut f)
     }
 
     /// Whether the side to move is in check and has no legal move.
