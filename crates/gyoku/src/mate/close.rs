@@ -40,7 +40,12 @@ impl Position {
 
         // Drops, on the squares from which the piece attacks all of `free`.
         let hand = self.hands[us.index()];
-        for role in CLOSE_DROPS {
+        let drops = if hand.has_any(&CLOSE_DROPS) {
+            &CLOSE_DROPS[..]
+        } else {
+            &[]
+        };
+        for &role in drops {
             if !hand.has(role) {
                 continue;
             }

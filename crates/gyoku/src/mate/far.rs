@@ -60,7 +60,12 @@ impl Position {
         }
         // A slider that opens a line onto a square of `free` may check from anywhere
         // afar: that line may attack what its own does not.
-        let opens = if sliders.is_nonempty() && free.is_nonempty() {
+        // Such a slider stands on a line through a square of `free`.
+        let mut aligned = Bitboard::EMPTY;
+        for sq in free {
+            aligned |= attacks::rook_rays(sq) | attacks::bishop_rays(sq);
+        }
+        let opens = if (sliders & aligned).is_nonempty() {
             *opening.get_or_insert_with(|| opening_lines_onto(self, free)) & sliders
         } else {
             Bitboard::EMPTY
