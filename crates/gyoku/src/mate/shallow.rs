@@ -297,8 +297,8 @@ impl Position {
                 }
             }
         }
-        // The king may step to any square its own pieces leave free (a checker that took
-        // one of them was looked at above: `room` knows nothing of that square).
+        // The king may step to any square next to it without a piece of its own (taking a
+        // checker that took one of them was looked at above).
         let free = attacks::king_attacks(king) & !self.board.by_color(!us);
         (free & !attacked).is_nonempty()
     }
