@@ -395,7 +395,7 @@ pub(super) fn opening_lines_onto(pos: &Position, free: Bitboard) -> Bitboard {
 
 /// The squares that are in `attacked_from(sq)` for every square `sq` of `squares`.
 #[inline(always)]
-fn every(squares: Bitboard, attacked_from: impl Fn(Square) -> Bitboard) -> Bitboard {
+pub(super) fn every(squares: Bitboard, attacked_from: impl Fn(Square) -> Bitboard) -> Bitboard {
     let mut mask = Bitboard::FULL;
     for sq in squares {
         mask &= attacked_from(sq);

@@ -2,7 +2,7 @@
 //! knight's square. Such checks cannot be answered by a piece put between, and they are
 //! the only checks that can mate when the defender could drop one between any other.
 
-use super::checks::opening_lines_onto;
+use super::checks::{every, opening_lines_onto};
 use super::shallow::KingRoom;
 use crate::{Bitboard, Color, Move, Position, Role, Setup, Square, attacks};
 
@@ -64,9 +64,7 @@ impl Position {
                 _ => None,
             };
             if let Some(step) = step {
-                for sq in free {
-                    squares &= step(them, sq);
-                }
+                squares &= every(free, |sq| step(them, sq));
             }
             for to in self.legal_drops(role, squares) {
                 // A slider next to the king attacks, of the squares next to the king,

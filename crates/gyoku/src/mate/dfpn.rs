@@ -444,11 +444,11 @@ impl<'a> DfPn<'a> {
         Ok(children)
     }
 
-    /// Whether the attacker, to move, mates at once by a check that lands beside the
-    /// defender's king, and if so the proof pieces of that mate: most mates in one land
-    /// there, and their proofs need the fewest pieces (a mate from afar is found by the
-    /// search itself). Only the checks that may mate are tried
-    /// ([`Position::find_mate_in_1`]).
+    /// Whether the attacker, to move, mates at once by a check from close by (next to
+    /// the defender's king, or a knight's), and if so the proof pieces of that mate: most
+    /// mates in one are such, and their proofs need the fewest pieces (a mate from afar is
+    /// found by the search itself). Only the checks that may mate are tried
+    /// ([`Position::find_close_mate_in_1`]).
     fn mate_at_once(&self, pos: &mut Position) -> Option<Hand> {
         let mate = pos.find_close_mate_in_1()?;
         let taken = taken_by(pos, mate);
